@@ -1,0 +1,42 @@
+// Handlers of group `server`.
+import { bindGroup } from '../http/route.ts'
+import { HearthError } from '../schemas/problems.ts'
+import { type Notice, serverOps } from '../schemas/server.ts'
+
+export interface ServerDeps {
+  instanceId: string
+  build: string
+  capabilities: () => Record<string, number>
+  notices: () => Notice[]
+  draining: () => boolean
+  /** Starts the drain once the current response has been sent. */
+  requestShutdown: () => void
+  openapi: () => unknown
+}
+
+export function serverRoutes(d: ServerDeps) {
+  return bindGroup(serverOps)({
+    'server.openapi': () => ({ status: 200, body: d.openapi() as never }),
+    'server.get': () => ({
+      status: 200,
+      body: {
+        instance_id: d.instanceId,
+        protocol: 3,
+        state: d.draining() ? 'draining' : 'ready',
+        capabilities: d.capabilities(),
+        build: d.build,
+        digest: null,
+        extensions: [],
+        quota: null,
+        notices: d.notices(),
+      },
+    }),
+    'server.shutdown': ({ body }) => {
+      if (body.instance_id !== d.instanceId) {
+        throw new HearthError('instance_mismatch', `This daemon is instance ${d.instanceId}`)
+      }
+      d.requestShutdown()
+      return { status: 202, body: { instance_id: d.instanceId, state: 'draining' } }
+    },
+  })
+}

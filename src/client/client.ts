@@ -1,0 +1,110 @@
+// Typed client for protocol 3, driven by the same op table the daemon serves. It finds a
+// daemon through HOME/daemon.json and HOME/token, and turns problem bodies into
+// ProblemError so callers branch on `code`, never on message text.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Static, TSchema } from 'typebox'
+import { ALL_OPS, type AllOps, type OpId } from '../schemas/index.ts'
+import type { OpSpec } from '../schemas/op.ts'
+import type { Problem } from '../schemas/problems.ts'
+
+type StaticOr<S, F> = S extends TSchema ? Static<S> : F
+
+export interface CallInput<O extends OpSpec> {
+  params?: StaticOr<O['params'], Record<string, never>>
+  query?: Partial<StaticOr<O['query'], Record<string, never>>>
+  body?: StaticOr<O['body'], undefined>
+  headers?: Record<string, string>
+}
+
+type SuccessBody<O extends OpSpec> = {
+  [S in Extract<keyof O['responses'], number>]: O['responses'][S]['schema'] extends TSchema
+    ? Static<O['responses'][S]['schema']>
+    : undefined
+}[Extract<keyof O['responses'], number>]
+
+export interface CallResult<O extends OpSpec> {
+  status: number
+  body: SuccessBody<O>
+  headers: Headers
+}
+
+export class ProblemError extends Error {
+  readonly status: number
+  readonly code: string
+  readonly problem: Problem
+  constructor(problem: Problem) {
+    super(`${problem.code}: ${problem.detail}`)
+    this.name = 'ProblemError'
+    this.status = problem.status
+    this.code = problem.code
+    this.problem = problem
+  }
+}
+
+/** No daemon answers for this home: nothing to talk to (never starts one). */
+export class NoDaemonError extends Error {}
+
+export interface Endpoint {
+  url: string
+  token: string
+}
+
+export function endpointOfHome(home: string): Endpoint {
+  let runtime: { url: string }
+  let token: string
+  try {
+    runtime = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8'))
+    token = readFileSync(join(home, 'token'), 'utf8').trim()
+  } catch {
+    throw new NoDaemonError(`no hearth daemon runs for ${home}; start one with: hearth daemon --home ${home}`)
+  }
+  return { url: runtime.url, token }
+}
+
+export function pathOf(template: string, params: Record<string, string> = {}): string {
+  return template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+    const v = params[name]
+    if (v === undefined) throw new Error(`Missing path parameter ${name}`)
+    return encodeURIComponent(v)
+  })
+}
+
+export class HearthClient {
+  readonly endpoint: Endpoint
+  constructor(endpoint: Endpoint) {
+    this.endpoint = endpoint
+  }
+
+  static fromHome(home: string): HearthClient {
+    return new HearthClient(endpointOfHome(home))
+  }
+
+  async call<K extends OpId>(id: K, input: CallInput<AllOps[K]> = {}): Promise<CallResult<AllOps[K]>> {
+    const op: OpSpec = ALL_OPS[id]
+    const url = new URL(pathOf(op.path, input.params as Record<string, string>), this.endpoint.url)
+    for (const [k, v] of Object.entries(input.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v))
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.endpoint.token}`,
+      ...input.headers,
+    }
+    let body: string | undefined
+    if (input.body !== undefined) {
+      body = JSON.stringify(input.body)
+      headers['content-type'] = op.bodyMediaType ?? 'application/json'
+    }
+    let res: Response
+    try {
+      res = await fetch(url, { method: op.method, headers, body })
+    } catch (err) {
+      throw new NoDaemonError(
+        `the daemon at ${this.endpoint.url} does not answer (${(err as Error).message})`,
+      )
+    }
+    const text = await res.text()
+    const parsed = text.length > 0 ? JSON.parse(text) : undefined
+    if (!res.ok) throw new ProblemError(parsed as Problem)
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
+}

@@ -1,0 +1,63 @@
+// Opaque continuation tokens: base64url(JSON {v, q, k}) + "." + HMAC. `q` hashes the query
+// that minted the token (minus the paging parameters), so a token from one listing cannot
+// be replayed against another; the HMAC keeps clients from forging keyset positions.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { HearthError } from '../schemas/problems.ts'
+
+const VERSION = 1
+/** Paging parameters a client may change between pages without invalidating the token. */
+const PAGING = new Set(['next', 'limit'])
+
+export type QueryBinding = Record<string, unknown>
+
+function canonicalQuery(scope: string, query: QueryBinding): string {
+  const entries = Object.entries(query)
+    .filter(([k, v]) => !PAGING.has(k) && !k.endsWith('_next') && v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+  return createHash('sha256')
+    .update(JSON.stringify([scope, entries]))
+    .digest('base64url')
+    .slice(0, 22)
+}
+
+export class Continuations {
+  readonly #key: Buffer
+  constructor(key: Buffer) {
+    this.#key = key
+  }
+
+  #sign(payload: string): string {
+    return createHmac('sha256', this.#key).update(payload).digest('base64url').slice(0, 32)
+  }
+
+  /** Mints a token for `key` (any JSON value: a keyset position) under `scope` + `query`. */
+  mint(scope: string, query: QueryBinding, key: unknown): string {
+    const payload = Buffer.from(
+      JSON.stringify({ v: VERSION, q: canonicalQuery(scope, query), k: key }),
+    ).toString('base64url')
+    return `${payload}.${this.#sign(payload)}`
+  }
+
+  /** Returns the key a token carries, or throws invalid_continuation. */
+  open<K = unknown>(scope: string, query: QueryBinding, token: string): K {
+    const [payload, mac, extra] = token.split('.')
+    const expected = payload ? this.#sign(payload) : ''
+    if (
+      extra !== undefined ||
+      !mac ||
+      mac.length !== expected.length ||
+      !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))
+    ) {
+      throw new HearthError('invalid_continuation', 'The continuation token is not one this daemon issued')
+    }
+    const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+      v: number
+      q: string
+      k: K
+    }
+    if (body.v !== VERSION || body.q !== canonicalQuery(scope, query)) {
+      throw new HearthError('invalid_continuation', 'The continuation token belongs to a different query')
+    }
+    return body.k
+  }
+}

@@ -1,0 +1,69 @@
+// Header parsing for content negotiation and the loopback guards.
+
+interface MediaRange {
+  type: string
+  q: number
+}
+
+function parseList(header: string): MediaRange[] {
+  return header
+    .split(',')
+    .map((part) => {
+      const [type, ...params] = part.trim().split(';')
+      let q = 1
+      for (const p of params) {
+        const [k, v] = p.trim().split('=')
+        if (k.toLowerCase() === 'q') q = Number(v)
+      }
+      return { type: type.trim().toLowerCase(), q: Number.isFinite(q) ? q : 0 }
+    })
+    .filter((r) => r.type.length > 0)
+}
+
+/** Whether an Accept header admits `mediaType` (absent Accept admits everything). */
+export function accepts(accept: string | undefined, mediaType: string): boolean {
+  if (!accept) return true
+  const [major] = mediaType.split('/')
+  return parseList(accept).some(
+    (r) => r.q > 0 && (r.type === mediaType || r.type === '*/*' || r.type === `${major}/*`),
+  )
+}
+
+/** Whether Accept-Encoding admits zstd (explicitly or through *). */
+export function acceptsZstd(acceptEncoding: string | undefined): boolean {
+  if (!acceptEncoding) return false
+  const list = parseList(acceptEncoding)
+  const zstd = list.find((r) => r.type === 'zstd')
+  if (zstd) return zstd.q > 0
+  const star = list.find((r) => r.type === '*')
+  return star !== undefined && star.q > 0
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** Host must be a loopback name carrying exactly the daemon's port (DNS-rebinding guard). */
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  if (!host) return false
+  const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host.trim().toLowerCase())
+  if (!m) return false
+  return LOOPBACK_NAMES.has(m[1]) && Number(m[2]) === port
+}
+
+/** An Origin header, when present, must name a loopback host (any port). */
+export function originAllowed(origin: string | undefined): boolean {
+  if (origin === undefined) return true
+  let url: URL
+  try {
+    url = new URL(origin)
+  } catch {
+    return false
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false
+  return LOOPBACK_NAMES.has(url.hostname) || url.hostname === '::1'
+}
+
+/** The media type of a Content-Type header, lower-cased, without parameters. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  if (!contentType) return undefined
+  return contentType.split(';')[0].trim().toLowerCase()
+}

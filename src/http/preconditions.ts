@@ -1,0 +1,39 @@
+// Strong ETags and conditional requests, shared by every op that has a validator.
+import { HearthError } from '../schemas/problems.ts'
+
+/** A strong ETag from a representation revision (any opaque string without quotes). */
+export function etag(revision: string | number): string {
+  return `"${String(revision)}"`
+}
+
+function listOf(header: string): string[] {
+  return header
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
+
+/** If-Match: required (428 without), must equal the current strong ETag (412 otherwise). */
+export function requireIfMatch(ifMatch: string | undefined, current: string | undefined): void {
+  if (ifMatch === undefined) throw new HearthError('precondition_required', 'This operation needs If-Match')
+  const tags = listOf(ifMatch)
+  if (current !== undefined && tags.includes('*')) return
+  if (current === undefined || !tags.includes(current)) {
+    throw new HearthError('precondition_failed', 'If-Match does not match the current ETag')
+  }
+}
+
+/** If-None-Match: * for create-only PUTs: required (428 without), 412 when the resource exists. */
+export function requireCreateOnly(ifNoneMatch: string | undefined, exists: boolean): void {
+  if (ifNoneMatch === undefined)
+    throw new HearthError('precondition_required', 'This operation needs If-None-Match: *')
+  if (ifNoneMatch.trim() !== '*') throw new HearthError('invalid_header', 'If-None-Match must be *')
+  if (exists) throw new HearthError('precondition_failed', 'The resource already exists')
+}
+
+/** If-None-Match on reads: true when the client's copy is current (answer 304). */
+export function notModified(ifNoneMatch: string | undefined, current: string): boolean {
+  if (ifNoneMatch === undefined) return false
+  const tags = listOf(ifNoneMatch)
+  return tags.includes('*') || tags.includes(current)
+}

@@ -1,0 +1,38 @@
+// Successful JSON responses: serialized once, zstd-coded when the client admits it and the
+// body is at least 1 KiB (smaller bodies gain nothing from a frame header).
+import zlib from 'node:zlib'
+import { acceptsZstd } from './negotiate.ts'
+
+export const COMPRESS_MIN_BYTES = 1024
+
+export function jsonResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+  acceptEncoding: string | undefined,
+): Response {
+  const out: Record<string, string> = { ...headers }
+  appendVary(out, 'Accept-Encoding')
+  if (body === undefined || status === 204 || status === 304)
+    return new Response(null, { status, headers: out })
+  out['content-type'] = 'application/json'
+  const text = JSON.stringify(body)
+  if (text.length >= COMPRESS_MIN_BYTES && acceptsZstd(acceptEncoding)) {
+    const coded = zlib.zstdCompressSync(Buffer.from(text), {
+      params: { [zlib.constants.ZSTD_c_compressionLevel]: 3 },
+    })
+    out['content-encoding'] = 'zstd'
+    return new Response(coded, { status, headers: out })
+  }
+  return new Response(text, { status, headers: out })
+}
+
+export function appendVary(headers: Record<string, string>, name: string): void {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === 'vary')
+  if (!key) {
+    headers.vary = name
+    return
+  }
+  const parts = headers[key].split(',').map((s) => s.trim().toLowerCase())
+  if (!parts.includes(name.toLowerCase())) headers[key] = `${headers[key]}, ${name}`
+}

@@ -1,0 +1,7 @@
+// Every group's ops in one table: the route table, OpenAPI and the client read this.
+import { serverOps } from './server.ts'
+import { storageOps } from './storage.ts'
+
+export const ALL_OPS = { ...serverOps, ...storageOps }
+export type AllOps = typeof ALL_OPS
+export type OpId = keyof AllOps

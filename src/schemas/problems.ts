@@ -1,0 +1,75 @@
+// The one registry of problem codes. A code is part of the wire contract: clients branch
+// on it, so a code is never renamed or reused for a different meaning. Add a new code when
+// a client would act differently.
+import Type, { type Static } from 'typebox'
+
+export const PROBLEMS = {
+  // Request shape
+  malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  duplicate_key: { status: 400, title: 'The request body repeats a JSON key' },
+  unknown_field: { status: 400, title: 'The request body has a field this operation does not accept' },
+  invalid_request: { status: 400, title: 'The request body does not match the operation schema' },
+  unexpected_body: { status: 400, title: 'This operation takes no request body' },
+  unknown_parameter: { status: 400, title: 'The query has a parameter this operation does not accept' },
+  duplicate_parameter: { status: 400, title: 'The query repeats a parameter' },
+  invalid_parameter: { status: 400, title: 'A query or path parameter is not valid' },
+  invalid_id: { status: 400, title: 'The identifier is not a valid UUIDv7' },
+  invalid_continuation: { status: 400, title: 'The continuation token is not valid for this query' },
+  invalid_header: { status: 400, title: 'A request header is not valid' },
+  zstd_invalid: { status: 400, title: 'The zstd request body is corrupt' },
+  zstd_size_undeclared: { status: 400, title: 'The zstd frame does not declare its decoded size' },
+  zstd_window_too_large: { status: 400, title: 'The zstd frame needs a window larger than allowed' },
+  // Access
+  unauthorized: { status: 401, title: 'A valid bearer token is required' },
+  host_not_allowed: { status: 403, title: 'The Host header is not a loopback name with this daemon port' },
+  origin_not_allowed: { status: 403, title: 'Requests from a non-loopback Origin are refused' },
+  capability_disabled: { status: 403, title: 'The capability this operation needs is not enabled' },
+  // Routing and negotiation
+  not_found: { status: 404, title: 'No such resource' },
+  method_not_allowed: { status: 405, title: 'The resource does not support this method' },
+  not_acceptable: { status: 406, title: 'None of the accepted media types can be produced' },
+  unsupported_media_type: { status: 415, title: 'The request content type is not supported here' },
+  unsupported_content_encoding: { status: 415, title: 'The request content encoding is not supported' },
+  body_too_large: { status: 413, title: 'The request body is larger than this operation allows' },
+  // State
+  instance_mismatch: { status: 409, title: 'The request names a different daemon instance' },
+  precondition_failed: { status: 412, title: 'The resource changed since the validator was read' },
+  precondition_required: { status: 428, title: 'This operation needs a conditional header' },
+  daemon_draining: { status: 503, title: 'The daemon is shutting down and admits no new requests' },
+  internal: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+export type ProblemCode = keyof typeof PROBLEMS
+
+/** Thrown by any layer; rendered once as problem+json by the HTTP layer. */
+export class HearthError extends Error {
+  readonly code: ProblemCode
+  readonly status: number
+  readonly headers: Record<string, string>
+  constructor(code: ProblemCode, detail?: string, headers: Record<string, string> = {}) {
+    super(detail ?? PROBLEMS[code].title)
+    this.name = 'HearthError'
+    this.code = code
+    this.status = PROBLEMS[code].status
+    this.headers = headers
+  }
+}
+
+export const PROBLEM_TYPE_BASE = 'https://hearth.dev/problems/'
+
+export const Problem = Type.Object(
+  {
+    type: Type.String({ description: `A URI under ${PROBLEM_TYPE_BASE}<code>` }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'Stable machine-readable code; see docs/problems.md' }),
+  },
+  { additionalProperties: true, $id: 'Problem' },
+)
+export type Problem = Static<typeof Problem>
+
+export function problemBody(code: ProblemCode, detail?: string): Problem {
+  const p = PROBLEMS[code]
+  return { type: PROBLEM_TYPE_BASE + code, title: p.title, status: p.status, detail: detail ?? p.title, code }
+}

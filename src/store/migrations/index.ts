@@ -1,0 +1,16 @@
+// Numbered, forward-only schema migrations. Migration N moves a database from user_version
+// N-1 to N inside one transaction. Never edit a released migration: add the next one.
+import type Database from 'better-sqlite3'
+import { m001Meta } from './001-meta.ts'
+
+export interface Migration {
+  version: number
+  name: string
+  up: (db: Database.Database) => void
+}
+
+export const MIGRATIONS: readonly Migration[] = [m001Meta]
+
+for (const [i, m] of MIGRATIONS.entries()) {
+  if (m.version !== i + 1) throw new Error(`Migration ${m.name} is numbered ${m.version}, expected ${i + 1}`)
+}

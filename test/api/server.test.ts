@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
+
+describe('GET /server and POST /server/shutdown', () => {
+  let d: TestDaemon
+  before(async () => {
+    d = await startDaemon()
+  })
+  after(async () => {
+    await d.stop()
+  })
+
+  it('describes the daemon', async () => {
+    const res = await d.request({ path: '/server' })
+    assert.equal(res.status, 200)
+    const body = res.json()
+    const runtime = JSON.parse((await import('node:fs')).readFileSync(`${d.home}/daemon.json`, 'utf8'))
+    assert.equal(body.instance_id, runtime.instance_id)
+    assert.equal(body.protocol, 3)
+    assert.equal(body.state, 'ready')
+    assert.deepEqual(body.capabilities, { zstd_requests: 1, storage_report: 1 })
+    assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
+    assert.equal(body.digest, null)
+    assert.deepEqual(body.extensions, [])
+    assert.equal(body.quota, null)
+    assert.deepEqual(body.notices, [])
+  })
+
+  it('refuses to shut down another instance', async () => {
+    const res = await d.request({
+      method: 'POST',
+      path: '/server/shutdown',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ instance_id: 'not-this-one' }),
+    })
+    assert.equal(res.status, 409)
+    assert.equal(res.json().code, 'instance_mismatch')
+    assert.equal((await d.request({ path: '/server' })).status, 200)
+  })
+
+  it('drains and exits 0 on a matching shutdown', async () => {
+    const id = (await d.request({ path: '/server' })).json().instance_id
+    const res = await d.request({
+      method: 'POST',
+      path: '/server/shutdown',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ instance_id: id }),
+    })
+    assert.equal(res.status, 202)
+    assert.deepEqual(res.json(), { instance_id: id, state: 'draining' })
+    assert.equal(await d.exited, 0)
+    const { existsSync } = await import('node:fs')
+    assert.equal(existsSync(`${d.home}/daemon.json`), false)
+  })
+})

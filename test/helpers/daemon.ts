@@ -1,0 +1,145 @@
+// Starts the real daemon (the bundle, through bin/hearth.mjs) on port 0 in a temp home,
+// exactly as a user would, and gives tests raw HTTP access plus the typed client.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { HearthClient } from '../../src/client/client.ts'
+
+export const ROOT = resolve(import.meta.dirname, '../..')
+export const BIN = join(ROOT, 'bin/hearth.mjs')
+
+export function tempHome(prefix = 'hearth-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export interface RawResponse {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Buffer
+  text: () => string
+  json: () => any
+}
+
+export interface RawRequest {
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: string | Buffer
+  /** Leave out the Authorization header. */
+  noAuth?: boolean
+}
+
+export class TestDaemon {
+  readonly home: string
+  readonly proc: ChildProcess
+  readonly exited: Promise<number | null>
+  stderr = ''
+  url = ''
+  token = ''
+  port = 0
+
+  constructor(home: string, proc: ChildProcess) {
+    this.home = home
+    this.proc = proc
+    proc.stderr?.on('data', (d) => {
+      this.stderr += d
+    })
+    this.exited = new Promise((res) => proc.on('exit', (code) => res(code)))
+  }
+
+  get client(): HearthClient {
+    return new HearthClient({ url: this.url, token: this.token })
+  }
+
+  /** A request over node:http, so tests control every header (Host included). */
+  request(r: RawRequest): Promise<RawResponse> {
+    const headers: Record<string, string> = { host: `127.0.0.1:${this.port}`, ...r.headers }
+    if (!r.noAuth && headers.authorization === undefined) headers.authorization = `Bearer ${this.token}`
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port: this.port, method: r.method ?? 'GET', path: r.path, headers, setHost: false },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c) => chunks.push(c))
+          res.on('end', () => {
+            const body = Buffer.concat(chunks)
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body,
+              text: () => body.toString('utf8'),
+              json: () => JSON.parse(body.toString('utf8')),
+            })
+          })
+          res.on('error', reject)
+        },
+      )
+      req.on('error', reject)
+      if (r.body !== undefined) req.end(r.body)
+      else req.end()
+    })
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal)
+    return this.exited
+  }
+}
+
+export interface StartOptions {
+  home?: string
+  args?: string[]
+  env?: Record<string, string>
+}
+
+/** Spawns `hearth daemon --home H --port 0` and waits until H/daemon.json names it. */
+export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
+  const home = opts.home ?? tempHome()
+  const proc = spawn(process.execPath, [BIN, 'daemon', '--home', home, '--port', '0', ...(opts.args ?? [])], {
+    env: { ...process.env, HEARTH_HOME: '', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const d = new TestDaemon(home, proc)
+  const runtime = join(home, 'daemon.json')
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`daemon exited ${proc.exitCode}: ${d.stderr}`)
+    if (existsSync(runtime)) {
+      try {
+        const info = JSON.parse(readFileSync(runtime, 'utf8'))
+        if (info.pid === proc.pid) {
+          d.url = info.url
+          d.port = Number(new URL(info.url).port)
+          d.token = readFileSync(join(home, 'token'), 'utf8').trim()
+          return d
+        }
+      } catch {
+        // being replaced; read again
+      }
+    }
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL')
+      throw new Error(`daemon did not become ready: ${d.stderr}`)
+    }
+    await sleep(10)
+  }
+}
+
+/** Runs the CLI to completion and returns its exit code and output. */
+export function runCli(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
+    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    p.stdout.on('data', (d) => {
+      stdout += d
+    })
+    p.stderr.on('data', (d) => {
+      stderr += d
+    })
+    p.on('exit', (code) => res({ code, stdout, stderr }))
+  })
+}
