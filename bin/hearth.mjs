@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Launcher: refuse an old Node with a clear message, enable the compile cache, then load
-// the bundle that `npm ci` (prepare) built.
+// the bundle that `npm ci` (prepare) built. Keep this file plain JavaScript that any Node
+// can parse, with no static imports, so the version check is the first thing that runs.
 const [major] = process.versions.node.split('.').map(Number)
 if (major < 24) {
   process.stderr.write(
@@ -10,5 +11,11 @@ if (major < 24) {
   process.exit(1)
 }
 const { enableCompileCache } = await import('node:module')
+const { existsSync } = await import('node:fs')
+const bundle = new URL('../dist/hearth.mjs', import.meta.url)
+if (!existsSync(bundle)) {
+  process.stderr.write(`hearth: ${bundle.pathname} is missing; build it with: npm run build\n`)
+  process.exit(1)
+}
 enableCompileCache?.()
-await import('../dist/hearth.mjs')
+await import(bundle.href)

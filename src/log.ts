@@ -1,7 +1,7 @@
 // The daemon log: JSON lines under HOME/logs/, with every secret-bearing path redacted.
 // Secrets must never reach the log even at debug level, so redaction is by field name
 // wherever the field sits, not by call site.
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
 
@@ -49,7 +49,11 @@ export const REDACT_PATHS = [
 export function openLog(home: string, level = process.env.HEARTH_LOG_LEVEL ?? 'info'): Logger {
   const dir = join(home, 'logs')
   mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const dest = pino.destination({ dest: join(dir, 'hearth.log'), sync: false, mkdir: true })
+  // The file is opened here, synchronously: given a path, pino opens it in the background,
+  // and an exit before that open completes (a signal right after start) makes pino's
+  // flush-on-exit throw ("sonic boom is not ready yet"), turning exit 0 into exit 7.
+  const fd = openSync(join(dir, 'hearth.log'), 'a', 0o600)
+  const dest = pino.destination({ dest: fd, sync: false })
   return pino(
     { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } },
     dest,

@@ -43,23 +43,50 @@ export class ProblemError extends Error {
 }
 
 /** No daemon answers for this home: nothing to talk to (never starts one). */
-export class NoDaemonError extends Error {}
+export class NoDaemonError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'NoDaemonError'
+  }
+}
+
+/** The daemon answered with something that is not protocol 3 (not JSON, not a problem). */
+export class ProtocolError extends Error {
+  readonly status: number
+  constructor(message: string, status: number) {
+    super(message)
+    this.name = 'ProtocolError'
+    this.status = status
+  }
+}
 
 export interface Endpoint {
   url: string
   token: string
+  /** The home the endpoint was read from, for messages. */
+  home?: string
 }
 
+const startHint = (home: string) => `start one with: hearth daemon --home ${home}`
+
 export function endpointOfHome(home: string): Endpoint {
-  let runtime: { url: string }
+  let runtime: { url?: unknown }
   let token: string
   try {
     runtime = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8'))
     token = readFileSync(join(home, 'token'), 'utf8').trim()
   } catch {
-    throw new NoDaemonError(`no hearth daemon runs for ${home}; start one with: hearth daemon --home ${home}`)
+    throw new NoDaemonError(`no hearth daemon runs for ${home}; ${startHint(home)}`)
   }
-  return { url: runtime.url, token }
+  if (typeof runtime?.url !== 'string') {
+    throw new NoDaemonError(`${join(home, 'daemon.json')} names no URL; ${startHint(home)}`)
+  }
+  return { url: runtime.url, token, home }
+}
+
+function isProblem(v: unknown): v is Problem {
+  const p = v as Problem | null | undefined
+  return typeof p === 'object' && p !== null && typeof p.code === 'string' && typeof p.status === 'number'
 }
 
 export function pathOf(template: string, params: Record<string, string> = {}): string {
@@ -98,13 +125,28 @@ export class HearthClient {
     try {
       res = await fetch(url, { method: op.method, headers, body })
     } catch (err) {
-      throw new NoDaemonError(
-        `the daemon at ${this.endpoint.url} does not answer (${(err as Error).message})`,
-      )
+      const c = (err as { cause?: { code?: string; message?: string } }).cause
+      const cause = c?.code ?? c?.message ?? (err as Error).message
+      const hint = this.endpoint.home ? `; ${startHint(this.endpoint.home)}` : ''
+      throw new NoDaemonError(`the hearth daemon at ${this.endpoint.url} does not answer (${cause})${hint}`)
     }
     const text = await res.text()
-    const parsed = text.length > 0 ? JSON.parse(text) : undefined
-    if (!res.ok) throw new ProblemError(parsed as Problem)
-    return { status: res.status, body: parsed, headers: res.headers }
+    let parsed: unknown
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : undefined
+    } catch {
+      throw new ProtocolError(
+        `${op.method} ${url.pathname}: HTTP ${res.status} with a body that is not JSON`,
+        res.status,
+      )
+    }
+    if (!res.ok) {
+      if (isProblem(parsed)) throw new ProblemError(parsed)
+      throw new ProtocolError(
+        `${op.method} ${url.pathname}: HTTP ${res.status} without a problem body`,
+        res.status,
+      )
+    }
+    return { status: res.status, body: parsed as SuccessBody<AllOps[K]>, headers: res.headers }
   }
 }

@@ -1,7 +1,7 @@
 // Where a daemon keeps its state: --home, else HEARTH_HOME, else ~/.hearth.
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 
 export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (flag) return resolve(flag)
@@ -11,8 +11,22 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
 
 /** Creates the home (mode 0700) and its fixed subfolders. */
 export function ensureHome(home: string): void {
-  mkdirSync(home, { recursive: true, mode: 0o700 })
-  mkdirSync(join(home, 'logs'), { recursive: true, mode: 0o700 })
+  makeDirs(resolve(home))
+  makeDirs(join(resolve(home), 'logs'))
+}
+
+/**
+ * mkdir -p, one level at a time: a recursive mkdirSync under a pseudo file system such as
+ * /proc can loop forever instead of failing, so each missing level is made on its own and
+ * the first refusal ends the walk with its error.
+ */
+function makeDirs(dir: string): void {
+  const missing: string[] = []
+  for (let d = dir; !existsSync(d); d = dirname(d)) {
+    missing.unshift(d)
+    if (dirname(d) === d) break
+  }
+  for (const d of missing) mkdirSync(d, { mode: 0o700 })
 }
 
 export const homeFiles = (home: string) => ({

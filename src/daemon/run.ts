@@ -1,26 +1,36 @@
 // The daemon process: take the home's lock, open the store, serve protocol 3 on loopback,
 // publish daemon.json, and drain cleanly on SIGTERM, SIGINT or POST /server/shutdown.
 import { randomBytes } from 'node:crypto'
-import type { Server } from 'node:http'
+import type { Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createAdaptorServer } from '@hono/node-server'
 import { v7 as uuidv7 } from 'uuid'
-import { allRoutes } from '../api/index.ts'
+import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
 import { buildApp } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
-import { openLog } from '../log.ts'
+import { type Logger, openLog } from '../log.ts'
 import { buildOpenApi } from '../openapi/build.ts'
 import { ALL_OPS } from '../schemas/index.ts'
-import { metaValue, openStore } from '../store/db.ts'
+import { type Db, metaValue, openStore, SchemaTooNewError } from '../store/db.ts'
 import { ensureHome, homeFiles } from './home.ts'
-import { tryAcquireDaemonLock } from './lock.ts'
+import { type DaemonLock, tryAcquireDaemonLock } from './lock.ts'
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file.ts'
 import { loadOrCreateToken } from './token.ts'
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', '::1'] as const
-/** How long a drain waits for in-flight requests and streams before cutting connections. */
+
+/**
+ * How long a drain waits for in-flight requests and streams before cutting connections.
+ * HEARTH_DRAIN_MS (a positive integer of milliseconds) overrides it; the tests lower it to
+ * prove that connections are cut at the deadline without waiting ten seconds.
+ */
 export const DRAIN_DEADLINE_MS = 10_000
+
+export function drainDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env.HEARTH_DRAIN_MS)
+  return env.HEARTH_DRAIN_MS && Number.isSafeInteger(v) && v > 0 ? v : DRAIN_DEADLINE_MS
+}
 
 export interface DaemonOptions {
   home: string
@@ -28,18 +38,42 @@ export interface DaemonOptions {
   host: string
 }
 
+/** A start that failed for a reason the user can act on; the CLI prints the message, exits 1. */
 export class DaemonStartError extends Error {}
+
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the port is already in use (choose another with --port, or --port 0 for any free port)',
+  EACCES: 'permission denied (ports below 1024 need privileges; use --port 0 for any free port)',
+  EADDRNOTAVAIL: 'the address is not available on this machine',
+  EAFNOSUPPORT: 'this machine does not support that address family',
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err)
+    server.once('error', onError)
+    server.listen(port, host, () => {
+      server.off('error', onError)
+      resolve()
+    })
+  })
+}
 
 export async function runDaemon(opts: DaemonOptions): Promise<void> {
   if (!(LOOPBACK_HOSTS as readonly string[]).includes(opts.host)) {
     throw new DaemonStartError(
-      `refusing to listen on ${opts.host}: hearth binds loopback only (127.0.0.1 or ::1)`,
+      `refusing to listen on ${opts.host}: hearth binds loopback only (--host 127.0.0.1 or --host ::1)`,
     )
   }
   process.umask(0o077) // everything the daemon creates is private to its user
-  ensureHome(opts.home)
   const files = homeFiles(opts.home)
-  const acquired = tryAcquireDaemonLock(files.lock)
+  let acquired: DaemonLock | undefined
+  try {
+    ensureHome(opts.home)
+    acquired = tryAcquireDaemonLock(files.lock)
+  } catch (err) {
+    throw new DaemonStartError(`cannot use the home ${opts.home}: ${(err as Error).message}`)
+  }
   if (!acquired) {
     const running = readRuntimeInfo(files.runtime)
     const who = running ? `pid ${running.pid} at ${running.url}` : 'it is still starting'
@@ -47,11 +81,39 @@ export async function runDaemon(opts: DaemonOptions): Promise<void> {
   }
   const lock = acquired
   removeRuntimeInfo(files.runtime) // left by a daemon that was killed
-  const token = loadOrCreateToken(files.token)
-  const log = openLog(opts.home)
-  const db = openStore(files.db)
+  let log: Logger | undefined
+  let db: Db | undefined
+  try {
+    const token = loadOrCreateToken(files.token)
+    log = openLog(opts.home)
+    db = openStore(files.db)
+    await serve(opts, files, lock, token, log, db)
+  } catch (err) {
+    // Nothing was published: undo what was opened so the lock is free at once.
+    db?.close()
+    lock.release()
+    log?.fatal({ err }, 'start failed')
+    if (err instanceof SchemaTooNewError) throw new DaemonStartError(err.message)
+    const code = (err as NodeJS.ErrnoException).code
+    if ((err as NodeJS.ErrnoException).syscall === 'listen' && code !== undefined) {
+      const why = LISTEN_ERRORS[code] ?? (err as Error).message
+      throw new DaemonStartError(`cannot listen on ${opts.host} port ${opts.port}: ${why}`)
+    }
+    throw err
+  }
+}
+
+async function serve(
+  opts: DaemonOptions,
+  files: ReturnType<typeof homeFiles>,
+  lock: DaemonLock,
+  token: string,
+  log: Logger,
+  db: Db,
+): Promise<void> {
   const instanceId = uuidv7()
   const continuations = new Continuations(metaValue(db, 'continuation_key', () => randomBytes(32)))
+  const deadlineMs = drainDeadlineMs()
 
   const inflight = new Set<Promise<unknown>>()
   const shutdown = new AbortController()
@@ -59,7 +121,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<void> {
   let port = 0
   let openapi: unknown
 
-  const routes = allRoutes({
+  const api = createApi({
     home: opts.home,
     db,
     dbPath: files.db,
@@ -75,7 +137,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<void> {
       return openapi
     },
   })
-  const app = buildApp(routes, {
+  const app = buildApp(api.routes, {
     token,
     port: () => port,
     draining: () => draining,
@@ -87,36 +149,75 @@ export async function runDaemon(opts: DaemonOptions): Promise<void> {
     },
   })
   const server = createAdaptorServer({ fetch: app.fetch }) as Server
+  // Responses not yet started when a drain begins tell the client the connection ends.
+  const responses = new Set<ServerResponse>()
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (draining) res.setHeader('connection', 'close')
+    responses.add(res)
+    res.on('close', () => responses.delete(res))
+  })
 
+  /** Releases everything the daemon holds; synchronous so it also runs on a fatal error. */
+  function release(): void {
+    try {
+      db.close()
+    } catch {
+      // already closed
+    }
+    removeRuntimeInfo(files.runtime, instanceId)
+    lock.release()
+  }
+
+  // Stop admitting (close the listener; requests arriving on open connections get 503
+  // daemon_draining with Connection: close), let in-flight requests finish and streams end
+  // (they see `shutdown.signal`), and cut whatever is still open at the deadline.
   async function drain(reason: string): Promise<void> {
     if (draining) {
-      server.closeAllConnections()
+      server.closeAllConnections() // a second signal: stop waiting
       return
     }
     draining = true
-    log.info({ reason }, 'draining')
+    log.info({ reason, deadline_ms: deadlineMs }, 'draining')
     shutdown.abort()
+    for (const res of responses) if (!res.headersSent) res.setHeader('connection', 'close')
+    // close() stops the listener and closes idle connections; the server calls back once
+    // every connection is gone. A connection busy now turns idle when its response ends
+    // (a client may keep it alive), so idle connections are closed again until then.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-    const deadline = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_DEADLINE_MS).unref())
-    await Promise.race([Promise.allSettled([...inflight]).then(() => closed), deadline])
+    const sweep = setInterval(() => server.closeIdleConnections(), 25)
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), deadlineMs)
+    })
+    const cut = await Promise.race([
+      Promise.allSettled([...inflight]).then(() => closed.then(() => false)),
+      deadline,
+    ])
+    clearInterval(sweep)
+    clearTimeout(timer)
+    if (cut) log.warn({ open_requests: inflight.size }, 'drain deadline passed: cutting connections')
     server.closeAllConnections()
-    db.close()
-    removeRuntimeInfo(files.runtime, instanceId)
-    lock.release()
+    release()
     log.info('stopped')
-    log.flush()
-    process.exit(0)
+    process.exit(0) // pino flushes its buffer synchronously on exit
   }
 
+  await listen(server, opts.port, opts.host)
+  port = (server.address() as AddressInfo).port
+  // Registered once listening: a failed start must not leave them behind.
   process.on('SIGTERM', () => void drain('SIGTERM'))
   process.on('SIGINT', () => void drain('SIGINT'))
+  // A stray rejected promise (say, a write to a socket the client closed) is logged and
+  // the daemon keeps serving; a thrown exception leaves state unknown, so the daemon logs
+  // it, releases the home and exits 1.
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'))
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(opts.port, opts.host, () => resolve())
+  process.on('uncaughtException', (err) => {
+    log.fatal({ err }, 'uncaught exception')
+    process.stderr.write(`hearth: uncaught exception: ${err.stack ?? err}\n`)
+    release()
+    process.exit(1)
   })
-  port = (server.address() as AddressInfo).port
+
   const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`
   writeRuntimeInfo(files.runtime, {
     url,
@@ -126,4 +227,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<void> {
     started_at: new Date().toISOString(),
   })
   log.info({ url, instance_id: instanceId, build: BUILD }, 'listening')
+  // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
+  // after listening so a long recovery never delays readiness; the gated rows refuse
+  // requests until it completes.
+  api.start().catch((err) => log.error({ err }, 'resuming interrupted work failed'))
 }

@@ -3,12 +3,13 @@
 // result. Nothing here is specific to a resource group.
 
 import { timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
 import { Hono } from 'hono'
 import type { Logger } from 'pino'
 import { DEFAULT_BODY_LIMIT, EmptyRequest } from '../schemas/common.ts'
 import type { OpSpec } from '../schemas/op.ts'
 import { HearthError } from '../schemas/problems.ts'
-import { readBody } from './body.ts'
+import { hasBody, nodeBodyStream, readBody } from './body.ts'
 import { accepts, hostAllowed, mediaTypeOf, originAllowed } from './negotiate.ts'
 import { errorResponse, problemResponse } from './problem-response.ts'
 import { jsonResponse } from './respond.ts'
@@ -30,7 +31,8 @@ export interface AppDeps {
 
 function tokenMatches(header: string | undefined, token: Buffer): boolean {
   if (!header) return false
-  const m = /^Bearer[ ]+([A-Za-z0-9_-]+)\s*$/.exec(header)
+  // The scheme name is case-insensitive (RFC 9110 §11.1).
+  const m = /^Bearer[ ]+([A-Za-z0-9_-]+)\s*$/i.exec(header)
   if (!m) return false
   const given = Buffer.from(m[1])
   return given.length === token.length && timingSafeEqual(given, token)
@@ -39,14 +41,45 @@ function tokenMatches(header: string | undefined, token: Buffer): boolean {
 function successMediaTypes(op: OpSpec): string[] {
   return Object.entries(op.responses)
     .filter(([s]) => Number(s) < 300)
-    .map(([, r]) => r.mediaType ?? 'application/json')
+    .flatMap(([, r]) => [r.mediaType ?? 'application/json', ...(r.stream ? ['text/event-stream'] : [])])
 }
 
-async function readOpBody(op: OpSpec, req: Request): Promise<unknown> {
+/** Read-only fields are named as such rather than as unknown, so clients learn why. */
+function checkReadOnly(op: OpSpec, value: unknown): void {
+  for (const pointer of op.readOnly ?? []) {
+    let node: unknown = value
+    for (const key of pointer.split('/').slice(1)) {
+      node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined
+    }
+    if (node !== undefined) throw new HearthError('read_only_field', `${pointer} is read-only`)
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function utf8Text(bytes: Buffer): string {
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    throw new HearthError('malformed_json', 'The body is not valid UTF-8')
+  }
+}
+
+/**
+ * The adapter passes GET and HEAD requests on without a body stream; read theirs from the
+ * Node request, so every method gets the same limits and checks.
+ */
+function bodyStream(req: Request, env: unknown): ReadableStream<Uint8Array> | null {
+  if (req.body) return req.body
+  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming
+  return incoming && hasBody(req.headers) ? nodeBodyStream(incoming) : null
+}
+
+async function readOpBody(op: OpSpec, req: Request, env: unknown): Promise<unknown> {
   const limit = op.bodyLimit ?? DEFAULT_BODY_LIMIT
   const bytes = await readBody(
     {
-      stream: req.body,
+      stream: bodyStream(req, env),
       contentLength: req.headers.get('content-length') ?? undefined,
       contentEncoding: req.headers.get('content-encoding') ?? undefined,
     },
@@ -65,7 +98,8 @@ async function readOpBody(op: OpSpec, req: Request): Promise<unknown> {
   if (!type || !allowed.includes(type)) {
     throw new HearthError('unsupported_media_type', `Send the body as ${allowed[0]}`)
   }
-  const value = parseStrictJson(bytes.toString('utf8'))
+  const value = parseStrictJson(utf8Text(bytes))
+  checkReadOnly(op, value)
   return checkBody(op.body, value)
 }
 
@@ -103,7 +137,7 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
       }
       const params = checkParams(op.params, c.req.param() as Record<string, string>)
       const query = checkQuery(op.query, new URL(req.url).searchParams)
-      const body = await readOpBody(op, req)
+      const body = await readOpBody(op, req, c.env)
       const result = await handler({
         params,
         query,
@@ -111,6 +145,7 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
         ifMatch: req.headers.get('if-match') ?? undefined,
         ifNoneMatch: req.headers.get('if-none-match') ?? undefined,
         accept: accept ?? '*/*',
+        header: (name: string) => req.headers.get(name) ?? undefined,
         signal: AbortSignal.any([req.signal, deps.shutdownSignal]),
       } as never)
       if ('response' in result) return result.response

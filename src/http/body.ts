@@ -1,8 +1,9 @@
 // Reading a request body with a hard byte limit, optionally zstd-coded. Nothing is buffered
 // past the limit: a declared Content-Length over it is refused before reading, and a stream
 // that keeps going is cut off at the first byte past it.
+import type { Readable } from 'node:stream'
 import { HearthError } from '../schemas/problems.ts'
-import { decodeZstdBody } from './zstd.ts'
+import { codedLimit, decodeZstdBody } from './zstd.ts'
 
 export interface BodySource {
   stream: ReadableStream<Uint8Array> | null
@@ -41,11 +42,39 @@ export async function readBody(src: BodySource, limit: number): Promise<Buffer> 
     throw new HearthError('invalid_header', 'Content-Length is not a byte count')
   }
   // A zstd frame is never meaningfully larger than what it decodes to; bound the coded bytes too.
-  if (declared !== undefined && declared > limit + 1024) {
+  const rawLimit = encoding === 'zstd' ? codedLimit(limit) : limit
+  if (declared !== undefined && declared > rawLimit) {
     throw new HearthError('body_too_large', `The body exceeds ${limit} bytes`)
   }
   if (!src.stream) return Buffer.alloc(0)
-  const raw = await readLimited(src.stream, encoding === 'zstd' ? limit + 1024 : limit)
+  const raw = await readLimited(src.stream, rawLimit)
   if (encoding !== 'zstd' || raw.length === 0) return raw
   return decodeZstdBody(raw, limit)
+}
+
+/** Whether the request framing announces a body (chunked, or a non-zero Content-Length). */
+export function hasBody(headers: Headers): boolean {
+  const length = headers.get('content-length')
+  return headers.has('transfer-encoding') || (length !== null && length.trim() !== '0')
+}
+
+/**
+ * The body of a Node request as a web stream. The adapter gives GET and HEAD requests no
+ * body stream at all, so their bodies would be skipped unread: no limit, no check. Cancelling
+ * this stream leaves the socket open and discards the rest, as Node does for a body nobody
+ * reads, so the response still reaches the client.
+ */
+export function nodeBodyStream(incoming: Readable): ReadableStream<Uint8Array> {
+  const chunks = incoming.iterator({ destroyOnReturn: false })
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await chunks.next()
+      if (done) controller.close()
+      else controller.enqueue(value as Uint8Array)
+    },
+    async cancel() {
+      await chunks.return?.()
+      incoming.resume()
+    },
+  })
 }

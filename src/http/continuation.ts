@@ -41,12 +41,14 @@ export class Continuations {
   /** Returns the key a token carries, or throws invalid_continuation. */
   open<K = unknown>(scope: string, query: QueryBinding, token: string): K {
     const [payload, mac, extra] = token.split('.')
-    const expected = payload ? this.#sign(payload) : ''
+    // Compare bytes, not UTF-16 units: a tampered token may carry non-ASCII characters.
+    const given = Buffer.from(mac ?? '')
+    const expected = Buffer.from(payload ? this.#sign(payload) : '')
     if (
       extra !== undefined ||
-      !mac ||
-      mac.length !== expected.length ||
-      !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))
+      given.length === 0 ||
+      given.length !== expected.length ||
+      !timingSafeEqual(given, expected)
     ) {
       throw new HearthError('invalid_continuation', 'The continuation token is not one this daemon issued')
     }

@@ -20,13 +20,22 @@ function parseList(header: string): MediaRange[] {
     .filter((r) => r.type.length > 0)
 }
 
-/** Whether an Accept header admits `mediaType` (absent Accept admits everything). */
+// Whether an Accept header admits `mediaType` (absent Accept admits everything). The most
+// specific matching range decides (RFC 9110 §12.5.1): `application/json;q=0, */*` refuses JSON.
 export function accepts(accept: string | undefined, mediaType: string): boolean {
   if (!accept) return true
-  const [major] = mediaType.split('/')
-  return parseList(accept).some(
-    (r) => r.q > 0 && (r.type === mediaType || r.type === '*/*' || r.type === `${major}/*`),
-  )
+  const type = mediaType.toLowerCase()
+  const [major] = type.split('/')
+  let best: MediaRange | undefined
+  let bestRank = -1
+  for (const r of parseList(accept)) {
+    const rank = r.type === type ? 2 : r.type === `${major}/*` ? 1 : r.type === '*/*' ? 0 : -1
+    if (rank > bestRank || (rank === bestRank && best !== undefined && r.q > best.q)) {
+      best = r
+      bestRank = rank
+    }
+  }
+  return best !== undefined && bestRank >= 0 && best.q > 0
 }
 
 /** Whether Accept-Encoding admits zstd (explicitly or through *). */

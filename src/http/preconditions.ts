@@ -31,9 +31,14 @@ export function requireCreateOnly(ifNoneMatch: string | undefined, exists: boole
   if (exists) throw new HearthError('precondition_failed', 'The resource already exists')
 }
 
-/** If-None-Match on reads: true when the client's copy is current (answer 304). */
+/** The opaque part of an entity tag, for weak comparison (RFC 9110 §8.8.3.2). */
+function opaque(tag: string): string {
+  return tag.startsWith('W/') ? tag.slice(2) : tag
+}
+
+/** If-None-Match on reads: true when the client's copy is current (answer 304). Weak comparison. */
 export function notModified(ifNoneMatch: string | undefined, current: string): boolean {
   if (ifNoneMatch === undefined) return false
   const tags = listOf(ifNoneMatch)
-  return tags.includes('*') || tags.includes(current)
+  return tags.includes('*') || tags.some((t) => opaque(t) === opaque(current))
 }

@@ -16,15 +16,15 @@ export function jsonResponse(
   if (body === undefined || status === 204 || status === 304)
     return new Response(null, { status, headers: out })
   out['content-type'] = 'application/json'
-  const text = JSON.stringify(body)
-  if (text.length >= COMPRESS_MIN_BYTES && acceptsZstd(acceptEncoding)) {
-    const coded = zlib.zstdCompressSync(Buffer.from(text), {
+  const bytes = Buffer.from(JSON.stringify(body))
+  if (bytes.length >= COMPRESS_MIN_BYTES && acceptsZstd(acceptEncoding)) {
+    const coded = zlib.zstdCompressSync(bytes, {
       params: { [zlib.constants.ZSTD_c_compressionLevel]: 3 },
     })
     out['content-encoding'] = 'zstd'
     return new Response(coded, { status, headers: out })
   }
-  return new Response(text, { status, headers: out })
+  return new Response(bytes, { status, headers: out })
 }
 
 export function appendVary(headers: Record<string, string>, name: string): void {

@@ -8,13 +8,30 @@ import { HearthError } from '../schemas/problems.ts'
 const ZSTD_MAGIC = 0xfd2fb528
 /** 2^27 = 128 MiB, the largest window the reference decoder accepts by default. */
 export const MAX_WINDOW_LOG = 27
+export const MAX_WINDOW_SIZE = 2 ** MAX_WINDOW_LOG
 
 const decompress = promisify(zlib.zstdDecompress)
 
 export interface FrameHeader {
+  /** Frame_Content_Size; undefined when the frame does not declare it. */
   contentSize: number | undefined
-  windowLog: number
+  /** Bytes the decoder must keep (RFC 8878 §3.1.1.1.2); the content size for a single segment. */
+  windowSize: number
+  singleSegment: boolean
+  /** 0 when the frame names no dictionary. */
   dictionaryId: number
+  /** Whether a 4-byte checksum follows the last block. */
+  checksum: boolean
+  /** Bytes of the header: the first block starts here. */
+  headerBytes: number
+}
+
+/**
+ * Largest coded size of a frame that decodes to `limit` bytes: ZSTD_COMPRESSBOUND (zstd.h)
+ * plus room for the frame header, checksum and another encoder's block layout.
+ */
+export function codedLimit(limit: number): number {
+  return limit + (limit >> 8) + 1024
 }
 
 /** Reads the frame header; throws a problem for anything that is not one plain frame. */
@@ -25,13 +42,15 @@ export function readFrameHeader(buf: Buffer): FrameHeader {
   const fcsFlag = descriptor >> 6
   const singleSegment = (descriptor >> 5) & 1
   const reserved = (descriptor >> 3) & 1
+  const checksum = (descriptor >> 2) & 1
   const dictFlag = descriptor & 3
   if (reserved) throw new HearthError('zstd_invalid', 'Reserved frame header bit set')
   let pos = 5
-  let windowLog = 0
+  let windowSize = 0
   if (!singleSegment) {
     const wd = buf[pos++]
-    windowLog = 10 + (wd >> 3)
+    const base = 2 ** (10 + (wd >> 3))
+    windowSize = base + (base / 8) * (wd & 7)
   }
   const dictBytes = [0, 1, 2, 4][dictFlag]
   const fcsBytes = [singleSegment ? 1 : 0, 2, 4, 8][fcsFlag]
@@ -43,9 +62,33 @@ export function readFrameHeader(buf: Buffer): FrameHeader {
   else if (fcsBytes === 2) contentSize = buf.readUInt16LE(pos) + 256
   else if (fcsBytes === 4) contentSize = buf.readUInt32LE(pos)
   else if (fcsBytes === 8) contentSize = Number(buf.readBigUInt64LE(pos))
-  if (singleSegment && contentSize !== undefined)
-    windowLog = Math.max(10, Math.ceil(Math.log2(Math.max(1, contentSize))))
-  return { contentSize, windowLog, dictionaryId }
+  pos += fcsBytes
+  if (singleSegment) windowSize = contentSize as number
+  return {
+    contentSize,
+    windowSize,
+    singleSegment: singleSegment === 1,
+    dictionaryId,
+    checksum: checksum === 1,
+    headerBytes: pos,
+  }
+}
+
+/**
+ * Where the frame ends, from its block headers (RFC 8878 §3.1.1.2). The decoder stops after
+ * the first frame and ignores whatever follows, so the body must end exactly there.
+ */
+export function frameEnd(buf: Buffer, header: FrameHeader): number {
+  let pos = header.headerBytes
+  for (;;) {
+    if (pos + 3 > buf.length) throw new HearthError('zstd_invalid', 'Truncated zstd frame')
+    const block = buf.readUIntLE(pos, 3)
+    const type = (block >> 1) & 3
+    if (type === 3) throw new HearthError('zstd_invalid', 'Reserved zstd block type')
+    pos += 3 + (type === 1 ? 1 : block >>> 3) // an RLE block carries one byte
+    if (block & 1) break
+  }
+  return pos + (header.checksum ? 4 : 0)
 }
 
 export async function decodeZstdBody(buf: Buffer, limit: number): Promise<Buffer> {
@@ -58,8 +101,18 @@ export async function decodeZstdBody(buf: Buffer, limit: number): Promise<Buffer
       `Declared decoded size ${header.contentSize} exceeds ${limit} bytes`,
     )
   }
-  if (header.windowLog > MAX_WINDOW_LOG) {
-    throw new HearthError('zstd_window_too_large', `Window 2^${header.windowLog} exceeds 2^${MAX_WINDOW_LOG}`)
+  if (header.windowSize > MAX_WINDOW_SIZE) {
+    throw new HearthError(
+      'zstd_window_too_large',
+      `Window of ${header.windowSize} bytes exceeds 2^${MAX_WINDOW_LOG}`,
+    )
+  }
+  const end = frameEnd(buf, header)
+  if (end !== buf.length) {
+    throw new HearthError(
+      'zstd_invalid',
+      end < buf.length ? 'The body has bytes after its zstd frame' : 'Truncated zstd frame',
+    )
   }
   let out: Buffer
   try {

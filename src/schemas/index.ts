@@ -1,7 +1,8 @@
 // Every group's ops in one table: the route table, OpenAPI and the client read this.
 import { serverOps } from './server.ts'
+import { sessionsOps } from './sessions-ops.ts'
 import { storageOps } from './storage.ts'
 
-export const ALL_OPS = { ...serverOps, ...storageOps }
+export const ALL_OPS = { ...serverOps, ...storageOps, ...sessionsOps }
 export type AllOps = typeof ALL_OPS
 export type OpId = keyof AllOps

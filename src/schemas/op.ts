@@ -12,6 +12,10 @@ export interface ResponseSpec {
   schema?: TSchema
   /** Defaults to application/json. */
   mediaType?: string
+  /** A text/event-stream alternative of this response, chosen by Accept. */
+  stream?: TSchema
+  /** Further JSON alternatives (e.g. another view of the resource). */
+  alternatives?: readonly TSchema[]
   /** Response headers this status sets, e.g. ['ETag', 'Location']. */
   headers?: readonly ResponseHeader[]
 }
@@ -40,6 +44,8 @@ export interface OpSpec {
   responses: Readonly<Record<number, ResponseSpec>>
   /** Problem codes this op can answer beyond the shared ones (401, 403, 404 route, 405…). */
   problems: readonly ProblemCode[]
+  /** JSON pointers of fields clients may not send (400 read_only_field, checked before the schema). */
+  readOnly?: readonly string[]
   /** Capability name that must be present in GET /server for this op to exist. */
   capability?: string
 }
@@ -59,6 +65,8 @@ export interface OpInput<O extends OpSpec> {
   ifNoneMatch: string | undefined
   /** Accept header of the request, for ops that negotiate a stream. */
   accept: string
+  /** Any request header (e.g. Last-Event-ID, Accept-Encoding). */
+  header: (name: string) => string | undefined
   /** Aborted when the client goes away or the daemon drains. */
   signal: AbortSignal
 }
@@ -68,7 +76,11 @@ type SuccessStatus<O extends OpSpec> = Extract<keyof O['responses'], number>
 export type OpResult<O extends OpSpec> = {
   [S in SuccessStatus<O>]: {
     status: S
-    body: O['responses'][S]['schema'] extends TSchema ? Static<O['responses'][S]['schema']> : undefined
+    body:
+      | (O['responses'][S]['schema'] extends TSchema ? Static<O['responses'][S]['schema']> : undefined)
+      | (O['responses'][S]['alternatives'] extends readonly TSchema[]
+          ? Static<O['responses'][S]['alternatives'][number]>
+          : never)
     headers?: Record<string, string>
   }
 }[SuccessStatus<O>]

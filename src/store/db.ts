@@ -2,7 +2,7 @@
 // run beside the writer; synchronous=NORMAL is safe in WAL for everything that may be
 // replayed, and writes that acknowledge a client raise it to FULL for their transaction.
 import Database from 'better-sqlite3'
-import { MIGRATIONS, type Migration } from './migrations/index.ts'
+import { checkNumbering, MIGRATIONS, type Migration } from './migrations/index.ts'
 
 export type Db = Database.Database
 
@@ -18,23 +18,47 @@ export function schemaVersion(db: Db): number {
   return db.pragma('user_version', { simple: true }) as number
 }
 
-/** Applies every migration newer than the file, each in its own transaction, forward only. */
+/** The file was written by a newer hearth: this one must not touch it. */
+export class SchemaTooNewError extends Error {
+  readonly found: number
+  readonly supported: number
+  constructor(found: number, supported: number) {
+    super(
+      `state.db is at schema version ${found}, newer than this hearth supports (${supported}); upgrade hearth`,
+    )
+    this.name = 'SchemaTooNewError'
+    this.found = found
+    this.supported = supported
+  }
+}
+
+/**
+ * Applies every migration newer than the file, each in its own transaction (the migration
+ * and the user_version bump commit together or not at all), forward only. `target` stops
+ * early, for tests that build a database as an older hearth left it.
+ */
 export function migrate(
   db: Db,
   migrations: readonly Migration[] = MIGRATIONS,
   target = migrations.length,
 ): number {
-  const current = schemaVersion(db)
-  if (current > migrations.length) {
-    throw new Error(
-      `state.db is at schema ${current}, newer than this hearth (${migrations.length}); upgrade hearth`,
-    )
+  checkNumbering(migrations)
+  if (!Number.isInteger(target) || target < 0 || target > migrations.length) {
+    throw new RangeError(`migration target ${target} is outside 0..${migrations.length}`)
   }
+  const current = schemaVersion(db)
+  if (current > migrations.length) throw new SchemaTooNewError(current, migrations.length)
   for (const m of migrations.slice(current, target)) {
-    db.transaction(() => {
-      m.up(db)
-      db.pragma(`user_version = ${m.version}`)
-    })()
+    try {
+      db.transaction(() => {
+        m.up(db)
+        db.pragma(`user_version = ${m.version}`)
+      })()
+    } catch (err) {
+      throw new Error(`state.db migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, {
+        cause: err,
+      })
+    }
   }
   return schemaVersion(db)
 }

@@ -19,7 +19,12 @@ describe('GET /server and POST /server/shutdown', () => {
     assert.equal(body.instance_id, runtime.instance_id)
     assert.equal(body.protocol, 3)
     assert.equal(body.state, 'ready')
-    assert.deepEqual(body.capabilities, { zstd_requests: 1, storage_report: 1 })
+    assert.deepEqual(body.capabilities, {
+      zstd_requests: 1,
+      storage_report: 1,
+      session_replay: 1,
+      collection_invalidation: 1,
+    })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)
     assert.deepEqual(body.extensions, [])

@@ -47,20 +47,42 @@ export class TestDaemon {
     proc.stderr?.on('data', (d) => {
       this.stderr += d
     })
-    this.exited = new Promise((res) => proc.on('exit', (code) => res(code)))
+    // On exit, give stderr a moment to be read to its end (a child process of the daemon
+    // may hold the pipe open, so 'close' alone could wait forever).
+    const stderrEnded = new Promise<void>((res) => {
+      if (!proc.stderr || proc.stderr.readableEnded) res()
+      else proc.stderr.on('close', () => res())
+    })
+    this.exited = new Promise((res) =>
+      proc.on('exit', (code) => {
+        void Promise.race([stderrEnded, sleep(200)]).then(() => res(code))
+      }),
+    )
   }
 
   get client(): HearthClient {
     return new HearthClient({ url: this.url, token: this.token })
   }
 
+  /** The address the daemon listens on, without IPv6 brackets (127.0.0.1 or ::1). */
+  get hostname(): string {
+    return new URL(this.url).hostname.replace(/^\[|\]$/g, '')
+  }
+
   /** A request over node:http, so tests control every header (Host included). */
   request(r: RawRequest): Promise<RawResponse> {
-    const headers: Record<string, string> = { host: `127.0.0.1:${this.port}`, ...r.headers }
+    const headers: Record<string, string> = { host: new URL(this.url).host, ...r.headers }
     if (!r.noAuth && headers.authorization === undefined) headers.authorization = `Bearer ${this.token}`
     return new Promise((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port: this.port, method: r.method ?? 'GET', path: r.path, headers, setHost: false },
+        {
+          host: this.hostname,
+          port: this.port,
+          method: r.method ?? 'GET',
+          path: r.path,
+          headers,
+          setHost: false,
+        },
         (res) => {
           const chunks: Buffer[] = []
           res.on('data', (c) => chunks.push(c))
@@ -93,13 +115,16 @@ export interface StartOptions {
   home?: string
   args?: string[]
   env?: Record<string, string>
+  /** Name the home through HEARTH_HOME instead of --home. */
+  homeFromEnv?: boolean
 }
 
 /** Spawns `hearth daemon --home H --port 0` and waits until H/daemon.json names it. */
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
   const home = opts.home ?? tempHome()
-  const proc = spawn(process.execPath, [BIN, 'daemon', '--home', home, '--port', '0', ...(opts.args ?? [])], {
-    env: { ...process.env, HEARTH_HOME: '', ...opts.env },
+  const homeArgs = opts.homeFromEnv ? [] : ['--home', home]
+  const proc = spawn(process.execPath, [BIN, 'daemon', ...homeArgs, '--port', '0', ...(opts.args ?? [])], {
+    env: { ...process.env, HEARTH_HOME: opts.homeFromEnv ? home : '', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const d = new TestDaemon(home, proc)
@@ -128,10 +153,23 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   }
 }
 
+export interface CliOptions {
+  /** Kill the process (SIGKILL) after this long; the result then has code null. Default 15 s. */
+  timeoutMs?: number
+  /** The node executable to run bin/hearth.mjs with (default: this test's Node). */
+  node?: string
+  /** The launcher to run (default: bin/hearth.mjs). */
+  bin?: string
+}
+
 /** Runs the CLI to completion and returns its exit code and output. */
-export function runCli(args: string[], env: Record<string, string> = {}) {
+export function runCli(args: string[], env: Record<string, string> = {}, opts: CliOptions = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const p = spawn(opts.node ?? process.execPath, [opts.bin ?? BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 15_000)
     let stdout = ''
     let stderr = ''
     p.stdout.on('data', (d) => {
@@ -140,6 +178,9 @@ export function runCli(args: string[], env: Record<string, string> = {}) {
     p.stderr.on('data', (d) => {
       stderr += d
     })
-    p.on('exit', (code) => res({ code, stdout, stderr }))
+    p.on('close', (code) => {
+      clearTimeout(timer)
+      res({ code, stdout, stderr })
+    })
   })
 }

@@ -2,6 +2,7 @@
 // N-1 to N inside one transaction. Never edit a released migration: add the next one.
 import type Database from 'better-sqlite3'
 import { m001Meta } from './001-meta.ts'
+import { m002Sessions } from './002-sessions.ts'
 
 export interface Migration {
   version: number
@@ -9,8 +10,14 @@ export interface Migration {
   up: (db: Database.Database) => void
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001Meta]
+export const MIGRATIONS: readonly Migration[] = [m001Meta, m002Sessions]
 
-for (const [i, m] of MIGRATIONS.entries()) {
-  if (m.version !== i + 1) throw new Error(`Migration ${m.name} is numbered ${m.version}, expected ${i + 1}`)
+/** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
+export function checkNumbering(migrations: readonly Migration[]): void {
+  for (const [i, m] of migrations.entries()) {
+    if (m.version !== i + 1)
+      throw new Error(`Migration ${m.name} is numbered ${m.version}, expected ${i + 1}`)
+  }
 }
+
+checkNumbering(MIGRATIONS)

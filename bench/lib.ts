@@ -1,0 +1,134 @@
+// Shared pieces of the benches: spawning a daemon exactly as a user does (the bundle through
+// bin/hearth.mjs), timing it to ready, reading its memory, statistics, and the table every
+// section's rows end up in. Benches print figures; they are not tests and assert nothing.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+export const ROOT = resolve(import.meta.dirname, '..')
+export const BIN = join(ROOT, 'bin/hearth.mjs')
+
+/** One line of the result table. `ok` is left out for figures that have no target. */
+export interface Row {
+  figure: string
+  measured: string
+  target?: string
+  ok?: boolean
+}
+
+export interface Section {
+  name: string
+  description: string
+  run: () => Promise<Row[]>
+}
+
+export function tempHome(prefix = 'hearth-bench-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/** The value below which `p` percent of the sorted samples lie (nearest rank). */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN
+  const sorted = [...samples].sort((a, b) => a - b)
+  const rank = Math.ceil((p / 100) * sorted.length)
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]
+}
+
+export const median = (samples: readonly number[]) => percentile(samples, 50)
+
+export const ms = (v: number, digits = 1) => `${v.toFixed(digits)} ms`
+/** Megabytes of 10^6 bytes. */
+export const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
+
+export interface BenchDaemon {
+  home: string
+  proc: ChildProcess
+  pid: number
+  url: string
+  port: number
+  token: string
+  /** Milliseconds from just before spawn() until HOME/daemon.json existed. */
+  readyMs: number
+  stop: () => Promise<void>
+}
+
+/**
+ * Spawns `node bin/hearth.mjs daemon --home HOME --port 0` and polls every millisecond for
+ * HOME/daemon.json, the launch contract's "ready" (it is written atomically after listen).
+ */
+export async function spawnDaemon(home = tempHome()): Promise<BenchDaemon> {
+  const runtime = join(home, 'daemon.json')
+  let stderr = ''
+  const t0 = performance.now()
+  const proc = spawn(process.execPath, [BIN, 'daemon', '--home', home, '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, HEARTH_HOME: '' },
+  })
+  proc.stderr?.on('data', (d) => {
+    stderr += d
+  })
+  const exited = new Promise<void>((res) => proc.once('close', () => res()))
+  const readyMs = await new Promise<number>((res, rej) => {
+    const timer = setInterval(() => {
+      if (existsSync(runtime)) {
+        clearInterval(timer)
+        res(performance.now() - t0)
+      } else if (proc.exitCode !== null || performance.now() - t0 > 15_000) {
+        clearInterval(timer)
+        proc.kill('SIGKILL')
+        rej(new Error(`daemon did not become ready (exit ${proc.exitCode}): ${stderr}`))
+      }
+    }, 1)
+  })
+  const info = JSON.parse(readFileSync(runtime, 'utf8')) as { url: string; pid: number }
+  if (info.pid !== proc.pid) throw new Error(`daemon.json names pid ${info.pid}, spawned ${proc.pid}`)
+  return {
+    home,
+    proc,
+    pid: info.pid,
+    url: info.url,
+    port: Number(new URL(info.url).port),
+    token: readFileSync(join(home, 'token'), 'utf8').trim(),
+    readyMs,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
+      await Promise.race([exited, sleep(5000).then(() => proc.kill('SIGKILL'))])
+      await exited
+      rmSync(home, { recursive: true, force: true })
+    },
+  }
+}
+
+/** VmRSS and VmHWM (peak) of a process, in bytes, from /proc/PID/status. */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN)
+  return { rss: kb('VmRSS') * 1024, peak: kb('VmHWM') * 1024 }
+}
+
+/** What the figures were measured on, printed above the table. */
+export function machine(): string {
+  const cpu = cpus()
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
+  return `Node ${process.versions.node}, ${cpu.length} cores (${cpu[0]?.model ?? 'unknown'}), load ${load}`
+}
+
+export function printTable(rows: readonly Row[]): void {
+  const head = ['figure', 'measured', 'target', '']
+  const body = rows.map((r) => [
+    r.figure,
+    r.measured,
+    r.target ?? '—',
+    r.ok === undefined ? '' : r.ok ? 'ok' : 'MISSED',
+  ])
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`
+  console.log(line(head))
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
+  for (const b of body) console.log(line(b))
+}

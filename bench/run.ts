@@ -1,0 +1,30 @@
+// `npm run bench` runs the default sections; `node bench/run.ts startup http profile` runs
+// the named ones. Each section returns rows and one table is printed at the end. A new bench
+// is a file in bench/sections/ exporting a Section, listed below.
+import { machine, printTable, type Row, type Section } from './lib.ts'
+import { http } from './sections/http.ts'
+import { profile } from './sections/profile.ts'
+import { startup } from './sections/startup.ts'
+
+/** Run by default, in this order. */
+const DEFAULT: readonly Section[] = [startup, http]
+/** Run only when named (slow, or diagnostic rather than a tracked figure). */
+const ON_REQUEST: readonly Section[] = [profile]
+
+const all = [...DEFAULT, ...ON_REQUEST]
+const names = process.argv.slice(2)
+const unknown = names.filter((n) => !all.some((s) => s.name === n))
+if (unknown.length > 0) {
+  console.error(`unknown bench section: ${unknown.join(', ')}`)
+  for (const s of all) console.error(`  ${s.name.padEnd(8)} ${s.description}`)
+  process.exit(2)
+}
+const chosen = names.length === 0 ? DEFAULT : names.map((n) => all.find((s) => s.name === n) as Section)
+
+console.log(`hearth bench, ${new Date().toISOString()}, ${machine()}`)
+const rows: Row[] = []
+for (const s of chosen) {
+  process.stderr.write(`running ${s.name}: ${s.description}…\n`)
+  rows.push(...(await s.run()))
+}
+printTable(rows)

@@ -1,0 +1,64 @@
+// Start-up: wall time from spawn to HOME/daemon.json (the launch contract's "ready"), and the
+// resident memory of the idle daemon a second later. A fresh home every run, as a first start.
+import { spawnSync } from 'node:child_process'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { mb, median, memoryOf, ms, type Row, type Section, spawnDaemon } from '../lib.ts'
+
+const RUNS = 10
+const READY_TARGET_MS = 105
+const RSS_TARGET_BYTES = 72e6
+
+/** Spawn to exit of `node -e 0`: the floor the machine sets at this moment. */
+function bareNodeMs(): number {
+  const t = performance.now()
+  spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore' })
+  return performance.now() - t
+}
+
+export const startup: Section = {
+  name: 'startup',
+  description: `spawn → daemon.json (median of ${RUNS}, fresh home each), idle RSS 1 s after ready`,
+  async run(): Promise<Row[]> {
+    // One start to warm the file cache and Node's compile cache; not counted.
+    await (await spawnDaemon()).stop()
+    const ready: number[] = []
+    const rss: number[] = []
+    const peak: number[] = []
+    const bare: number[] = []
+    for (let i = 0; i < RUNS; i++) {
+      bare.push(bareNodeMs())
+      const d = await spawnDaemon()
+      try {
+        ready.push(d.readyMs)
+        await sleep(1000)
+        const m = memoryOf(d.pid)
+        rss.push(m.rss)
+        peak.push(m.peak)
+      } finally {
+        await d.stop()
+      }
+    }
+    const readyMed = median(ready)
+    const rssMed = median(rss)
+    return [
+      {
+        figure: 'start to ready (median)',
+        measured: ms(readyMed),
+        target: `≤ ${READY_TARGET_MS} ms`,
+        ok: readyMed <= READY_TARGET_MS,
+      },
+      {
+        figure: 'start to ready (min–max)',
+        measured: `${ms(Math.min(...ready), 0)} – ${ms(Math.max(...ready), 0)}`,
+      },
+      { figure: 'bare node -e 0, spawn to exit (median)', measured: ms(median(bare)) },
+      {
+        figure: 'idle RSS 1 s after ready (median)',
+        measured: mb(rssMed),
+        target: `≤ ${mb(RSS_TARGET_BYTES)}`,
+        ok: rssMed <= RSS_TARGET_BYTES,
+      },
+      { figure: 'peak RSS during start (median)', measured: mb(median(peak)) },
+    ]
+  },
+}

@@ -1,0 +1,122 @@
+// Handlers of group `sessions`: each validates nothing itself (the route table did), calls
+// one domain function and shapes the reply.
+import type { Continuations } from '../http/continuation.ts'
+import { requireCreateOnly } from '../http/preconditions.ts'
+import { bindGroup } from '../http/route.ts'
+import { sseResponse } from '../http/sse.ts'
+import { HearthError } from '../schemas/problems.ts'
+import { sessionsOps } from '../schemas/sessions-ops.ts'
+import { parseCursorId } from '../sessions/frames.ts'
+import type { ListKey } from '../sessions/list.ts'
+import { normalizeListFilter, type Sessions } from '../sessions/service.ts'
+import type { StreamStart } from '../sessions/session-stream.ts'
+import {
+  configurationEtag,
+  DEFAULT_TAIL,
+  sessionEtag,
+  toConfiguration,
+  toRead,
+  toSummary,
+} from '../sessions/views.ts'
+
+export interface SessionsDeps {
+  sessions: Sessions
+  continuations: Continuations
+}
+
+const wantsStream = (accept: string) => /(^|,)\s*text\/event-stream/i.test(accept)
+const VARY = 'Accept, Accept-Encoding'
+
+function streamStart(
+  q: { tail?: number; after_generation?: number; after_seq?: number },
+  lastEventId: string | undefined,
+): StreamStart {
+  if (q.after_generation !== undefined || q.after_seq !== undefined) {
+    if (q.after_generation === undefined || q.after_seq === undefined) {
+      throw new HearthError('invalid_stream_position', 'Send after_generation and after_seq together')
+    }
+    return { generation: q.after_generation, seq: q.after_seq, tail: q.tail }
+  }
+  if (lastEventId !== undefined) {
+    const cursor = parseCursorId(lastEventId)
+    if (!cursor)
+      throw new HearthError('invalid_stream_position', 'Last-Event-ID must be <generation>:<sequence>')
+    return { ...cursor, tail: q.tail }
+  }
+  return { tail: q.tail ?? DEFAULT_TAIL }
+}
+
+export function sessionsRoutes(d: SessionsDeps) {
+  const s = d.sessions
+  return bindGroup(sessionsOps)({
+    'sessions.list': ({ query, accept, signal, header }) => {
+      const { sort, limit, next, ...filter } = query
+      if (wantsStream(accept)) {
+        if (sort !== undefined || limit !== undefined || next !== undefined) {
+          throw new HearthError('invalid_parameter', 'The collection stream takes no sort, limit or next')
+        }
+        const stream = s.collectionStream(filter)
+        return { response: sseResponse(stream, { acceptEncoding: header('accept-encoding'), signal }) }
+      }
+      // The token binds the canonical query: `sort=activity` and no sort share tokens.
+      const f = normalizeListFilter(filter)
+      const binding = { ...f, sort: sort ?? 'activity' }
+      const after = next ? d.continuations.open<ListKey>('sessions.list', binding, next) : null
+      const page = s.list(f, binding.sort, limit ?? 50, after)
+      const token = page.nextKey && d.continuations.mint('sessions.list', binding, page.nextKey)
+      return { status: 200, body: { items: page.rows.map(toSummary), next: token }, headers: { vary: VARY } }
+    },
+    'sessions.get': ({ params, query, accept, signal, header }) => {
+      if (wantsStream(accept)) {
+        if (query.view !== undefined)
+          throw new HearthError('invalid_parameter', 'The session stream takes no view')
+        const stream = s.sessionStream(params.session_id, streamStart(query, header('last-event-id')))
+        return { response: sseResponse(stream, { acceptEncoding: header('accept-encoding'), signal }) }
+      }
+      if (query.after_generation !== undefined || query.after_seq !== undefined) {
+        throw new HearthError('invalid_parameter', 'after_generation and after_seq apply to the stream only')
+      }
+      if (query.view === 'configuration') {
+        if (query.tail !== undefined)
+          throw new HearthError('invalid_parameter', 'The configuration view takes no tail')
+        const row = s.get(params.session_id)
+        return {
+          status: 200,
+          body: toConfiguration(row),
+          headers: { etag: configurationEtag(row), vary: VARY },
+        }
+      }
+      const tail = query.tail ?? DEFAULT_TAIL
+      const { row, history } = s.read(params.session_id, tail)
+      return {
+        status: 200,
+        body: toRead(row, history),
+        headers: { etag: sessionEtag(row, tail), vary: VARY },
+      }
+    },
+    'sessions.create': ({ params, body, ifNoneMatch }) => {
+      // Existence (412) is decided inside the creating transaction.
+      requireCreateOnly(ifNoneMatch, false)
+      const row = s.create(params.session_id, body)
+      // The same representation a GET without tail returns (a fork already has history).
+      return {
+        status: 201,
+        body: toRead(row, s.core.historyTail(row.id, DEFAULT_TAIL)),
+        headers: { location: `/sessions/${row.id}`, etag: sessionEtag(row) },
+      }
+    },
+    'sessions.configure': ({ params, body, ifMatch }) => {
+      const { row, followers } = s.change(params.session_id, ifMatch, body)
+      return {
+        status: 200,
+        body: { resource: toConfiguration(row), followers },
+        headers: { etag: configurationEtag(row) },
+      }
+    },
+    'sessions.delete': async ({ params, query, ifMatch }) => ({
+      status: 200,
+      body: await s.remove(params.session_id, ifMatch, query.scope ?? 'leaf', query.family_revision),
+    }),
+    'sessions.visit': ({ params }) => ({ status: 200, body: s.visit(params.session_id, params.visit_id) }),
+  })
+}

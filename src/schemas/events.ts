@@ -1,0 +1,126 @@
+// Stream frames. Log events are `noun.past_verb`; the kind list only grows, a changed
+// payload gets a new kind, because logs replay. Each SSE frame is `event: <kind>`,
+// `id: <generation>:<sequence>` (log events and snapshots), `data: <JSON below>`.
+import Type, { type TSchema } from 'typebox'
+import { Timestamp } from './common.ts'
+import { Cursor, SessionRead } from './sessions.ts'
+
+const Envelope = (kind: string, payload: TSchema) =>
+  Type.Object(
+    {
+      kind: Type.Literal(kind),
+      generation: Type.Integer(),
+      sequence: Type.Integer(),
+      at: Timestamp,
+      payload,
+    },
+    { additionalProperties: false },
+  )
+
+const Any = Type.Record(Type.String(), Type.Unknown())
+
+/** The data of a frame whose JSON would pass 1 MiB: read the content through the JSON resource. */
+const Omitted = Type.Object(
+  { omitted: Type.Literal(true), reason: Type.Literal('frame_too_large'), bytes: Type.Integer() },
+  { additionalProperties: false },
+)
+
+/** Log event kinds and their payloads. */
+export const LOG_EVENTS = {
+  'session.created': Type.Object({ creation: Any }, { additionalProperties: false }),
+  'session.configured': Type.Object(
+    { revision: Type.Integer(), changes: Any },
+    { additionalProperties: false, description: 'Changed configuration fields with their new values' },
+  ),
+  'session.visited': Type.Object(
+    { visit_id: Type.String(), opens: Type.Integer() },
+    { additionalProperties: false },
+  ),
+  'session.workspace_moved': Type.Object(
+    { workspace: Type.String(), family_revision: Type.Integer() },
+    { additionalProperties: false },
+  ),
+  'session.workspace_change_pending': Type.Object(
+    { workspace: Type.String(), requested_at: Type.String(), state: Type.Literal('waiting_for_idle') },
+    { additionalProperties: false },
+  ),
+  'session.child_added': Type.Object({ child_id: Type.String() }, { additionalProperties: false }),
+  'session.child_removed': Type.Object({ child_id: Type.String() }, { additionalProperties: false }),
+} as const
+
+const frame = (event: string, data: TSchema, withId: boolean, description: string) =>
+  Type.Object(
+    {
+      event: Type.Literal(event),
+      ...(withId ? { id: Type.String({ description: '<generation>:<sequence>' }) } : {}),
+      data,
+    },
+    { additionalProperties: false, description },
+  )
+
+export const SessionSSE = Type.Union(
+  [
+    frame(
+      'snapshot',
+      Type.Object({ session: SessionRead }, { additionalProperties: false }),
+      true,
+      'The session as of the frame id, with up to `tail` history entries; first frame of a fresh subscription',
+    ),
+    frame(
+      'reset',
+      Type.Object(
+        { reason: Type.Enum(['generation_superseded', 'sequence_ahead']), cursor: Cursor },
+        { additionalProperties: false },
+      ),
+      false,
+      'The resume cursor is not in the current log generation; a snapshot follows',
+    ),
+    ...Object.entries(LOG_EVENTS).map(([kind, payload]) =>
+      frame(kind, Type.Union([Envelope(kind, payload), Omitted]), true, `Log event ${kind}`),
+    ),
+    frame(
+      'session.deleted',
+      Type.Object({ session_id: Type.String() }, { additionalProperties: false }),
+      false,
+      'The session was deleted; the stream ends',
+    ),
+    frame(
+      'overflow',
+      Type.Object(
+        { reason: Type.Literal('slow_reader'), queued_limit: Type.Integer() },
+        { additionalProperties: false },
+      ),
+      false,
+      'The client fell behind the bounded queue; the stream ends; resume from the last id',
+    ),
+  ],
+  {
+    $id: 'SessionSSE',
+    description: 'Frames of the session stream. Comment lines (": heartbeat") every 15 s of silence.',
+  },
+)
+
+export const CollectionSSE = Type.Union(
+  [
+    frame('ready', Type.Object({}, { additionalProperties: false }), false, 'Subscribed: read pages now'),
+    frame(
+      'session.invalidated',
+      Type.Object(
+        { session_id: Type.String(), reason: Type.Enum(['created', 'changed', 'deleted']) },
+        { additionalProperties: false },
+      ),
+      false,
+      'A session in scope (before or after the change) was created, changed or deleted',
+    ),
+    frame(
+      'overflow',
+      Type.Object(
+        { reason: Type.Literal('slow_reader'), queued_limit: Type.Integer() },
+        { additionalProperties: false },
+      ),
+      false,
+      'The client fell behind; the stream ends; subscribe again and re-read pages',
+    ),
+  ],
+  { $id: 'CollectionSSE', description: 'Frames of the collection stream. No ids, no replay.' },
+)

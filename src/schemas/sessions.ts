@@ -1,0 +1,415 @@
+// Group `sessions`: the session tree, its configuration, visits, deletion and streams.
+import Type, { type Static } from 'typebox'
+import { Continuation, Limit, Timestamp, UuidV7 } from './common.ts'
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+const Str = (max = 4096) => Type.String({ maxLength: max })
+
+export const Cursor = Type.Object(
+  {
+    generation: Type.Integer({
+      minimum: 1,
+      description: 'Log generation; a new one starts when the log is rewritten',
+    }),
+    sequence: Type.Integer({ minimum: 0, description: 'Last event sequence number in that generation' }),
+  },
+  { additionalProperties: false },
+)
+
+export const Status = Type.Object(
+  {
+    phase: Type.Enum(['idle', 'queued', 'running', 'interrupting', 'deleting']),
+    run_id: Nullable(Type.String()),
+    interrupt_requested: Type.Boolean(),
+    blocking_reason: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+export const Preferences = Type.Object(
+  {
+    pinned: Type.Boolean(),
+    pin_order: Nullable(Type.Integer()),
+    archived: Type.Boolean(),
+    opens: Type.Integer({ minimum: 0, description: 'Distinct visits (PUT visits); reads never count' }),
+  },
+  { additionalProperties: false },
+)
+
+const SelectionMap = Type.Record(Type.String({ maxLength: 256 }), Type.Boolean())
+export const Selection = Type.Object(
+  { extensions: SelectionMap, skills: SelectionMap, instructions: SelectionMap, mcp: SelectionMap },
+  { additionalProperties: false },
+)
+
+export const Location = Type.Object(
+  {
+    host: Nullable(Type.String()),
+    user: Nullable(Type.String()),
+    path: Type.String(),
+    label: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+export const WorkspaceChange = Type.Object(
+  {
+    workspace: Type.String(),
+    requested_at: Timestamp,
+    state: Type.Enum(['waiting_for_idle']),
+  },
+  { additionalProperties: false, description: 'A committed family move this busy session follows once idle' },
+)
+
+export const ConfigurationValue = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    workspace: Type.String(),
+    provider_profile: Type.String(),
+    model: Type.String(),
+    effort: Nullable(Type.String()),
+    preferences: Preferences,
+    selection: Selection,
+    catalog_revision: Nullable(Type.String()),
+    revision: Type.Integer({ minimum: 1 }),
+    family_revision: Type.Integer({ minimum: 1 }),
+    workspace_change: Nullable(WorkspaceChange),
+  },
+  { additionalProperties: false },
+)
+
+export const ConfigurationResource = Type.Object(
+  { url: Type.String(), etag: Type.String(), value: ConfigurationValue },
+  { additionalProperties: false, $id: 'SessionConfiguration' },
+)
+export type ConfigurationResource = Static<typeof ConfigurationResource>
+
+export const SessionSummary = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    automatic_name: Type.String(),
+    workspace: Type.String(),
+    location: Location,
+    parent_id: Nullable(Type.String()),
+    root_id: Type.String(),
+    address: Type.Null(),
+    depth: Type.Integer({ minimum: 0 }),
+    closed: Type.Boolean(),
+    created_at: Timestamp,
+    activity_at: Timestamp,
+    provider_profile: Type.String(),
+    model: Type.String(),
+    effort: Nullable(Type.String()),
+    status: Status,
+    preview: Type.Object(
+      { text: Type.String(), transcript_count: Type.Integer({ minimum: 0 }), truncated: Type.Boolean() },
+      { additionalProperties: false },
+    ),
+    preferences: Preferences,
+    current_progress: Type.Array(Type.Unknown()),
+    active_output: Type.Array(Type.Unknown()),
+    activity: Type.Object(
+      {
+        lines: Type.Array(Type.String()),
+        output_scalars: Type.Integer({ minimum: 0 }),
+        output_utf8_bytes: Type.Integer({ minimum: 0 }),
+        observed_at: Timestamp,
+      },
+      { additionalProperties: false },
+    ),
+    latest_input: Nullable(Type.Unknown()),
+    latest_answer: Nullable(Type.Unknown()),
+    cursor: Cursor,
+  },
+  { additionalProperties: false, $id: 'SessionSummary' },
+)
+export type SessionSummary = Static<typeof SessionSummary>
+
+const NullableNumber = Nullable(Type.Number())
+export const Usage = Type.Object(
+  {
+    model: Nullable(Type.String()),
+    observed_at: Nullable(Timestamp),
+    prompt_tokens: NullableNumber,
+    cached_prompt_tokens: NullableNumber,
+    cache_write_tokens: NullableNumber,
+    completion_tokens: NullableNumber,
+    total_tokens: NullableNumber,
+    elapsed_ms: NullableNumber,
+    tokens_per_second: NullableNumber,
+    context_window_tokens: NullableNumber,
+    cache_ttl_seconds: NullableNumber,
+    cache_fade: Type.Array(Type.Unknown()),
+  },
+  { additionalProperties: false },
+)
+
+export const SubmittedCreation = Type.Object(
+  {
+    kind: Type.Enum(['new', 'fork', 'child']),
+    workspace: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+    provider_profile: Nullable(Type.String()),
+    model: Nullable(Type.String()),
+    effort: Nullable(Type.String()),
+    source_id: Nullable(Type.String()),
+    through_entry: Nullable(Type.Integer()),
+    parent_id: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+export const SessionRead = Type.Object(
+  {
+    ...SessionSummary.properties,
+    creation: Type.Object(
+      {
+        submitted: SubmittedCreation,
+        resolved: Type.Object(
+          {
+            workspace: Type.String(),
+            provider_profile: Type.String(),
+            model: Type.String(),
+            effort: Nullable(Type.String()),
+            revision: Type.Integer(),
+            family_revision: Type.Integer(),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    configuration_resource: ConfigurationResource,
+    selection: Type.Object({ overrides: Selection, effective: Selection }, { additionalProperties: false }),
+    composition: Type.Object(
+      {
+        desired_revision: Type.Integer({ minimum: 1 }),
+        loaded_revision: Nullable(Type.Integer()),
+        needs_reload: Type.Boolean(),
+        dependencies: Type.Record(Type.String(), Type.Unknown()),
+        quarantine: Type.Array(Type.Unknown()),
+        availability: Type.Record(Type.String(), Type.Unknown()),
+      },
+      { additionalProperties: false },
+    ),
+    kernel: Type.Object(
+      {
+        instance_id: Nullable(Type.String()),
+        state: Type.String({ description: '`none` until the first input starts a kernel' }),
+        stage: Nullable(Type.String()),
+        build: Nullable(Type.String()),
+        stale: Type.Boolean(),
+        staleness_reasons: Type.Array(Type.String()),
+        live_job_count: Type.Integer({ minimum: 0 }),
+        running_jobs: Type.Array(Type.Unknown()),
+      },
+      { additionalProperties: false },
+    ),
+    pending_inputs: Type.Array(Type.Unknown()),
+    input_order: Type.Integer({ minimum: 0 }),
+    usage: Usage,
+    history: Type.Object(
+      {
+        items: Type.Array(Type.Unknown()),
+        older: Nullable(Continuation),
+        newer: Nullable(Continuation),
+        high_water: Type.Integer({ minimum: 0 }),
+      },
+      { additionalProperties: false },
+    ),
+    glances: Type.Array(Type.Unknown()),
+  },
+  { additionalProperties: false, $id: 'SessionRead' },
+)
+export type SessionRead = Static<typeof SessionRead>
+
+// ---- Creation -------------------------------------------------------------------------
+
+const Workspace = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  description: 'Absolute directory path on the daemon host',
+})
+const Name = Type.String({ minLength: 1, maxLength: 256 })
+const ProfileName = Type.String({ minLength: 1, maxLength: 256 })
+const ModelId = Type.String({ minLength: 1, maxLength: 512 })
+const Effort = Nullable(Type.String({ minLength: 1, maxLength: 64 }))
+
+const CommonCreate = {
+  name: Type.Optional(Name),
+  provider_profile: Type.Optional(ProfileName),
+  model: Type.Optional(ModelId),
+  effort: Type.Optional(Effort),
+}
+
+export const CreateNew = Type.Object(
+  { kind: Type.Literal('new'), workspace: Workspace, ...CommonCreate },
+  { additionalProperties: false, $id: 'SessionCreateNew' },
+)
+export const CreateFork = Type.Object(
+  {
+    kind: Type.Literal('fork'),
+    source_id: UuidV7,
+    through_entry: Type.Optional(
+      Nullable(
+        Type.Integer({ minimum: 0, description: 'Last history position copied; null or absent copies all' }),
+      ),
+    ),
+    workspace: Type.Optional(Workspace),
+    ...CommonCreate,
+  },
+  { additionalProperties: false, $id: 'SessionCreateFork' },
+)
+export const CreateChild = Type.Object(
+  { kind: Type.Literal('child'), parent_id: UuidV7, workspace: Type.Optional(Workspace), ...CommonCreate },
+  { additionalProperties: false, $id: 'SessionCreateChild' },
+)
+export const SessionCreationRequest = Type.Union([CreateNew, CreateFork, CreateChild], {
+  $id: 'SessionCreationRequest',
+  discriminator: { propertyName: 'kind' },
+})
+export type SessionCreationRequest = Static<typeof SessionCreationRequest>
+
+// ---- Configuration change --------------------------------------------------------------
+
+/** Entries a selection map may hold, so a configuration stays far below the 1 MiB frame limit. */
+export const MAX_SELECTION_ENTRIES = 4096
+const PatchMap = Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Nullable(Type.Boolean()), {
+  maxProperties: MAX_SELECTION_ENTRIES,
+})
+export const SessionChangeRequest = Type.Object(
+  {
+    name: Type.Optional(Name),
+    provider_profile: Type.Optional(ProfileName),
+    model: Type.Optional(ModelId),
+    effort: Type.Optional(Effort),
+    preferences: Type.Optional(
+      Type.Object(
+        {
+          pinned: Type.Optional(Type.Boolean()),
+          pin_order: Type.Optional(Nullable(Type.Integer())),
+          archived: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    selection: Type.Optional(
+      Type.Object(
+        {
+          extensions: Type.Optional(PatchMap),
+          skills: Type.Optional(PatchMap),
+          instructions: Type.Optional(PatchMap),
+          mcp: Type.Optional(PatchMap),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    catalog_revision: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    workspace: Type.Optional(Workspace),
+    family_revision: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false, $id: 'SessionChangeRequest' },
+)
+export type SessionChangeRequest = Static<typeof SessionChangeRequest>
+
+export const SessionChange = Type.Object(
+  {
+    resource: ConfigurationResource,
+    followers: Type.Array(Type.String(), {
+      description: 'Busy descendants that will follow a committed workspace move once idle',
+    }),
+  },
+  { additionalProperties: false, $id: 'SessionChange' },
+)
+
+// ---- Deletion --------------------------------------------------------------------------
+
+export const SessionDeletion = Type.Object(
+  {
+    scope: Type.Enum(['leaf', 'subtree']),
+    outcome: Type.Enum(['deleted', 'partial', 'failed']),
+    members: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          depth: Type.Integer(),
+          outcome: Type.Enum(['deleted', 'interrupted_then_deleted', 'failed']),
+          code: Nullable(Type.String()),
+          detail: Nullable(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Every member, deepest first, with its own outcome' },
+    ),
+    family_revision: Nullable(Type.Integer()),
+  },
+  { additionalProperties: false, $id: 'SessionDeletion' },
+)
+
+// ---- Visits ----------------------------------------------------------------------------
+
+export const Visit = Type.Object(
+  {
+    id: Type.String(),
+    session_id: Type.String(),
+    visited_at: Timestamp,
+    opens: Type.Integer({ minimum: 1, description: 'The session open count right after this visit counted' }),
+  },
+  { additionalProperties: false, $id: 'Visit' },
+)
+
+// ---- Paths, queries --------------------------------------------------------------------
+
+export const SessionParams = Type.Object({ session_id: UuidV7 }, { additionalProperties: false })
+export const VisitParams = Type.Object(
+  { session_id: UuidV7, visit_id: UuidV7 },
+  { additionalProperties: false },
+)
+
+const Bool = Type.Boolean()
+export const SessionListQuery = Type.Object(
+  {
+    scope: Type.Optional(Type.Enum(['roots', 'all'])),
+    parent_id: Type.Optional(UuidV7),
+    family_id: Type.Optional(UuidV7),
+    workspace: Type.Optional(Str()),
+    search: Type.Optional(Type.String({ maxLength: 256 })),
+    archived: Type.Optional(Bool),
+    needs_reload: Type.Optional(Bool),
+    sort: Type.Optional(Type.Enum(['activity', 'frequent'])),
+    limit: Type.Optional(Limit(200, 50)),
+    next: Type.Optional(Continuation),
+  },
+  { additionalProperties: false },
+)
+export type SessionListQuery = Static<typeof SessionListQuery>
+
+export const SessionPage = Type.Object(
+  { items: Type.Array(SessionSummary), next: Nullable(Continuation) },
+  { additionalProperties: false, $id: 'SessionPage' },
+)
+
+export const SessionReadQuery = Type.Object(
+  {
+    view: Type.Optional(Type.Literal('configuration')),
+    tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 200, default: 100 })),
+    after_generation: Type.Optional(Type.Integer({ minimum: 1 })),
+    after_seq: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+)
+
+export const ConfigurationQuery = Type.Object(
+  { view: Type.Literal('configuration') },
+  { additionalProperties: false },
+)
+export const DeletionQuery = Type.Object(
+  {
+    view: Type.Literal('configuration'),
+    scope: Type.Optional(Type.Enum(['leaf', 'subtree'])),
+    family_revision: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+)

@@ -1,0 +1,132 @@
+// Shared machinery of the sessions domain: row access, transactions that collect log
+// events and collection changes, and publication after commit.
+
+import type { Statement } from 'better-sqlite3'
+import { HearthError } from '../schemas/problems.ts'
+import type { Db } from '../store/db.ts'
+import type { Hub } from './hub.ts'
+import { EventLog } from './log.ts'
+import { registerSearchFunctions } from './search.ts'
+import type { CollectionChange, LogEvent, SessionRow } from './types.ts'
+
+export interface Tx {
+  append: (sessionId: string, kind: string, payload: unknown) => LogEvent
+  changed: (change: CollectionChange) => void
+  now: number
+  at: string
+}
+
+interface EntryRow {
+  position: number
+  kind: string
+  created_at: string
+  content: string
+}
+
+/** One history entry as reads and snapshots show it. */
+export interface HistoryItem {
+  position: number
+  kind: string
+  created_at: string
+  content: unknown
+}
+
+/** Distinct statement texts kept (listing filters combine into a bounded set well below). */
+const STATEMENT_CACHE_LIMIT = 512
+
+const ROW_SQL =
+  'SELECT s.*, f.revision AS family_revision FROM sessions s JOIN families f ON f.root_id = s.root_id'
+
+export class SessionsCore {
+  readonly db: Db
+  readonly log: EventLog
+  readonly hub: Hub
+  readonly now: () => number
+  readonly #row
+  readonly #tombstone
+  readonly #tail
+  readonly #statements = new Map<string, Statement>()
+
+  constructor(db: Db, hub: Hub, now: () => number) {
+    this.db = db
+    this.hub = hub
+    this.now = now
+    this.log = new EventLog(db)
+    registerSearchFunctions(db)
+    this.#row = db.prepare<[string], SessionRow>(`${ROW_SQL} WHERE s.id = ?`)
+    this.#tombstone = db.prepare<[string], { id: string }>('SELECT id FROM deleted_sessions WHERE id = ?')
+    this.#tail = db.prepare<[string, number], EntryRow>(
+      'SELECT position, kind, created_at, content FROM entries WHERE session_id = ? ORDER BY position DESC LIMIT ?',
+    )
+  }
+
+  /**
+   * A prepared statement, compiled once per SQL text. Preparing per call would leave a
+   * native statement per request for the garbage collector, which does not see their size.
+   */
+  sql(text: string): Statement {
+    let st = this.#statements.get(text)
+    if (!st) {
+      if (this.#statements.size >= STATEMENT_CACHE_LIMIT) this.#statements.clear()
+      st = this.db.prepare(text)
+      this.#statements.set(text, st)
+    }
+    return st
+  }
+
+  row(id: string): SessionRow | undefined {
+    return this.#row.get(id)
+  }
+
+  isDeleted(id: string): boolean {
+    return this.#tombstone.get(id) !== undefined
+  }
+
+  /** 409 family_deleting while a subtree deletion gates the family. */
+  requireFamilyOpen(rootId: string): void {
+    const family = this.sql('SELECT deleting FROM families WHERE root_id = ?').get(rootId) as
+      | { deleting: string | null }
+      | undefined
+    if (family?.deleting != null)
+      throw new HearthError('family_deleting', 'A subtree deletion runs in this family')
+  }
+
+  /** The row, or 404 session_not_found / 410 session_deleted. */
+  require(id: string): SessionRow {
+    const r = this.row(id)
+    if (r) return r
+    if (this.isDeleted(id)) throw new HearthError('session_deleted', `Session ${id} was deleted`)
+    throw new HearthError('session_not_found', `No session ${id}`)
+  }
+
+  /** The last `tail` history entries of a session, ascending by position. */
+  historyTail(id: string, tail: number): HistoryItem[] {
+    if (tail <= 0) return []
+    const rows = this.#tail.all(id, tail)
+    return rows.reverse().map((r) => ({ ...r, content: JSON.parse(r.content) as unknown }))
+  }
+
+  rows(where: string, ...params: unknown[]): SessionRow[] {
+    return this.sql(`${ROW_SQL} WHERE ${where}`).all(...params) as SessionRow[]
+  }
+
+  /** Runs `fn` in one transaction; its events and changes are published once it commits. */
+  transact<T>(fn: (tx: Tx) => T): T {
+    const events: LogEvent[] = []
+    const changes: CollectionChange[] = []
+    const now = this.now()
+    const tx: Tx = {
+      now,
+      at: new Date(now).toISOString(),
+      append: (sessionId, kind, payload) => {
+        const e = this.log.append(sessionId, kind, payload, tx.at)
+        events.push(e)
+        return e
+      },
+      changed: (c) => changes.push(c),
+    }
+    const result = this.db.transaction(() => fn(tx))()
+    this.hub.publish(events, changes)
+    return result
+  }
+}

@@ -1,0 +1,70 @@
+// Row and event shapes of the sessions domain (plain values; no HTTP here).
+
+export interface SelectionMaps {
+  extensions: Record<string, boolean>
+  skills: Record<string, boolean>
+  instructions: Record<string, boolean>
+  mcp: Record<string, boolean>
+}
+
+export interface WorkspaceChangeValue {
+  workspace: string
+  requested_at: string
+  state: 'waiting_for_idle'
+}
+
+export interface SessionRow {
+  rowid: number
+  id: string
+  parent_id: string | null
+  root_id: string
+  depth: number
+  name: string
+  automatic_name: string
+  workspace: string
+  provider_profile: string
+  model: string
+  effort: string | null
+  pinned: number
+  pin_order: number | null
+  archived: number
+  opens: number
+  selection: string
+  catalog_revision: string | null
+  revision: number
+  desired_revision: number
+  loaded_revision: number | null
+  creation: string
+  created_at: string
+  activity_ms: number
+  phase: string
+  workspace_change: string | null
+  preview_text: string
+  transcript_count: number
+  generation: number
+  seq: number
+  /** Joined from families. */
+  family_revision: number
+}
+
+export interface LogEvent {
+  session_id: string
+  generation: number
+  seq: number
+  kind: string
+  at: string
+  payload: unknown
+}
+
+export type InvalidationReason = 'created' | 'changed' | 'deleted'
+
+/** A change to the session collection, for collection-stream subscribers. */
+export interface CollectionChange {
+  session_id: string
+  reason: InvalidationReason
+  /** The row before and after the change (undefined when created / deleted). */
+  before: SessionRow | undefined
+  after: SessionRow | undefined
+}
+
+export const EMPTY_SELECTION: SelectionMaps = { extensions: {}, skills: {}, instructions: {}, mcp: {} }

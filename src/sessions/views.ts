@@ -1,0 +1,140 @@
+// Rows → wire representations. Fields whose features arrive later are present with their
+// empty values, never missing.
+import type { ConfigurationResource, SessionRead, SessionSummary } from '../schemas/sessions.ts'
+import type { SelectionMaps, SessionRow } from './types.ts'
+
+/** History entries a read or a fresh stream shows when the client names no tail. */
+export const DEFAULT_TAIL = 100
+
+export function configurationUrl(id: string): string {
+  return `/sessions/${id}?view=configuration`
+}
+
+export function configurationEtag(r: SessionRow): string {
+  return `"c${r.revision}.o${r.opens}.f${r.family_revision}"`
+}
+
+/** Every change appends an event (seq) or moves the family; `tail` shapes the history part. */
+export function sessionEtag(r: SessionRow, tail = DEFAULT_TAIL): string {
+  const shape = tail === DEFAULT_TAIL ? '' : `.t${tail}`
+  return `"g${r.generation}.s${r.seq}.f${r.family_revision}${shape}"`
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+export function toSummary(r: SessionRow): SessionSummary {
+  return {
+    id: r.id,
+    name: r.name,
+    automatic_name: r.automatic_name,
+    workspace: r.workspace,
+    location: { host: null, user: null, path: r.workspace, label: null },
+    parent_id: r.parent_id,
+    root_id: r.root_id,
+    address: null,
+    depth: r.depth,
+    closed: false,
+    created_at: r.created_at,
+    activity_at: iso(r.activity_ms),
+    provider_profile: r.provider_profile,
+    model: r.model,
+    effort: r.effort,
+    status: {
+      phase: r.phase as SessionSummary['status']['phase'],
+      run_id: null,
+      interrupt_requested: false,
+      blocking_reason: null,
+    },
+    preview: { text: r.preview_text, transcript_count: r.transcript_count, truncated: false },
+    preferences: {
+      pinned: r.pinned === 1,
+      pin_order: r.pin_order,
+      archived: r.archived === 1,
+      opens: r.opens,
+    },
+    current_progress: [],
+    active_output: [],
+    activity: { lines: [], output_scalars: 0, output_utf8_bytes: 0, observed_at: iso(r.activity_ms) },
+    latest_input: null,
+    latest_answer: null,
+    cursor: { generation: r.generation, sequence: r.seq },
+  }
+}
+
+export function selectionOf(r: SessionRow): SelectionMaps {
+  return JSON.parse(r.selection) as SelectionMaps
+}
+
+export function toConfiguration(r: SessionRow): ConfigurationResource {
+  return {
+    url: configurationUrl(r.id),
+    etag: configurationEtag(r),
+    value: {
+      id: r.id,
+      name: r.name,
+      workspace: r.workspace,
+      provider_profile: r.provider_profile,
+      model: r.model,
+      effort: r.effort,
+      preferences: {
+        pinned: r.pinned === 1,
+        pin_order: r.pin_order,
+        archived: r.archived === 1,
+        opens: r.opens,
+      },
+      selection: selectionOf(r),
+      catalog_revision: r.catalog_revision,
+      revision: r.revision,
+      family_revision: r.family_revision,
+      workspace_change: r.workspace_change === null ? null : JSON.parse(r.workspace_change),
+    },
+  }
+}
+
+export function toRead(r: SessionRow, historyItems: unknown[] = []): SessionRead {
+  const selection = selectionOf(r)
+  return {
+    ...toSummary(r),
+    creation: JSON.parse(r.creation),
+    configuration_resource: toConfiguration(r),
+    selection: { overrides: selection, effective: selection },
+    composition: {
+      desired_revision: r.desired_revision,
+      loaded_revision: r.loaded_revision,
+      needs_reload: r.loaded_revision !== r.desired_revision,
+      dependencies: {},
+      quarantine: [],
+      availability: {},
+    },
+    kernel: {
+      instance_id: null,
+      state: 'none',
+      stage: null,
+      build: null,
+      stale: false,
+      staleness_reasons: [],
+      live_job_count: 0,
+      running_jobs: [],
+    },
+    pending_inputs: [],
+    input_order: 0,
+    usage: {
+      model: null,
+      observed_at: null,
+      prompt_tokens: null,
+      cached_prompt_tokens: null,
+      cache_write_tokens: null,
+      completion_tokens: null,
+      total_tokens: null,
+      elapsed_ms: null,
+      tokens_per_second: null,
+      context_window_tokens: null,
+      cache_ttl_seconds: null,
+      cache_fade: [],
+    },
+    history: { items: historyItems, older: null, newer: null, high_water: r.transcript_count },
+    glances: [],
+  }
+}
