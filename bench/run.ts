@@ -4,10 +4,11 @@
 import { machine, printTable, type Row, type Section } from './lib.ts'
 import { http } from './sections/http.ts'
 import { profile } from './sections/profile.ts'
+import { sessions } from './sections/sessions.ts'
 import { startup } from './sections/startup.ts'
 
 /** Run by default, in this order. */
-const DEFAULT: readonly Section[] = [startup, http]
+const DEFAULT: readonly Section[] = [startup, http, sessions]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile]
 

@@ -64,7 +64,11 @@ export function sessionsRoutes(d: SessionsDeps) {
       const after = next ? d.continuations.open<ListKey>('sessions.list', binding, next) : null
       const page = s.list(f, binding.sort, limit ?? 50, after)
       const token = page.nextKey && d.continuations.mint('sessions.list', binding, page.nextKey)
-      return { status: 200, body: { items: page.rows.map(toSummary), next: token }, headers: { vary: VARY } }
+      return {
+        status: 200,
+        body: { items: page.rows.map((r) => toSummary(r, s.core.live)), next: token },
+        headers: { vary: VARY },
+      }
     },
     'sessions.get': ({ params, query, accept, signal, header }) => {
       if (wantsStream(accept)) {
@@ -87,10 +91,10 @@ export function sessionsRoutes(d: SessionsDeps) {
         }
       }
       const tail = query.tail ?? DEFAULT_TAIL
-      const { row, history } = s.read(params.session_id, tail)
+      const { row, extras } = s.read(params.session_id, tail)
       return {
         status: 200,
-        body: toRead(row, history),
+        body: toRead(row, extras),
         headers: { etag: sessionEtag(row, tail), vary: VARY },
       }
     },
@@ -101,7 +105,7 @@ export function sessionsRoutes(d: SessionsDeps) {
       // The same representation a GET without tail returns (a fork already has history).
       return {
         status: 201,
-        body: toRead(row, s.core.historyTail(row.id, DEFAULT_TAIL)),
+        body: toRead(row, s.core.readExtras(row.id, DEFAULT_TAIL)),
         headers: { location: `/sessions/${row.id}`, etag: sessionEtag(row) },
       }
     },

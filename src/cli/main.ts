@@ -2,16 +2,29 @@
 // start a daemon, and only when asked (`hearth daemon`).
 import { parseArgs } from 'node:util'
 import { BUILD, VERSION } from '../build-info.ts'
-import { HearthClient, NoDaemonError, ProblemError, ProtocolError } from '../client/client.ts'
+import { HearthClient } from '../client/client.ts'
 import { resolveHome } from '../daemon/home.ts'
+import { type Out, reportOf, UsageError } from './errors.ts'
 
 const HELP = `hearth ${VERSION}: a local agent daemon speaking protocol 3
 
 Usage:
-  hearth daemon [--home DIR] [--port N] [--host 127.0.0.1|::1]
-                           run the daemon (default port 0: any free port)
+  hearth daemon [--home DIR] [--port N] [--host 127.0.0.1|::1] [--demo]
+                           run the daemon (default port 0: any free port);
+                           --demo adds a \`demo\` profile that answers without any account
   hearth status [--home DIR]
                            print the running daemon's server resource
+  hearth sessions [--home DIR] [--all] [--search TEXT] [--json]
+                           list sessions (roots; --all: children too), newest
+                           activity first; --json: one session per line
+  hearth session new --workspace DIR [--name N] [--home DIR]
+                           create a session; prints its id
+  hearth session show ID [--json] [--home DIR]
+                           print a session
+  hearth session watch ID [--json] [--home DIR]
+                           follow a session's events, one line each (--json: one
+                           frame per line); survives reconnects and daemon
+                           restarts; Ctrl-C stops it
   hearth --help            this text
   hearth --version         the version and build
 
@@ -23,14 +36,10 @@ HOME/daemon.json (its URL) and HOME/token (the bearer token).
 Exit codes: 0 ok, 1 error, 2 usage.
 `
 
-class UsageError extends Error {}
-
 function homeOf(flag: string | undefined): string {
   if (flag === '') throw new UsageError('--home needs a directory')
   return resolveHome(flag)
 }
-
-type Out = { write: (s: string) => void }
 
 async function daemonCommand(args: string[], out: Out): Promise<number> {
   const { values } = parseArgs({
@@ -39,6 +48,7 @@ async function daemonCommand(args: string[], out: Out): Promise<number> {
       home: { type: 'string' },
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },
+      demo: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -51,7 +61,7 @@ async function daemonCommand(args: string[], out: Out): Promise<number> {
   if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be 0 to 65535, not "${values.port}"`)
   const { runDaemon, DaemonStartError } = await import('../daemon/run.ts')
   try {
-    await runDaemon({ home: homeOf(values.home), port, host: values.host })
+    await runDaemon({ home: homeOf(values.home), port, host: values.host, demo: values.demo ?? false })
   } catch (err) {
     if (err instanceof DaemonStartError) {
       process.stderr.write(`hearth: ${err.message}\n`)
@@ -95,6 +105,10 @@ export async function main(argv: string[], out: Out = process.stdout): Promise<n
         return await daemonCommand(rest, out)
       case 'status':
         return await statusCommand(rest, out)
+      case 'sessions':
+        return await (await import('./sessions.ts')).sessionsCommand(rest, out, HELP)
+      case 'session':
+        return await (await import('./sessions.ts')).sessionCommand(rest, out, HELP)
       case undefined:
         return await statusCommand([], out)
       default:
@@ -103,14 +117,9 @@ export async function main(argv: string[], out: Out = process.stdout): Promise<n
         )
     }
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`hearth: ${(err as Error).message}\nRun hearth --help for usage.\n`)
-      return 2
-    }
-    if (err instanceof NoDaemonError || err instanceof ProblemError || err instanceof ProtocolError) {
-      process.stderr.write(`hearth: ${err.message}\n`)
-      return 1
-    }
-    throw err
+    const report = reportOf(err)
+    if (!report) throw err
+    process.stderr.write(`hearth: ${report.message}\n`)
+    return report.code
   }
 }

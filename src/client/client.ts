@@ -44,9 +44,15 @@ export class ProblemError extends Error {
 
 /** No daemon answers for this home: nothing to talk to (never starts one). */
 export class NoDaemonError extends Error {
-  constructor(message: string) {
+  /**
+   * The network error code when a request was attempted (ECONNREFUSED: nothing was sent;
+   * anything else, such as ECONNRESET, may have reached the daemon), else undefined.
+   */
+  readonly reason: string | undefined
+  constructor(message: string, reason?: string) {
     super(message)
     this.name = 'NoDaemonError'
+    this.reason = reason
   }
 }
 
@@ -108,28 +114,7 @@ export class HearthClient {
   }
 
   async call<K extends OpId>(id: K, input: CallInput<AllOps[K]> = {}): Promise<CallResult<AllOps[K]>> {
-    const op: OpSpec = ALL_OPS[id]
-    const url = new URL(pathOf(op.path, input.params as Record<string, string>), this.endpoint.url)
-    for (const [k, v] of Object.entries(input.query ?? {}))
-      if (v !== undefined) url.searchParams.set(k, String(v))
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.endpoint.token}`,
-      ...input.headers,
-    }
-    let body: string | undefined
-    if (input.body !== undefined) {
-      body = JSON.stringify(input.body)
-      headers['content-type'] = op.bodyMediaType ?? 'application/json'
-    }
-    let res: Response
-    try {
-      res = await fetch(url, { method: op.method, headers, body })
-    } catch (err) {
-      const c = (err as { cause?: { code?: string; message?: string } }).cause
-      const cause = c?.code ?? c?.message ?? (err as Error).message
-      const hint = this.endpoint.home ? `; ${startHint(this.endpoint.home)}` : ''
-      throw new NoDaemonError(`the hearth daemon at ${this.endpoint.url} does not answer (${cause})${hint}`)
-    }
+    const { res, op, url } = await this.#send(ALL_OPS[id], input as CallInput<OpSpec>)
     const text = await res.text()
     let parsed: unknown
     try {
@@ -148,5 +133,63 @@ export class HearthClient {
       )
     }
     return { status: res.status, body: parsed as SuccessBody<AllOps[K]>, headers: res.headers }
+  }
+
+  /**
+   * Opens a stream of an op that has one (Accept: text/event-stream, identity encoding) and
+   * returns the response once its head arrived with status 200; the caller reads the body.
+   * Errors as for call(). `signal` aborts the request and the body.
+   */
+  async stream<K extends OpId>(id: K, input: CallInput<AllOps[K]>, signal?: AbortSignal): Promise<Response> {
+    const headers = { accept: 'text/event-stream', 'accept-encoding': 'identity', ...input.headers }
+    const { res, op, url } = await this.#send(
+      ALL_OPS[id],
+      { ...(input as CallInput<OpSpec>), headers },
+      signal,
+    )
+    if (res.ok) return res
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      // not a problem body: reported below
+    }
+    if (isProblem(parsed)) throw new ProblemError(parsed)
+    throw new ProtocolError(
+      `${op.method} ${url.pathname}: HTTP ${res.status} without a problem body`,
+      res.status,
+    )
+  }
+
+  async #send(
+    op: OpSpec,
+    input: CallInput<OpSpec>,
+    signal?: AbortSignal,
+  ): Promise<{ res: Response; op: OpSpec; url: URL }> {
+    const url = new URL(pathOf(op.path, input.params as Record<string, string>), this.endpoint.url)
+    for (const [k, v] of Object.entries(input.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v))
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.endpoint.token}`,
+      ...input.headers,
+    }
+    let body: string | undefined
+    if (input.body !== undefined) {
+      body = JSON.stringify(input.body)
+      headers['content-type'] = op.bodyMediaType ?? 'application/json'
+    }
+    try {
+      return { res: await fetch(url, { method: op.method, headers, body, signal }), op, url }
+    } catch (err) {
+      if (signal?.aborted) throw err
+      const c = (err as { cause?: { code?: string; message?: string } }).cause
+      const cause = c?.code ?? c?.message ?? (err as Error).message
+      const hint = this.endpoint.home ? `; ${startHint(this.endpoint.home)}` : ''
+      throw new NoDaemonError(
+        `the hearth daemon at ${this.endpoint.url} does not answer (${cause})${hint}`,
+        c?.code ?? 'unknown',
+      )
+    }
   }
 }

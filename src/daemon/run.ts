@@ -3,15 +3,18 @@
 import { randomBytes } from 'node:crypto'
 import type { Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createAdaptorServer } from '@hono/node-server'
+import { fileURLToPath } from 'node:url'
 import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
 import { buildApp } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
+import { createFetchServer } from '../http/node-adapter.ts'
+import { KernelPool } from '../kernel/pool.ts'
 import { type Logger, openLog } from '../log.ts'
 import { buildOpenApi } from '../openapi/build.ts'
 import { ALL_OPS } from '../schemas/index.ts'
+import { Profiles } from '../settings/profiles.ts'
 import { type Db, metaValue, openStore, SchemaTooNewError } from '../store/db.ts'
 import { ensureHome, homeFiles } from './home.ts'
 import { type DaemonLock, tryAcquireDaemonLock } from './lock.ts'
@@ -36,6 +39,37 @@ export interface DaemonOptions {
   home: string
   port: number
   host: string
+  /** Add the `demo` profile, answered by a built-in upstream (no account needed). */
+  demo?: boolean
+}
+
+/** How long an idle session keeps its kernel process; HEARTH_KERNEL_IDLE_MS overrides. */
+const KERNEL_IDLE_MS = 30_000
+
+function kernelPool(env: NodeJS.ProcessEnv = process.env): KernelPool {
+  const idle = Number(env.HEARTH_KERNEL_IDLE_MS)
+  return new KernelPool({
+    // The kernel bundle sits beside the daemon bundle (scripts/build.mjs).
+    entry: fileURLToPath(new URL('./kernel.mjs', import.meta.url)),
+    idleMs: Number.isSafeInteger(idle) && idle > 0 ? idle : KERNEL_IDLE_MS,
+    spare: env.HEARTH_KERNEL_SPARE !== '0',
+  })
+}
+
+/** Profiles from config.json and creds.json, plus the demo profile when asked for. */
+async function loadProfiles(opts: DaemonOptions, files: ReturnType<typeof homeFiles>): Promise<Profiles> {
+  const profiles = new Profiles(files.config, files.creds)
+  if (opts.demo) {
+    const { startDemoUpstream, DEMO_MODEL } = await import('../providers/demo/upstream.ts')
+    const upstream = await startDemoUpstream()
+    profiles.addBuiltIn({
+      name: 'demo',
+      extension: 'openai-compatible',
+      effort: null,
+      transport: { endpoint: upstream.url, protocol: 'responses', model: DEMO_MODEL, api_key: null },
+    })
+  }
+  return profiles
 }
 
 /** A start that failed for a reason the user can act on; the CLI prints the message, exits 1. */
@@ -111,7 +145,9 @@ async function serve(
   log: Logger,
   db: Db,
 ): Promise<void> {
-  const instanceId = uuidv7()
+  // Random bytes from node:crypto: uuid's default source is Web Crypto, whose first use
+  // loads a few milliseconds of modules the daemon does not otherwise need at start.
+  const instanceId = uuidv7({ random: randomBytes(16) })
   const continuations = new Continuations(metaValue(db, 'continuation_key', () => randomBytes(32)))
   const deadlineMs = drainDeadlineMs()
 
@@ -121,7 +157,12 @@ async function serve(
   let port = 0
   let openapi: unknown
 
+  const kernels = kernelPool()
+  const profiles = await loadProfiles(opts, files)
   const api = createApi({
+    profiles,
+    kernels,
+    onError: (err) => log.error({ err }, 'background work failed'),
     home: opts.home,
     db,
     dbPath: files.db,
@@ -148,7 +189,9 @@ async function serve(
       return work.finally(() => inflight.delete(work))
     },
   })
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server
+  const server = createFetchServer(app.fetch, {
+    onError: (err) => log.error({ err }, 'response failed'),
+  })
   // Responses not yet started when a drain begins tell the client the connection ends.
   const responses = new Set<ServerResponse>()
   server.prependListener('request', (_req, res: ServerResponse) => {
@@ -159,6 +202,7 @@ async function serve(
 
   /** Releases everything the daemon holds; synchronous so it also runs on a fatal error. */
   function release(): void {
+    kernels.close()
     try {
       db.close()
     } catch {
@@ -179,6 +223,7 @@ async function serve(
     draining = true
     log.info({ reason, deadline_ms: deadlineMs }, 'draining')
     shutdown.abort()
+    api.stop() // running turns end as interrupted and commit before the store closes
     for (const res of responses) if (!res.headersSent) res.setHeader('connection', 'close')
     // close() stops the listener and closes idle connections; the server calls back once
     // every connection is gone. A connection busy now turns idle when its response ends

@@ -100,7 +100,24 @@ async function readOpBody(op: OpSpec, req: Request, env: unknown): Promise<unkno
   }
   const value = parseStrictJson(utf8Text(bytes))
   checkReadOnly(op, value)
-  return checkBody(op.body, value)
+  return op.deferBodyCheck ? value : checkBody(op.body, value)
+}
+
+/**
+ * The handler input's `body`: validated already, or, for ops that look the request up
+ * before validating it (deferBodyCheck), validated when the handler first reads it.
+ */
+function opBody(op: OpSpec, parsed: unknown): { body: unknown; rawBody: unknown } {
+  if (!op.deferBodyCheck || !op.body) return { body: parsed, rawBody: parsed }
+  const schema = op.body
+  let checked: { value: unknown } | undefined
+  return {
+    rawBody: parsed,
+    get body() {
+      checked ??= { value: checkBody(schema, parsed) }
+      return checked.value
+    },
+  }
 }
 
 export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
@@ -137,17 +154,21 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
       }
       const params = checkParams(op.params, c.req.param() as Record<string, string>)
       const query = checkQuery(op.query, new URL(req.url).searchParams)
-      const body = await readOpBody(op, req, c.env)
-      const result = await handler({
-        params,
-        query,
-        body,
-        ifMatch: req.headers.get('if-match') ?? undefined,
-        ifNoneMatch: req.headers.get('if-none-match') ?? undefined,
-        accept: accept ?? '*/*',
-        header: (name: string) => req.headers.get(name) ?? undefined,
-        signal: AbortSignal.any([req.signal, deps.shutdownSignal]),
-      } as never)
+      const body = opBody(op, await readOpBody(op, req, c.env))
+      const result = await handler(
+        Object.defineProperties(
+          {
+            params,
+            query,
+            ifMatch: req.headers.get('if-match') ?? undefined,
+            ifNoneMatch: req.headers.get('if-none-match') ?? undefined,
+            accept: accept ?? '*/*',
+            header: (name: string) => req.headers.get(name) ?? undefined,
+            signal: AbortSignal.any([req.signal, deps.shutdownSignal]),
+          },
+          Object.getOwnPropertyDescriptors(body),
+        ) as never,
+      )
       if ('response' in result) return result.response
       return jsonResponse(
         result.status,

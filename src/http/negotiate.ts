@@ -29,7 +29,10 @@ export function accepts(accept: string | undefined, mediaType: string): boolean 
   let best: MediaRange | undefined
   let bestRank = -1
   for (const r of parseList(accept)) {
-    const rank = r.type === type ? 2 : r.type === `${major}/*` ? 1 : r.type === '*/*' ? 0 : -1
+    // A produced range such as image/* (the type depends on the resource) matches any
+    // accepted subtype of its major type.
+    const exact = r.type === type || (type.endsWith('/*') && r.type.startsWith(`${major}/`))
+    const rank = exact ? 2 : r.type === `${major}/*` ? 1 : r.type === '*/*' ? 0 : -1
     if (rank > bestRank || (rank === bestRank && best !== undefined && r.q > best.q)) {
       best = r
       bestRank = rank

@@ -1,11 +1,15 @@
 // docs/problems.md, generated from the problem code registry so the two never disagree.
-import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemCode } from '../schemas/problems.ts'
+import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemCode, RUN_FAILURE_CODES } from '../schemas/problems.ts'
 
 export function problemsMarkdown(): string {
+  const row = (p: { code: string; status: number; title: string }) =>
+    `| \`${p.code}\` | ${p.status} | ${p.title.replaceAll('|', '\\|')} |`
+  const failures = [...RUN_FAILURE_CODES].map((code) => row({ code, ...PROBLEMS[code] }))
   const rows = (Object.keys(PROBLEMS) as ProblemCode[])
+    .filter((code) => !RUN_FAILURE_CODES.has(code))
     .map((code) => ({ code, ...PROBLEMS[code] }))
     .sort((a, b) => a.status - b.status) // stable: registry order within a status
-    .map((p) => `| \`${p.code}\` | ${p.status} | ${p.title.replaceAll('|', '\\|')} |`)
+    .map(row)
   return [
     '# Problem codes',
     '',
@@ -23,6 +27,15 @@ export function problemsMarkdown(): string {
     '| Code | Status | Title |',
     '|---|---|---|',
     ...rows,
+    '',
+    '## Run failures',
+    '',
+    'These codes are never an HTTP answer. They say why a run failed, in the `problem` of the',
+    '`run.ended` event and of the history `error` entry (see docs/inputs.md).',
+    '',
+    '| Code | Status | Title |',
+    '|---|---|---|',
+    ...failures,
     '',
   ].join('\n')
 }

@@ -3,6 +3,9 @@
 // `id: <generation>:<sequence>` (log events and snapshots), `data: <JSON below>`.
 import Type, { type TSchema } from 'typebox'
 import { Timestamp } from './common.ts'
+import { HistoryEntry } from './history.ts'
+import { PendingInput } from './inputs.ts'
+import { Problem } from './problems.ts'
 import { Cursor, SessionRead } from './sessions.ts'
 
 const Envelope = (kind: string, payload: TSchema) =>
@@ -46,6 +49,48 @@ export const LOG_EVENTS = {
   ),
   'session.child_added': Type.Object({ child_id: Type.String() }, { additionalProperties: false }),
   'session.child_removed': Type.Object({ child_id: Type.String() }, { additionalProperties: false }),
+  'input.accepted': Type.Object({ input: PendingInput }, { additionalProperties: false }),
+  'input.cancelled': Type.Object(
+    { input_id: Type.String(), acceptance_order: Type.Integer() },
+    { additionalProperties: false },
+  ),
+  'run.started': Type.Object(
+    { run_id: Type.String(), input_ids: Type.Array(Type.String()), group: Type.Integer() },
+    {
+      additionalProperties: false,
+      description: 'A run took these waiting inputs; their user entries follow',
+    },
+  ),
+  'entry.added': Type.Object(
+    { entry: HistoryEntry },
+    { additionalProperties: false, description: 'An entry was committed to the history' },
+  ),
+  'output.started': Type.Object(
+    {
+      run_id: Type.String(),
+      content_id: Type.String(),
+      kind: Type.Enum(['text', 'reasoning']),
+      index: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false, description: 'A running turn began a new piece of output' },
+  ),
+  'output.delta': Type.Object(
+    { content_id: Type.String(), delta: Type.String() },
+    { additionalProperties: false, description: 'Text appended to an active output' },
+  ),
+  'run.interrupt_requested': Type.Object({ run_id: Type.String() }, { additionalProperties: false }),
+  'run.ended': Type.Object(
+    {
+      run_id: Type.String(),
+      outcome: Type.Enum(['completed', 'interrupted', 'failed']),
+      problem: Type.Union([Problem, Type.Null()]),
+      usage: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+    },
+    {
+      additionalProperties: false,
+      description: 'The run ended; its output entries were added just before; the session is idle or queued',
+    },
+  ),
 } as const
 
 const frame = (event: string, data: TSchema, withId: boolean, description: string) =>

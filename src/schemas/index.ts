@@ -1,8 +1,9 @@
 // Every group's ops in one table: the route table, OpenAPI and the client read this.
+import { inputsOps } from './inputs-ops.ts'
 import { serverOps } from './server.ts'
 import { sessionsOps } from './sessions-ops.ts'
 import { storageOps } from './storage.ts'
 
-export const ALL_OPS = { ...serverOps, ...storageOps, ...sessionsOps }
+export const ALL_OPS = { ...serverOps, ...storageOps, ...sessionsOps, ...inputsOps }
 export type AllOps = typeof ALL_OPS
 export type OpId = keyof AllOps

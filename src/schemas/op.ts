@@ -46,6 +46,11 @@ export interface OpSpec {
   problems: readonly ProblemCode[]
   /** JSON pointers of fields clients may not send (400 read_only_field, checked before the schema). */
   readOnly?: readonly string[]
+  /**
+   * The handler reads `rawBody` (parsed JSON) first and the validated `body` later: for
+   * idempotent creation, where a repeat is looked up before its body is validated.
+   */
+  deferBodyCheck?: boolean
   /** Capability name that must be present in GET /server for this op to exist. */
   capability?: string
 }
@@ -61,6 +66,8 @@ export interface OpInput<O extends OpSpec> {
   params: StaticOr<O['params'], Record<string, never>>
   query: StaticOr<O['query'], Record<string, never>>
   body: StaticOr<O['body'], undefined>
+  /** The parsed JSON body before schema validation (see OpSpec.deferBodyCheck). */
+  rawBody: unknown
   ifMatch: string | undefined
   ifNoneMatch: string | undefined
   /** Accept header of the request, for ops that negotiate a stream. */

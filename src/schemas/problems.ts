@@ -52,6 +52,39 @@ export const PROBLEMS = {
   family_deleting: { status: 409, title: 'A subtree deletion runs in this family' },
   session_busy: { status: 409, title: 'The session is not idle' },
   session_has_children: { status: 409, title: 'The session has children; delete with scope=subtree' },
+  // Inputs, runs and history
+  input_conflict: { status: 409, title: 'This input id was admitted with a different request' },
+  queue_full: { status: 429, title: 'The session already has 32 waiting inputs' },
+  input_not_found: { status: 404, title: 'No input has this id in this session' },
+  input_expired: {
+    status: 410,
+    title: 'The input id is older than the seven days decisions are kept; it is never admitted afresh',
+  },
+  empty_message: { status: 400, title: 'A message needs text or at least one image' },
+  text_too_large: { status: 400, title: 'The message text is larger than 1 MiB of UTF-8' },
+  invalid_image: { status: 400, title: 'An image is not valid base64 of the declared media type' },
+  entry_not_found: { status: 404, title: 'No history entry has this id in this session' },
+  field_not_found: { status: 404, title: 'The history entry has no image field of this name' },
+  snapshot_stale: {
+    status: 410,
+    title: 'The active output this snapshot names has ended; read it from the history',
+  },
+  invalid_history_range: { status: 400, title: 'Use only one of before, after and next' },
+  // Run failures (carried by run.ended events, never an HTTP status of their own)
+  provider_not_configured: {
+    status: 409,
+    title: 'The session names a provider profile that is not configured',
+  },
+  upstream_unauthorized: { status: 502, title: 'The provider refused the credentials' },
+  upstream_rate_limited: { status: 502, title: 'The provider kept answering 429 (rate limited)' },
+  upstream_unavailable: { status: 502, title: 'The provider could not be reached or kept failing' },
+  upstream_timeout: { status: 504, title: 'The provider stopped sending before the answer was complete' },
+  upstream_dropped: { status: 502, title: 'The provider connection ended mid-answer' },
+  upstream_malformed: { status: 502, title: 'The provider sent a frame that does not parse' },
+  upstream_rejected: { status: 502, title: 'The provider rejected the request' },
+  upstream_incomplete: { status: 502, title: 'The provider stream ended without a final event' },
+  kernel_crashed: { status: 500, title: 'The session kernel process exited during the run' },
+  daemon_restarted: { status: 503, title: 'The daemon stopped during the run' },
   // State
   instance_mismatch: { status: 409, title: 'The request names a different daemon instance' },
   precondition_failed: { status: 412, title: 'The resource changed since the validator was read' },
@@ -61,6 +94,24 @@ export const PROBLEMS = {
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ProblemCode = keyof typeof PROBLEMS
+
+/**
+ * Codes no operation answers: they describe why a run failed and travel in the problem of
+ * a `run.ended` event and of the history's `error` entry. Their status is informative.
+ */
+export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  'provider_not_configured',
+  'upstream_unauthorized',
+  'upstream_rate_limited',
+  'upstream_unavailable',
+  'upstream_timeout',
+  'upstream_dropped',
+  'upstream_malformed',
+  'upstream_rejected',
+  'upstream_incomplete',
+  'kernel_crashed',
+  'daemon_restarted',
+])
 
 /** Thrown by any layer; rendered once as problem+json by the HTTP layer. */
 export class HearthError extends Error {

@@ -76,9 +76,15 @@ function applyFields(core: SessionsCore, r: SessionRow, req: SessionChangeReques
       recompose ? 1 : 0,
       r.id,
     )
-  const changes = Object.fromEntries(
-    changed.map((k) => [k, k === 'selection' ? JSON.parse(next.selection) : next[k]]),
-  )
+  // The event carries wire values: the selection as an object and the preference flags as
+  // booleans (the row stores them as 0/1), as the configuration resource shows them.
+  const wire = (k: (typeof changed)[number]) =>
+    k === 'selection'
+      ? JSON.parse(next.selection)
+      : k === 'pinned' || k === 'archived'
+        ? next[k] === 1
+        : next[k]
+  const changes = Object.fromEntries(changed.map((k) => [k, wire(k)]))
   tx.append(r.id, 'session.configured', { revision: r.revision + 1, changes })
   const after = core.row(r.id)!
   if (changed.includes('name')) indexSession(core, after)

@@ -4,7 +4,9 @@
 import type { Statement } from 'better-sqlite3'
 import { HearthError } from '../schemas/problems.ts'
 import type { Db } from '../store/db.ts'
+import { type EntryRow, type HistoryEntry, toHistoryEntry } from './entries.ts'
 import type { Hub } from './hub.ts'
+import { LiveRuns } from './live.ts'
 import { EventLog } from './log.ts'
 import { registerSearchFunctions } from './search.ts'
 import type { CollectionChange, LogEvent, SessionRow } from './types.ts'
@@ -14,21 +16,6 @@ export interface Tx {
   changed: (change: CollectionChange) => void
   now: number
   at: string
-}
-
-interface EntryRow {
-  position: number
-  kind: string
-  created_at: string
-  content: string
-}
-
-/** One history entry as reads and snapshots show it. */
-export interface HistoryItem {
-  position: number
-  kind: string
-  created_at: string
-  content: unknown
 }
 
 /** Distinct statement texts kept (listing filters combine into a bounded set well below). */
@@ -42,6 +29,8 @@ export class SessionsCore {
   readonly log: EventLog
   readonly hub: Hub
   readonly now: () => number
+  /** Output of running turns, not yet in the history. */
+  readonly live = new LiveRuns()
   readonly #row
   readonly #tombstone
   readonly #tail
@@ -56,7 +45,7 @@ export class SessionsCore {
     this.#row = db.prepare<[string], SessionRow>(`${ROW_SQL} WHERE s.id = ?`)
     this.#tombstone = db.prepare<[string], { id: string }>('SELECT id FROM deleted_sessions WHERE id = ?')
     this.#tail = db.prepare<[string, number], EntryRow>(
-      'SELECT position, kind, created_at, content FROM entries WHERE session_id = ? ORDER BY position DESC LIMIT ?',
+      'SELECT position, grp, kind, created_at, content FROM entries WHERE session_id = ? ORDER BY position DESC LIMIT ?',
     )
   }
 
@@ -100,10 +89,18 @@ export class SessionsCore {
   }
 
   /** The last `tail` history entries of a session, ascending by position. */
-  historyTail(id: string, tail: number): HistoryItem[] {
+  historyTail(id: string, tail: number): HistoryEntry[] {
     if (tail <= 0) return []
-    const rows = this.#tail.all(id, tail)
-    return rows.reverse().map((r) => ({ ...r, content: JSON.parse(r.content) as unknown }))
+    return this.#tail.all(id, tail).reverse().map(toHistoryEntry)
+  }
+
+  /** What a full read adds to the row: history tail and waiting inputs. */
+  readExtras(id: string, tail: number): { history: HistoryEntry[]; pending: unknown[]; live: LiveRuns } {
+    const pending = this.sql(
+      `SELECT id, acceptance_order, client_id, accepted_at, substr(text, 1, 256) AS text, image_count
+       FROM inputs WHERE session_id = ? AND delivery = 'pending' ORDER BY acceptance_order`,
+    ).all(id)
+    return { history: this.historyTail(id, tail), pending, live: this.live }
   }
 
   rows(where: string, ...params: unknown[]): SessionRow[] {

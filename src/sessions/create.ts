@@ -64,10 +64,16 @@ function place(core: SessionsCore, id: string, req: SessionCreationRequest, tx: 
 
 /** Copies the source entries up to `through`; returns how many were copied. */
 function copyHistory(core: SessionsCore, from: string, to: string, through: number): number {
+  core
+    .sql(
+      `INSERT INTO entry_images (session_id, position, field, media_type, data)
+       SELECT ?, position, field, media_type, data FROM entry_images WHERE session_id = ? AND position <= ?`,
+    )
+    .run(to, from, through)
   return core
     .sql(
-      `INSERT INTO entries (session_id, position, kind, created_at, content)
-       SELECT ?, position, kind, created_at, content FROM entries WHERE session_id = ? AND position <= ?`,
+      `INSERT INTO entries (session_id, position, grp, kind, created_at, content)
+       SELECT ?, position, grp, kind, created_at, content FROM entries WHERE session_id = ? AND position <= ?`,
     )
     .run(to, from, through).changes
 }

@@ -29,8 +29,24 @@ function deleteRow(core: SessionsCore, r: SessionRow): void {
   core.transact((tx) => {
     if (r.parent_id !== null && core.row(r.parent_id))
       tx.append(r.parent_id, 'session.child_removed', { child_id: r.id })
-    for (const table of ['events', 'visits', 'entries'])
+    for (const table of ['events', 'visits', 'entries', 'entry_images'])
       core.sql(`DELETE FROM ${table} WHERE session_id = ?`).run(r.id)
+    // Its inputs stay readable for seven days; those still waiting will never run.
+    core
+      .sql(
+        `DELETE FROM input_images WHERE input_id IN
+           (SELECT id FROM inputs WHERE session_id = ? AND delivery IN ('pending', 'running'))`,
+      )
+      .run(r.id)
+    core
+      .sql(
+        `UPDATE inputs SET delivery = 'cancelled', blocking_reason = 'session_deleted', decided_ms = ?
+         WHERE session_id = ? AND delivery IN ('pending', 'running')`,
+      )
+      .run(tx.now, r.id)
+    core
+      .sql('UPDATE runs SET ended_at = ?, outcome = ? WHERE session_id = ? AND ended_at IS NULL')
+      .run(tx.at, 'interrupted', r.id)
     unindexSession(core, r.rowid)
     core.sql('DELETE FROM sessions WHERE id = ?').run(r.id)
     core.sql('INSERT OR IGNORE INTO deleted_sessions (id, deleted_at) VALUES (?, ?)').run(r.id, tx.at)

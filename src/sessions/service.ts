@@ -64,7 +64,7 @@ export class Sessions {
   /** The row and its last `tail` history entries. */
   read(id: string, tail: number) {
     const row = this.get(id)
-    return { row, history: this.core.historyTail(row.id, tail) }
+    return { row, extras: this.core.readExtras(row.id, tail) }
   }
 
   change(id: string, ifMatch: string | undefined, req: SessionChangeRequest) {

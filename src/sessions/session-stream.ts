@@ -9,7 +9,7 @@ import type { SessionsCore } from './core.ts'
 import { cursorId, type Frame, fitsInFrame } from './frames.ts'
 import { payloadLength } from './log.ts'
 import type { LogEvent } from './types.ts'
-import { DEFAULT_TAIL, toRead } from './views.ts'
+import { DEFAULT_TAIL, type ReadExtras, toRead } from './views.ts'
 
 /** A replay reads at most this many events, or this many payload characters, at a time. */
 export const REPLAY_BATCH = 512
@@ -108,13 +108,14 @@ export class SessionStream {
       this.#deleted()
       return
     }
-    let items = this.#tail > 0 ? historyTail(this.#core, this.#id, this.#tail) : []
-    let frame = snapshotFrame(row, items)
+    const extras = this.#core.readExtras(this.#id, this.#tail)
+    let items = extras.history
+    let frame = snapshotFrame(row, extras)
     // A frame is at most 1 MiB: drop the oldest history entries until the snapshot fits
     // (the client pages older history through the JSON resource).
     while (!fitsInFrame(frame) && items.length > 0) {
       items = items.slice(Math.ceil(items.length / 2))
-      frame = snapshotFrame(row, items)
+      frame = snapshotFrame(row, { ...extras, history: items })
     }
     this.#generation = row.generation
     this.#lastSeq = row.seq
@@ -225,21 +226,6 @@ export class SessionStream {
   }
 }
 
-function snapshotFrame(row: Parameters<typeof toRead>[0], items: unknown[]): Frame {
-  return { id: cursorId(row.generation, row.seq), event: 'snapshot', data: { session: toRead(row, items) } }
-}
-
-/** The last `tail` history entries, ascending. */
-function historyTail(core: SessionsCore, id: string, tail: number): unknown[] {
-  const rows = core.db
-    .prepare(
-      'SELECT position, kind, created_at, content FROM entries WHERE session_id = ? ORDER BY position DESC LIMIT ?',
-    )
-    .all(id, tail) as { position: number; kind: string; created_at: string; content: string }[]
-  return rows.reverse().map((r) => ({
-    position: r.position,
-    kind: r.kind,
-    created_at: r.created_at,
-    content: JSON.parse(r.content),
-  }))
+function snapshotFrame(row: Parameters<typeof toRead>[0], extras: ReadExtras): Frame {
+  return { id: cursorId(row.generation, row.seq), event: 'snapshot', data: { session: toRead(row, extras) } }
 }

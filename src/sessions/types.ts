@@ -43,6 +43,13 @@ export interface SessionRow {
   transcript_count: number
   generation: number
   seq: number
+  input_order: number
+  run_id: string | null
+  run_count: number
+  interrupt_requested: number
+  latest_input: string | null
+  latest_answer: string | null
+  usage: string | null
   /** Joined from families. */
   family_revision: number
 }

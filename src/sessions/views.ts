@@ -1,6 +1,7 @@
 // Rows → wire representations. Fields whose features arrive later are present with their
 // empty values, never missing.
 import type { ConfigurationResource, SessionRead, SessionSummary } from '../schemas/sessions.ts'
+import type { LiveRun, LiveRuns } from './live.ts'
 import type { SelectionMaps, SessionRow } from './types.ts'
 
 /** History entries a read or a fresh stream shows when the client names no tail. */
@@ -24,7 +25,36 @@ function iso(ms: number): string {
   return new Date(ms).toISOString()
 }
 
-export function toSummary(r: SessionRow): SessionSummary {
+const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T))
+
+/** The last lines of the newest text a running turn produced (its visible activity). */
+function activityOf(r: SessionRow, run: LiveRun | undefined): SessionSummary['activity'] {
+  if (!run) return { lines: [], output_scalars: 0, output_utf8_bytes: 0, observed_at: iso(r.activity_ms) }
+  const last = run.contents.at(-1)
+  const lines = last ? last.text.split('\n').slice(-3) : []
+  return {
+    lines,
+    output_scalars: run.contents.reduce((n, c) => n + c.text.length, 0),
+    output_utf8_bytes: run.contents.reduce((n, c) => n + c.utf8_bytes, 0),
+    observed_at: iso(run.observed_ms),
+  }
+}
+
+function activeOutputOf(r: SessionRow, live: LiveRuns | undefined): unknown[] {
+  const run = live?.get(r.id)
+  if (!run) return []
+  return run.contents.map((c) => ({
+    content_id: c.content_id,
+    run_id: c.run_id,
+    kind: c.kind,
+    utf8_bytes: c.utf8_bytes,
+    snapshot: live?.snapshotOf(c) ?? '',
+    url: `/sessions/${r.id}/active-output/${c.content_id}`,
+  }))
+}
+
+export function toSummary(r: SessionRow, live?: LiveRuns): SessionSummary {
+  const run = live?.get(r.id)
   return {
     id: r.id,
     name: r.name,
@@ -43,8 +73,8 @@ export function toSummary(r: SessionRow): SessionSummary {
     effort: r.effort,
     status: {
       phase: r.phase as SessionSummary['status']['phase'],
-      run_id: null,
-      interrupt_requested: false,
+      run_id: r.run_id,
+      interrupt_requested: r.interrupt_requested === 1,
       blocking_reason: null,
     },
     preview: { text: r.preview_text, transcript_count: r.transcript_count, truncated: false },
@@ -55,10 +85,10 @@ export function toSummary(r: SessionRow): SessionSummary {
       opens: r.opens,
     },
     current_progress: [],
-    active_output: [],
-    activity: { lines: [], output_scalars: 0, output_utf8_bytes: 0, observed_at: iso(r.activity_ms) },
-    latest_input: null,
-    latest_answer: null,
+    active_output: activeOutputOf(r, live),
+    activity: activityOf(r, run),
+    latest_input: json(r.latest_input),
+    latest_answer: json(r.latest_answer),
     cursor: { generation: r.generation, sequence: r.seq },
   }
 }
@@ -93,10 +123,33 @@ export function toConfiguration(r: SessionRow): ConfigurationResource {
   }
 }
 
-export function toRead(r: SessionRow, historyItems: unknown[] = []): SessionRead {
+export interface ReadExtras {
+  history?: unknown[]
+  pending?: unknown[]
+  live?: LiveRuns
+}
+
+const EMPTY_USAGE: SessionRead['usage'] = {
+  model: null,
+  observed_at: null,
+  prompt_tokens: null,
+  cached_prompt_tokens: null,
+  cache_write_tokens: null,
+  completion_tokens: null,
+  total_tokens: null,
+  elapsed_ms: null,
+  tokens_per_second: null,
+  context_window_tokens: null,
+  cache_ttl_seconds: null,
+  cache_fade: [],
+}
+
+export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
   const selection = selectionOf(r)
+  const historyItems = extras.history ?? []
+  const kernel = extras.live?.get(r.id)?.kernel ?? extras.live?.kernelOf(r.id)
   return {
-    ...toSummary(r),
+    ...toSummary(r, extras.live),
     creation: JSON.parse(r.creation),
     configuration_resource: toConfiguration(r),
     selection: { overrides: selection, effective: selection },
@@ -109,31 +162,18 @@ export function toRead(r: SessionRow, historyItems: unknown[] = []): SessionRead
       availability: {},
     },
     kernel: {
-      instance_id: null,
-      state: 'none',
+      instance_id: kernel?.instance_id ?? null,
+      state: kernel?.state ?? 'none',
       stage: null,
-      build: null,
+      build: kernel?.build ?? null,
       stale: false,
       staleness_reasons: [],
       live_job_count: 0,
       running_jobs: [],
     },
-    pending_inputs: [],
-    input_order: 0,
-    usage: {
-      model: null,
-      observed_at: null,
-      prompt_tokens: null,
-      cached_prompt_tokens: null,
-      cache_write_tokens: null,
-      completion_tokens: null,
-      total_tokens: null,
-      elapsed_ms: null,
-      tokens_per_second: null,
-      context_window_tokens: null,
-      cache_ttl_seconds: null,
-      cache_fade: [],
-    },
+    pending_inputs: extras.pending ?? [],
+    input_order: r.input_order,
+    usage: { ...EMPTY_USAGE, ...json<Partial<SessionRead['usage']>>(r.usage) },
     history: { items: historyItems, older: null, newer: null, high_water: r.transcript_count },
     glances: [],
   }

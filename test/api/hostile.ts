@@ -64,8 +64,12 @@ export function send(d: TestDaemon, r: HostileRequest): Promise<RawResponse> {
         })
       },
     )
-    req.on('error', (err) => {
-      if (!responded) reject(err)
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (responded) return
+      // A server may answer 413 and close while a large body is still being written: the
+      // write fails (EPIPE, ECONNRESET) though the answer is on its way. Give it a moment.
+      if (r.flood && (err.code === 'EPIPE' || err.code === 'ECONNRESET')) setTimeout(() => reject(err), 2000)
+      else reject(err)
     })
     if (!r.flood) {
       req.end(r.body)
@@ -132,6 +136,7 @@ export function exampleOf(schema: TSchema, full = false): unknown {
   const s = schema as Json
   if ('const' in s) return s.const
   if (s.default !== undefined) return s.default
+  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0]
   if (Array.isArray(s.enum)) return s.enum[0]
   const members = (s.anyOf ?? s.oneOf) as TSchema[] | undefined
   if (members) {

@@ -24,6 +24,7 @@ describe('GET /server and POST /server/shutdown', () => {
       storage_report: 1,
       session_replay: 1,
       collection_invalidation: 1,
+      durable_inputs: 1,
     })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)

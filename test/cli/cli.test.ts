@@ -110,7 +110,7 @@ describe('status', () => {
     writeFileSync(join(home, 'daemon.json'), readFileSync(join(d.home, 'daemon.json')))
     const r = await runCli(['status', '--home', home], noHome)
     assert.equal(r.code, 1, r.stderr)
-    assert.match(r.stderr, /^hearth: unauthorized: /)
+    assert.match(r.stderr, /^hearth: A valid bearer token is required: .*\(unauthorized\)\n$/)
   })
 
   it('prints the server resource of the running daemon and exits 0', async () => {

@@ -91,6 +91,38 @@ const FIXTURES: Fixture[] = [
       assert.equal(hit.length, 1)
     },
   },
+  {
+    after: 'inputs',
+    tables: ['inputs', 'input_images', 'entry_images', 'runs'],
+    insert: (db) => {
+      db.prepare(
+        `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
+           accepted_at, acceptance_order, delivery, decided_ms)
+         VALUES ('0190b6a0-0000-7000-8000-000000000010', ?, 'h', 'c1', 'hi', 1, 'accepted', 202,
+           '2026-01-01T00:00:00.000Z', 1, 'pending', NULL)`,
+      ).run(SESSION_ID)
+      db.prepare(
+        "INSERT INTO input_images (input_id, idx, media_type, data) VALUES ('0190b6a0-0000-7000-8000-000000000010', 0, 'image/png', x'89504e47')",
+      ).run()
+      db.prepare(
+        "INSERT INTO entry_images (session_id, position, field, media_type, data) VALUES (?, 0, 'image_0', 'image/png', x'89504e47')",
+      ).run(SESSION_ID)
+      db.prepare(
+        `INSERT INTO runs (id, session_id, grp, through_order, start_generation, start_seq, started_at)
+         VALUES ('0190b6a0-0000-7000-8000-000000000020', ?, 1, 1, 1, 1, '2026-01-01T00:00:00.000Z')`,
+      ).run(SESSION_ID)
+    },
+    check: (db) => {
+      const input = db.prepare('SELECT delivery, acceptance_order FROM inputs').get() as Record<
+        string,
+        unknown
+      >
+      assert.deepEqual({ ...input }, { delivery: 'pending', acceptance_order: 1 })
+      assert.equal(db.prepare('SELECT COUNT(*) FROM input_images').pluck().get(), 1)
+      assert.equal(db.prepare('SELECT COUNT(*) FROM entry_images').pluck().get(), 1)
+      assert.equal(db.prepare('SELECT COUNT(*) FROM runs WHERE ended_at IS NULL').pluck().get(), 1)
+    },
+  },
 ]
 
 /** Position of a named migration (its version), or undefined when it is not registered. */

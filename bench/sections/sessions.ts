@@ -1,0 +1,391 @@
+// Sessions: creation, listing with 10,000 sessions present, memory, and the session stream.
+// Everything goes through the HTTP API of a real daemon, as a client sees it:
+//
+// - 1,000 creates (PUT /sessions/{id}, If-None-Match: *) one after another on one
+//   keep-alive connection, after 100 unmeasured ones; latency per request.
+// - the collection brought to 10,000 sessions with the same PUT on 8 connections, then
+//   GET /sessions (default limit 50, and limit 200) on one connection.
+// - the daemon's RSS with the 10,000 sessions present.
+// - events: PATCH ?view=configuration (a name change, each appending one
+//   `session.configured` event) in a row on one connection, with 1 and with 100 live
+//   subscribers: the live rate is the PATCH rate. Then delivery alone: subscribers replay
+//   the log that built up (after_generation=1&after_seq=0) as fast as the daemon sends it,
+//   1 subscriber and 100 at once.
+//
+// Subscribers are plain node:http requests in this process that count frames (`\n\n`) and
+// check that the last id is the log's head, so every event was delivered.
+import { Agent, request as httpRequest } from 'node:http'
+import { v7 as uuidv7 } from 'uuid'
+import {
+  type BenchDaemon,
+  mb,
+  memoryOf,
+  ms,
+  percentile,
+  type Row,
+  type Section,
+  spawnDaemon,
+} from '../lib.ts'
+
+const CREATES = 1_000
+const CREATE_WARMUP = 100
+const SESSIONS = 10_000
+const SEED_CONNECTIONS = 8
+const LIST_WARMUP = 200
+const LISTS = 2_000
+const PATCHES = 20_000
+const LIVE_FANOUT = 100
+const LIVE_FANOUT_PATCHES = 2_000
+
+const CREATE_TARGET_MS = 2
+const LIST_TARGET_MS = 5
+const RSS_TARGET_BYTES = 100e6
+const EVENTS_TARGET = 60_000
+
+interface Reply {
+  status: number
+  etag: string | undefined
+  body: string
+}
+
+/** Requests on one keep-alive connection, one at a time. */
+class Connection {
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  readonly #d: BenchDaemon
+  readonly #host: string
+
+  constructor(d: BenchDaemon) {
+    this.#d = d
+    this.#host = new URL(d.url).host
+  }
+
+  send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          agent: this.#agent,
+          host: '127.0.0.1',
+          port: this.#d.port,
+          method,
+          path,
+          headers: { host: this.#host, authorization: `Bearer ${this.#d.token}`, ...headers },
+        },
+        (res) => {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (c: string) => {
+            text += c
+          })
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              etag: res.headers.etag as string | undefined,
+              body: text,
+            }),
+          )
+          res.on('error', reject)
+        },
+      )
+      req.on('error', reject)
+      req.end(body)
+    })
+  }
+
+  close(): void {
+    this.#agent.destroy()
+  }
+}
+
+async function create(c: Connection, workspace: string, name: string): Promise<string> {
+  const id = uuidv7()
+  const r = await c.send(
+    'PUT',
+    `/sessions/${id}`,
+    { 'content-type': 'application/json', 'if-none-match': '*' },
+    JSON.stringify({ kind: 'new', workspace, name }),
+  )
+  if (r.status !== 201) throw new Error(`PUT /sessions/${id}: ${r.status} ${r.body}`)
+  return id
+}
+
+/** PATCHes one session's name `count` times in a row; per-request latencies. */
+async function patchRun(c: Connection, id: string, count: number): Promise<number[]> {
+  const path = `/sessions/${id}?view=configuration`
+  const cur = await c.send('GET', path)
+  let etag = cur.etag as string
+  const times: number[] = []
+  for (let i = 0; i < count; i++) {
+    const t = performance.now()
+    const r = await c.send(
+      'PATCH',
+      path,
+      { 'content-type': 'application/merge-patch+json', 'if-match': etag },
+      JSON.stringify({ name: `name ${i}` }),
+    )
+    times.push(performance.now() - t)
+    if (r.status !== 200) throw new Error(`PATCH ${path}: ${r.status} ${r.body}`)
+    etag = r.etag as string
+  }
+  return times
+}
+
+interface Received {
+  /** Frames read, the snapshot included when there was one. */
+  frames: number
+  /** Milliseconds from the request to the last frame. */
+  ms: number
+  /** performance.now() at the last frame. */
+  at: number
+}
+
+/** One stream reader that counts frames until it has seen the event with id `1:<last>`. */
+function subscribe(
+  d: BenchDaemon,
+  path: string,
+  last: number,
+): { opened: Promise<void>; done: Promise<Received>; close: () => void } {
+  const t0 = performance.now()
+  const want = `id: 1:${last}\n`
+  let opened!: () => void
+  let fail!: (e: Error) => void
+  const openedP = new Promise<void>((res) => {
+    opened = res
+  })
+  const req = httpRequest({
+    agent: false,
+    host: '127.0.0.1',
+    port: d.port,
+    path,
+    headers: {
+      host: new URL(d.url).host,
+      authorization: `Bearer ${d.token}`,
+      accept: 'text/event-stream',
+    },
+  })
+  const done = new Promise<Received>((resolve, reject) => {
+    fail = reject
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`GET ${path}: ${res.statusCode}`))
+      opened()
+      let frames = 0
+      let carry = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        const text = carry + chunk
+        let end = text.indexOf('\n\n')
+        let from = 0
+        while (end >= 0) {
+          frames++
+          if (text.startsWith(want, from)) {
+            const at = performance.now()
+            resolve({ frames, ms: at - t0, at })
+            req.destroy()
+            return
+          }
+          from = end + 2
+          end = text.indexOf('\n\n', from)
+        }
+        carry = text.slice(from)
+      })
+      res.on('end', () => reject(new Error(`stream ${path} ended after ${frames} frames`)))
+    })
+    req.on('error', (e) => fail(e))
+  })
+  done.catch(() => {})
+  req.end()
+  return { opened: openedP, done, close: () => req.destroy() }
+}
+
+const perSecond = (n: number, msTaken: number) => `${Math.round((n / msTaken) * 1000).toLocaleString('en')}/s`
+
+async function creates(d: BenchDaemon, rows: Row[]): Promise<void> {
+  const c = new Connection(d)
+  try {
+    for (let i = 0; i < CREATE_WARMUP; i++) await create(c, d.home, `warm-up ${i}`)
+    const times: number[] = []
+    for (let i = 0; i < CREATES; i++) {
+      const t = performance.now()
+      await create(c, d.home, `session ${i}`)
+      times.push(performance.now() - t)
+    }
+    const mean = times.reduce((a, b) => a + b, 0) / times.length
+    const p99 = percentile(times, 99)
+    rows.push(
+      {
+        figure: `PUT /sessions/{id} mean (${CREATES.toLocaleString('en')}, 1 connection)`,
+        measured: ms(mean, 3),
+        target: `≤ ${CREATE_TARGET_MS} ms`,
+        ok: mean <= CREATE_TARGET_MS,
+      },
+      {
+        figure: 'PUT /sessions/{id} p99',
+        measured: ms(p99, 3),
+        target: `≤ ${CREATE_TARGET_MS} ms`,
+        ok: p99 <= CREATE_TARGET_MS,
+      },
+    )
+  } finally {
+    c.close()
+  }
+}
+
+async function seed(d: BenchDaemon, rows: Row[]): Promise<void> {
+  const missing = SESSIONS - CREATES - CREATE_WARMUP
+  let started = 0
+  const t = performance.now()
+  await Promise.all(
+    Array.from({ length: SEED_CONNECTIONS }, async () => {
+      const c = new Connection(d)
+      try {
+        while (started < missing) {
+          started++
+          await create(c, d.home, `seeded ${started}`)
+        }
+      } finally {
+        c.close()
+      }
+    }),
+  )
+  const took = performance.now() - t
+  rows.push({
+    figure: `  seeding ${missing.toLocaleString('en')} more through PUT (${SEED_CONNECTIONS} connections)`,
+    measured: `${(took / 1000).toFixed(1)} s, ${perSecond(missing, took)}`,
+  })
+}
+
+async function listing(d: BenchDaemon, rows: Row[]): Promise<void> {
+  const c = new Connection(d)
+  try {
+    const run = async (path: string, count: number) => {
+      const times: number[] = []
+      for (let i = 0; i < count; i++) {
+        const t = performance.now()
+        const r = await c.send('GET', path)
+        times.push(performance.now() - t)
+        if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${r.body}`)
+      }
+      return times
+    }
+    await run('/sessions', LIST_WARMUP)
+    const page = JSON.parse((await c.send('GET', '/sessions?scope=all&limit=1')).body)
+    if (!page.next) throw new Error('expected more than one session')
+    const def = await run('/sessions', LISTS)
+    const p99 = percentile(def, 99)
+    rows.push(
+      {
+        figure: `GET /sessions (limit 50) p50, ${SESSIONS.toLocaleString('en')} sessions`,
+        measured: ms(percentile(def, 50), 3),
+      },
+      {
+        figure: 'GET /sessions (limit 50) p99',
+        measured: ms(p99, 3),
+        target: `≤ ${LIST_TARGET_MS} ms`,
+        ok: p99 <= LIST_TARGET_MS,
+      },
+    )
+    const big = await run('/sessions?limit=200', LISTS / 4)
+    rows.push({ figure: 'GET /sessions?limit=200 p99', measured: ms(percentile(big, 99), 3) })
+    const search = await run('/sessions?search=seeded%2099', LISTS / 4)
+    rows.push({ figure: 'GET /sessions?search=seeded%2099 p99', measured: ms(percentile(search, 99), 3) })
+  } finally {
+    c.close()
+  }
+  const rss = memoryOf(d.pid).rss
+  rows.push({
+    figure: `daemon RSS with ${SESSIONS.toLocaleString('en')} sessions`,
+    measured: mb(rss),
+    target: `≤ ${mb(RSS_TARGET_BYTES)}`,
+    ok: rss <= RSS_TARGET_BYTES,
+  })
+}
+
+async function events(d: BenchDaemon, rows: Row[]): Promise<void> {
+  const c = new Connection(d)
+  try {
+    // Live, 1 subscriber: the PATCH producer sets the pace.
+    const id = await create(c, d.home, 'events')
+    const live = subscribe(d, `/sessions/${id}?tail=0`, PATCHES + 1)
+    await live.opened
+    const t = performance.now()
+    const times = await patchRun(c, id, PATCHES)
+    const produced = performance.now() - t
+    const got = await live.done
+    rows.push(
+      {
+        figure: `PATCH name (1 event each) p50, ${PATCHES.toLocaleString('en')} in a row`,
+        measured: ms(percentile(times, 50), 3),
+      },
+      { figure: 'PATCH p99', measured: ms(percentile(times, 99), 3) },
+      { figure: 'events appended by PATCH, 1 connection', measured: perSecond(PATCHES, produced) },
+      {
+        figure: 'live delivery, 1 subscriber (paced by PATCH)',
+        measured: perSecond(got.frames - 1, got.at - t),
+      },
+    )
+
+    // Live, 100 subscribers on one session.
+    const fan = await create(c, d.home, 'fan-out')
+    const subs = Array.from({ length: LIVE_FANOUT }, () =>
+      subscribe(d, `/sessions/${fan}?tail=0`, LIVE_FANOUT_PATCHES + 1),
+    )
+    await Promise.all(subs.map((s) => s.opened))
+    const t2 = performance.now()
+    await patchRun(c, fan, LIVE_FANOUT_PATCHES)
+    const fanMs = Math.max(...(await Promise.all(subs.map((s) => s.done))).map((x) => x.at)) - t2
+    rows.push(
+      {
+        figure: `live delivery, ${LIVE_FANOUT} subscribers (paced by PATCH), aggregate`,
+        measured: perSecond(LIVE_FANOUT * LIVE_FANOUT_PATCHES, fanMs),
+      },
+      { figure: '  per subscriber', measured: perSecond(LIVE_FANOUT_PATCHES, fanMs) },
+    )
+
+    // Replay of the log the first run built: delivery alone.
+    const total = PATCHES + 1
+    const path = `/sessions/${id}?after_generation=1&after_seq=0`
+    await subscribe(d, path, total).done // warm-up
+    const one = await subscribe(d, path, total).done
+    rows.push({
+      figure: `replay, 1 subscriber (${total.toLocaleString('en')} events from the log)`,
+      measured: perSecond(one.frames, one.ms),
+      target: `≥ ${EVENTS_TARGET.toLocaleString('en')}/s`,
+      ok: (one.frames / one.ms) * 1000 >= EVENTS_TARGET,
+    })
+    const t3 = performance.now()
+    const many = await Promise.all(Array.from({ length: LIVE_FANOUT }, () => subscribe(d, path, total).done))
+    const manyMs = performance.now() - t3
+    const agg = (LIVE_FANOUT * total) / manyMs
+    rows.push(
+      {
+        figure: `replay, ${LIVE_FANOUT} subscribers at once, aggregate`,
+        measured: perSecond(LIVE_FANOUT * total, manyMs),
+        target: `≥ ${EVENTS_TARGET.toLocaleString('en')}/s`,
+        ok: agg * 1000 >= EVENTS_TARGET,
+      },
+      {
+        figure: '  per subscriber (mean; slowest)',
+        measured: `${perSecond(total, manyMs)}; ${perSecond(total, Math.max(...many.map((m) => m.ms)))}`,
+      },
+    )
+  } finally {
+    c.close()
+  }
+}
+
+export const sessions: Section = {
+  name: 'sessions',
+  description: `create ${CREATES}, list with ${SESSIONS.toLocaleString('en')} sessions, RSS, session stream events/s`,
+  async run(): Promise<Row[]> {
+    const d = await spawnDaemon()
+    const rows: Row[] = []
+    try {
+      await creates(d, rows)
+      await seed(d, rows)
+      await listing(d, rows)
+      await events(d, rows)
+    } finally {
+      await d.stop()
+    }
+    return rows
+  },
+}

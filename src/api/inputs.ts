@@ -1,0 +1,50 @@
+// Handlers of group `inputs`: admission, reads, cancel and the session interrupt.
+
+import type { Continuations } from '../http/continuation.ts'
+import { bindGroup } from '../http/route.ts'
+import { admitInput, readInput } from '../inputs/admit.ts'
+import { cancelInput, interruptSession } from '../runs/control.ts'
+import type { Runs } from '../runs/engine.ts'
+import { inputsOps } from '../schemas/inputs-ops.ts'
+import { HearthError } from '../schemas/problems.ts'
+import type { SessionsCore } from '../sessions/core.ts'
+import { historyHandlers } from './history.ts'
+
+export interface InputsDeps {
+  core: SessionsCore
+  runs: Runs
+  continuations: Continuations
+}
+
+/** UUIDs are case-insensitive on input; rows hold the lower-case form. */
+const lower = (id: string) => id.toLowerCase()
+
+/** Seconds a client waits before offering a rejected input again under a new id. */
+const QUEUE_RETRY_AFTER_S = '2'
+
+export function inputsRoutes(d: InputsDeps) {
+  return bindGroup(inputsOps)({
+    'inputs.put': (input) => {
+      const sessionId = lower(input.params.session_id)
+      // input.body validates when read: only after the repeat lookup, as the protocol asks.
+      const a = admitInput(d.core, sessionId, lower(input.params.input_id), input.rawBody, () => input.body)
+      if (a.status === 429)
+        throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
+      d.runs.kick(sessionId)
+      return { status: 202, body: a.input }
+    },
+    'inputs.get': ({ params }) => ({
+      status: 200,
+      body: readInput(d.core, lower(params.session_id), lower(params.input_id)),
+    }),
+    'inputs.cancel': async ({ params }) => ({
+      status: 200,
+      body: await cancelInput(d.core, d.runs, lower(params.session_id), lower(params.input_id)),
+    }),
+    'sessions.interrupt': async ({ params, body }) => ({
+      status: 200,
+      body: await interruptSession(d.core, d.runs, lower(params.session_id), body),
+    }),
+    ...historyHandlers(d.core, d.continuations),
+  })
+}

@@ -1,0 +1,33 @@
+// How the `hearth` command reports failures. Exit codes: 0 ok, 1 error, 2 usage.
+import { NoDaemonError, ProblemError, ProtocolError } from '../client/client.ts'
+import { CreationConflictError, CreationUncertainError } from '../client/create-session.ts'
+
+/** The command line is wrong: exit 2 with a hint. */
+export class UsageError extends Error {}
+
+/** A failure with its own message and exit code 1 (no stack). */
+export class CommandError extends Error {}
+
+export type Out = { write: (s: string) => void }
+
+/** `<title>: <detail> (<code>)`, the detail left out when it only repeats the title. */
+export function problemText(err: ProblemError): string {
+  const { title, detail, code } = err.problem
+  return detail && detail !== title ? `${title}: ${detail} (${code})` : `${title} (${code})`
+}
+
+/** The exit code and message for an error the command expects, or undefined. */
+export function reportOf(err: unknown): { code: 1 | 2; message: string } | undefined {
+  if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS'))
+    return { code: 2, message: `${(err as Error).message}\nRun hearth --help for usage.` }
+  if (err instanceof ProblemError) return { code: 1, message: problemText(err) }
+  if (
+    err instanceof NoDaemonError ||
+    err instanceof ProtocolError ||
+    err instanceof CommandError ||
+    err instanceof CreationConflictError ||
+    err instanceof CreationUncertainError
+  )
+    return { code: 1, message: err.message }
+  return undefined
+}

@@ -1,0 +1,143 @@
+// Durable admission. A repeat of a known id is looked up before anything is validated and
+// answers the original decision with the current delivery; a new id is validated, then
+// committed with fsync before the 202. The whole decision is one synchronous transaction,
+// so concurrent repeats of one id can never admit it twice.
+import { createHash } from 'node:crypto'
+import type { Input, InputRequest } from '../schemas/inputs.ts'
+import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
+import { HearthError, problemBody } from '../schemas/problems.ts'
+import type { SessionsCore, Tx } from '../sessions/core.ts'
+import { decodeImages } from './images.ts'
+import {
+  type InputRow,
+  inputRow,
+  MAX_WAITING,
+  pendingView,
+  RETENTION_MS,
+  toInput,
+  uuidV7Time,
+} from './rows.ts'
+
+export interface Admission {
+  status: 202 | 429
+  input: Input
+}
+
+/** JSON with object keys sorted at every depth: equal requests hash equal. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value).sort()
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+export function intentOf(raw: unknown): string {
+  return createHash('sha256').update(canonical(raw)).digest('hex')
+}
+
+/** Runs `fn` in a transaction whose commit is fsynced: what it acknowledges survives power loss. */
+export function durably<T>(core: SessionsCore, fn: (tx: Tx) => T): T {
+  core.db.pragma('synchronous = FULL')
+  try {
+    return core.transact(fn)
+  } finally {
+    core.db.pragma('synchronous = NORMAL')
+  }
+}
+
+function repeatOf(existing: InputRow, sessionId: string, intent: string): Admission {
+  if (existing.session_id !== sessionId || existing.intent !== intent) {
+    throw new HearthError('input_conflict', `Input ${existing.id} was admitted with a different request`)
+  }
+  return { status: existing.http_status as 202 | 429, input: toInput(existing) }
+}
+
+export function admitInput(
+  core: SessionsCore,
+  sessionId: string,
+  inputId: string,
+  raw: unknown,
+  validate: () => InputRequest,
+): Admission {
+  const intent = intentOf(raw)
+  const known = inputRow(core, inputId)
+  if (known) return repeatOf(known, sessionId, intent)
+  if (uuidV7Time(inputId) < core.now() - RETENTION_MS)
+    throw new HearthError('input_expired', `Input id ${inputId} is older than seven days`)
+  const req = validate()
+  core.require(sessionId)
+  if (Buffer.byteLength(req.text) > MAX_TEXT_BYTES) throw new HearthError('text_too_large')
+  const images = decodeImages(req.images ?? [])
+  if (req.text.trim() === '' && images.length === 0) throw new HearthError('empty_message')
+  return durably(core, (tx) => {
+    const session = core.require(sessionId)
+    core.requireFamilyOpen(session.root_id)
+    const waiting = core
+      .sql("SELECT COUNT(*) AS n FROM inputs WHERE session_id = ? AND delivery = 'pending'")
+      .get(sessionId) as { n: number }
+    const base = { id: inputId, session_id: sessionId, intent, client_id: req.client_id, text: req.text }
+    if (waiting.n >= MAX_WAITING) {
+      const problem = problemBody(
+        'queue_full',
+        `Session ${sessionId} already has ${MAX_WAITING} waiting inputs`,
+      )
+      core
+        .sql(
+          `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
+             problem, decided_ms) VALUES (?, ?, ?, ?, ?, ?, 'rejected', 429, ?, ?)`,
+        )
+        .run(base.id, sessionId, intent, req.client_id, '', images.length, JSON.stringify(problem), tx.now)
+      return { status: 429 as const, input: toInput(inputRow(core, inputId) as InputRow) }
+    }
+    const order = session.input_order + 1
+    core
+      .sql(
+        `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
+           accepted_at, acceptance_order, delivery) VALUES (?, ?, ?, ?, ?, ?, 'accepted', 202, ?, ?, 'pending')`,
+      )
+      .run(base.id, sessionId, intent, req.client_id, req.text, images.length, tx.at, order)
+    const addImage = core.sql(
+      'INSERT INTO input_images (input_id, idx, media_type, data) VALUES (?, ?, ?, ?)',
+    )
+    for (const [i, img] of images.entries()) addImage.run(inputId, i, img.media_type, img.data)
+    const row = inputRow(core, inputId) as InputRow
+    const latest = {
+      id: inputId,
+      acceptance_order: order,
+      client_id: req.client_id,
+      text: req.text.slice(0, 256),
+    }
+    core
+      .sql(
+        `UPDATE sessions SET input_order = ?, latest_input = ?, activity_ms = ?,
+           phase = CASE phase WHEN 'idle' THEN 'queued' ELSE phase END WHERE id = ?`,
+      )
+      .run(order, JSON.stringify(latest), tx.now, sessionId)
+    tx.append(sessionId, 'input.accepted', { input: pendingView(row) })
+    tx.changed({ session_id: sessionId, reason: 'changed', before: session, after: core.row(sessionId) })
+    return { status: 202 as const, input: toInput(row) }
+  })
+}
+
+/** GET of an input: works after its session is deleted, for seven days. */
+export function readInput(core: SessionsCore, sessionId: string, inputId: string): Input {
+  const row = inputRow(core, inputId)
+  if (row && row.session_id === sessionId) return toInput(row)
+  if (uuidV7Time(inputId) < core.now() - RETENTION_MS)
+    throw new HearthError('input_expired', `Input id ${inputId} is older than seven days`)
+  core.require(sessionId)
+  throw new HearthError('input_not_found', `No input ${inputId} in session ${sessionId}`)
+}
+
+/** Deletes decisions that became terminal more than seven days ago. */
+export function pruneInputs(core: SessionsCore): number {
+  const cutoff = core.now() - RETENTION_MS
+  return core.db.transaction(() => {
+    core
+      .sql('DELETE FROM input_images WHERE input_id IN (SELECT id FROM inputs WHERE decided_ms < ?)')
+      .run(cutoff)
+    return core.sql('DELETE FROM inputs WHERE decided_ms < ?').run(cutoff).changes
+  })()
+}

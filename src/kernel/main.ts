@@ -1,0 +1,63 @@
+// The kernel process: runs one session's turns. It streams the provider's answer and
+// reports neutral events to the daemon; it holds no durable state and never opens the
+// database, so a crash here fails the run, never the daemon.
+import { BUILD } from '../build-info.ts'
+import { transportFor } from '../providers/registry.ts'
+import type { NeutralEvent } from '../providers/types.ts'
+import type { FromKernel, ToKernel } from './protocol.ts'
+
+const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
+const turns = new Map<string, AbortController>()
+
+function send(msg: FromKernel): void {
+  process.send?.(msg)
+}
+
+async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> {
+  const abort = new AbortController()
+  turns.set(msg.run_id, abort)
+  // Events are batched per turn of the event loop: the first delta goes out at once, a
+  // burst of deltas read from one network chunk travels as one message.
+  let batch: NeutralEvent[] = []
+  const flush = () => {
+    if (batch.length === 0) return
+    send({ type: 'events', run_id: msg.run_id, events: batch })
+    batch = []
+  }
+  try {
+    const transport = transportFor(msg.extension)
+    if (!transport) {
+      batch.push({
+        type: 'error',
+        code: 'upstream_rejected',
+        message: `No transport for ${msg.extension}`,
+        status: null,
+      })
+    } else {
+      for await (const e of transport.stream(msg.profile, msg.request, { signal: abort.signal })) {
+        if (batch.length === 0) setImmediate(flush)
+        batch.push(e)
+      }
+    }
+  } catch (err) {
+    batch.push({
+      type: 'error',
+      code: 'upstream_malformed',
+      message: String((err as Error)?.message ?? err),
+      status: null,
+    })
+  } finally {
+    flush()
+    turns.delete(msg.run_id)
+    send({ type: 'turn_ended', run_id: msg.run_id })
+  }
+}
+
+process.on('message', (msg: ToKernel) => {
+  if (msg.type === 'turn') void runTurn(msg)
+  else if (msg.type === 'abort') turns.get(msg.run_id)?.abort()
+  else if (msg.type === 'shutdown') process.exit(0)
+})
+// The daemon going away closes the channel: a kernel never outlives its daemon.
+process.on('disconnect', () => process.exit(0))
+send({ type: 'ready', instance_id: instanceId, build: BUILD })

@@ -1,0 +1,14 @@
+// Typed IPC between the daemon and a kernel process (structured clone over the fork channel).
+import type { NeutralEvent, NeutralRequest, TransportProfile } from '../providers/types.ts'
+
+/** Daemon → kernel. */
+export type ToKernel =
+  | { type: 'turn'; run_id: string; extension: string; profile: TransportProfile; request: NeutralRequest }
+  | { type: 'abort'; run_id: string }
+  | { type: 'shutdown' }
+
+/** Kernel → daemon. Events of one turn come in batches, in order. */
+export type FromKernel =
+  | { type: 'ready'; instance_id: string; build: string }
+  | { type: 'events'; run_id: string; events: NeutralEvent[] }
+  | { type: 'turn_ended'; run_id: string }

@@ -1,0 +1,150 @@
+// Chat Completions stream → neutral events. Only choice 0 is read. Reasoning
+// (`reasoning_content`, `reasoning`, `reasoning_text`), text and each tool call (keyed by
+// its `index`) get a neutral index in the order they first appear. Tool calls are emitted
+// whole when the choice finishes; the usage chunk (`choices: []`) is emitted just before
+// `done`. `[DONE]` ends the stream; a clean end after a `finish_reason` counts as done too.
+import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
+import { type FrameDecoder, incomplete, num, parseFrame } from './decode-stream.ts'
+import { codeForStreamError, errorEvent, streamErrorMessage } from './errors.ts'
+import type { SseFrame } from './sse.ts'
+
+interface Call {
+  slot: number
+  id: string
+  name: string
+  args: string
+}
+
+export class ChatDecoder implements FrameDecoder {
+  finished = false
+  #next = 0
+  #slots = new Map<string, number>()
+  #calls = new Map<number, Call>()
+  #stop: StopReason | null = null
+  #usage: NeutralUsage | null = null
+  #sawCall = false
+
+  frame(frame: SseFrame): NeutralEvent[] {
+    if (frame.data.trim() === '[DONE]') return this.#finish(this.#terminal(this.#stop ?? this.#impliedStop()))
+    const parsed = parseFrame(frame)
+    if (!parsed.ok) return this.#finish([parsed.event])
+    const chunk = parsed.value
+    if (chunk.error && typeof chunk.error === 'object') {
+      const code = codeForStreamError(chunk.error.code, chunk.error.type)
+      return this.#finish([errorEvent(code, streamErrorMessage(chunk, 'the upstream reported an error'))])
+    }
+    if (chunk.usage && typeof chunk.usage === 'object') this.#usage = chatUsage(chunk.usage)
+    const choices: any[] = Array.isArray(chunk.choices) ? chunk.choices : []
+    const choice = choices.find((c) => c?.index === 0) ?? choices[0]
+    if (!choice || typeof choice !== 'object') return []
+    const events: NeutralEvent[] = []
+    const delta = choice.delta ?? choice.message ?? {}
+    const reasoning = reasoningText(delta)
+    if (reasoning !== '') {
+      events.push({ type: 'reasoning_delta', index: this.#slot('reasoning'), delta: reasoning })
+    }
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      events.push({ type: 'text_delta', index: this.#slot('text'), delta: delta.content })
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      delta.tool_calls.forEach((tc: any, position: number) => {
+        this.#toolFragment(tc, position)
+      })
+    }
+    if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
+      this.#stop = mapFinish(choice.finish_reason)
+      events.push(...this.#flushCalls())
+    }
+    return events
+  }
+
+  end(): NeutralEvent[] {
+    if (this.#stop !== null) return this.#finish(this.#terminal(this.#stop))
+    return this.#finish([incomplete()])
+  }
+
+  #finish(events: NeutralEvent[]): NeutralEvent[] {
+    this.finished = true
+    return events
+  }
+
+  #terminal(stop: StopReason): NeutralEvent[] {
+    const events = this.#flushCalls()
+    if (this.#usage) events.push({ type: 'usage', usage: this.#usage })
+    events.push({ type: 'done', stop_reason: stop })
+    return events
+  }
+
+  #impliedStop(): StopReason {
+    return this.#sawCall || this.#calls.size > 0 ? 'tool_calls' : 'stop'
+  }
+
+  #slot(key: string): number {
+    let slot = this.#slots.get(key)
+    if (slot === undefined) {
+      slot = this.#next++
+      this.#slots.set(key, slot)
+    }
+    return slot
+  }
+
+  #toolFragment(tc: any, position: number): void {
+    if (!tc || typeof tc !== 'object') return
+    const key = num(tc.index) ?? position
+    const slot = this.#slot(`tool:${key}`)
+    let call = this.#calls.get(key)
+    if (!call) {
+      call = { slot, id: '', name: '', args: '' }
+      this.#calls.set(key, call)
+    }
+    if (typeof tc.id === 'string' && tc.id !== '' && call.id === '') call.id = tc.id
+    const fn = tc.function ?? {}
+    if (typeof fn.name === 'string' && fn.name !== '' && call.name === '') call.name = fn.name
+    if (typeof fn.arguments === 'string') call.args += fn.arguments
+  }
+
+  #flushCalls(): NeutralEvent[] {
+    const calls = [...this.#calls.values()].sort((a, b) => a.slot - b.slot)
+    this.#calls.clear()
+    if (calls.length > 0) this.#sawCall = true
+    return calls.map((c) => ({ type: 'tool_call', index: c.slot, id: c.id, name: c.name, arguments: c.args }))
+  }
+}
+
+function reasoningText(delta: Record<string, any>): string {
+  for (const key of ['reasoning_content', 'reasoning', 'reasoning_text']) {
+    const v = delta[key]
+    if (typeof v === 'string' && v !== '') return v
+    if (v && typeof v === 'object') {
+      const t = v.text ?? v.content
+      if (typeof t === 'string' && t !== '') return t
+    }
+  }
+  return ''
+}
+
+function mapFinish(reason: string): StopReason {
+  switch (reason) {
+    case 'stop':
+      return 'stop'
+    case 'length':
+      return 'length'
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls'
+    case 'content_filter':
+      return 'content_filter'
+    default:
+      return 'other'
+  }
+}
+
+export function chatUsage(u: Record<string, any>): NeutralUsage {
+  return {
+    prompt_tokens: num(u.prompt_tokens),
+    cached_prompt_tokens: num(u.prompt_tokens_details?.cached_tokens),
+    cache_write_tokens: null,
+    completion_tokens: num(u.completion_tokens),
+    total_tokens: num(u.total_tokens),
+  }
+}

@@ -1,0 +1,240 @@
+// The HTTP half of the transport: POST the encoded request, retry 429/5xx/connect errors
+// before the first byte of a 200 body, map statuses to stable codes, and hand back a body
+// stream guarded by the idle timeout and the caller's signal. Never throws.
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { EncodedRequest, StreamOptions, UpstreamErrorCode } from '../types.ts'
+import { describe, type ErrorEvent, errorEvent, redact, UpstreamFault } from './errors.ts'
+
+export const DEFAULT_MAX_RETRIES = 3
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000
+export const RETRY_BASE_MS = 500
+export const RETRY_CAP_MS = 8_000
+/** A Retry-After longer than this is not waited for: the turn fails at once and says so. */
+export const MAX_RETRY_AFTER_MS = 60_000
+const ERROR_BODY_LIMIT = 64 * 1024
+
+/** Default backoff: the upstream's Retry-After when given, else 500 ms · 2^(n-1), at most 8 s. */
+export function defaultRetryDelayMs(attempt: number, retryAfterMs: number | null): number {
+  if (retryAfterMs !== null) return retryAfterMs
+  return Math.min(RETRY_BASE_MS * 2 ** (attempt - 1), RETRY_CAP_MS)
+}
+
+export type Opened =
+  | {
+      ok: true
+      status: number
+      body: AsyncIterable<Uint8Array>
+      /** Closes the upstream connection if the body was not read to its end. Idempotent. */
+      close(): void
+    }
+  | { ok: false; error: ErrorEvent }
+
+export async function openStream(
+  req: EncodedRequest,
+  opts: StreamOptions,
+  secret: string | null,
+): Promise<Opened> {
+  const fetchFn = opts.fetch ?? globalThis.fetch
+  const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES
+  const delayFor = opts.retryDelayMs ?? defaultRetryDelayMs
+  const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
+  const origin = safeOrigin(req.url)
+  for (let attempt = 0; ; attempt++) {
+    if (opts.signal.aborted) return { ok: false, error: aborted() }
+    const guard = new Guard(opts.signal, idleMs)
+    let failure: { error: ErrorEvent; retryAfterMs: number | null; retryable: boolean }
+    try {
+      const res = await fetchFn(req.url, {
+        method: 'POST',
+        headers: req.headers,
+        body: req.body,
+        signal: guard.signal,
+      })
+      if (res.status >= 200 && res.status < 300 && res.body) {
+        guard.pause()
+        return { ok: true, status: res.status, body: guard.body(res.body), close: () => guard.close() }
+      }
+      const text = await readErrorBody(res, guard)
+      guard.dispose()
+      const message = redact(upstreamMessage(text, res.status), secret)
+      const code = codeForStatus(res.status)
+      const retryable = code === 'upstream_rate_limited' || code === 'upstream_unavailable'
+      failure = {
+        error: errorEvent(code, message, res.status),
+        retryAfterMs: retryAfter(res.headers),
+        retryable,
+      }
+    } catch (err) {
+      guard.dispose()
+      if (opts.signal.aborted) return { ok: false, error: aborted() }
+      if (guard.timedOut) {
+        return {
+          ok: false,
+          error: errorEvent('upstream_timeout', `no response from ${origin} within ${idleMs} ms`),
+        }
+      }
+      const message = redact(`could not reach ${origin}: ${describe(err)}`, secret)
+      failure = { error: errorEvent('upstream_unavailable', message), retryAfterMs: null, retryable: true }
+    }
+    const { error, retryAfterMs, retryable } = failure
+    if (!retryable || attempt >= maxRetries) return { ok: false, error }
+    if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) {
+      return {
+        ok: false,
+        error: { ...error, message: `${error.message} (retry after ${Math.ceil(retryAfterMs / 1000)} s)` },
+      }
+    }
+    try {
+      await sleep(Math.max(0, delayFor(attempt + 1, retryAfterMs)), undefined, { signal: opts.signal })
+    } catch {
+      return { ok: false, error: aborted() }
+    }
+  }
+}
+
+export function codeForStatus(status: number): UpstreamErrorCode {
+  if (status === 401 || status === 403) return 'upstream_unauthorized'
+  if (status === 429) return 'upstream_rate_limited'
+  if (status >= 500) return 'upstream_unavailable'
+  return 'upstream_rejected'
+}
+
+function aborted(): ErrorEvent {
+  return errorEvent('aborted', 'the request was aborted')
+}
+
+/**
+ * One attempt's abort controller: linked to the caller's signal, and fired by an idle timer
+ * that is re-armed by every byte received. It turns read errors into typed faults.
+ */
+class Guard {
+  readonly #ctrl = new AbortController()
+  readonly #outer: AbortSignal
+  readonly #idleMs: number
+  #timer: NodeJS.Timeout | undefined
+  readonly #onAbort = () => this.#ctrl.abort(this.#outer.reason)
+  timedOut = false
+
+  constructor(outer: AbortSignal, idleMs: number) {
+    this.#outer = outer
+    this.#idleMs = idleMs
+    outer.addEventListener('abort', this.#onAbort, { once: true })
+    this.arm()
+  }
+
+  get signal(): AbortSignal {
+    return this.#ctrl.signal
+  }
+
+  arm(): void {
+    clearTimeout(this.#timer)
+    this.#timer = setTimeout(() => {
+      this.timedOut = true
+      this.#ctrl.abort(new Error('idle timeout'))
+    }, this.#idleMs)
+  }
+
+  /** Stops the idle timer while the consumer, not the upstream, holds things up. */
+  pause(): void {
+    clearTimeout(this.#timer)
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer)
+    this.#outer.removeEventListener('abort', this.#onAbort)
+  }
+
+  /** Ends the attempt: the upstream connection is closed if it is still open. */
+  close(): void {
+    this.dispose()
+    if (!this.#ctrl.signal.aborted) this.#ctrl.abort(new Error('closed'))
+  }
+
+  fault(err: unknown): UpstreamFault {
+    if (this.#outer.aborted) return new UpstreamFault('aborted', 'the request was aborted')
+    if (this.timedOut) return new UpstreamFault('upstream_timeout', `no byte received for ${this.#idleMs} ms`)
+    return new UpstreamFault(
+      'upstream_dropped',
+      `the connection ended before the response was complete (${describe(err)})`,
+    )
+  }
+
+  async *body(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+    const reader = stream.getReader()
+    let finished = false
+    try {
+      while (true) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>
+        this.arm()
+        try {
+          chunk = await reader.read()
+        } catch (err) {
+          throw this.fault(err)
+        } finally {
+          this.pause()
+        }
+        if (chunk.done) {
+          finished = true
+          return
+        }
+        yield chunk.value
+      }
+    } finally {
+      if (!finished) await reader.cancel().catch(() => {})
+      this.close()
+    }
+  }
+}
+
+async function readErrorBody(res: Response, guard: Guard): Promise<string> {
+  if (!res.body) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    for await (const chunk of guard.body(res.body)) {
+      chunks.push(chunk)
+      size += chunk.byteLength
+      if (size >= ERROR_BODY_LIMIT) break
+    }
+  } catch {
+    // A body that stalls or drops still leaves the status to report.
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks)).slice(0, ERROR_BODY_LIMIT)
+}
+
+/** The upstream's own error message (`{error: {message}}`, `{message}`, or plain text). */
+export function upstreamMessage(text: string, status: number): string {
+  const fallback = `the upstream answered HTTP ${status}`
+  const trimmed = text.trim()
+  if (trimmed === '') return fallback
+  try {
+    const body = JSON.parse(trimmed)
+    const inner = typeof body?.error === 'object' && body.error !== null ? body.error : body
+    if (typeof inner?.message === 'string' && inner.message !== '') return `HTTP ${status}: ${inner.message}`
+    if (typeof body?.error === 'string' && body.error !== '') return `HTTP ${status}: ${body.error}`
+    if (typeof body?.detail === 'string' && body.detail !== '') return `HTTP ${status}: ${body.detail}`
+  } catch {
+    // not JSON: use the text
+  }
+  return `HTTP ${status}: ${trimmed.length > 500 ? `${trimmed.slice(0, 500)}…` : trimmed}`
+}
+
+/** Retry-After in milliseconds from `retry-after-ms`, `retry-after` seconds, or an HTTP date. */
+export function retryAfter(headers: Headers, now = Date.now()): number | null {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '')
+  if (Number.isFinite(ms) && ms >= 0) return Math.round(ms)
+  const value = headers.get('retry-after')
+  if (value === null || value.trim() === '') return null
+  const seconds = Number(value.trim())
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.round(seconds * 1000) : null
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? null : Math.max(0, date - now)
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return 'the endpoint'
+  }
+}

@@ -1,0 +1,73 @@
+// The `openai-compatible` transport: API-key profiles for servers that speak OpenAI's
+// Responses or Chat Completions streaming formats. `encode` and `decode` are pure codecs;
+// `stream` adds HTTP (retries, timeouts, abort) and never throws.
+import type {
+  EncodedRequest,
+  NeutralEvent,
+  NeutralRequest,
+  StreamOptions,
+  Transport,
+  TransportProfile,
+} from '../types.ts'
+import { ChatDecoder } from './decode-chat.ts'
+import { ResponsesDecoder } from './decode-responses.ts'
+import { decodeWith } from './decode-stream.ts'
+import { chatBody } from './encode-chat.ts'
+import { responsesBody } from './encode-responses.ts'
+import { describe, errorEvent, faultEvent } from './errors.ts'
+import { openStream } from './http.ts'
+import { joinEndpoint } from './url.ts'
+
+export type Protocol = TransportProfile['protocol']
+
+/** The HTTP request for one turn. Throws only on an endpoint that is not a URL. */
+export function encode(profile: TransportProfile, req: NeutralRequest): EncodedRequest {
+  const responses = profile.protocol === 'responses'
+  const url = joinEndpoint(profile.endpoint, responses ? '/responses' : '/chat/completions')
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+  }
+  if (profile.api_key) headers.authorization = `Bearer ${profile.api_key}`
+  for (const [name, value] of Object.entries(profile.headers ?? {})) headers[name.toLowerCase()] = value
+  const body = responses ? responsesBody(profile, req) : chatBody(profile, req)
+  return { url, headers, body: JSON.stringify(body) }
+}
+
+/** The upstream's event-stream bytes → neutral events, ending with exactly one `done` or `error`. */
+export function decode(bytes: AsyncIterable<Uint8Array>, protocol: Protocol): AsyncGenerator<NeutralEvent> {
+  return decodeWith(bytes, protocol === 'responses' ? new ResponsesDecoder() : new ChatDecoder())
+}
+
+async function* stream(
+  profile: TransportProfile,
+  req: NeutralRequest,
+  opts: StreamOptions,
+): AsyncGenerator<NeutralEvent> {
+  let encoded: EncodedRequest
+  try {
+    encoded = encode(profile, req)
+  } catch (err) {
+    yield errorEvent('upstream_rejected', `the profile's endpoint is not a usable URL: ${describe(err)}`)
+    return
+  }
+  let opened: Awaited<ReturnType<typeof openStream>>
+  try {
+    opened = await openStream(encoded, opts, profile.api_key)
+  } catch (err) {
+    yield faultEvent(err)
+    return
+  }
+  if (!opened.ok) {
+    yield opened.error
+    return
+  }
+  try {
+    yield { type: 'start' }
+    yield* decode(opened.body, profile.protocol)
+  } finally {
+    opened.close()
+  }
+}
+
+export const openaiCompatible: Transport = { stream }

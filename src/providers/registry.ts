@@ -1,0 +1,29 @@
+// Extension id → provider. A stored profile with no `extension` is `openai-compatible`.
+// Later providers add their sign-in and quota codecs to the same entry.
+import { openaiCompatible } from './openai-compatible/transport.ts'
+import type { Transport } from './types.ts'
+
+export const DEFAULT_EXTENSION = 'openai-compatible'
+
+export interface Provider {
+  /** The extension id, as stored in a profile's `extension` field and in creds.json. */
+  id: string
+  transport: Transport
+}
+
+const PROVIDERS: ReadonlyMap<string, Provider> = new Map([
+  [DEFAULT_EXTENSION, { id: DEFAULT_EXTENSION, transport: openaiCompatible }],
+])
+
+/** The provider for a profile's extension id (absent → `openai-compatible`), or null if unknown. */
+export function providerFor(extension: string | null | undefined): Provider | null {
+  return PROVIDERS.get(extension ?? DEFAULT_EXTENSION) ?? null
+}
+
+export function transportFor(extension: string | null | undefined): Transport | null {
+  return providerFor(extension)?.transport ?? null
+}
+
+export function providerIds(): string[] {
+  return [...PROVIDERS.keys()]
+}

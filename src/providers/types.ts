@@ -1,0 +1,110 @@
+// The one provider contract: a provider-neutral request, the neutral stream events a
+// transport decodes the vendor's stream into, and the shape every transport exports.
+// Transports are pure codecs plus HTTP: they never touch the database and never throw on
+// upstream faults; a failed turn ends with an `error` event carrying a stable code.
+
+/** A piece of a user message. Images travel as base64 with their media type. */
+export type UserPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; media_type: 'image/png' | 'image/jpeg' | 'image/webp'; data: string }
+
+/** A piece of an assistant message, as replayed to the model on the next turn. */
+export type AssistantPart =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: string }
+
+export type NeutralMessage =
+  | { role: 'user'; content: UserPart[] }
+  | { role: 'assistant'; content: AssistantPart[] }
+  | { role: 'tool'; tool_call_id: string; content: string }
+
+export interface NeutralTool {
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+}
+
+export interface NeutralRequest {
+  model: string
+  /** A reasoning effort the user chose (`low`, `medium`, `high`…), or null for the provider default. */
+  effort: string | null
+  /** Instructions sent ahead of the conversation, or null. */
+  system: string | null
+  messages: NeutralMessage[]
+  /** Tools the model may call; empty until tool execution exists. */
+  tools: NeutralTool[]
+  /** The session the turn belongs to: a stable key for prompt caching and request ids. */
+  session_id: string
+}
+
+export type StopReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other'
+
+export interface NeutralUsage {
+  prompt_tokens: number | null
+  cached_prompt_tokens: number | null
+  cache_write_tokens: number | null
+  completion_tokens: number | null
+  total_tokens: number | null
+}
+
+/** Stable codes a failed turn carries; also problem codes of the turn's failure event. */
+export type UpstreamErrorCode =
+  | 'upstream_unauthorized' // 401/403: the key or token is wrong or expired
+  | 'upstream_rate_limited' // 429 after retries
+  | 'upstream_unavailable' // 5xx after retries, or the connection could not be made
+  | 'upstream_timeout' // no byte within the timeout
+  | 'upstream_dropped' // the connection ended before the response was complete
+  | 'upstream_malformed' // a frame that does not parse or does not fit the format
+  | 'upstream_rejected' // another 4xx: the request itself was refused
+  | 'upstream_incomplete' // the stream ended without a terminal event
+  | 'aborted' // the caller aborted (interrupt, cancel, shutdown)
+
+/**
+ * The neutral stream. `index` numbers output items in the order the upstream opened them,
+ * so deltas of two items never interleave into one text.
+ */
+export type NeutralEvent =
+  | { type: 'start' }
+  | { type: 'text_delta'; index: number; delta: string }
+  | { type: 'reasoning_delta'; index: number; delta: string }
+  | { type: 'tool_call'; index: number; id: string; name: string; arguments: string }
+  | { type: 'usage'; usage: NeutralUsage }
+  | { type: 'done'; stop_reason: StopReason }
+  | { type: 'error'; code: UpstreamErrorCode; message: string; status: number | null }
+
+/** What the HTTP layer of a transport sends. */
+export interface EncodedRequest {
+  url: string
+  headers: Record<string, string>
+  body: string
+}
+
+/** Options every transport's `stream` takes; injected so tests need no globals. */
+export interface StreamOptions {
+  signal: AbortSignal
+  fetch?: typeof globalThis.fetch
+  /** Milliseconds to wait for the first byte, and between bytes, before upstream_timeout. */
+  idleTimeoutMs?: number
+  /** Backoff before retry n (1-based) of a 429 or 5xx before the first token. */
+  retryDelayMs?: (attempt: number, retryAfterMs: number | null) => number
+  maxRetries?: number
+}
+
+/**
+ * A profile's connection facts as the transport needs them. Secrets come resolved: the
+ * kernel receives them from the daemon for one turn and never stores them.
+ */
+export interface TransportProfile {
+  endpoint: string
+  protocol: 'responses' | 'chat_completions'
+  model: string
+  api_key: string | null
+  /** Extra headers a provider adds (account ids, beta flags). */
+  headers?: Record<string, string>
+}
+
+export interface Transport {
+  /** Streams one model turn; never throws; always ends with `done` or `error`. */
+  stream(profile: TransportProfile, req: NeutralRequest, opts: StreamOptions): AsyncIterable<NeutralEvent>
+}

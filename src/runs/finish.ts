@@ -1,0 +1,107 @@
+// Ending a run: what it produced becomes history entries, its inputs take their final
+// delivery, and the session goes back to idle (or queued when more inputs wait), all in
+// one transaction.
+import type { AssistantPart, NeutralUsage } from '../providers/types.ts'
+import type { Problem } from '../schemas/problems.ts'
+import type { SessionsCore } from '../sessions/core.ts'
+import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
+import type { LiveContent } from '../sessions/live.ts'
+import { indexSession } from '../sessions/search.ts'
+
+export type RunOutcome = 'completed' | 'interrupted' | 'failed'
+
+export interface RunResult {
+  outcome: RunOutcome
+  problem: Problem | null
+  contents: LiveContent[]
+  tool_calls: AssistantPart[]
+  usage: NeutralUsage | null
+  model: string
+  elapsed_ms: number
+}
+
+const STATUS: Record<RunOutcome, string> = {
+  completed: 'complete',
+  interrupted: 'interrupted',
+  failed: 'failed',
+}
+
+function usageOf(r: RunResult, at: string) {
+  if (!r.usage) return null
+  const seconds = r.elapsed_ms / 1000
+  const completion = r.usage.completion_tokens
+  return {
+    model: r.model,
+    observed_at: at,
+    ...r.usage,
+    elapsed_ms: r.elapsed_ms,
+    tokens_per_second:
+      completion !== null && seconds > 0 ? Math.round((completion / seconds) * 10) / 10 : null,
+  }
+}
+
+export function finishRun(core: SessionsCore, sessionId: string, runId: string, r: RunResult): void {
+  core.transact((tx) => {
+    const s = core.row(sessionId)
+    if (!s || s.run_id !== runId) return // deleted meanwhile, or already ended
+    const { grp } = core.sql('SELECT grp FROM runs WHERE id = ?').get(runId) as { grp: number }
+    let position = s.transcript_count
+    const added: HistoryEntry[] = []
+    const add = (kind: string, content: Record<string, unknown>) => {
+      position += 1
+      const row = { position, grp, kind, created_at: tx.at, content: JSON.stringify(content) }
+      core
+        .sql(
+          'INSERT INTO entries (session_id, position, grp, kind, created_at, content) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(sessionId, position, grp, kind, tx.at, row.content)
+      added.push(toHistoryEntry(row))
+    }
+    const status = STATUS[r.outcome]
+    const ordered = [...r.contents].sort((a, b) => a.index - b.index)
+    for (const c of ordered.filter((c) => c.kind === 'reasoning'))
+      add('reasoning', { text: c.text, status, run_id: runId })
+    const texts = ordered.filter((c) => c.kind === 'text')
+    const answer = texts.map((c) => c.text).join('')
+    if (answer !== '' || r.tool_calls.length > 0)
+      add('assistant', { text: answer, status, run_id: runId, tool_calls: r.tool_calls })
+    if (r.problem) add('error', { problem: r.problem, run_id: runId })
+    core
+      .sql("UPDATE inputs SET delivery = ?, decided_ms = ? WHERE turn = ? AND delivery = 'running'")
+      .run(r.outcome, tx.now, runId)
+    core
+      .sql('UPDATE runs SET ended_at = ?, outcome = ?, problem = ? WHERE id = ?')
+      .run(tx.at, r.outcome, r.problem ? JSON.stringify(r.problem) : null, runId)
+    const waiting = core
+      .sql("SELECT COUNT(*) AS n FROM inputs WHERE session_id = ? AND delivery = 'pending'")
+      .get(sessionId) as { n: number }
+    const usage = usageOf(r, tx.at)
+    const latest = {
+      run_id: runId,
+      outcome: r.outcome,
+      text: answer.slice(0, 256),
+      transcript_position:
+        answer !== '' ? (added.find((e) => e.kind === 'assistant')?.position ?? null) : null,
+      completed_at: tx.at,
+    }
+    const preview = answer !== '' ? answer.slice(0, 200) : s.preview_text
+    core
+      .sql(
+        `UPDATE sessions SET phase = ?, run_id = NULL, interrupt_requested = 0, transcript_count = ?,
+           preview_text = ?, latest_answer = ?, usage = COALESCE(?, usage), activity_ms = ? WHERE id = ?`,
+      )
+      .run(
+        waiting.n > 0 ? 'queued' : 'idle',
+        position,
+        preview,
+        JSON.stringify(latest),
+        usage ? JSON.stringify(usage) : null,
+        tx.now,
+        sessionId,
+      )
+    indexSession(core, { ...s, preview_text: preview })
+    for (const entry of added) tx.append(sessionId, 'entry.added', { entry })
+    tx.append(sessionId, 'run.ended', { run_id: runId, outcome: r.outcome, problem: r.problem, usage })
+    tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
+  })
+}

@@ -1,0 +1,71 @@
+// After a crash: a run the previous daemon left open is ended as interrupted, keeping the
+// output its log recorded; sessions with waiting inputs are queued to run again.
+import { problemBody } from '../schemas/problems.ts'
+import type { SessionsCore } from '../sessions/core.ts'
+import type { LiveContent } from '../sessions/live.ts'
+import { finishRun } from './finish.ts'
+
+interface OpenRun {
+  id: string
+  session_id: string
+  start_generation: number
+  start_seq: number
+  started_at: string
+}
+
+/** The output a run's log events carry: contents in the order they started. */
+function outputFromLog(core: SessionsCore, run: OpenRun): LiveContent[] {
+  const events = core
+    .sql(
+      `SELECT kind, payload FROM events WHERE session_id = ? AND generation = ? AND seq > ?
+         AND kind IN ('output.started', 'output.delta') ORDER BY seq`,
+    )
+    .all(run.session_id, run.start_generation, run.start_seq) as { kind: string; payload: string }[]
+  const contents = new Map<string, LiveContent>()
+  for (const e of events) {
+    const p = JSON.parse(e.payload)
+    if (e.kind === 'output.started' && p.run_id === run.id)
+      contents.set(p.content_id, { ...p, text: '', utf8_bytes: 0 })
+    const c = e.kind === 'output.delta' ? contents.get(p.content_id) : undefined
+    if (c) {
+      c.text += p.delta
+      c.utf8_bytes += Buffer.byteLength(p.delta)
+    }
+  }
+  return [...contents.values()]
+}
+
+/** Ends open runs; returns the sessions that have inputs waiting. */
+export function recoverRuns(core: SessionsCore): string[] {
+  const open = core.sql('SELECT * FROM runs WHERE ended_at IS NULL').all() as OpenRun[]
+  for (const run of open) {
+    const s = core.row(run.session_id)
+    if (!s) {
+      core.sql("UPDATE runs SET ended_at = started_at, outcome = 'interrupted' WHERE id = ?").run(run.id)
+      continue
+    }
+    finishRun(core, run.session_id, run.id, {
+      outcome: 'interrupted',
+      problem: problemBody(
+        'daemon_restarted',
+        'The daemon stopped during the run; its output so far is kept',
+      ),
+      contents: outputFromLog(core, run),
+      tool_calls: [],
+      usage: null,
+      model: s.model,
+      elapsed_ms: Date.parse(new Date(core.now()).toISOString()) - Date.parse(run.started_at),
+    })
+  }
+  // A session left running without an open run (cannot happen, but must not stay stuck).
+  core
+    .sql(
+      "UPDATE sessions SET phase = 'idle', run_id = NULL, interrupt_requested = 0 WHERE run_id IS NOT NULL AND run_id NOT IN (SELECT id FROM runs WHERE ended_at IS NULL)",
+    )
+    .run()
+  return (
+    core.sql("SELECT DISTINCT session_id FROM inputs WHERE delivery = 'pending'").all() as {
+      session_id: string
+    }[]
+  ).map((r) => r.session_id)
+}

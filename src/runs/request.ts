@@ -1,0 +1,48 @@
+// The model request of a turn, built from the session's history: user entries (with their
+// images) and earlier answers (with their tool calls). Reasoning and failure notices stay
+// out: they are shown to people, not replayed to the model.
+import type { AssistantPart, NeutralMessage, NeutralRequest, UserPart } from '../providers/types.ts'
+import type { SessionsCore } from '../sessions/core.ts'
+
+interface Row {
+  position: number
+  kind: string
+  content: string
+}
+
+interface ImageRow {
+  field: string
+  media_type: Extract<UserPart, { type: 'image' }>['media_type']
+  data: Buffer
+}
+
+export function buildRequest(
+  core: SessionsCore,
+  sessionId: string,
+  model: string,
+  effort: string | null,
+): NeutralRequest {
+  const rows = core
+    .sql('SELECT position, kind, content FROM entries WHERE session_id = ? ORDER BY position')
+    .all(sessionId) as Row[]
+  const images = core.sql(
+    'SELECT field, media_type, data FROM entry_images WHERE session_id = ? AND position = ? ORDER BY field',
+  )
+  const messages: NeutralMessage[] = []
+  for (const r of rows) {
+    const c = JSON.parse(r.content) as { text?: string; images?: unknown[]; tool_calls?: AssistantPart[] }
+    if (r.kind === 'user') {
+      const parts: UserPart[] = c.text ? [{ type: 'text', text: c.text }] : []
+      if (c.images?.length) {
+        for (const img of images.all(sessionId, r.position) as ImageRow[])
+          parts.push({ type: 'image', media_type: img.media_type, data: img.data.toString('base64') })
+      }
+      messages.push({ role: 'user', content: parts })
+    } else if (r.kind === 'assistant') {
+      const parts: AssistantPart[] = c.text ? [{ type: 'text', text: c.text }] : []
+      parts.push(...(c.tool_calls ?? []))
+      if (parts.length > 0) messages.push({ role: 'assistant', content: parts })
+    }
+  }
+  return { model, effort, system: null, messages, tools: [], session_id: sessionId }
+}

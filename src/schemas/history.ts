@@ -1,0 +1,110 @@
+// Group `history`: the committed transcript in pages, an entry's full text in pieces, its
+// images as raw bytes, and the active output of a running turn.
+import Type, { type Static } from 'typebox'
+import { Continuation, Limit, UuidV7 } from './common.ts'
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+
+export const EntryId = Type.String({
+  pattern: '^[1-9][0-9]{0,14}$',
+  description: 'An entry id: its position in the history, a decimal counter from 1',
+  examples: ['1'],
+  'x-problem': 'entry_not_found',
+})
+
+export const HistoryEntry = Type.Object(
+  {
+    id: Type.String(),
+    position: Type.Integer({ minimum: 1 }),
+    group: Type.Integer({ minimum: 0, description: 'Display group: the turn the entry belongs to' }),
+    kind: Type.String({ description: '`user`, `assistant`, `reasoning` or `error`' }),
+    created_at: Type.String(),
+    content: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'user {text, images [{field, media_type, bytes}], input_id, client_id}; assistant {text, status, run_id, tool_calls}; reasoning {text, status, run_id}; error {problem, run_id}. A text over 16,384 characters is cut, with truncated true and text_bytes.',
+    }),
+  },
+  { additionalProperties: false, $id: 'HistoryEntry' },
+)
+
+export const HistoryQuery = Type.Object(
+  {
+    view: Type.Optional(Type.Enum(['entries', 'checkpoints'])),
+    before: Type.Optional(Type.Integer({ minimum: 1, description: 'Entries before this position' })),
+    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Entries after this position' })),
+    next: Type.Optional(Continuation),
+    limit: Type.Optional(Limit(200, 100)),
+  },
+  { additionalProperties: false },
+)
+
+export const Checkpoint = Type.Object(
+  {
+    group: Type.Integer({ minimum: 0 }),
+    position: Type.Integer({ minimum: 1, description: 'The first entry of the group' }),
+    created_at: Type.String(),
+    text: Type.String({ description: 'The first 256 characters of the group’s first user message' }),
+  },
+  { additionalProperties: false },
+)
+
+export const HistoryRead = Type.Object(
+  {
+    view: Type.Enum(['entries', 'checkpoints']),
+    items: Type.Array(Type.Union([HistoryEntry, Checkpoint])),
+    older: Nullable(Continuation),
+    newer: Nullable(Continuation),
+    high_water: Type.Integer({ minimum: 0, description: 'The last position in the history' }),
+  },
+  { additionalProperties: false, $id: 'HistoryRead' },
+)
+export type HistoryRead = Static<typeof HistoryRead>
+
+export const EntryParams = Type.Object(
+  { session_id: UuidV7, entry_id: EntryId },
+  { additionalProperties: false },
+)
+export const EntryFieldParams = Type.Object(
+  {
+    session_id: UuidV7,
+    entry_id: EntryId,
+    field: Type.String({ minLength: 1, maxLength: 256, 'x-problem': 'field_not_found' }),
+  },
+  { additionalProperties: false },
+)
+export const NextQuery = Type.Object({ next: Type.Optional(Continuation) }, { additionalProperties: false })
+
+export const EntryContentPage = Type.Object(
+  {
+    id: Type.String({ description: 'The entry id, or the active content id' }),
+    field: Type.Literal('text'),
+    offset: Type.Integer({ minimum: 0, description: 'UTF-8 byte offset of this piece' }),
+    text: Type.String({ description: 'A piece of the text; pieces end on character boundaries' }),
+    total_utf8_bytes: Type.Integer({ minimum: 0 }),
+    next: Nullable(Continuation),
+  },
+  { additionalProperties: false, $id: 'EntryContentPage' },
+)
+export type EntryContentPage = Static<typeof EntryContentPage>
+
+export const ActiveOutputParams = Type.Object(
+  { session_id: UuidV7, content_id: UuidV7 },
+  { additionalProperties: false },
+)
+export const ActiveOutputQuery = Type.Object(
+  {
+    snapshot: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'The snapshot token of the active_output item: it fixes the byte cutoff',
+    }),
+    next: Type.Optional(Continuation),
+  },
+  { additionalProperties: false },
+)
+
+export const ImageBytes = Type.String({
+  $id: 'ImageBytes',
+  description: 'Raw image bytes; Content-Type is image/png, image/jpeg or image/webp',
+  contentMediaType: 'application/octet-stream',
+})

@@ -1,0 +1,122 @@
+// Group `inputs`: durable admission of messages, their delivery, cancellation and the
+// session interrupt. Delivery values and transitions are documented in docs/inputs.md.
+import Type, { type Static } from 'typebox'
+import { Timestamp, UuidV7 } from './common.ts'
+import { Problem } from './problems.ts'
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const
+export const MAX_IMAGES = 16
+/** Text of one message: 1 MiB of UTF-8 at most (the rest of the 72 MB body is for images). */
+export const MAX_TEXT_BYTES = 1024 * 1024
+
+export const InputImage = Type.Object(
+  {
+    media_type: Type.Enum([...IMAGE_MEDIA_TYPES]),
+    data: Type.String({
+      minLength: 4,
+      contentEncoding: 'base64',
+      description: 'The image bytes in standard base64 (RFC 4648 §4); the bytes must match media_type',
+    }),
+  },
+  { additionalProperties: false, $id: 'InputImage' },
+)
+
+export const InputRequest = Type.Object(
+  {
+    kind: Type.Literal('message'),
+    text: Type.String({
+      maxLength: MAX_TEXT_BYTES,
+      'x-max-utf8-bytes': MAX_TEXT_BYTES,
+      description: 'The message text; may be empty only when images are attached',
+    }),
+    client_id: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'The client-chosen draft identifier, echoed back',
+    }),
+    images: Type.Optional(Type.Array(InputImage, { maxItems: MAX_IMAGES })),
+  },
+  { additionalProperties: false, $id: 'InputRequest' },
+)
+export type InputRequest = Static<typeof InputRequest>
+
+export const DELIVERY = ['pending', 'running', 'completed', 'interrupted', 'failed', 'cancelled'] as const
+export type Delivery = (typeof DELIVERY)[number]
+
+export const Input = Type.Object(
+  {
+    id: Type.String(),
+    session_id: Type.String(),
+    kind: Type.Literal('message'),
+    admission: Type.Enum(['accepted', 'rejected']),
+    http_status: Type.Integer({ description: 'The original admission status: 202 or 429' }),
+    problem: Nullable(Problem),
+    accepted_at: Nullable(Timestamp),
+    acceptance_order: Nullable(Type.Integer({ minimum: 1 })),
+    delivery: Nullable(Type.Enum([...DELIVERY])),
+    blocking_reason: Nullable(Type.String()),
+    transcript_position: Nullable(Type.Integer({ minimum: 1 })),
+    turn: Nullable(Type.String({ description: 'The run that took this input' })),
+    client_id: Type.String(),
+  },
+  { additionalProperties: false, $id: 'Input' },
+)
+export type Input = Static<typeof Input>
+
+export const InputParams = Type.Object(
+  { session_id: UuidV7, input_id: UuidV7 },
+  { additionalProperties: false },
+)
+
+export const InputCancellation = Type.Object(
+  {
+    input_id: Type.String(),
+    outcome: Type.Enum(['cancelled', 'interrupted', 'shared_running', 'already_finished', 'not_admitted']),
+    input: Input,
+  },
+  { additionalProperties: false, $id: 'InputCancellation' },
+)
+export type InputCancellation = Static<typeof InputCancellation>
+
+export const InterruptRequest = Type.Object(
+  {
+    run_id: Nullable(
+      Type.String({
+        maxLength: 64,
+        description: 'The run the client saw (status.run_id); only that run is stopped, null stops none',
+      }),
+    ),
+    through_input_order: Type.Integer({
+      minimum: 0,
+      description: 'The input_order the client saw; waiting inputs up to it are cancelled, newer ones stay',
+    }),
+  },
+  { additionalProperties: false, $id: 'InterruptRequest' },
+)
+export type InterruptRequest = Static<typeof InterruptRequest>
+
+export const Interruption = Type.Object(
+  {
+    run_id: Nullable(Type.String()),
+    run_outcome: Type.Enum(['interrupted', 'not_running', 'already_ended']),
+    through_input_order: Type.Integer({ minimum: 0 }),
+    cancelled_inputs: Type.Array(Type.String()),
+  },
+  { additionalProperties: false, $id: 'Interruption' },
+)
+export type Interruption = Static<typeof Interruption>
+
+/** An input as the session shows it while it waits. */
+export const PendingInput = Type.Object(
+  {
+    id: Type.String(),
+    acceptance_order: Type.Integer({ minimum: 1 }),
+    client_id: Type.String(),
+    accepted_at: Timestamp,
+    text: Type.String({ description: 'The first 256 characters of the text' }),
+    image_count: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+)

@@ -1,0 +1,49 @@
+// What a running turn has produced so far, held in memory by the run engine and shown by
+// session reads (active_output, activity) until the run commits it to the history. The
+// log holds every delta too, so nothing here is the only copy.
+
+export interface LiveContent {
+  content_id: string
+  run_id: string
+  kind: 'text' | 'reasoning'
+  /** Output item index in the provider's answer. */
+  index: number
+  text: string
+  utf8_bytes: number
+}
+
+export interface LiveRun {
+  run_id: string
+  started_at: string
+  contents: LiveContent[]
+  observed_ms: number
+  kernel: { instance_id: string | null; state: string; build: string | null }
+}
+
+export class LiveRuns {
+  readonly #runs = new Map<string, LiveRun>()
+  /** Makes a snapshot token for a content at its current length (set by the run engine). */
+  snapshotOf: (c: LiveContent) => string = () => ''
+  /** Kernel facts of a session with no running turn (set by the run engine). */
+  kernelOf: (sessionId: string) => LiveRun['kernel'] = () => ({
+    instance_id: null,
+    state: 'none',
+    build: null,
+  })
+
+  get(sessionId: string): LiveRun | undefined {
+    return this.#runs.get(sessionId)
+  }
+
+  set(sessionId: string, run: LiveRun): void {
+    this.#runs.set(sessionId, run)
+  }
+
+  delete(sessionId: string): void {
+    this.#runs.delete(sessionId)
+  }
+
+  content(sessionId: string, contentId: string): LiveContent | undefined {
+    return this.#runs.get(sessionId)?.contents.find((c) => c.content_id === contentId)
+  }
+}

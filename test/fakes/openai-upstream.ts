@@ -1,0 +1,157 @@
+// A fake OpenAI-compatible upstream: a real HTTP server on 127.0.0.1 (port 0) speaking the
+// Responses (`POST /v1/responses`) and Chat Completions (`POST /v1/chat/completions`)
+// streaming formats. Each request takes the next queued script (else the default one) and
+// is recorded (headers and parsed body). Scripts can stream text, reasoning and one tool
+// call with a per-delta delay, report usage, answer an error status (with Retry-After), or
+// misbehave: stall, drop the connection, send a malformed frame, delay the first byte.
+// Used by tests and by bench code.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { chatFrames, DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
+
+export type { FakeMode, FakeScript, FakeToolCall, FakeUsage } from './openai-frames.ts'
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  body: any
+  /** Resolves when the connection of this request's response closed. */
+  closed: Promise<void>
+  /** True when the fake finished writing the response before the connection closed. */
+  completed: boolean
+}
+
+export class FakeOpenAIUpstream {
+  readonly url: string
+  readonly requests: RecordedRequest[] = []
+  defaultScript: FakeScript = DEFAULT_SCRIPT
+  readonly #queue: FakeScript[] = []
+  readonly #server: ReturnType<typeof createServer>
+  readonly #sockets = new Set<Socket>()
+
+  private constructor(server: ReturnType<typeof createServer>, url: string) {
+    this.#server = server
+    this.url = url
+  }
+
+  static async start(): Promise<FakeOpenAIUpstream> {
+    let fake: FakeOpenAIUpstream | null = null
+    const server = createServer((req, res) => {
+      fake!.#handle(req, res).catch(() => res.destroy())
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    fake = new FakeOpenAIUpstream(server, `http://127.0.0.1:${port}`)
+    server.on('connection', (socket) => {
+      fake!.#sockets.add(socket)
+      socket.on('close', () => fake!.#sockets.delete(socket))
+    })
+    return fake
+  }
+
+  /** Scripts for the next requests, in order. */
+  enqueue(...scripts: FakeScript[]): this {
+    this.#queue.push(...scripts)
+    return this
+  }
+
+  /** The next `n` requests answer `status`; later ones follow the queue or the default. */
+  failTimes(n: number, status: number, opts: { retryAfter?: string; message?: string } = {}): this {
+    for (let i = 0; i < n; i++) {
+      this.#queue.push({ status, retryAfter: opts.retryAfter, errorMessage: opts.message })
+    }
+    return this
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy()
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()))
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req)
+    let body: any = null
+    try {
+      body = JSON.parse(raw)
+    } catch {
+      body = raw
+    }
+    const record: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+      completed: false,
+      closed: new Promise((resolve) => res.on('close', () => resolve())),
+    }
+    this.requests.push(record)
+    const script = this.#queue.shift() ?? this.defaultScript
+    const protocol = record.path.startsWith('/v1/responses')
+      ? 'responses'
+      : record.path.startsWith('/v1/chat/completions')
+        ? 'chat'
+        : null
+    if (script.firstByteDelayMs) await sleep(script.firstByteDelayMs)
+    if (script.mode === 'stall-before-headers') return
+    if (req.method !== 'POST' || protocol === null) {
+      return this.#error(res, record, 404, `no route for ${req.method} ${record.path}`, undefined)
+    }
+    if (script.status && script.status !== 200) {
+      return this.#error(res, record, script.status, script.errorMessage, script.retryAfter)
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+    res.flushHeaders()
+    if (script.mode === 'stall-after-headers') return
+    const frames = protocol === 'responses' ? responsesFrames(script) : chatFrames(script, body?.model)
+    const after = script.after ?? 1
+    let deltas = 0
+    for (const frame of frames) {
+      if (frame.delta) {
+        if (deltas === after && script.mode === 'stall') return
+        if (deltas === after && script.mode === 'drop') return void res.socket?.destroy()
+        if (deltas === after && script.mode === 'malformed')
+          res.write('data: {"type": "response.output_text.delta", oops\n\n')
+        if (script.delayMs) await sleep(script.delayMs)
+        deltas++
+      }
+      if (res.destroyed) return
+      await write(res, frame.text)
+    }
+    record.completed = true
+    res.end()
+  }
+
+  #error(
+    res: ServerResponse,
+    record: RecordedRequest,
+    status: number,
+    message?: string,
+    retryAfter?: string,
+  ) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (retryAfter !== undefined) headers['retry-after'] = retryAfter
+    res.writeHead(status, headers)
+    const type =
+      status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error'
+    res.end(
+      JSON.stringify({ error: { message: message ?? `fake upstream error ${status}`, type, code: null } }),
+    )
+    record.completed = true
+  }
+}
+
+/** Writes and waits until the bytes are handed to the socket (so a later drop cannot lose them). */
+function write(res: ServerResponse, text: string): Promise<void> {
+  return new Promise((resolve) => res.write(text, () => resolve()))
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', reject)
+  })
+}

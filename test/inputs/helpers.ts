@@ -1,0 +1,99 @@
+// Shared steps of the inputs tests: a daemon whose default profile points at a fake
+// upstream, message PUTs, and waiting for a session to settle.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { v7 as uuidv7 } from 'uuid'
+import { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
+import { type RawResponse, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+
+export interface Setup {
+  d: TestDaemon
+  upstream: FakeOpenAIUpstream
+}
+
+/** Writes config.json with profile `fake` (default) at the upstream, then starts a daemon. */
+export async function startWithUpstream(
+  opts: {
+    home?: string
+    protocol?: 'responses' | 'chat_completions'
+    upstream?: FakeOpenAIUpstream
+    env?: Record<string, string>
+  } = {},
+): Promise<Setup> {
+  const upstream = opts.upstream ?? (await FakeOpenAIUpstream.start())
+  const home = opts.home ?? tempHome()
+  mkdirSync(home, { recursive: true })
+  const profile = {
+    endpoint: `${upstream.url}/v1`,
+    protocol: opts.protocol ?? 'responses',
+    model: 'fake-model',
+  }
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ providers: { default_profile: 'fake', profiles: { fake: profile } } }),
+  )
+  const d = await startDaemon({ home, env: opts.env })
+  return { d, upstream }
+}
+
+export const message = (text: string, extra: Record<string, unknown> = {}) => ({
+  kind: 'message',
+  text,
+  client_id: 'draft-1',
+  ...extra,
+})
+
+export function putInput(
+  d: TestDaemon,
+  sessionId: string,
+  body: unknown,
+  inputId = uuidv7(),
+): Promise<RawResponse & { inputId: string }> {
+  return d
+    .request({
+      method: 'PUT',
+      path: `/sessions/${sessionId}/inputs/${inputId}`,
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    .then((r) => Object.assign(r, { inputId }))
+}
+
+export async function getSession(d: TestDaemon, sessionId: string): Promise<any> {
+  const r = await d.request({ path: `/sessions/${sessionId}` })
+  if (r.status !== 200) throw new Error(`read ${sessionId}: ${r.status} ${r.text()}`)
+  return r.json()
+}
+
+/** Polls until `check` holds for the session (or throws after `ms`). */
+export async function waitSession(d: TestDaemon, sessionId: string, check: (s: any) => boolean, ms = 10_000) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const s = await getSession(d, sessionId)
+    if (check(s)) return s
+    if (Date.now() > deadline) throw new Error(`session never settled: ${JSON.stringify(s.status)}`)
+    await sleep(20)
+  }
+}
+
+export const idle = (s: any) => s.status.phase === 'idle' && s.pending_inputs.length === 0
+
+export async function post(d: TestDaemon, path: string, body: unknown): Promise<RawResponse> {
+  return d.request({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+}
+
+/** Polls until the upstream has received `n` requests. */
+export async function upstreamRequests(upstream: FakeOpenAIUpstream, n: number, ms = 10_000) {
+  const deadline = Date.now() + ms
+  while (upstream.requests.length < n) {
+    if (Date.now() > deadline)
+      throw new Error(`the upstream got ${upstream.requests.length} requests, not ${n}`)
+    await sleep(10)
+  }
+}
