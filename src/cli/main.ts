@@ -25,6 +25,12 @@ Usage:
                            follow a session's events, one line each (--json: one
                            frame per line); survives reconnects and daemon
                            restarts; Ctrl-C stops it
+  hearth send SESSION TEXT... [--home DIR]
+                           send a message and print the streamed answer
+  hearth chat [SESSION] [--workspace DIR] [--home DIR]
+                           talk in a session (a new one in the current directory
+                           when none is named); Ctrl-C interrupts the answer,
+                           a second Ctrl-C quits
   hearth --help            this text
   hearth --version         the version and build
 
@@ -109,6 +115,10 @@ export async function main(argv: string[], out: Out = process.stdout): Promise<n
         return await (await import('./sessions.ts')).sessionsCommand(rest, out, HELP)
       case 'session':
         return await (await import('./sessions.ts')).sessionCommand(rest, out, HELP)
+      case 'send':
+        return await (await import('./chat.ts')).sendCommand(rest, out, HELP)
+      case 'chat':
+        return await (await import('./chat.ts')).chatCommand(rest, out, HELP)
       case undefined:
         return await statusCommand([], out)
       default:

@@ -7,7 +7,13 @@
 // env.outgoing), and the global Response is replaced by LightResponse, which keeps the body
 // and init a handler gave it and is written straight to the socket. Nothing on the request
 // path loads undici; a provider calling fetch() loads it when it needs it.
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import { nodeBodyStream } from './body.ts'
 
 type Fetch = (req: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse }) => unknown
@@ -42,7 +48,8 @@ export class LightHeaders {
     if (isIterable(init)) {
       for (const pair of init as Iterable<unknown>) {
         const [k, v, ...rest] = pair as string[]
-        if (v === undefined || rest.length > 0) throw new TypeError('Headers init pairs need a name and a value')
+        if (v === undefined || rest.length > 0)
+          throw new TypeError('Headers init pairs need a name and a value')
         this.append(k, v)
       }
     } else {
@@ -136,7 +143,9 @@ function headersOfIncoming(raw: string[]): LightHeaders {
 /** Whether the request framing announces a body: chunked, or a non-zero Content-Length. */
 function framesBody(incoming: IncomingMessage): boolean {
   const length = incoming.headers['content-length']
-  return incoming.headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0')
+  return (
+    incoming.headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0')
+  )
 }
 
 async function readAll(stream: ReadableStream<Uint8Array> | null): Promise<Buffer> {
@@ -173,7 +182,8 @@ export class LightRequest {
    * and HEAD bodies are read and bounded like any other). Cancelling it discards the rest.
    */
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.#body === undefined) this.#body = framesBody(this.#incoming) ? nodeBodyStream(this.#incoming) : null
+    if (this.#body === undefined)
+      this.#body = framesBody(this.#incoming) ? nodeBodyStream(this.#incoming) : null
     return this.#body
   }
 
@@ -394,7 +404,11 @@ export class LightResponse {
 
   clone(): LightResponse {
     if (this.bodyUsed) throw new TypeError('Response.clone: the body was already read')
-    const init = { status: this.#status === 0 ? 200 : this.#status, statusText: this.#statusText, headers: this.#headers }
+    const init = {
+      status: this.#status === 0 ? 200 : this.#status,
+      statusText: this.#statusText,
+      headers: this.#headers,
+    }
     let body: LightBody = this.#body
     if (body instanceof ReadableStream) {
       const [a, b] = body.tee()
@@ -413,8 +427,18 @@ export class LightResponse {
   }
 
   /** What the adapter writes: status, headers for node:http, and the body as given. */
-  static parts(res: LightResponse): { status: number; statusText: string; headers: OutgoingHttpHeaders; body: LightBody } {
-    return { status: res.#status, statusText: res.#statusText, headers: res.#headers.toNode(), body: res.#body }
+  static parts(res: LightResponse): {
+    status: number
+    statusText: string
+    headers: OutgoingHttpHeaders
+    body: LightBody
+  } {
+    return {
+      status: res.#status,
+      statusText: res.#statusText,
+      headers: res.#headers.toNode(),
+      body: res.#body,
+    }
   }
 }
 
@@ -432,7 +456,7 @@ export function installLightResponse(): void {
 
 // ---- The request listener -----------------------------------------------------------------
 
-const PLAIN_TARGET = /^\/[!#$&-;=?-\[\]_a-z~]*$/
+const PLAIN_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/
 const AUTHORITY = /^(?:[A-Za-z0-9._~!$&'()*+,;=-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
 

@@ -35,6 +35,8 @@ class ActiveRun {
   /** Log events waiting for the next batch commit. */
   queue: { kind: string; payload: Record<string, unknown> }[] = []
   flushScheduled = false
+  /** The turn went to the kernel (an interrupt before that needs no kernel's answer). */
+  sent = false
   finished = false
   readonly ended: Promise<void>
   resolveEnded!: () => void
@@ -116,6 +118,8 @@ export class Runs {
       started.effort ?? profile.effort,
     )
     void kernel.ready.then(() => {
+      if (run.finished) return
+      run.sent = true
       live.kernel.build = kernel.build
       kernel.send({
         type: 'turn',
@@ -260,6 +264,10 @@ export class Runs {
         tx.append(sessionId, 'run.interrupt_requested', { run_id: run.started.run_id })
         tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
       })
+      if (!run.sent) {
+        this.#finish(sessionId, run, 'interrupted', null)
+        return true
+      }
       run.kernel?.send({ type: 'abort', run_id: run.started.run_id })
       const timer = setTimeout(() => this.#finish(sessionId, run, 'interrupted', null), INTERRUPT_GRACE_MS)
       await run.ended

@@ -21,8 +21,12 @@ export interface Tx {
 /** Distinct statement texts kept (listing filters combine into a bounded set well below). */
 const STATEMENT_CACHE_LIMIT = 512
 
+// The family revision comes from a correlated subquery, not a JOIN: better-sqlite3's SQLite
+// (built with STAT4) re-prepares a two-table statement whenever a bound value could change
+// the join order, and better-sqlite3 then compiles a new row constructor for it. A row read
+// by id took ~80-150 µs that way, ~10 µs now (bench/sections/sessions.ts, docs/performance.md).
 const ROW_SQL =
-  'SELECT s.*, f.revision AS family_revision FROM sessions s JOIN families f ON f.root_id = s.root_id'
+  'SELECT s.*, (SELECT f.revision FROM families f WHERE f.root_id = s.root_id) AS family_revision FROM sessions s'
 
 export class SessionsCore {
   readonly db: Db

@@ -65,6 +65,19 @@ export class FakeOpenAIUpstream {
     return this
   }
 
+  /** Forgets queued scripts and recorded requests, restores the default script. */
+  reset(): this {
+    this.#queue.length = 0
+    this.requests.length = 0
+    this.defaultScript = DEFAULT_SCRIPT
+    return this
+  }
+
+  /** Scripts queued but not yet used by a request. */
+  get pending(): number {
+    return this.#queue.length
+  }
+
   async close(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy()
     await new Promise<void>((resolve) => this.#server.close(() => resolve()))

@@ -3,7 +3,7 @@
 // stream guarded by the idle timeout and the caller's signal. Never throws.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { EncodedRequest, StreamOptions, UpstreamErrorCode } from '../types.ts'
-import { describe, type ErrorEvent, errorEvent, redact, UpstreamFault } from './errors.ts'
+import { codeForStreamError, describe, type ErrorEvent, errorEvent, redact, UpstreamFault } from './errors.ts'
 
 export const DEFAULT_MAX_RETRIES = 3
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000
@@ -50,7 +50,14 @@ export async function openStream(
         body: req.body,
         signal: guard.signal,
       })
-      if (res.status >= 200 && res.status < 300 && res.body) {
+      const ok = res.status >= 200 && res.status < 300
+      if (ok && isJson(res.headers)) {
+        // A server that ignored `stream: true` or reports an error with a 200.
+        const text = await readErrorBody(res, guard)
+        guard.dispose()
+        return { ok: false, error: notAStream(text, res.status, secret) }
+      }
+      if (ok && res.body) {
         guard.pause()
         return { ok: true, status: res.status, body: guard.body(res.body), close: () => guard.close() }
       }
@@ -76,6 +83,7 @@ export async function openStream(
       const message = redact(`could not reach ${origin}: ${describe(err)}`, secret)
       failure = { error: errorEvent('upstream_unavailable', message), retryAfterMs: null, retryable: true }
     }
+    if (opts.signal.aborted) return { ok: false, error: aborted() }
     const { error, retryAfterMs, retryable } = failure
     if (!retryable || attempt >= maxRetries) return { ok: false, error }
     if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) {
@@ -229,6 +237,24 @@ export function retryAfter(headers: Headers, now = Date.now()): number | null {
   if (Number.isFinite(seconds)) return seconds >= 0 ? Math.round(seconds * 1000) : null
   const date = Date.parse(value)
   return Number.isNaN(date) ? null : Math.max(0, date - now)
+}
+
+function isJson(headers: Headers): boolean {
+  return /^application\/(?:[\w.+-]*\+)?json\b/i.test(headers.get('content-type') ?? '')
+}
+
+function notAStream(text: string, status: number, secret: string | null): ErrorEvent {
+  let body: any = null
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // reported below as not a stream
+  }
+  if (body && typeof body.error === 'object' && body.error !== null) {
+    const code = codeForStreamError(body.error.code, body.error.type)
+    return errorEvent(code, redact(upstreamMessage(text, status), secret), status)
+  }
+  return errorEvent('upstream_malformed', 'the upstream answered JSON instead of an event stream', status)
 }
 
 function safeOrigin(url: string): string {

@@ -139,6 +139,20 @@ describe('status mapping and retries', () => {
     fake = await FakeOpenAIUpstream.start()
   })
 
+  test('a 200 with JSON instead of an event stream (injected fetch)', async () => {
+    const answer = (body: unknown) => async () =>
+      new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } })
+    const completion = await turn({ fetch: answer({ id: 'chatcmpl-1', choices: [] }) })
+    deepStrictEqual(completion.events, [
+      error('upstream_malformed', 'the upstream answered JSON instead of an event stream', 200),
+    ])
+    const quota = await turn({
+      fetch: answer({ error: { message: 'Quota exceeded', code: 'insufficient_quota' } }),
+    })
+    deepStrictEqual(quota.events, [error('upstream_rate_limited', 'HTTP 200: Quota exceeded', 200)])
+    strictEqual(fake.requests.length, 0)
+  })
+
   test('default backoff and Retry-After parsing', () => {
     deepStrictEqual(
       [1, 2, 3, 4, 5, 6].map((n) => defaultRetryDelayMs(n, null)),

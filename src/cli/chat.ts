@@ -1,0 +1,183 @@
+// `hearth send SESSION TEXT` and `hearth chat [SESSION]`: submit a message with a fresh
+// input id (retried with the same id when the answer is uncertain, so it is never sent
+// twice) and print the answer as it streams. In chat, Ctrl-C interrupts the running turn
+// (naming the run and the inputs this client saw); a second Ctrl-C exits.
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import { v7 as uuidv7 } from 'uuid'
+import { HearthClient, ProblemError } from '../client/client.ts'
+import { createSessionOnce } from '../client/create-session.ts'
+import { followSession, type StreamFrame } from '../client/session-follow.ts'
+import { resolveHome } from '../daemon/home.ts'
+import { CommandError, type Out, problemText, UsageError } from './errors.ts'
+
+/** Pauses before retrying an input PUT whose answer did not arrive. */
+const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
+
+interface Turn {
+  inputId: string
+  runId: string | undefined
+  textContents: Set<string>
+}
+
+async function submit(
+  client: () => HearthClient,
+  sessionId: string,
+  inputId: string,
+  text: string,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client().call('inputs.put', {
+        params: { session_id: sessionId, input_id: inputId },
+        body: { kind: 'message', text, client_id: `cli-${process.pid}` },
+      })
+      return
+    } catch (err) {
+      // A problem is an answer; only a lost connection leaves the outcome unknown.
+      if (err instanceof ProblemError || attempt >= RETRY_DELAYS_MS.length) throw err
+      await new Promise((r) => setTimeout(r, RETRY_DELAYS_MS[attempt]))
+    }
+  }
+}
+
+/** Sends one message and prints its answer; resolves with the run's outcome. */
+async function sendAndStream(
+  client: () => HearthClient,
+  sessionId: string,
+  text: string,
+  out: Out,
+  onRun: (runId: string, inputOrder: number) => void,
+): Promise<{ outcome: string; problem: ProblemError['problem'] | null }> {
+  const { body: before } = await client().call('sessions.get', {
+    params: { session_id: sessionId },
+    query: { tail: 0 },
+  })
+  const session = before as { cursor: { generation: number; sequence: number } }
+  const turn: Turn = { inputId: uuidv7(), runId: undefined, textContents: new Set() }
+  const stop = new AbortController()
+  let result: { outcome: string; problem: ProblemError['problem'] | null } | undefined
+  const onFrame = (f: StreamFrame) => {
+    const data = JSON.parse(f.data) as { payload?: Record<string, any> }
+    const p = data.payload ?? {}
+    if (f.event === 'run.started' && (p.input_ids as string[]).includes(turn.inputId)) {
+      turn.runId = p.run_id
+      onRun(p.run_id, 0)
+    } else if (f.event === 'output.started' && p.run_id === turn.runId && p.kind === 'text') {
+      turn.textContents.add(p.content_id)
+    } else if (f.event === 'output.delta' && turn.textContents.has(p.content_id)) {
+      out.write(p.delta)
+    } else if (f.event === 'run.ended' && p.run_id === turn.runId) {
+      result = { outcome: p.outcome, problem: p.problem }
+      stop.abort()
+    }
+  }
+  const following = followSession({
+    client,
+    sessionId,
+    signal: stop.signal,
+    onFrame,
+    after: { generation: session.cursor.generation, seq: session.cursor.sequence },
+  })
+  try {
+    await submit(client, sessionId, turn.inputId, text)
+  } catch (err) {
+    stop.abort()
+    await following.catch(() => {})
+    throw err
+  }
+  const end = await following
+  if (end.reason === 'deleted') throw new CommandError('the session was deleted')
+  out.write('\n')
+  return result ?? { outcome: 'unknown', problem: null }
+}
+
+function clientOf(home: string): () => HearthClient {
+  return () => HearthClient.fromHome(home)
+}
+
+export async function sendCommand(args: string[], out: Out, help: string): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  })
+  if (values.help) {
+    out.write(help)
+    return 0
+  }
+  const [sessionId, ...words] = positionals
+  if (!sessionId || words.length === 0) throw new UsageError('hearth send needs a session id and a message')
+  const client = clientOf(resolveHome(values.home))
+  const r = await sendAndStream(client, sessionId, words.join(' '), out, () => {})
+  if (r.problem) process.stderr.write(`hearth: ${problemText(new ProblemError(r.problem))}\n`)
+  return r.outcome === 'completed' ? 0 : 1
+}
+
+export async function chatCommand(args: string[], out: Out, help: string): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      home: { type: 'string' },
+      workspace: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  })
+  if (values.help) {
+    out.write(help)
+    return 0
+  }
+  const client = clientOf(resolveHome(values.home))
+  let sessionId = positionals[0]
+  if (!sessionId) {
+    const created = await createSessionOnce(
+      uuidv7(),
+      { kind: 'new', workspace: values.workspace ?? process.cwd() },
+      { client },
+    )
+    sessionId = created.id
+    out.write(`session ${sessionId} (${created.provider_profile || 'no profile'} ${created.model})\n`)
+  }
+  let running: { runId: string } | undefined
+  let interrupts = 0
+  const onSigint = () => {
+    interrupts++
+    if (!running || interrupts > 1) process.exit(130)
+    const { runId } = running
+    void client()
+      .call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
+      .then(({ body }) =>
+        client().call('sessions.interrupt', {
+          params: { session_id: sessionId },
+          body: { run_id: runId, through_input_order: (body as { input_order: number }).input_order },
+        }),
+      )
+      .catch(() => {})
+    process.stderr.write('\n(interrupting; Ctrl-C again to quit)\n')
+  }
+  process.on('SIGINT', onSigint)
+  const lines = createInterface({ input: process.stdin, terminal: false })
+  out.write('> ')
+  for await (const line of lines) {
+    if (line.trim() === '') {
+      out.write('> ')
+      continue
+    }
+    interrupts = 0
+    try {
+      const r = await sendAndStream(client, sessionId, line, out, (runId) => {
+        running = { runId }
+      })
+      if (r.problem) process.stderr.write(`hearth: ${problemText(new ProblemError(r.problem))}\n`)
+      else if (r.outcome === 'interrupted') process.stderr.write('(interrupted)\n')
+    } finally {
+      running = undefined
+    }
+    out.write('> ')
+  }
+  process.off('SIGINT', onSigint)
+  return 0
+}

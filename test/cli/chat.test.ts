@@ -1,0 +1,61 @@
+// `hearth send` and `hearth chat` against a real daemon whose profile is a fake upstream.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { runCli } from '../helpers/daemon.ts'
+import { type Setup, startWithUpstream } from '../inputs/helpers.ts'
+import { createSession } from '../streams/sse-client.ts'
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hearth.mjs')
+
+describe('hearth send and chat', () => {
+  let s: Setup
+  before(async () => {
+    s = await startWithUpstream()
+  })
+  after(async () => {
+    await s.d.stop()
+    await s.upstream.close()
+  })
+
+  it('send prints the streamed answer and exits 0', async () => {
+    const sid = await createSession(s.d)
+    s.upstream.enqueue({ text: ['Streamed ', 'reply.'], delayMs: 5 })
+    const r = await runCli(['send', sid, 'hello', 'there', '--home', s.d.home])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout, 'Streamed reply.\n')
+    assert.match(JSON.stringify(s.upstream.requests.at(-1)?.body.input), /hello there/)
+  })
+
+  it('send exits 1 with the problem when the turn fails', async () => {
+    const sid = await createSession(s.d)
+    s.upstream.failTimes(1, 401, { message: 'bad key' })
+    const r = await runCli(['send', sid, 'hi', '--home', s.d.home])
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /upstream_unauthorized/)
+  })
+
+  it('send to an unknown session exits 1 naming the code; no text is usage (2)', async () => {
+    const r = await runCli(['send', '01900000-0000-7000-8000-000000000000', 'hi', '--home', s.d.home])
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /session_not_found/)
+    assert.equal((await runCli(['send', '--home', s.d.home])).code, 2)
+  })
+
+  it('chat answers each line in a new session of the given workspace', async () => {
+    const p = spawn(process.execPath, [BIN, 'chat', '--home', s.d.home, '--workspace', s.d.home], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    p.stdout.on('data', (c) => {
+      stdout += c
+    })
+    p.stdin.write('first line\n')
+    p.stdin.end('second line\n')
+    const code = await new Promise((resolve) => p.on('exit', resolve))
+    assert.equal(code, 0)
+    assert.match(stdout, /^session [0-9a-f-]{36} \(fake fake-model\)\n/)
+    assert.equal(stdout.match(/Hello, world!/g)?.length, 2)
+  })
+})
