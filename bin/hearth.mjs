@@ -10,8 +10,10 @@ if (major < 24) {
   )
   process.exit(1)
 }
-const { enableCompileCache } = await import('node:module')
-const { existsSync } = await import('node:fs')
+// process.getBuiltinModule, not import(): an ESM import of node:fs builds a facade that
+// reads every export, which loads fs streams and promises (milliseconds) for nothing.
+const { enableCompileCache } = process.getBuiltinModule('node:module')
+const { existsSync } = process.getBuiltinModule('node:fs')
 const bundle = new URL('../dist/hearth.mjs', import.meta.url)
 if (!existsSync(bundle)) {
   process.stderr.write(`hearth: ${bundle.pathname} is missing; build it with: npm run build\n`)

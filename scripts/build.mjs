@@ -34,23 +34,38 @@ const lazyBuiltins = {
   },
 }
 
+/**
+ * better-sqlite3 stays outside the bundle (it loads a native binary) and is loaded with
+ * require() where the bundle first needs it: as an ESM import it would be loaded, through
+ * the slower ESM-to-CommonJS path, before any bundle code runs, even for `hearth --version`.
+ */
+const requiredExternals = {
+  name: 'required-externals',
+  setup(b) {
+    b.onResolve({ filter: /^better-sqlite3$/ }, (args) => ({ path: args.path, namespace: 'required' }))
+    b.onLoad({ filter: /.*/, namespace: 'required' }, (args) => ({
+      contents: `module.exports = __hearthRequire(${JSON.stringify(args.path)})`,
+      loader: 'js',
+    }))
+  },
+}
+
 const options = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node24',
-  external: ['better-sqlite3'],
-  plugins: [lazyBuiltins],
+  plugins: [lazyBuiltins, requiredExternals],
   mainFields: ['module', 'main'],
   define: { __HEARTH_COMMIT__: JSON.stringify(`g${commit()}`) },
-  // CommonJS dependencies expect require, __filename and __dirname.
+  // CommonJS dependencies expect require, __filename and __dirname. No `import` here: an
+  // ESM import of a builtin is slower than process.getBuiltinModule (see lazyBuiltins).
   banner: {
     js: [
-      "import { createRequire as __hearthRequire } from 'node:module';",
-      "import { fileURLToPath as __hearthPath } from 'node:url';",
-      'const require = __hearthRequire(import.meta.url);',
-      'const __filename = __hearthPath(import.meta.url);',
-      "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+      "const __hearthRequire = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
+      'const require = __hearthRequire;',
+      'const __filename = import.meta.filename;',
+      'const __dirname = import.meta.dirname;',
     ].join(' '),
   },
   legalComments: 'none',

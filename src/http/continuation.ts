@@ -1,7 +1,7 @@
 // Opaque continuation tokens: base64url(JSON {v, q, k}) + "." + HMAC. `q` hashes the query
 // that minted the token (minus the paging parameters), so a token from one listing cannot
 // be replayed against another; the HMAC keeps clients from forging keyset positions.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto'
 import { HearthError } from '../schemas/problems.ts'
 
 const VERSION = 1
@@ -21,9 +21,11 @@ function canonicalQuery(scope: string, query: QueryBinding): string {
 }
 
 export class Continuations {
-  readonly #key: Buffer
+  // A KeyObject made once: HMAC with a raw Buffer key imports the key on every call
+  // (~20 µs; ~3 µs with the KeyObject), and every listing page mints a token.
+  readonly #key: KeyObject
   constructor(key: Buffer) {
-    this.#key = key
+    this.#key = createSecretKey(key)
   }
 
   #sign(payload: string): string {
