@@ -487,35 +487,50 @@ export function requestUrl(target: string, host: string | undefined): string | u
   }
 }
 
-const DRAIN_TIMEOUT_MS = 500
-const MAX_DRAIN_BYTES = 64 * 1024 * 1024
+const DISCARD_MS = 500
+const DISCARD_BYTES = 64 * 1024 * 1024
+const LINGER_MS = 2_000
 
 /**
  * After the response, a request body nobody read is discarded so the connection can carry
- * the next request; a client still sending after 500 ms or 64 MiB loses the connection.
+ * the next request. A client still sending after 500 ms or 64 MiB has its connection closed
+ * gently: our side ends (the client reads the response, then sees the close) while what is
+ * still in flight is read and dropped, because closing with unread bytes sends a reset that
+ * can destroy the response before the client reads it. After LINGER_MS it is cut.
  */
 function discardRest(incoming: IncomingMessage): void {
-  if (incoming.readableEnded || incoming.destroyed) return
+  if (incoming.complete || incoming.destroyed) return
+  const socket = incoming.socket
   let bytes = 0
+  let lingering: NodeJS.Timeout | undefined
   const cleanup = () => {
     clearTimeout(timer)
+    clearTimeout(lingering)
     incoming.off('data', onData)
     incoming.off('end', cleanup)
     incoming.off('error', cleanup)
+    socket?.off('close', cleanup)
   }
-  const cut = () => {
-    cleanup()
-    incoming.socket?.destroySoon()
+  const stop = () => {
+    if (lingering || incoming.complete) return
+    clearTimeout(timer)
+    socket?.end()
+    lingering = setTimeout(() => {
+      cleanup()
+      socket?.destroy()
+    }, LINGER_MS)
+    lingering.unref()
   }
   const onData = (chunk: Buffer) => {
     bytes += chunk.length
-    if (bytes > MAX_DRAIN_BYTES) cut()
+    if (bytes > DISCARD_BYTES) stop()
   }
-  const timer = setTimeout(cut, DRAIN_TIMEOUT_MS)
+  const timer = setTimeout(stop, DISCARD_MS)
   timer.unref()
   incoming.on('data', onData)
   incoming.on('end', cleanup)
   incoming.on('error', cleanup)
+  socket?.once('close', cleanup)
   incoming.resume()
 }
 
@@ -554,6 +569,8 @@ function pipeStream(stream: ReadableStream<Uint8Array>, outgoing: ServerResponse
     }
     if (outgoing.destroyed) return gone()
     outgoing.on('close', gone)
+    // A source that errors while the socket is full (no read pending) is seen here.
+    reader.closed.catch(failed)
     next()
   })
 }
@@ -643,7 +660,14 @@ export function requestListener(
       return
     }
     Promise.resolve(res)
-      .then((r) => writeResponse(r, outgoing))
+      .then((r) => {
+        // Answered before the body arrived (a refusal): keep the connection past the response,
+        // even when the client asked to close it, so discardRest can close it in stages. Node
+        // would close at once, and a close with the client's bytes unread sends a reset that
+        // can destroy the response before the client reads it (RFC 9112 §9.6).
+        if (!incoming.complete) outgoing.shouldKeepAlive = true
+        return writeResponse(r, outgoing)
+      })
       .catch((err) => fail(outgoing, err))
   }
 }

@@ -16,6 +16,7 @@ import {
   RETENTION_MS,
   toInput,
   uuidV7Time,
+  waitingCount,
 } from './rows.ts'
 
 export interface Admission {
@@ -74,9 +75,7 @@ export function admitInput(
   return durably(core, (tx) => {
     const session = core.require(sessionId)
     core.requireFamilyOpen(session.root_id)
-    const waiting = core
-      .sql("SELECT COUNT(*) AS n FROM inputs WHERE session_id = ? AND delivery = 'pending'")
-      .get(sessionId) as { n: number }
+    const waiting = { n: waitingCount(core, sessionId) }
     const base = { id: inputId, session_id: sessionId, intent, client_id: req.client_id, text: req.text }
     if (waiting.n >= MAX_WAITING) {
       const problem = problemBody(

@@ -75,3 +75,11 @@ export function pendingView(r: InputRow) {
     image_count: r.image_count,
   }
 }
+
+/** How many inputs wait in a session's queue. */
+export function waitingCount(core: SessionsCore, sessionId: string): number {
+  const r = core
+    .sql("SELECT COUNT(*) AS n FROM inputs WHERE session_id = ? AND delivery = 'pending'")
+    .get(sessionId) as { n: number }
+  return r.n
+}

@@ -3,7 +3,7 @@
 // client saw and cancels inputs up to the order it saw, so a retried request can never
 // reach a later run or newer inputs.
 import { readInput } from '../inputs/admit.ts'
-import { inputRow, toInput } from '../inputs/rows.ts'
+import { inputRow, toInput, waitingCount } from '../inputs/rows.ts'
 import type { InputCancellation, Interruption, InterruptRequest } from '../schemas/inputs.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { Runs } from './engine.ts'
@@ -26,9 +26,7 @@ function cancelWaiting(core: SessionsCore, sessionId: string, ids: string[]): st
       tx.append(sessionId, 'input.cancelled', { input_id: id, acceptance_order: order })
       done.push(id)
     }
-    const waiting = core
-      .sql("SELECT COUNT(*) AS n FROM inputs WHERE session_id = ? AND delivery = 'pending'")
-      .get(sessionId) as { n: number }
+    const waiting = { n: waitingCount(core, sessionId) }
     if (waiting.n === 0)
       core.sql("UPDATE sessions SET phase = 'idle' WHERE id = ? AND phase = 'queued'").run(sessionId)
     if (done.length > 0)

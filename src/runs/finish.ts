@@ -1,6 +1,7 @@
 // Ending a run: what it produced becomes history entries, its inputs take their final
 // delivery, and the session goes back to idle (or queued when more inputs wait), all in
 // one transaction.
+import { waitingCount } from '../inputs/rows.ts'
 import type { AssistantPart, NeutralUsage } from '../providers/types.ts'
 import type { Problem } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
@@ -72,9 +73,7 @@ export function finishRun(core: SessionsCore, sessionId: string, runId: string, 
     core
       .sql('UPDATE runs SET ended_at = ?, outcome = ?, problem = ? WHERE id = ?')
       .run(tx.at, r.outcome, r.problem ? JSON.stringify(r.problem) : null, runId)
-    const waiting = core
-      .sql("SELECT COUNT(*) AS n FROM inputs WHERE session_id = ? AND delivery = 'pending'")
-      .get(sessionId) as { n: number }
+    const waiting = { n: waitingCount(core, sessionId) }
     const usage = usageOf(r, tx.at)
     const latest = {
       run_id: runId,

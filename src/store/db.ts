@@ -2,6 +2,7 @@
 // run beside the writer; synchronous=NORMAL is safe in WAL for everything that may be
 // replayed, and writes that acknowledge a client raise it to FULL for their transaction.
 import Database from 'better-sqlite3'
+import { startIdleCheckpoints, WAL_AUTOCHECKPOINT_PAGES } from './checkpoints.ts'
 import { checkNumbering, MIGRATIONS, type Migration } from './migrations/index.ts'
 
 export type Db = Database.Database
@@ -11,6 +12,7 @@ export function openDatabase(path: string): Db {
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('foreign_keys = ON')
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`) // see checkpoints.ts
   return db
 }
 
@@ -63,9 +65,11 @@ export function migrate(
   return schemaVersion(db)
 }
 
+/** The daemon's store: opened, migrated, checkpointed when writes pause. */
 export function openStore(path: string): Db {
   const db = openDatabase(path)
   migrate(db)
+  startIdleCheckpoints(db)
   return db
 }
 

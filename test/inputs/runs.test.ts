@@ -2,7 +2,7 @@
 // name, upstream failures and a kernel crash fail the run (never the daemon).
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
-import { after, before, describe, it } from 'node:test'
+import { after, before, beforeEach, describe, it } from 'node:test'
 import { assertProblem } from '../api/hostile.ts'
 import { createSession, openSse } from '../streams/sse-client.ts'
 import {
@@ -34,6 +34,11 @@ describe('runs', () => {
   after(async () => {
     await s.d.stop()
     await s.upstream.close()
+  })
+  // Each test scripts the upstream for itself: a script a test queued but did not use
+  // (a turn interrupted before it reached the upstream) must not leak into the next.
+  beforeEach(() => {
+    s.upstream.reset()
   })
 
   it('streams a turn live: run.started, entries, output deltas, run.ended', async () => {
