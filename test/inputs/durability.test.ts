@@ -2,7 +2,9 @@
 // restart with their order, none twice, and unanswered ones can be retried with their id.
 // A run cut by kill -9 ends as interrupted on the next start, keeping the output it logged.
 import assert from 'node:assert/strict'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import Database from 'better-sqlite3'
 import { v7 as uuidv7 } from 'uuid'
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 import { createSession } from '../streams/sse-client.ts'
@@ -96,6 +98,30 @@ describe('durability of inputs', () => {
     } finally {
       await second.d.stop()
       await first.upstream.close()
+    }
+  })
+
+  it('prunes decisions that became terminal more than seven days ago, at start', async () => {
+    let d = await startDaemon({ env: { HEARTH_KERNEL_SPARE: '0' } })
+    const sid = await createSession(d)
+    const old = await putInput(d, sid, message('old'))
+    const recent = await putInput(d, sid, message('recent'))
+    await waitSession(d, sid, idle)
+    assert.equal(await d.stop(), 0)
+    const db = new Database(join(d.home, 'state.db'))
+    db.prepare('UPDATE inputs SET decided_ms = ? WHERE id = ?').run(
+      Date.now() - 8 * 24 * 3600 * 1000,
+      old.inputId,
+    )
+    db.close()
+    d = await startDaemon({ home: d.home, env: { HEARTH_KERNEL_SPARE: '0' } })
+    try {
+      const gone = await d.request({ path: `/sessions/${sid}/inputs/${old.inputId}` })
+      assert.equal(gone.status, 404, gone.text())
+      assert.equal(gone.json().code, 'input_not_found')
+      assert.equal((await d.request({ path: `/sessions/${sid}/inputs/${recent.inputId}` })).status, 200)
+    } finally {
+      await d.stop()
     }
   })
 })
