@@ -1,7 +1,10 @@
-// Bundles src/ into dist/hearth.mjs (better-sqlite3 stays external: it loads a native
-// binary). The daemon starts from this bundle: one file parses far faster than hundreds.
+// Bundles src/ into dist/hearth.mjs and the chunks it imports, plus dist/kernel.mjs
+// (better-sqlite3 stays external: it loads a native binary). The daemon starts from this
+// bundle: a few files parse far faster than hundreds.
 import { execFileSync } from 'node:child_process'
+import { readdirSync, rmSync, statSync } from 'node:fs'
 import { isBuiltin } from 'node:module'
+import { basename, join } from 'node:path'
 import { build } from 'esbuild'
 
 function commit() {
@@ -72,8 +75,30 @@ const options = {
   logLevel: 'warning',
 }
 
-await Promise.all([
-  build({ ...options, entryPoints: ['src/main.ts'], outfile: 'dist/hearth.mjs' }),
+const [main] = await Promise.all([
+  // Split at dynamic imports: `hearth daemon` loads dist/hearth.mjs, the daemon's chunk and
+  // the chunks they share, not the other commands. Split, every module is plain top-level
+  // code that esbuild can tree-shake; in one file, everything behind an import() is wrapped
+  // in a lazy initializer and kept whole (the daemon started ~20 ms slower, 3-4 MB larger).
+  build({
+    ...options,
+    entryPoints: { hearth: 'src/main.ts' },
+    outdir: 'dist',
+    splitting: true,
+    chunkNames: '[name]-[hash]', // beside hearth.mjs: code that resolves files from import.meta.url
+    outExtension: { '.js': '.mjs' },
+    metafile: true,
+  }),
   // The kernel process (one per busy session) loads only its own, smaller bundle.
   build({ ...options, entryPoints: ['src/kernel/main.ts'], outfile: 'dist/kernel.mjs' }),
 ])
+
+// Chunk names carry a content hash, so each build leaves the previous chunks behind. They are
+// removed once an hour old: a process started from the previous build may still import one.
+const written = new Set([...Object.keys(main.metafile.outputs)].map((f) => basename(f)))
+for (const name of readdirSync('dist')) {
+  const path = join('dist', name)
+  if (name.endsWith('.mjs') && name !== 'kernel.mjs' && !written.has(name)) {
+    if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path)
+  }
+}

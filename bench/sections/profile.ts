@@ -14,7 +14,7 @@ import { BIN, ms, ROOT, type Row, type Section, tempHome } from '../lib.ts'
 
 const RUNS = 5
 const SHOWN = 14
-const BUNDLE = join(ROOT, 'dist/hearth.mjs')
+const DIST = join(ROOT, 'dist')
 
 interface ProfileNode {
   id: number
@@ -27,10 +27,10 @@ interface Profile {
   timeDeltas: number[]
 }
 
-/** Maps a 0-based bundle line to the source module esbuild put there. */
-function bundleModules(): (line: number) => string {
+/** Maps a 0-based line of a bundle file (hearth.mjs or a chunk) to the source module there. */
+function bundleModules(file: string): (line: number) => string {
   const starts: [number, string][] = []
-  readFileSync(BUNDLE, 'utf8')
+  readFileSync(join(DIST, file), 'utf8')
     .split('\n')
     .forEach((l, i) => {
       const m = /^\/\/ ((?:node_modules|src)\/\S+)$/.exec(l)
@@ -39,7 +39,7 @@ function bundleModules(): (line: number) => string {
   return (line) => {
     let lo = 0
     let hi = starts.length - 1
-    let found = '(bundle runtime helpers)'
+    let found = '(bundle top-level code and runtime helpers)'
     while (lo <= hi) {
       const mid = (lo + hi) >> 1
       if (starts[mid][0] <= line) {
@@ -66,7 +66,7 @@ function packageOf(path: string): string {
  */
 function attribute(
   profile: Profile,
-  moduleAt: (line: number) => string,
+  moduleAt: (file: string, line: number) => string,
 ): { until: number; self: Map<string, number> } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
@@ -78,7 +78,8 @@ function attribute(
       if (functionName === 'writeRuntimeInfo') return 'ready'
       if (owner) continue
       if (url.includes('deps/undici')) owner = 'node: undici (Request/Response/fetch globals)'
-      else if (url.endsWith('dist/hearth.mjs')) owner = packageOf(moduleAt(lineNumber))
+      else if (url.includes('/dist/'))
+        owner = packageOf(moduleAt(url.slice(url.lastIndexOf('/') + 1), lineNumber))
       else if (url.includes('node_modules/')) owner = packageOf(url.slice(url.indexOf('node_modules/')))
     }
     if (owner) return owner
@@ -139,7 +140,11 @@ export const profile: Section = {
   name: 'profile',
   description: `CPU profile of start-up until daemon.json, CPU by package (mean of ${RUNS}, under the profiler)`,
   async run(): Promise<Row[]> {
-    const moduleAt = bundleModules()
+    const maps = new Map<string, (line: number) => string>()
+    const moduleAt = (file: string, line: number) => {
+      if (!maps.has(file)) maps.set(file, bundleModules(file))
+      return (maps.get(file) as (line: number) => string)(line)
+    }
     await profiledStart() // warm the caches
     const totals = new Map<string, number>()
     let sampled = 0
