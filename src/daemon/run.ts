@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
-import { buildApp } from '../http/app.ts'
+import { buildApp, loadValidators } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
 import { KernelPool } from '../kernel/pool.ts'
@@ -272,6 +272,9 @@ async function serve(
     started_at: new Date().toISOString(),
   })
   log.info({ url, instance_id: instanceId, build: BUILD }, 'listening')
+  // The request validators (the TypeBox compiler) load now rather than before daemon.json,
+  // so start-up does not wait for them and the first request that validates rarely does.
+  loadValidators().catch((err) => log.error({ err }, 'loading the request validators failed'))
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
   // after listening so a long recovery never delays readiness; the gated rows refuse
   // requests until it completes.

@@ -15,7 +15,27 @@ import { errorResponse, problemResponse } from './problem-response.ts'
 import { jsonResponse } from './respond.ts'
 import { honoPath, type RouteBinding } from './route.ts'
 import { parseStrictJson } from './strict-json.ts'
-import { checkBody, checkParams, checkQuery } from './validate.ts'
+import type * as Validate from './validate.ts'
+
+// validate.ts brings the TypeBox compiler, about a tenth of the daemon's start-up work. It is
+// loaded once the daemon listens (the daemon calls loadValidators after writing daemon.json)
+// or by the first request that validates, whichever comes first.
+let validate: typeof Validate | undefined
+let validateLoading: Promise<typeof Validate> | undefined
+
+export function loadValidators(): Promise<typeof Validate> {
+  validateLoading ??= import('./validate.ts').then((m) => {
+    validate = m
+    return m
+  })
+  return validateLoading
+}
+
+/** The validators; the op runner has awaited loadValidators before any use. */
+function checks(): typeof Validate {
+  if (!validate) throw new Error('validators used before loadValidators() resolved')
+  return validate
+}
 
 export interface AppDeps {
   token: string
@@ -100,7 +120,7 @@ async function readOpBody(op: OpSpec, req: Request, env: unknown): Promise<unkno
   }
   const value = parseStrictJson(utf8Text(bytes))
   checkReadOnly(op, value)
-  return op.deferBodyCheck ? value : checkBody(op.body, value)
+  return op.deferBodyCheck ? value : checks().checkBody(op.body, value)
 }
 
 /**
@@ -114,7 +134,7 @@ function opBody(op: OpSpec, parsed: unknown): { body: unknown; rawBody: unknown 
   return {
     rawBody: parsed,
     get body() {
-      checked ??= { value: checkBody(schema, parsed) }
+      checked ??= { value: checks().checkBody(schema, parsed) }
       return checked.value
     },
   }
@@ -152,6 +172,7 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
       if (!mediaTypes.some((t) => accepts(accept, t))) {
         throw new HearthError('not_acceptable', `This operation produces ${mediaTypes.join(', ')}`)
       }
+      const { checkParams, checkQuery } = validate ?? (await loadValidators())
       const params = checkParams(op.params, c.req.param() as Record<string, string>)
       const query = checkQuery(op.query, new URL(req.url).searchParams)
       const body = opBody(op, await readOpBody(op, req, c.env))

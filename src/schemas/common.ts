@@ -1,5 +1,5 @@
 // Scalar and shared shapes used by several groups.
-import Type from 'typebox'
+import * as Type from 'typebox'
 
 /** RFC 9562 UUID version 7, lower or upper case hex. */
 export const UUIDV7_PATTERN =

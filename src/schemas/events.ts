@@ -1,7 +1,8 @@
 // Stream frames. Log events are `noun.past_verb`; the kind list only grows, a changed
 // payload gets a new kind, because logs replay. Each SSE frame is `event: <kind>`,
 // `id: <generation>:<sequence>` (log events and snapshots), `data: <JSON below>`.
-import Type, { type TSchema } from 'typebox'
+import type { TSchema } from 'typebox'
+import * as Type from 'typebox'
 import { Timestamp } from './common.ts'
 import { HistoryEntry } from './history.ts'
 import { PendingInput } from './inputs.ts'

@@ -1,6 +1,7 @@
 // Group `history`: the committed transcript in pages, an entry's full text in pieces, its
 // images as raw bytes, and the active output of a running turn.
-import Type, { type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
 import { Continuation, Limit, UuidV7 } from './common.ts'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])

@@ -1,6 +1,7 @@
 // Group `inputs`: durable admission of messages, their delivery, cancellation and the
 // session interrupt. Delivery values and transitions are documented in docs/inputs.md.
-import Type, { type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
 import { Timestamp, UuidV7 } from './common.ts'
 import { Problem } from './problems.ts'
 

@@ -1,7 +1,8 @@
 // The one registry of problem codes. A code is part of the wire contract: clients branch
 // on it, so a code is never renamed or reused for a different meaning. Add a new code when
 // a client would act differently.
-import Type, { type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
 
 export const PROBLEMS = {
   // Request shape

@@ -1,5 +1,6 @@
 // Group `server`: the daemon resource and its shutdown.
-import Type, { type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
 import { Timestamp } from './common.ts'
 import { defineOps } from './op.ts'
 

@@ -1,5 +1,6 @@
 // Group `sessions`: the session tree, its configuration, visits, deletion and streams.
-import Type, { type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
 import { Continuation, Limit, Timestamp, UuidV7 } from './common.ts'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])

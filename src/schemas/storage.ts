@@ -1,5 +1,6 @@
 // Group `storage`: what the daemon keeps on disk, measured when asked.
-import Type, { type Static } from 'typebox'
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
 import { Continuation, Limit, Timestamp } from './common.ts'
 import { defineOps } from './op.ts'
 
