@@ -54,7 +54,7 @@ export function recoverRuns(core: SessionsCore): string[] {
       tool_calls: [],
       usage: null,
       model: s.model,
-      elapsed_ms: Date.parse(new Date(core.now()).toISOString()) - Date.parse(run.started_at),
+      elapsed_ms: core.now() - Date.parse(run.started_at),
     })
   }
   // A session left running without an open run (cannot happen, but must not stay stuck).

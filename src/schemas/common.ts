@@ -37,3 +37,7 @@ export const EmptyRequest = Type.Object({}, { additionalProperties: false, $id: 
 export const KiB = 1024
 export const DEFAULT_BODY_LIMIT = 64 * KiB
 export const INPUT_BODY_LIMIT = 72_200_000
+
+/** A schema that also admits null. */
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()])

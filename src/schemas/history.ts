@@ -2,9 +2,7 @@
 // images as raw bytes, and the active output of a running turn.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, UuidV7 } from './common.ts'
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+import { Continuation, Limit, Nullable, UuidV7 } from './common.ts'
 
 export const EntryId = Type.String({
   pattern: '^[1-9][0-9]{0,14}$',

@@ -2,10 +2,8 @@
 // session interrupt. Delivery values and transitions are documented in docs/inputs.md.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Timestamp, UuidV7 } from './common.ts'
+import { Nullable, Timestamp, UuidV7 } from './common.ts'
 import { Problem } from './problems.ts'
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const
 export const MAX_IMAGES = 16

@@ -1,9 +1,8 @@
 // Group `sessions`: the session tree, its configuration, visits, deletion and streams.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Timestamp, UuidV7 } from './common.ts'
+import { Continuation, Limit, Nullable, Timestamp, UuidV7 } from './common.ts'
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 const Str = (max = 4096) => Type.String({ maxLength: max })
 
 export const Cursor = Type.Object(
