@@ -7,7 +7,9 @@
 // - a 2,000-delta reply: from the upstream's first delta to run.ended on the stream, minus
 //   the upstream's own first-to-last time, median of 5 (target ≤ 60 ms);
 // - a 20,000-delta reply read by a slow SSE client (one read per 20 ms): the daemon's peak
-//   RSS (VmHWM, target ≤ 100 MB) and the frames per second the reader received.
+//   RSS (VmHWM, target ≤ 100 MB) and the frames per second the reader received;
+// - admission: 1,000 input PUTs from 100 concurrent clients into 50 sessions, each
+//   fsynced before its 202 (group commit): admissions per second and p99 latency.
 import { writeFileSync } from 'node:fs'
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -19,6 +21,7 @@ import {
   median,
   memoryOf,
   ms,
+  percentile,
   type Row,
   type Section,
   spawnDaemon,
@@ -155,6 +158,41 @@ async function turn(d: BenchDaemon, sessionId: string, s: ReturnType<typeof foll
   return { first: await first, ended: await ended }
 }
 
+/**
+ * 1,000 admissions from 100 concurrent clients spread over 50 sessions. The sessions name
+ * a profile that does not exist, so each turn fails at once without a kernel: the figure is
+ * admission (and the run bookkeeping it triggers), not 50 kernel processes starting.
+ */
+async function admissions(d: BenchDaemon, home: string) {
+  const sessions: string[] = []
+  for (let i = 0; i < 50; i++) {
+    const sid = uuidv7()
+    await call(d, 'PUT', `/sessions/${sid}`, { kind: 'new', workspace: home, provider_profile: 'none' })
+    sessions.push(sid)
+  }
+  const latencies: number[] = []
+  let next = 0
+  const t0 = performance.now()
+  const client = async () => {
+    for (let i = next++; i < 1_000; i = next++) {
+      const start = performance.now()
+      const r = await call(d, 'PUT', `/sessions/${sessions[i % 50]}/inputs/${uuidv7()}`, {
+        kind: 'message',
+        text: `input ${i}`,
+        client_id: 'bench',
+      })
+      if (r.status !== 202) throw new Error(`admission: ${r.status} ${JSON.stringify(r.json)}`)
+      latencies.push(performance.now() - start)
+    }
+  }
+  await Promise.all(Array.from({ length: 100 }, client))
+  return {
+    perSecond: 1_000 / ((performance.now() - t0) / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  }
+}
+
 export const runs: Section = {
   name: 'runs',
   description: 'first token, a 2,000-delta reply, memory under a 20,000-delta reply',
@@ -189,6 +227,15 @@ export const runs: Section = {
         const u = up.state.turns.at(-1) as Turn
         if (i >= 1) overhead.push(t.ended - u.firstAt - (u.lastAt - u.firstAt))
       }
+      // A subscriber reading at full speed while the upstream sends 20,000 deltas at once.
+      up.state.deltas = 20_000
+      const fastBefore = s.frames()
+      const fastStart = performance.now()
+      const fast = await turn(d, sid, s)
+      const fastSeconds = (fast.ended - fastStart) / 1000
+      const fastEvents = s.frames() - fastBefore
+      const eventsPerSecond = fastEvents / fastSeconds
+      const deltasPerSecond = 20_000 / fastSeconds
       s.close()
       const slowSid = uuidv7()
       await call(d, 'PUT', `/sessions/${slowSid}`, { kind: 'new', workspace: home })
@@ -202,6 +249,8 @@ export const runs: Section = {
       const framesPerSecond = (slow.frames() - before) / seconds
       const peak = memoryOf(d.pid).peak
       slow.close()
+      up.state.deltas = 1
+      const admitted = await admissions(d, home)
       return [
         {
           figure: 'first token added over the upstream (p50 of 20)',
@@ -216,6 +265,14 @@ export const runs: Section = {
           ok: median(overhead) <= 60,
         },
         {
+          figure: '20,000-delta reply, full-speed reader: log events/s (batched deltas)',
+          measured: `${eventsPerSecond.toFixed(0)} (${fastEvents} events)`,
+        },
+        {
+          figure: '20,000-delta reply, full-speed reader: upstream deltas/s delivered',
+          measured: deltasPerSecond.toFixed(0),
+        },
+        {
           figure: '20,000-delta reply, slow reader: frames/s received',
           measured: framesPerSecond.toFixed(0),
         },
@@ -224,6 +281,14 @@ export const runs: Section = {
           measured: mb(peak),
           target: '≤ 100 MB',
           ok: peak <= 100e6,
+        },
+        {
+          figure: 'admission, 100 concurrent clients: inputs/s (each fsynced before 202)',
+          measured: admitted.perSecond.toFixed(0),
+        },
+        {
+          figure: 'admission, 100 concurrent clients: latency p50 / p99',
+          measured: `${ms(admitted.p50)} / ${ms(admitted.p99)}`,
         },
       ]
     } finally {

@@ -3,6 +3,7 @@
 import type { Continuations } from '../http/continuation.ts'
 import { bindGroup } from '../http/route.ts'
 import { admitInput, readInput } from '../inputs/admit.ts'
+import { GroupCommit } from '../inputs/group-commit.ts'
 import { cancelInput, interruptSession } from '../runs/control.ts'
 import type { Runs } from '../runs/engine.ts'
 import { inputsOps } from '../schemas/inputs-ops.ts'
@@ -23,11 +24,13 @@ const lower = (id: string) => id.toLowerCase()
 const QUEUE_RETRY_AFTER_S = '2'
 
 export function inputsRoutes(d: InputsDeps) {
+  const commits = new GroupCommit(d.core)
   return bindGroup(inputsOps)({
-    'inputs.put': (input) => {
+    'inputs.put': async (input) => {
       const sessionId = lower(input.params.session_id)
+      const inputId = lower(input.params.input_id)
       // input.body validates when read: only after the repeat lookup, as the protocol asks.
-      const a = admitInput(d.core, sessionId, lower(input.params.input_id), input.rawBody, () => input.body)
+      const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body)
       if (a.status === 429)
         throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
       d.runs.kick(sessionId)

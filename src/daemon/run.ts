@@ -67,6 +67,7 @@ async function loadProfiles(opts: DaemonOptions, files: ReturnType<typeof homeFi
       extension: 'openai-compatible',
       effort: null,
       transport: { endpoint: upstream.url, protocol: 'responses', model: DEMO_MODEL, api_key: null },
+      limits: {},
     })
   }
   return profiles

@@ -1,12 +1,13 @@
 // Durable admission. A repeat of a known id is looked up before anything is validated and
 // answers the original decision with the current delivery; a new id is validated, then
-// committed with fsync before the 202. The whole decision is one synchronous transaction,
-// so concurrent repeats of one id can never admit it twice.
+// committed with fsync before the 202. The decision is one synchronous savepoint of a group
+// commit (group-commit.ts), so concurrent repeats of one id can never admit it twice.
 import { createHash } from 'node:crypto'
 import type { Input, InputRequest } from '../schemas/inputs.ts'
 import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
 import { HearthError, problemBody } from '../schemas/problems.ts'
-import type { SessionsCore, Tx } from '../sessions/core.ts'
+import type { SessionsCore } from '../sessions/core.ts'
+import type { GroupCommit } from './group-commit.ts'
 import { decodeImages } from './images.ts'
 import {
   type InputRow,
@@ -38,16 +39,6 @@ export function intentOf(raw: unknown): string {
   return createHash('sha256').update(canonical(raw)).digest('hex')
 }
 
-/** Runs `fn` in a transaction whose commit is fsynced: what it acknowledges survives power loss. */
-export function durably<T>(core: SessionsCore, fn: (tx: Tx) => T): T {
-  core.db.pragma('synchronous = FULL')
-  try {
-    return core.transact(fn)
-  } finally {
-    core.db.pragma('synchronous = NORMAL')
-  }
-}
-
 function repeatOf(existing: InputRow, sessionId: string, intent: string): Admission {
   if (existing.session_id !== sessionId || existing.intent !== intent) {
     throw new HearthError('input_conflict', `Input ${existing.id} was admitted with a different request`)
@@ -55,13 +46,19 @@ function repeatOf(existing: InputRow, sessionId: string, intent: string): Admiss
   return { status: existing.http_status as 202 | 429, input: toInput(existing) }
 }
 
-export function admitInput(
+/**
+ * Admits one input through the group commit. The repeat lookup runs twice: before
+ * validation (a known id answers at once, even if its body would no longer validate) and
+ * again inside the savepoint (a concurrent PUT of the same id may have been decided first).
+ */
+export async function admitInput(
   core: SessionsCore,
+  commits: GroupCommit,
   sessionId: string,
   inputId: string,
   raw: unknown,
   validate: () => InputRequest,
-): Admission {
+): Promise<Admission> {
   const intent = intentOf(raw)
   const known = inputRow(core, inputId)
   if (known) return repeatOf(known, sessionId, intent)
@@ -72,7 +69,9 @@ export function admitInput(
   if (Buffer.byteLength(req.text) > MAX_TEXT_BYTES) throw new HearthError('text_too_large')
   const images = decodeImages(req.images ?? [])
   if (req.text.trim() === '' && images.length === 0) throw new HearthError('empty_message')
-  return durably(core, (tx) => {
+  return commits.run((tx) => {
+    const decided = inputRow(core, inputId)
+    if (decided) return repeatOf(decided, sessionId, intent)
     const session = core.require(sessionId)
     core.requireFamilyOpen(session.root_id)
     const waiting = { n: waitingCount(core, sessionId) }

@@ -10,7 +10,12 @@ const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
 const turns = new Map<string, AbortController>()
 
 function send(msg: FromKernel): void {
-  process.send?.(msg)
+  // A daemon killed with -9 leaves a closed channel: writing to it must end this process
+  // quietly (no unhandled EPIPE), since nobody is left to read its events.
+  if (!process.connected) process.exit(0)
+  process.send?.(msg, undefined, {}, (err) => {
+    if (err) process.exit(0)
+  })
 }
 
 async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> {
@@ -34,7 +39,11 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
         status: null,
       })
     } else {
-      for await (const e of transport.stream(msg.profile, msg.request, { signal: abort.signal })) {
+      for await (const e of transport.stream(msg.profile, msg.request, {
+        signal: abort.signal,
+        idleTimeoutMs: msg.limits.idle_timeout_ms,
+        maxRetries: msg.limits.max_retries,
+      })) {
         if (batch.length === 0) setImmediate(flush)
         batch.push(e)
       }

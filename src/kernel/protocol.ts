@@ -1,9 +1,22 @@
 // Typed IPC between the daemon and a kernel process (structured clone over the fork channel).
 import type { NeutralEvent, NeutralRequest, TransportProfile } from '../providers/types.ts'
 
+/** A profile's stream limits, when it sets them (else the transport's defaults). */
+export interface TurnLimits {
+  idle_timeout_ms?: number
+  max_retries?: number
+}
+
 /** Daemon → kernel. */
 export type ToKernel =
-  | { type: 'turn'; run_id: string; extension: string; profile: TransportProfile; request: NeutralRequest }
+  | {
+      type: 'turn'
+      run_id: string
+      extension: string
+      profile: TransportProfile
+      request: NeutralRequest
+      limits: TurnLimits
+    }
   | { type: 'abort'; run_id: string }
   | { type: 'shutdown' }
 

@@ -127,6 +127,7 @@ export class Runs {
         extension: profile.extension,
         profile: profile.transport,
         request,
+        limits: profile.limits,
       })
     })
   }

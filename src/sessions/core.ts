@@ -113,6 +113,37 @@ export class SessionsCore {
 
   /** Runs `fn` in one transaction; its events and changes are published once it commits. */
   transact<T>(fn: (tx: Tx) => T): T {
+    const t = this.#newTx()
+    const result = this.db.transaction(() => fn(t.tx))()
+    this.hub.publish(t.events, t.changes)
+    return result
+  }
+
+  /**
+   * Runs each of `fns` in its own savepoint of one transaction: one that throws is rolled
+   * back alone (with its events) and its error returned in its place. One commit, hence one
+   * fsync under `synchronous = FULL`, covers them all: the group commit of admissions.
+   */
+  transactEach<T>(fns: ((tx: Tx) => T)[]): Settled<T>[] {
+    const { tx, events, changes } = this.#newTx()
+    const results = this.db.transaction(() =>
+      fns.map((fn): Settled<T> => {
+        const marks = [events.length, changes.length] as const
+        try {
+          return { ok: true, value: this.db.transaction(() => fn(tx))() }
+        } catch (error) {
+          events.length = marks[0]
+          changes.length = marks[1]
+          return { ok: false, error }
+        }
+      }),
+    )()
+    this.hub.publish(events, changes)
+    return results
+  }
+
+  /** A transaction context that collects the events and changes to publish after commit. */
+  #newTx(): { tx: Tx; events: LogEvent[]; changes: CollectionChange[] } {
     const events: LogEvent[] = []
     const changes: CollectionChange[] = []
     const now = this.now()
@@ -126,8 +157,8 @@ export class SessionsCore {
       },
       changed: (c) => changes.push(c),
     }
-    const result = this.db.transaction(() => fn(tx))()
-    this.hub.publish(events, changes)
-    return result
+    return { tx, events, changes }
   }
 }
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown }

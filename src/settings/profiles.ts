@@ -3,6 +3,7 @@
 // or, until the next start moves it there, an `apiKey` written by hand into config.json.
 // Read fresh for every run, so an edit applies to the next turn without a restart.
 import { readFileSync } from 'node:fs'
+import type { TurnLimits } from '../kernel/protocol.ts'
 import type { TransportProfile } from '../providers/types.ts'
 
 export interface ResolvedProfile {
@@ -10,6 +11,7 @@ export interface ResolvedProfile {
   extension: string
   effort: string | null
   transport: TransportProfile
+  limits: TurnLimits
 }
 
 interface ProfileFile {
@@ -19,6 +21,15 @@ interface ProfileFile {
   model?: string
   effort?: string | null
   apiKey?: string
+  stream_idle_timeout_ms?: number
+  request_max_retries?: number
+}
+
+/** A whole number within [min, max], else undefined (the transport's default applies). */
+function wholeIn(value: unknown, min: number, max: number): number | undefined {
+  return Number.isInteger(value) && (value as number) >= min && (value as number) <= max
+    ? (value as number)
+    : undefined
 }
 
 function readJson(path: string): Record<string, unknown> {
@@ -72,6 +83,10 @@ export class Profiles {
         protocol: file.protocol === 'chat_completions' ? 'chat_completions' : 'responses',
         model: String(file.model ?? ''),
         api_key: typeof key === 'string' && key !== '' ? key : null,
+      },
+      limits: {
+        idle_timeout_ms: wholeIn(file.stream_idle_timeout_ms, 100, 3_600_000),
+        max_retries: wholeIn(file.request_max_retries, 0, 10),
       },
     }
   }

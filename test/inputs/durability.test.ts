@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import { v7 as uuidv7 } from 'uuid'
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 import { createSession } from '../streams/sse-client.ts'
-import { idle, message, putInput, startWithUpstream, waitSession } from './helpers.ts'
+import { childrenOf, idle, message, putInput, running, startWithUpstream, waitSession } from './helpers.ts'
 
 interface Sent {
   session: string
@@ -76,8 +76,14 @@ describe('durability of inputs', () => {
     await new Promise((r) => setTimeout(r, 100))
     const waiting = await putInput(first.d, sid, message('waits'))
     assert.equal(waiting.status, 202)
+    const kernels = childrenOf(first.d.proc.pid as number)
+    assert.ok(kernels.length > 0)
     first.d.proc.kill('SIGKILL')
     await first.d.exited
+    // A kernel never outlives its daemon, even one stalled mid-stream.
+    const deadline = Date.now() + 5_000
+    while (kernels.some(running) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    assert.deepEqual(kernels.filter(running), [])
     const second = await startWithUpstream({ home: first.d.home, upstream: first.upstream })
     try {
       const s = await waitSession(second.d, sid, (x) => idle(x) && x.latest_answer?.text === 'Hello, world!')

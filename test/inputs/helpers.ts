@@ -1,6 +1,6 @@
 // Shared steps of the inputs tests: a daemon whose default profile points at a fake
 // upstream, message PUTs, and waiting for a session to settle.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { v7 as uuidv7 } from 'uuid'
@@ -19,6 +19,8 @@ export async function startWithUpstream(
     protocol?: 'responses' | 'chat_completions'
     upstream?: FakeOpenAIUpstream
     env?: Record<string, string>
+    /** Extra fields of the `fake` profile (stream limits, …). */
+    profile?: Record<string, unknown>
   } = {},
 ): Promise<Setup> {
   const upstream = opts.upstream ?? (await FakeOpenAIUpstream.start())
@@ -28,6 +30,7 @@ export async function startWithUpstream(
     endpoint: `${upstream.url}/v1`,
     protocol: opts.protocol ?? 'responses',
     model: 'fake-model',
+    ...opts.profile,
   }
   writeFileSync(
     join(home, 'config.json'),
@@ -95,5 +98,24 @@ export async function upstreamRequests(upstream: FakeOpenAIUpstream, n: number, 
     if (Date.now() > deadline)
       throw new Error(`the upstream got ${upstream.requests.length} requests, not ${n}`)
     await sleep(10)
+  }
+}
+
+/** Child pids of a process (its kernels), from /proc. */
+export function childrenOf(pid: number): number[] {
+  const out: number[] = []
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim()
+    if (text) out.push(...text.split(/\s+/).map(Number))
+  }
+  return out
+}
+
+/** Whether a pid is still a live (not zombie) process. */
+export function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
   }
 }

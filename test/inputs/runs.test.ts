@@ -1,11 +1,11 @@
 // Runs: the session stream shows a turn live, cancel and interrupt touch only what they
 // name, upstream failures and a kernel crash fail the run (never the daemon).
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { assertProblem } from '../api/hostile.ts'
 import { createSession, openSse } from '../streams/sse-client.ts'
 import {
+  childrenOf,
   getSession,
   idle,
   message,
@@ -15,16 +15,6 @@ import {
   startWithUpstream,
   waitSession,
 } from './helpers.ts'
-
-/** Child pids of a process (its kernels). */
-function childrenOf(pid: number): number[] {
-  const out: number[] = []
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim()
-    if (text) out.push(...text.split(/\s+/).map(Number))
-  }
-  return out
-}
 
 describe('runs', () => {
   let s: Setup

@@ -5,6 +5,7 @@ import { m001Meta } from './001-meta.ts'
 import { m002Sessions } from './002-sessions.ts'
 import { m003Inputs } from './003-inputs.ts'
 import { m004SessionListIndexes } from './004-session-list-indexes.ts'
+import { m005InputIndexes } from './005-input-indexes.ts'
 
 export interface Migration {
   version: number
@@ -12,7 +13,13 @@ export interface Migration {
   up: (db: Database.Database) => void
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001Meta, m002Sessions, m003Inputs, m004SessionListIndexes]
+export const MIGRATIONS: readonly Migration[] = [
+  m001Meta,
+  m002Sessions,
+  m003Inputs,
+  m004SessionListIndexes,
+  m005InputIndexes,
+]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
 export function checkNumbering(migrations: readonly Migration[]): void {
