@@ -8,13 +8,18 @@ import { Runs } from '../runs/engine.ts'
 import { recoverRuns } from '../runs/recover.ts'
 import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
+import { markNeedsReload } from '../sessions/reload.ts'
 import { Sessions } from '../sessions/service.ts'
 import type { Profiles } from '../settings/profiles.ts'
+import { reloadScope } from '../settings/reload-scope.ts'
+import type { Settings } from '../settings/service.ts'
 import type { Db } from '../store/db.ts'
 import { snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
+import { modelsRoutes } from './models.ts'
 import { serverRoutes } from './server.ts'
 import { sessionsRoutes } from './sessions.ts'
+import { settingsRoutes } from './settings.ts'
 import { storageRoutes } from './storage.ts'
 
 export const CAPABILITIES: Readonly<Record<string, number>> = {
@@ -23,6 +28,18 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   session_replay: 1,
   collection_invalidation: 1,
   durable_inputs: 1,
+}
+
+/** The capabilities minus those the `capabilities` settings group turns off. */
+function enabledCapabilities(settings: Settings): Record<string, number> {
+  let off: Record<string, unknown> = {}
+  try {
+    off = settings.read('capabilities').body as Record<string, unknown>
+    off = (off.settings ?? {}) as Record<string, unknown>
+  } catch {
+    // An unreadable config.json turns nothing off; GET /settings reports the problem.
+  }
+  return Object.fromEntries(Object.entries(CAPABILITIES).filter(([name]) => off[name] !== false))
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -41,6 +58,7 @@ export interface ApiDeps {
   requestShutdown: () => void
   openapi: () => unknown
   profiles: Profiles
+  settings: Settings
   kernels: KernelPool
   /** Reports a failure of background work (runs, recovery) to the log. */
   onError: (err: unknown) => void
@@ -48,6 +66,8 @@ export interface ApiDeps {
 
 export interface Api {
   routes: RouteBinding[]
+  /** The capabilities now on (settings may turn optional ones off). */
+  capabilities: () => Record<string, number>
   /** Work that runs once the daemon listens: finishing what a previous run left half done. */
   start: () => Promise<void>
   /** Drain: running turns end as interrupted, kernels stop. */
@@ -69,18 +89,23 @@ export function createApi(d: ApiDeps): Api {
     },
   })
   const core = sessions.core
+  d.settings.onCommit = (group, before, after) =>
+    markNeedsReload(core, reloadScope(group, before, after), group)
   const runs = new Runs({ core, kernels: d.kernels, profiles: d.profiles, onError: d.onError })
   core.live.snapshotOf = snapshotMinter(d.continuations)
   const routes = [
-    ...serverRoutes({ ...d, capabilities: () => ({ ...CAPABILITIES }) }),
+    ...serverRoutes({ ...d, capabilities: () => enabledCapabilities(d.settings) }),
+    ...settingsRoutes(d.settings),
     ...storageRoutes(d),
     ...sessionsRoutes({ sessions, continuations: d.continuations }),
     ...inputsRoutes({ core, runs, continuations: d.continuations }),
+    ...modelsRoutes(d),
   ]
   checkBindings(routes, ALL_OPS)
   let pruner: NodeJS.Timeout | undefined
   return {
     routes,
+    capabilities: () => enabledCapabilities(d.settings),
     start: async () => {
       await sessions.resume()
       pruneInputs(core)

@@ -31,6 +31,21 @@ Usage:
                            talk in a session (a new one in the current directory
                            when none is named); Ctrl-C interrupts the answer,
                            a second Ctrl-C quits
+  hearth config get [GROUP] [--home DIR]
+                           print the settings (all groups, or one of providers,
+                           mcp, extensions, capabilities, models, ui); secrets
+                           show only as {"saved": true}
+  hearth config set GROUP PATCH-JSON [--home DIR]
+                           change one group with a JSON merge patch
+                           (null removes a field)
+  hearth profile add NAME --endpoint URL --model ID [--protocol responses|chat_completions]
+                     [--extension E] [--api-key-stdin] [--default] [--home DIR]
+                           save a provider profile; the key is read from standard
+                           input and kept in HOME/creds.json
+  hearth models refresh [--url URL] [--home DIR]
+                           download the public model catalogue (default
+                           https://models.dev/api.json) into HOME/cache/models.json;
+                           a running daemon uses it from its next request
   hearth --help            this text
   hearth --version         the version and build
 
@@ -119,6 +134,12 @@ export async function main(argv: string[], out: Out = process.stdout): Promise<n
         return await (await import('./chat.ts')).sendCommand(rest, out, HELP)
       case 'chat':
         return await (await import('./chat.ts')).chatCommand(rest, out, HELP)
+      case 'models':
+        return await (await import('./models.ts')).modelsCommand(rest, out, HELP)
+      case 'config':
+        return await (await import('./config.ts')).configCommand(rest, out, HELP)
+      case 'profile':
+        return await (await import('./config.ts')).profileCommand(rest, out, HELP)
       case undefined:
         return await statusCommand([], out)
       default:

@@ -14,7 +14,11 @@ import { KernelPool } from '../kernel/pool.ts'
 import { type Logger, openLog } from '../log.ts'
 import { buildOpenApi } from '../openapi/build.ts'
 import { ALL_OPS } from '../schemas/index.ts'
+import { recoverCommit } from '../settings/files.ts'
+import { CredentialLock } from '../settings/lock.ts'
+import { migrateSecrets, undismissed } from '../settings/migrate.ts'
 import { Profiles } from '../settings/profiles.ts'
+import { Settings } from '../settings/service.ts'
 import { type Db, metaValue, openStore, SchemaTooNewError } from '../store/db.ts'
 import { ensureHome, homeFiles } from './home.ts'
 import { type DaemonLock, tryAcquireDaemonLock } from './lock.ts'
@@ -57,8 +61,8 @@ function kernelPool(env: NodeJS.ProcessEnv = process.env): KernelPool {
 }
 
 /** Profiles from config.json and creds.json, plus the demo profile when asked for. */
-async function loadProfiles(opts: DaemonOptions, files: ReturnType<typeof homeFiles>): Promise<Profiles> {
-  const profiles = new Profiles(files.config, files.creds)
+async function loadProfiles(opts: DaemonOptions): Promise<Profiles> {
+  const profiles = new Profiles(opts.home)
   if (opts.demo) {
     const { startDemoUpstream, DEMO_MODEL } = await import('../providers/demo/upstream.ts')
     const upstream = await startDemoUpstream()
@@ -158,10 +162,20 @@ async function serve(
   let port = 0
   let openapi: unknown
 
+  // A settings commit cut by a crash is finished (or discarded) before anything reads them.
+  const recovered = recoverCommit(opts.home)
+  if (recovered !== 'none') log.warn({ recovered }, 'settings commit recovered')
   const kernels = kernelPool()
-  const profiles = await loadProfiles(opts, files)
+  const profiles = await loadProfiles(opts)
+  const settings = new Settings({
+    home: opts.home,
+    lock: new CredentialLock(),
+    etagKey: metaValue(db, 'settings_etag_key', () => randomBytes(32)),
+  })
+  const migrated = await migrateSecrets(opts.home, settings)
   const api = createApi({
     profiles,
+    settings,
     kernels,
     onError: (err) => log.error({ err }, 'background work failed'),
     home: opts.home,
@@ -171,7 +185,7 @@ async function serve(
     build: BUILD,
     continuations,
     now: Date.now,
-    notices: () => [],
+    notices: () => undismissed(settings, migrated),
     draining: () => draining,
     requestShutdown: () => setImmediate(() => void drain('request')),
     openapi: () => {
@@ -185,6 +199,7 @@ async function serve(
     draining: () => draining,
     log,
     shutdownSignal: shutdown.signal,
+    capabilities: api.capabilities,
     track: (work) => {
       inflight.add(work)
       return work.finally(() => inflight.delete(work))

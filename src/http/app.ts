@@ -47,6 +47,19 @@ export interface AppDeps {
   track: <T>(work: Promise<T>) => Promise<T>
   /** Signal aborted when the daemon drains, for long-lived responses. */
   shutdownSignal: AbortSignal
+  /** The capabilities now on (settings may turn optional ones off); all when absent. */
+  capabilities?: () => Record<string, number>
+}
+
+/** An op whose capability is off does not exist; a zstd body needs zstd_requests. */
+function checkCapabilities(op: OpSpec, req: Request, deps: AppDeps): void {
+  const coded = (req.headers.get('content-encoding') ?? '').toLowerCase().includes('zstd')
+  if (!deps.capabilities || (!op.capability && !coded)) return
+  const on = deps.capabilities()
+  if (op.capability && !(op.capability in on))
+    throw new HearthError('not_found', `Capability ${op.capability} is turned off in settings`)
+  if (coded && !('zstd_requests' in on))
+    throw new HearthError('unsupported_media_type', 'zstd request bodies are turned off in settings')
 }
 
 function tokenMatches(header: string | undefined, token: Buffer): boolean {
@@ -172,6 +185,7 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
       if (!mediaTypes.some((t) => accepts(accept, t))) {
         throw new HearthError('not_acceptable', `This operation produces ${mediaTypes.join(', ')}`)
       }
+      checkCapabilities(op, req, deps)
       const { checkParams, checkQuery } = validate ?? (await loadValidators())
       const params = checkParams(op.params, c.req.param() as Record<string, string>)
       const query = checkQuery(op.query, new URL(req.url).searchParams)

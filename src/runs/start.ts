@@ -80,9 +80,10 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
     core
       .sql(
         `UPDATE sessions SET phase = 'running', run_id = ?, interrupt_requested = 0, transcript_count = ?,
-           preview_text = ?, activity_ms = ? WHERE id = ?`,
+           preview_text = ?, activity_ms = ?, loaded_revision = desired_revision WHERE id = ?`,
       )
       .run(runId, position, preview, tx.now, sessionId)
+    // A turn resolves the profile and model as they are now: it runs the desired composition.
     indexSession(core, { ...s, preview_text: preview })
     const inputIds = inputs.map((i) => i.id)
     tx.append(sessionId, 'run.started', { run_id: runId, input_ids: inputIds, group: grp })

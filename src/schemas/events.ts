@@ -36,6 +36,14 @@ export const LOG_EVENTS = {
     { revision: Type.Integer(), changes: Any },
     { additionalProperties: false, description: 'Changed configuration fields with their new values' },
   ),
+  'session.reload_needed': Type.Object(
+    {
+      desired_revision: Type.Integer(),
+      reason: Type.Enum(['settings']),
+      group: Type.String({ description: 'The settings group whose change affects this session' }),
+    },
+    { additionalProperties: false, description: 'The composition the session runs with changed' },
+  ),
   'session.visited': Type.Object(
     { visit_id: Type.String(), opens: Type.Integer() },
     { additionalProperties: false },

@@ -1,9 +1,18 @@
 // Every group's ops in one table: the route table, OpenAPI and the client read this.
 import { inputsOps } from './inputs-ops.ts'
+import { modelsOps } from './models.ts'
 import { serverOps } from './server.ts'
 import { sessionsOps } from './sessions-ops.ts'
+import { settingsOps } from './settings.ts'
 import { storageOps } from './storage.ts'
 
-export const ALL_OPS = { ...serverOps, ...storageOps, ...sessionsOps, ...inputsOps }
+export const ALL_OPS = {
+  ...serverOps,
+  ...settingsOps,
+  ...storageOps,
+  ...sessionsOps,
+  ...inputsOps,
+  ...modelsOps,
+}
 export type AllOps = typeof ALL_OPS
 export type OpId = keyof AllOps

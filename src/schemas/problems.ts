@@ -86,6 +86,18 @@ export const PROBLEMS = {
   upstream_incomplete: { status: 502, title: 'The provider stream ended without a final event' },
   kernel_crashed: { status: 500, title: 'The session kernel process exited during the run' },
   daemon_restarted: { status: 503, title: 'The daemon stopped during the run' },
+  // Settings
+  invalid_settings: { status: 400, title: 'The settings group would not be valid after this change' },
+  extension_dependency: {
+    status: 409,
+    title: 'The change would leave an enabled extension without an extension it requires',
+  },
+  extension_in_use: { status: 409, title: 'A saved profile uses the extension this change disables' },
+  settings_unreadable: { status: 503, title: 'A settings file is not valid JSON; fix or remove it' },
+  // Models
+  invalid_model_query: { status: 400, title: 'The model query combines parameters that do not go together' },
+  profile_not_found: { status: 404, title: 'No provider profile has this name' },
+  provider_not_found: { status: 404, title: 'No extension or catalogue provider has this name' },
   // State
   instance_mismatch: { status: 409, title: 'The request names a different daemon instance' },
   precondition_failed: { status: 412, title: 'The resource changed since the validator was read' },

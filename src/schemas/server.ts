@@ -1,15 +1,23 @@
 // Group `server`: the daemon resource and its shutdown.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Timestamp } from './common.ts'
+import { Nullable, Timestamp } from './common.ts'
 import { defineOps } from './op.ts'
 
 export const Notice = Type.Object(
   {
     id: Type.String({ description: 'Stable id; put it in ui.dismissed_notices to dismiss' }),
     kind: Type.Literal('credentials_migrated'),
-    source: Type.String({ description: 'The legacy file whose secrets moved into creds.json' }),
-    backup: Type.String({ description: 'Where the legacy file was moved, relative to the home' }),
+    source: Type.String({ description: 'The file whose secrets moved into creds.json' }),
+    backup: Nullable(
+      Type.String({
+        description:
+          'Where the legacy file was moved, relative to the home; null for config.json, which stays',
+      }),
+    ),
+    profiles: Type.Array(Type.String(), {
+      description: 'For config.json: the profiles whose hand-written apiKey moved',
+    }),
     migrated_at: Timestamp,
   },
   { additionalProperties: false, $id: 'Notice' },

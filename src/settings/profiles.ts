@@ -1,10 +1,14 @@
 // Provider profiles as the run engine needs them: the public part from config.json
-// (`providers.profiles`, hand-editable), the key from creds.json (`providers.<name>.api_key`)
+// (`providers.profiles`, hand-editable), the key from creds.json (`providers.<name>.apiKey`)
 // or, until the next start moves it there, an `apiKey` written by hand into config.json.
 // Read fresh for every run, so an edit applies to the next turn without a restart.
-import { readFileSync } from 'node:fs'
+
 import type { TurnLimits } from '../kernel/protocol.ts'
 import type { TransportProfile } from '../providers/types.ts'
+import { type FileContents, readAllSettings } from './files.ts'
+import { enabledExtensions } from './groups/extensions.ts'
+import { DEFAULT_EXTENSION, keyOf, profilesOf } from './groups/providers.ts'
+import { objectAt } from './merge.ts'
 
 export interface ResolvedProfile {
   name: string
@@ -32,57 +36,52 @@ function wholeIn(value: unknown, min: number, max: number): number | undefined {
     : undefined
 }
 
-function readJson(path: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as unknown
-    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {}
-  } catch {
-    return {}
-  }
-}
-
 export class Profiles {
-  readonly #configPath: string
-  readonly #credsPath: string
+  readonly #home: string
   /** Profiles the daemon adds itself (the demo profile); config.json wins on a name clash. */
   readonly #builtIn = new Map<string, ResolvedProfile>()
 
-  constructor(configPath: string, credsPath: string) {
-    this.#configPath = configPath
-    this.#credsPath = credsPath
+  constructor(home: string) {
+    this.#home = home
+  }
+
+  /** The files now; an unreadable config.json reads as no profiles (GET /settings says why). */
+  #files(): FileContents | undefined {
+    try {
+      return readAllSettings(this.#home)
+    } catch {
+      return undefined
+    }
   }
 
   addBuiltIn(p: ResolvedProfile): void {
     this.#builtIn.set(p.name, p)
   }
 
-  #providers(): { default_profile?: string; profiles?: Record<string, ProfileFile> } {
-    const providers = readJson(this.#configPath).providers
-    return providers !== null && typeof providers === 'object' ? (providers as never) : {}
-  }
-
   /** The profile a new session uses when it names none. */
   defaultProfile(): string | null {
-    const p = this.#providers()
+    const files = this.#files()
+    const p = files ? objectAt(files['config.json'], 'providers') : {}
     if (typeof p.default_profile === 'string') return p.default_profile
-    const names = Object.keys(p.profiles ?? {})
+    const names = files ? Object.keys(profilesOf(files['config.json'])) : []
     return names[0] ?? this.#builtIn.keys().next().value ?? null
   }
 
   resolve(name: string): ResolvedProfile | undefined {
-    const file = this.#providers().profiles?.[name]
-    if (!file || typeof file !== 'object') return this.#builtIn.get(name)
-    const creds = readJson(this.#credsPath).providers as Record<string, { api_key?: string }> | undefined
-    const key = typeof file.apiKey === 'string' ? file.apiKey : creds?.[name]?.api_key
+    const files = this.#files()
+    const file = files ? (profilesOf(files['config.json'])[name] as ProfileFile | undefined) : undefined
+    if (!files || !file || typeof file !== 'object') return this.#builtIn.get(name)
+    const extension = file.extension ?? DEFAULT_EXTENSION
+    if (!enabledExtensions(files).has(extension)) return undefined // turned off in settings
     return {
       name,
-      extension: file.extension ?? 'openai-compatible',
+      extension,
       effort: file.effort ?? null,
       transport: {
         endpoint: String(file.endpoint ?? ''),
         protocol: file.protocol === 'chat_completions' ? 'chat_completions' : 'responses',
         model: String(file.model ?? ''),
-        api_key: typeof key === 'string' && key !== '' ? key : null,
+        api_key: keyOf(files, name),
       },
       limits: {
         idle_timeout_ms: wholeIn(file.stream_idle_timeout_ms, 100, 3_600_000),

@@ -154,6 +154,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
 }
 
 export interface CliOptions {
+  /** Text written to the command's standard input (closed after it); none: stdin ignored. */
+  stdin?: string
   /** Kill the process (SIGKILL) after this long; the result then has code null. Default 15 s. */
   timeoutMs?: number
   /** The node executable to run bin/hearth.mjs with (default: this test's Node). */
@@ -167,15 +169,16 @@ export function runCli(args: string[], env: Record<string, string> = {}, opts: C
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
     const p = spawn(opts.node ?? process.execPath, [opts.bin ?? BIN, ...args], {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
+    if (opts.stdin !== undefined) p.stdin?.end(opts.stdin)
     const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 15_000)
     let stdout = ''
     let stderr = ''
-    p.stdout.on('data', (d) => {
+    p.stdout?.on('data', (d) => {
       stdout += d
     })
-    p.stderr.on('data', (d) => {
+    p.stderr?.on('data', (d) => {
       stderr += d
     })
     p.on('close', (code) => {

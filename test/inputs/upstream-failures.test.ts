@@ -14,7 +14,7 @@ for (const protocol of PROTOCOLS) {
     before(async () => {
       s = await startWithUpstream({
         protocol,
-        profile: { stream_idle_timeout_ms: 400, request_max_retries: 2 },
+        profile: { stream_idle_timeout_ms: 1_000, request_max_retries: 2 },
       })
     })
     after(async () => {

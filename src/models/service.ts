@@ -1,0 +1,137 @@
+// GET /models without HTTP: which parameters go together, the provider a request maps to,
+// the rows of a page, and the cache policy. The handler adds the continuation tokens.
+import type { ModelCachePolicy, ModelCatalogue, ModelInfo, ModelsQuery } from '../schemas/models.ts'
+import { HearthError } from '../schemas/problems.ts'
+import type { ResolvedProfile } from '../settings/profiles.ts'
+import { type CacheRule, matchCachePolicy } from './cache-policy.ts'
+import type { Catalogue, CatalogueState } from './catalogue.ts'
+import { catalogueProviderOf, isExtension } from './provider-map.ts'
+import { byId, manualRow } from './rows.ts'
+
+export interface ModelsServiceDeps {
+  catalogue: Catalogue
+  profiles: { resolve(name: string): ResolvedProfile | undefined }
+  /** User cache rules from settings, consulted before the built-in table. */
+  cacheRules: () => readonly CacheRule[]
+}
+
+/** What a catalogue request asks for once its parameters are checked and resolved. */
+export interface CataloguePlan {
+  provider_profile: string | null
+  extension: string | null
+  endpoint: string | null
+  /** The catalogue provider id, null when none describes these models. */
+  provider: string | null
+  /** The model to describe (the query's), or null to list the provider's models. */
+  model: string | null
+  /** A profile's configured model, listed as a manual row when the catalogue lacks it. */
+  profileModel: string | null
+}
+
+export interface CataloguePage {
+  body: Omit<ModelCatalogue, 'next'>
+  /** The id of the last row when more rows follow, else null. */
+  last: string | null
+}
+
+const CATALOGUE_ONLY = ['provider_profile', 'provider', 'endpoint', 'model', 'limit', 'next'] as const
+const POLICY_ONLY = ['extension', 'host'] as const
+
+function refuse(detail: string): never {
+  throw new HearthError('invalid_model_query', detail)
+}
+
+function given(q: ModelsQuery, names: readonly (keyof ModelsQuery)[]): string[] {
+  return names.filter((n) => q[n] !== undefined)
+}
+
+export class ModelsService {
+  readonly #d: ModelsServiceDeps
+  constructor(d: ModelsServiceDeps) {
+    this.#d = d
+  }
+
+  cachePolicy(q: ModelsQuery): ModelCachePolicy {
+    const wrong = given(q, CATALOGUE_ONLY)
+    if (wrong.length > 0) refuse(`view=cache-policy takes extension and host, not ${wrong.join(', ')}`)
+    const extension = q.extension ?? ''
+    const host = q.host ?? ''
+    const { rule, source } = matchCachePolicy(this.#d.cacheRules(), extension, host)
+    return {
+      view: 'cache-policy',
+      extension,
+      host,
+      matched: { extension: rule.extension, host: rule.host, source },
+      policy: rule.policy,
+    }
+  }
+
+  /** Checks the catalogue parameters and resolves the profile or provider they name. */
+  async plan(q: ModelsQuery): Promise<{ plan: CataloguePlan; state: CatalogueState }> {
+    const wrong = given(q, POLICY_ONLY)
+    if (wrong.length > 0) refuse(`${wrong.join(' and ')} select a cache policy: use view=cache-policy`)
+    if ((q.provider_profile === undefined) === (q.provider === undefined))
+      refuse('give exactly one of provider_profile or provider')
+    if (q.endpoint !== undefined && q.provider === undefined) refuse('endpoint is only taken with provider')
+    if (q.model !== undefined && q.next !== undefined) refuse('model reads one row; next pages a listing')
+    const state = await this.#d.catalogue.current()
+    const plan =
+      q.provider_profile !== undefined ? this.#ofProfile(q.provider_profile) : this.#ofProvider(q, state)
+    return { plan: { ...plan, model: q.model ?? null }, state }
+  }
+
+  #ofProfile(name: string): Omit<CataloguePlan, 'model'> {
+    const p = this.#d.profiles.resolve(name)
+    if (!p) throw new HearthError('profile_not_found', `No provider profile is named ${name}`)
+    const endpoint = p.transport.endpoint || null
+    return {
+      provider_profile: name,
+      extension: p.extension,
+      endpoint,
+      provider: catalogueProviderOf(p.extension, endpoint),
+      profileModel: p.transport.model || null,
+    }
+  }
+
+  /** An extension name maps like a profile would; otherwise it is a catalogue provider id. */
+  #ofProvider(q: ModelsQuery, state: CatalogueState): Omit<CataloguePlan, 'model'> {
+    const name = q.provider as string
+    const endpoint = q.endpoint ?? null
+    const base = { provider_profile: null, endpoint, profileModel: null }
+    if (isExtension(name)) return { ...base, extension: name, provider: catalogueProviderOf(name, endpoint) }
+    if (!state.has(name))
+      throw new HearthError('provider_not_found', `${name} is neither an extension nor a catalogue provider`)
+    return { ...base, extension: null, provider: name }
+  }
+
+  /** One page of rows after `after` (an id), or the one row `model` names. */
+  page(plan: CataloguePlan, state: CatalogueState, after: string | null, limit: number): CataloguePage {
+    const body = {
+      view: 'catalogue' as const,
+      provider_profile: plan.provider_profile,
+      extension: plan.extension,
+      endpoint: plan.endpoint,
+      provider: plan.provider,
+      source: { kind: state.kind, updated_at: state.updatedAt },
+    }
+    if (plan.model !== null)
+      return { body: { ...body, items: [this.#one(plan, state, plan.model)] }, last: null }
+    const rows = this.#all(plan, state)
+    const start = after === null ? 0 : rows.findIndex((r) => r.id > after)
+    const items = start < 0 ? [] : rows.slice(start, start + limit)
+    const more = start >= 0 && start + limit < rows.length
+    return { body: { ...body, items }, last: more ? items[items.length - 1].id : null }
+  }
+
+  #one(plan: CataloguePlan, state: CatalogueState, model: string): ModelInfo {
+    return (plan.provider !== null && state.row(plan.provider, model)) || manualRow(plan.provider, model)
+  }
+
+  /** The provider's models, with the profile's model added as a manual row when unlisted. */
+  #all(plan: CataloguePlan, state: CatalogueState): readonly ModelInfo[] {
+    const listed = plan.provider === null ? [] : state.rows(plan.provider)
+    const extra = plan.profileModel
+    if (extra === null || listed.some((r) => r.id === extra)) return listed
+    return [...listed, manualRow(plan.provider, extra)].sort(byId)
+  }
+}

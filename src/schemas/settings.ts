@@ -1,0 +1,391 @@
+// Settings groups: for each, the public representation a read returns and the merge
+// patch a PATCH accepts (its validator, also served by GET /settings). Secrets are
+// write-only: a patch sets them with a string and removes them with null; a read shows
+// only `{saved: true}` in their place. Every field is documented in docs/settings.md.
+import type { Static, TSchema } from 'typebox'
+import * as Type from 'typebox'
+import { Nullable } from './common.ts'
+import { defineOps } from './op.ts'
+
+export const SETTINGS_GROUPS = ['providers', 'mcp', 'extensions', 'capabilities', 'models', 'ui'] as const
+export type SettingsGroup = (typeof SETTINGS_GROUPS)[number]
+
+/** Extensions hearth knows; a profile's `extension` is one of the provider ones. */
+export const EXTENSIONS = [
+  'models',
+  'openai-compatible',
+  'chatgpt',
+  'claude',
+  'antigravity',
+  'bedrock',
+  'vertex',
+  'work',
+  'paperclips',
+] as const
+export const PROVIDER_EXTENSIONS = [
+  'openai-compatible',
+  'chatgpt',
+  'claude',
+  'antigravity',
+  'bedrock',
+  'vertex',
+] as const
+export const EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const
+
+const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
+const Name = Type.String({
+  pattern: NAME_PATTERN,
+  description: '1–64 of A-Z a-z 0-9 . _ -',
+  examples: ['work'],
+})
+/** A map keyed by names matching `pattern` (JSON Schema propertyNames). */
+const MapOf = <V extends TSchema>(pattern: string, value: V, options: Record<string, unknown> = {}) =>
+  Type.Record(Type.String(), value, { propertyNames: { pattern }, ...options })
+/** A merge-patch member: absent keeps, null removes (back to the default), a value sets. */
+const Removable = <V extends TSchema>(schema: V) => Type.Optional(Nullable(schema))
+const Text = (max: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) })
+const Url = Type.String({
+  format: 'uri',
+  pattern: '^https?://',
+  maxLength: 4096,
+  examples: ['https://api.openai.com/v1'],
+})
+const Saved = Type.Object(
+  { saved: Type.Literal(true) },
+  { additionalProperties: false, description: 'A secret is saved in creds.json; its value is never shown' },
+)
+/** A write-only secret in a patch: a string sets it, null removes it. */
+const SecretPatch = (max: number) => Nullable(Type.String({ minLength: 1, maxLength: max }))
+const HeaderName = "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$"
+const EnvName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$'
+
+// ---- providers ------------------------------------------------------------------------
+
+const profileFields = {
+  extension: Type.Enum([...PROVIDER_EXTENSIONS], {
+    description: 'Provider extension; a stored profile without it is openai-compatible',
+  }),
+  endpoint: Nullable(Url),
+  protocol: Nullable(Type.Enum(['responses', 'chat_completions'])),
+  model: Nullable(Text(256, 'Model id sent to the provider')),
+  effort: Nullable(Type.Enum([...EFFORTS], { description: 'Reasoning effort' })),
+  image_edge: Nullable(
+    Type.Integer({
+      minimum: 64,
+      maximum: 8192,
+      description: 'Longest image edge sent; larger images are scaled down',
+    }),
+  ),
+  account_id: Nullable(
+    Text(256, 'Binds the profile to one signed-in account; null rotates through the pool'),
+  ),
+  project: Nullable(Text(256, 'Cloud project (vertex, antigravity)')),
+  location: Nullable(Text(64, 'Cloud region or location (vertex, bedrock)')),
+  stream_idle_timeout_ms: Nullable(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+  request_max_retries: Nullable(Type.Integer({ minimum: 0, maximum: 10 })),
+}
+
+export const ProfileRead = Type.Object(
+  {
+    ...Object.fromEntries(Object.entries(profileFields).map(([k, v]) => [k, Type.Optional(v)])),
+    extension: profileFields.extension,
+    api_key: Nullable(Saved),
+  },
+  { additionalProperties: false },
+)
+const ProfilePatch = Type.Object(
+  {
+    ...Object.fromEntries(Object.entries(profileFields).map(([k, v]) => [k, Type.Optional(v)])),
+    api_key: Type.Optional(SecretPatch(4096)),
+  },
+  { additionalProperties: false },
+)
+const ProvidersRead = Type.Object(
+  {
+    default_profile: Nullable(Name),
+    profiles: Type.Record(Type.String(), ProfileRead),
+  },
+  { additionalProperties: false },
+)
+const ProvidersPatch = Type.Object(
+  {
+    default_profile: Type.Optional(Nullable(Name)),
+    profiles: Type.Optional(
+      MapOf(NAME_PATTERN, Nullable(ProfilePatch), {
+        maxProperties: 256,
+        description: 'null removes a profile',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+// ---- mcp ------------------------------------------------------------------------------
+
+const serverFields = {
+  command: Nullable(Text(4096, 'Local server: the program to run')),
+  args: Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256 }),
+  cwd: Nullable(Text(4096)),
+  url: Nullable(Url),
+  enabled: Type.Boolean(),
+  startup_timeout_ms: Nullable(Type.Integer({ minimum: 100, maximum: 600_000 })),
+  tool_timeout_ms: Nullable(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+  enabled_tools: Nullable(Type.Array(Text(256), { maxItems: 1024, description: 'null: every tool' })),
+  disabled_tools: Type.Array(Text(256), { maxItems: 1024 }),
+}
+const McpServerRead = Type.Object(
+  {
+    ...serverFields,
+    env: Type.Record(Type.String(), Saved, { description: 'Names of the saved environment variables' }),
+    headers: Type.Record(Type.String(), Saved, { description: 'Names of the saved headers' }),
+    bearerToken: Nullable(Saved),
+  },
+  { additionalProperties: false },
+)
+const McpServerPatch = Type.Object(
+  {
+    ...Object.fromEntries(Object.entries(serverFields).map(([k, v]) => [k, Removable(v)])),
+    env: Type.Optional(Nullable(MapOf(EnvName, SecretPatch(32_768), { maxProperties: 128 }))),
+    headers: Type.Optional(Nullable(MapOf(HeaderName, SecretPatch(8192), { maxProperties: 64 }))),
+    bearerToken: Type.Optional(SecretPatch(8192)),
+  },
+  { additionalProperties: false },
+)
+const McpRead = Type.Object(
+  { servers: Type.Record(Type.String(), McpServerRead) },
+  { additionalProperties: false },
+)
+const McpPatch = Type.Object(
+  {
+    servers: Type.Optional(
+      MapOf(NAME_PATTERN, Nullable(McpServerPatch), {
+        maxProperties: 256,
+        description: 'null removes a server',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+// ---- extensions (kept in extensions.json) ---------------------------------------------
+
+const QuotaSettings = {
+  enabled: Type.Boolean(),
+  pollSeconds: Type.Integer({ minimum: 30, maximum: 86_400 }),
+  busyPollSeconds: Type.Integer({ minimum: 30, maximum: 86_400 }),
+}
+const ExtensionsRead = Type.Object(
+  {
+    extensions: Type.Record(
+      Type.String(),
+      Type.Object(
+        { enabled: Type.Boolean(), requires: Type.Array(Type.String()) },
+        { additionalProperties: false },
+      ),
+    ),
+    quota: Type.Object(QuotaSettings, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+)
+const ExtensionsPatch = Type.Object(
+  {
+    extensions: Type.Optional(
+      Type.Partial(
+        Type.Object(
+          Object.fromEntries(
+            EXTENSIONS.map((e) => [
+              e,
+              Nullable(Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false })),
+            ]),
+          ),
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    quota: Type.Optional(
+      Type.Object(Object.fromEntries(Object.entries(QuotaSettings).map(([k, v]) => [k, Removable(v)])), {
+        additionalProperties: false,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+// ---- capabilities, models, ui ---------------------------------------------------------
+
+/** Capabilities an operator may turn off; the others are always on. */
+export const OPTIONAL_CAPABILITIES = ['zstd_requests', 'storage_report'] as const
+const CapabilitiesRead = Type.Object(
+  Object.fromEntries(OPTIONAL_CAPABILITIES.map((c) => [c, Type.Boolean()])),
+  { additionalProperties: false },
+)
+const CapabilitiesPatch = Type.Object(
+  Object.fromEntries(OPTIONAL_CAPABILITIES.map((c) => [c, Removable(Type.Boolean())])),
+  { additionalProperties: false },
+)
+
+const modelFacts = {
+  context_window: Nullable(Type.Integer({ minimum: 1 })),
+  max_output_tokens: Nullable(Type.Integer({ minimum: 1 })),
+  reasoning: Nullable(Type.Boolean()),
+  image_input: Nullable(Type.Boolean()),
+}
+const ModelOverride = Type.Object(modelFacts, { additionalProperties: false })
+const ModelsRead = Type.Object(
+  {
+    catalogue_url: Url,
+    overrides: Type.Record(Type.String(), ModelOverride),
+  },
+  { additionalProperties: false },
+)
+const ModelsPatch = Type.Object(
+  {
+    catalogue_url: Type.Optional(Nullable(Url)),
+    overrides: Type.Optional(
+      Type.Record(
+        Text(256),
+        Nullable(
+          Type.Object(Object.fromEntries(Object.entries(modelFacts).map(([k, v]) => [k, Type.Optional(v)])), {
+            additionalProperties: false,
+          }),
+        ),
+        { maxProperties: 1024, description: 'Facts of a model id that win over the catalogue; null removes' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const UiRead = Type.Object(
+  {
+    dismissed_notices: Type.Array(Type.String()),
+    theme: Nullable(Type.String()),
+    show_reasoning: Type.Boolean(),
+  },
+  { additionalProperties: false },
+)
+const UiPatch = Type.Object(
+  {
+    dismissed_notices: Removable(
+      Type.Array(Text(128), { maxItems: 1024, description: 'Replaces the list (merge patch)' }),
+    ),
+    theme: Removable(Text(64)),
+    show_reasoning: Removable(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+export const GROUP_READ: Record<SettingsGroup, TSchema> = {
+  providers: ProvidersRead,
+  mcp: McpRead,
+  extensions: ExtensionsRead,
+  capabilities: CapabilitiesRead,
+  models: ModelsRead,
+  ui: UiRead,
+}
+export const GROUP_PATCH: Record<SettingsGroup, TSchema> = {
+  providers: ProvidersPatch,
+  mcp: McpPatch,
+  extensions: ExtensionsPatch,
+  capabilities: CapabilitiesPatch,
+  models: ModelsPatch,
+  ui: UiPatch,
+}
+export type ProvidersPatch = Static<typeof ProvidersPatch>
+export type McpPatch = Static<typeof McpPatch>
+export type ExtensionsPatch = Static<typeof ExtensionsPatch>
+export type ModelsPatch = Static<typeof ModelsPatch>
+export type UiPatch = Static<typeof UiPatch>
+
+const groupsObject = (of: Record<SettingsGroup, TSchema>) =>
+  Type.Object(Object.fromEntries(SETTINGS_GROUPS.map((g) => [g, of[g]])), { additionalProperties: false })
+
+export const SettingsRead = Type.Union(
+  [
+    Type.Object(
+      {
+        settings: groupsObject(GROUP_READ),
+        validators: Type.Record(Type.String(), Type.Unknown(), {
+          description: "Each group's PATCH validator: the JSON Schema its merge patch must satisfy",
+        }),
+        etags: Type.Record(Type.String(), Type.String(), {
+          description: "Each group's current ETag, usable as If-Match for PATCH /settings?group=G",
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        group: Type.Enum([...SETTINGS_GROUPS]),
+        settings: Type.Unknown({ description: "The group's representation" }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { $id: 'SettingsRead' },
+)
+
+export const SettingsChange = Type.Object(
+  {
+    group: Type.Enum([...SETTINGS_GROUPS]),
+    etag: Type.String({ description: "The group's new ETag (also the ETag header)" }),
+    settings: Type.Unknown({ description: "The group's representation after the change" }),
+    changed: Type.Array(Type.String(), { description: 'Top-level fields of the group that changed' }),
+    reload_sessions: Type.Integer({
+      minimum: 0,
+      description: 'Sessions whose composition changed (they now show needs_reload)',
+    }),
+  },
+  { additionalProperties: false, $id: 'SettingsChange' },
+)
+
+export const SettingsPatchBody = Type.Union(
+  SETTINGS_GROUPS.map((g) => GROUP_PATCH[g]),
+  { $id: 'SettingsPatch', description: 'The merge patch of the group named by the query' },
+)
+
+const GroupQuery = Type.Object(
+  { group: Type.Optional(Type.Enum([...SETTINGS_GROUPS])) },
+  { additionalProperties: false },
+)
+const RequiredGroupQuery = Type.Object(
+  { group: Type.Enum([...SETTINGS_GROUPS]) },
+  { additionalProperties: false },
+)
+
+export const settingsOps = defineOps({
+  'settings.get': {
+    method: 'GET',
+    path: '/settings',
+    summary: 'Read the settings',
+    description:
+      'Without group: all six groups, each group\'s PATCH validator and ETag. With group: that group only; the ETag header covers that representation. Secrets read as {"saved": true}.',
+    tags: ['settings'],
+    query: GroupQuery,
+    responses: { 200: { description: 'The settings', schema: SettingsRead, headers: ['ETag'] } },
+    problems: ['settings_unreadable'],
+  },
+  'settings.patch': {
+    method: 'PATCH',
+    path: '/settings',
+    summary: 'Change one settings group (merge patch)',
+    description:
+      'The whole candidate group is validated, then its public part (config.json or extensions.json) and its secrets (creds.json) commit together. If-Match carries the group ETag.',
+    tags: ['settings'],
+    query: RequiredGroupQuery,
+    ifMatch: 'required',
+    body: SettingsPatchBody,
+    bodyMediaType: 'application/merge-patch+json',
+    deferBodyCheck: true,
+    responses: { 200: { description: 'The committed change', schema: SettingsChange, headers: ['ETag'] } },
+    problems: [
+      'precondition_required',
+      'precondition_failed',
+      'invalid_settings',
+      'extension_dependency',
+      'extension_in_use',
+      'settings_unreadable',
+    ],
+  },
+})

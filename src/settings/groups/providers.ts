@@ -1,0 +1,115 @@
+// Group `providers`: config.json `providers` {default_profile, profiles} and the keys in
+// creds.json `providers.<profile>.apiKey`. A key written by hand as `apiKey` inside a
+// config.json profile is used (and wins) until the next start moves it into creds.json;
+// reads never show it either.
+import { HearthError } from '../../schemas/problems.ts'
+import { PROVIDER_EXTENSIONS } from '../../schemas/settings.ts'
+import type { FileContents, JsonObject } from '../files.ts'
+import { isObject, mergePatch, objectAt, SAVED, setOrDrop } from '../merge.ts'
+import { enabledExtensions } from './extensions.ts'
+import { copyFiles, type GroupCodec } from './types.ts'
+
+export const DEFAULT_EXTENSION = 'openai-compatible'
+
+/** Public profile fields, in the order reads show them. */
+const PUBLIC_FIELDS = [
+  'extension',
+  'endpoint',
+  'protocol',
+  'model',
+  'effort',
+  'image_edge',
+  'account_id',
+  'project',
+  'location',
+  'stream_idle_timeout_ms',
+  'request_max_retries',
+] as const
+
+/** Extensions whose profiles talk to an endpoint the user names. */
+const NEEDS_ENDPOINT = new Set(['openai-compatible'])
+
+export const profilesOf = (config: JsonObject): Record<string, JsonObject> =>
+  objectAt(objectAt(config, 'providers'), 'profiles') as Record<string, JsonObject>
+
+/** The key a run uses: the hand-written one first, else the saved one. */
+export function keyOf(files: FileContents, name: string): string | null {
+  const hand = profilesOf(files['config.json'])[name]?.apiKey
+  if (typeof hand === 'string' && hand !== '') return hand
+  const saved = objectAt(objectAt(files['creds.json'], 'providers'), name).apiKey
+  return typeof saved === 'string' && saved !== '' ? saved : null
+}
+
+function readProfile(files: FileContents, name: string, stored: JsonObject) {
+  const out: JsonObject = {}
+  for (const field of PUBLIC_FIELDS) if (stored[field] !== undefined) out[field] = stored[field]
+  out.extension = typeof stored.extension === 'string' ? stored.extension : DEFAULT_EXTENSION
+  out.api_key = keyOf(files, name) === null ? null : SAVED
+  return out
+}
+
+export const providers: GroupCodec = {
+  read(files) {
+    const pub = objectAt(files['config.json'], 'providers')
+    const profiles = Object.entries(profilesOf(files['config.json'])).filter(([, p]) => isObject(p))
+    return {
+      default_profile: typeof pub.default_profile === 'string' ? pub.default_profile : null,
+      profiles: Object.fromEntries(profiles.map(([name, p]) => [name, readProfile(files, name, p)])),
+    }
+  },
+
+  apply(files, patch) {
+    const next = copyFiles(files)
+    const pub = objectAt(next['config.json'], 'providers')
+    const keys = objectAt(next['creds.json'], 'providers')
+    if (patch.default_profile !== undefined) {
+      if (patch.default_profile === null) delete pub.default_profile
+      else pub.default_profile = patch.default_profile
+    }
+    const profiles = objectAt(pub, 'profiles')
+    for (const [name, change] of Object.entries(
+      (patch.profiles ?? {}) as Record<string, JsonObject | null>,
+    )) {
+      if (change === null) {
+        delete profiles[name]
+        delete keys[name]
+        continue
+      }
+      const { api_key, ...fields } = change
+      const merged = mergePatch(objectAt(profiles, name), fields) as JsonObject
+      merged.extension ??= DEFAULT_EXTENSION // newly saved profiles carry their extension
+      if (api_key !== undefined) {
+        // The patch is the newer intent: a hand-written key must not win over it (or be
+        // moved over it at the next start).
+        delete merged.apiKey
+        if (api_key === null) delete keys[name]
+        else keys[name] = { ...objectAt(keys, name), apiKey: api_key }
+      }
+      profiles[name] = merged
+    }
+    setOrDrop(pub, 'profiles', profiles)
+    setOrDrop(next['config.json'], 'providers', pub)
+    setOrDrop(next['creds.json'], 'providers', keys)
+    return next
+  },
+
+  check(candidate) {
+    const pub = objectAt(candidate['config.json'], 'providers')
+    const profiles = profilesOf(candidate['config.json'])
+    const enabled = enabledExtensions(candidate)
+    const bad = (detail: string) => new HearthError('invalid_settings', detail)
+    if (typeof pub.default_profile === 'string' && !isObject(profiles[pub.default_profile]))
+      throw bad(`default_profile names ${pub.default_profile}, which is not a saved profile`)
+    for (const [name, p] of Object.entries(profiles)) {
+      if (!isObject(p)) throw bad(`profile ${name} is not an object`)
+      const extension = typeof p.extension === 'string' ? p.extension : DEFAULT_EXTENSION
+      if (!(PROVIDER_EXTENSIONS as readonly string[]).includes(extension))
+        throw bad(`profile ${name}: unknown extension ${extension}`)
+      if (!enabled.has(extension)) throw bad(`profile ${name}: extension ${extension} is disabled`)
+      if (NEEDS_ENDPOINT.has(extension) && typeof p.endpoint !== 'string')
+        throw bad(`profile ${name}: an ${extension} profile needs an endpoint`)
+      if (NEEDS_ENDPOINT.has(extension) && typeof p.model !== 'string')
+        throw bad(`profile ${name}: an ${extension} profile needs a model`)
+    }
+  },
+}
