@@ -4,12 +4,14 @@ import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
 import type { KernelPool } from '../kernel/pool.ts'
+import type { CacheRule } from '../models/cache-policy.ts'
 import { Runs } from '../runs/engine.ts'
 import { recoverRuns } from '../runs/recover.ts'
 import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
 import { Sessions } from '../sessions/service.ts'
+import { modelsSettings } from '../settings/groups/simple.ts'
 import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
@@ -40,6 +42,15 @@ function enabledCapabilities(settings: Settings): Record<string, number> {
     // An unreadable config.json turns nothing off; GET /settings reports the problem.
   }
   return Object.fromEntries(Object.entries(CAPABILITIES).filter(([name]) => off[name] !== false))
+}
+
+/** The `models` settings group; an unreadable config.json reads as the defaults. */
+function modelsSettingsOf(settings: Settings) {
+  try {
+    return modelsSettings(settings.files())
+  } catch {
+    return { catalogue_url: '', overrides: {}, cache_rules: [] }
+  }
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -99,7 +110,11 @@ export function createApi(d: ApiDeps): Api {
     ...storageRoutes(d),
     ...sessionsRoutes({ sessions, continuations: d.continuations }),
     ...inputsRoutes({ core, runs, continuations: d.continuations }),
-    ...modelsRoutes(d),
+    ...modelsRoutes({
+      ...d,
+      cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],
+      overrides: () => modelsSettingsOf(d.settings).overrides,
+    }),
   ]
   checkBindings(routes, ALL_OPS)
   let pruner: NodeJS.Timeout | undefined

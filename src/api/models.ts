@@ -5,7 +5,7 @@ import type { CacheRule } from '../models/cache-policy.ts'
 import { Catalogue } from '../models/catalogue.ts'
 import { modelsCachePath } from '../models/catalogue-shape.ts'
 import { ModelsService } from '../models/service.ts'
-import { modelsOps } from '../schemas/models.ts'
+import { type ModelInfo, modelsOps } from '../schemas/models.ts'
 import type { Profiles } from '../settings/profiles.ts'
 
 export interface ModelsDeps {
@@ -14,6 +14,8 @@ export interface ModelsDeps {
   continuations: Continuations
   /** Cache rules from settings, consulted before the built-in table; none by default. */
   cacheRules?: () => readonly CacheRule[]
+  /** Per-model facts from settings that win over the catalogue; none by default. */
+  overrides?: () => Readonly<Record<string, Partial<ModelInfo>>>
 }
 
 /** The continuation scope of catalogue pages. */
@@ -24,6 +26,7 @@ export function modelsRoutes(d: ModelsDeps) {
     catalogue: new Catalogue(modelsCachePath(d.home)),
     profiles: d.profiles,
     cacheRules: d.cacheRules ?? (() => []),
+    overrides: d.overrides,
   })
   const c = d.continuations
   return bindGroup(modelsOps)({

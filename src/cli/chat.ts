@@ -8,8 +8,8 @@ import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
-import { resolveHome } from '../daemon/home.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
+import { homeOf } from './home.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */
 const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
@@ -109,7 +109,7 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
   }
   const [sessionId, ...words] = positionals
   if (!sessionId || words.length === 0) throw new UsageError('hearth send needs a session id and a message')
-  const client = clientOf(resolveHome(values.home))
+  const client = clientOf(homeOf(values.home))
   const r = await sendAndStream(client, sessionId, words.join(' '), out, () => {})
   if (r.problem) process.stderr.write(`hearth: ${problemText(new ProblemError(r.problem))}\n`)
   return r.outcome === 'completed' ? 0 : 1
@@ -130,7 +130,7 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     out.write(help)
     return 0
   }
-  const client = clientOf(resolveHome(values.home))
+  const client = clientOf(homeOf(values.home))
   let sessionId = positionals[0]
   if (!sessionId) {
     const created = await createSessionOnce(

@@ -3,14 +3,9 @@
 // is reported (412) rather than overwritten.
 import { parseArgs } from 'node:util'
 import { HearthClient } from '../client/client.ts'
-import { resolveHome } from '../daemon/home.ts'
 import { SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
-
-function homeOf(flag: string | undefined): string {
-  if (flag === '') throw new UsageError('--home needs a directory')
-  return resolveHome(flag)
-}
+import { homeOf } from './home.ts'
 
 function groupOf(name: string | undefined): SettingsGroup {
   if (name === undefined || !(SETTINGS_GROUPS as readonly string[]).includes(name))

@@ -3,8 +3,8 @@
 import { parseArgs } from 'node:util'
 import { BUILD, VERSION } from '../build-info.ts'
 import { HearthClient } from '../client/client.ts'
-import { resolveHome } from '../daemon/home.ts'
 import { type Out, reportOf, UsageError } from './errors.ts'
+import { homeOf } from './home.ts'
 
 const HELP = `hearth ${VERSION}: a local agent daemon speaking protocol 3
 
@@ -43,8 +43,9 @@ Usage:
                            save a provider profile; the key is read from standard
                            input and kept in HOME/creds.json
   hearth models refresh [--url URL] [--home DIR]
-                           download the public model catalogue (default
-                           https://models.dev/api.json) into HOME/cache/models.json;
+                           download the public model catalogue (default: settings
+                           models.catalogue_url, else https://models.dev/api.json)
+                           into HOME/cache/models.json;
                            a running daemon uses it from its next request
   hearth --help            this text
   hearth --version         the version and build
@@ -56,11 +57,6 @@ HOME/daemon.json (its URL) and HOME/token (the bearer token).
 
 Exit codes: 0 ok, 1 error, 2 usage.
 `
-
-function homeOf(flag: string | undefined): string {
-  if (flag === '') throw new UsageError('--home needs a directory')
-  return resolveHome(flag)
-}
 
 async function daemonCommand(args: string[], out: Out): Promise<number> {
   const { values } = parseArgs({

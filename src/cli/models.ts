@@ -5,11 +5,13 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import writeFileAtomic from 'write-file-atomic'
-import { ensureHome, resolveHome } from '../daemon/home.ts'
+import { ensureHome } from '../daemon/home.ts'
 import { checkCatalogue, modelsCachePath } from '../models/catalogue-shape.ts'
+import { readAllSettings } from '../settings/files.ts'
+import { DEFAULT_CATALOGUE_URL, modelsSettings } from '../settings/groups/simple.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
+import { homeOf } from './home.ts'
 
-export const DEFAULT_CATALOGUE_URL = 'https://models.dev/api.json'
 /** models.dev's api.json is a few MB; far more than that is not a catalogue. */
 const MAX_BYTES = 64 * 1024 * 1024
 const TIMEOUT_MS = 60_000
@@ -77,7 +79,7 @@ export async function modelsCommand(args: string[], out: Out, help: string): Pro
   const { values, positionals } = parseArgs({
     args,
     options: {
-      url: { type: 'string', default: DEFAULT_CATALOGUE_URL },
+      url: { type: 'string' },
       home: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -92,6 +94,15 @@ export async function modelsCommand(args: string[], out: Out, help: string): Pro
   if (sub !== 'refresh')
     throw new UsageError(sub ? `unknown models command ${sub}` : 'hearth models needs refresh')
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`)
-  if (values.home === '') throw new UsageError('--home needs a directory')
-  return refresh(urlOf(values.url), resolveHome(values.home), out)
+  const home = homeOf(values.home)
+  return refresh(urlOf(values.url ?? configuredUrl(home)), home, out)
+}
+
+/** Settings `models.catalogue_url`, else the public default (config.json is public; no daemon needed). */
+function configuredUrl(home: string): string {
+  try {
+    return modelsSettings(readAllSettings(home)).catalogue_url
+  } catch {
+    return DEFAULT_CATALOGUE_URL
+  }
 }

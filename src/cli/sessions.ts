@@ -7,18 +7,13 @@ import { version as uuidVersion, v7 as uuidv7, validate as validateUuid } from '
 import { HearthClient } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
-import { resolveHome } from '../daemon/home.ts'
 import type { SessionRead, SessionSummary } from '../schemas/sessions.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
+import { homeOf } from './home.ts'
 
 /** Page size asked for, and the most sessions `hearth sessions` prints. */
 const PAGE = 200
 const MAX_LISTED = 10_000
-
-function homeOf(flag: string | undefined): string {
-  if (flag === '') throw new UsageError('--home needs a directory')
-  return resolveHome(flag)
-}
 
 function sessionIdOf(args: string[], command: string): string {
   if (args.length === 0) throw new UsageError(`hearth session ${command} needs a session id`)

@@ -13,6 +13,18 @@ export interface ModelsServiceDeps {
   profiles: { resolve(name: string): ResolvedProfile | undefined }
   /** User cache rules from settings, consulted before the built-in table. */
   cacheRules: () => readonly CacheRule[]
+  /** Facts per model id from settings (`models.overrides`) that win over the catalogue. */
+  overrides?: () => Readonly<Record<string, Partial<ModelInfo>>>
+}
+
+/** Overridable facts (settings `models.overrides`); any other key there is ignored. */
+const OVERRIDABLE = ['context_window', 'max_output_tokens', 'reasoning', 'image_input'] as const
+
+function withOverrides(row: ModelInfo, o: Partial<ModelInfo> | undefined): ModelInfo {
+  if (!o) return row
+  const out = { ...row }
+  for (const k of OVERRIDABLE) if (o[k] !== undefined) (out as Record<string, unknown>)[k] = o[k]
+  return out
 }
 
 /** What a catalogue request asks for once its parameters are checked and resolved. */
@@ -114,11 +126,13 @@ export class ModelsService {
       provider: plan.provider,
       source: { kind: state.kind, updated_at: state.updatedAt },
     }
+    const overrides = this.#d.overrides?.() ?? {}
+    const shown = (r: ModelInfo) => withOverrides(r, overrides[r.id])
     if (plan.model !== null)
-      return { body: { ...body, items: [this.#one(plan, state, plan.model)] }, last: null }
+      return { body: { ...body, items: [shown(this.#one(plan, state, plan.model))] }, last: null }
     const rows = this.#all(plan, state)
     const start = after === null ? 0 : rows.findIndex((r) => r.id > after)
-    const items = start < 0 ? [] : rows.slice(start, start + limit)
+    const items = start < 0 ? [] : rows.slice(start, start + limit).map(shown)
     const more = start >= 0 && start + limit < rows.length
     return { body: { ...body, items }, last: more ? items[items.length - 1].id : null }
   }

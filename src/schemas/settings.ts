@@ -5,6 +5,7 @@
 import type { Static, TSchema } from 'typebox'
 import * as Type from 'typebox'
 import { Nullable } from './common.ts'
+import { CachePolicy } from './models.ts'
 import { defineOps } from './op.ts'
 
 export const SETTINGS_GROUPS = ['providers', 'mcp', 'extensions', 'capabilities', 'models', 'ui'] as const
@@ -232,10 +233,23 @@ const modelFacts = {
   image_input: Nullable(Type.Boolean()),
 }
 const ModelOverride = Type.Object(modelFacts, { additionalProperties: false })
+const CacheRule = Type.Object(
+  {
+    extension: Type.String({ maxLength: 256, description: '"" matches any extension' }),
+    host: Type.String({ maxLength: 4096, description: '"" matches any host' }),
+    policy: CachePolicy,
+  },
+  { additionalProperties: false },
+)
+const CacheRules = Type.Array(CacheRule, {
+  maxItems: 256,
+  description: 'Prompt-cache rules consulted before the built-in ones (GET /models?view=cache-policy)',
+})
 const ModelsRead = Type.Object(
   {
     catalogue_url: Url,
     overrides: Type.Record(Type.String(), ModelOverride),
+    cache_rules: CacheRules,
   },
   { additionalProperties: false },
 )
@@ -253,6 +267,7 @@ const ModelsPatch = Type.Object(
         { maxProperties: 1024, description: 'Facts of a model id that win over the catalogue; null removes' },
       ),
     ),
+    cache_rules: Removable(CacheRules),
   },
   { additionalProperties: false },
 )

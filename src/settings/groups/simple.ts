@@ -4,7 +4,7 @@
 import { HearthError } from '../../schemas/problems.ts'
 import { OPTIONAL_CAPABILITIES } from '../../schemas/settings.ts'
 import type { FileContents, JsonObject } from '../files.ts'
-import { mergePatch, objectAt, setOrDrop } from '../merge.ts'
+import { isObject, mergePatch, objectAt, setOrDrop } from '../merge.ts'
 import { copyFiles, type GroupCodec } from './types.ts'
 
 export const DEFAULT_CATALOGUE_URL = 'https://models.dev/api.json'
@@ -32,10 +32,11 @@ export const models = plain(
   (s) => ({
     catalogue_url: typeof s.catalogue_url === 'string' ? s.catalogue_url : DEFAULT_CATALOGUE_URL,
     overrides: objectAt(s, 'overrides'),
+    cache_rules: Array.isArray(s.cache_rules) ? s.cache_rules : [],
   }),
   (s) => {
     for (const [id, o] of Object.entries(objectAt(s, 'overrides'))) {
-      if (Object.keys(objectAt({ o }, 'o')).length === 0)
+      if (!isObject(o) || Object.keys(o).length === 0)
         throw new HearthError('invalid_settings', `models.overrides.${id} sets no fact`)
     }
   },
@@ -46,3 +47,12 @@ export const ui = plain('ui', (s) => ({
   theme: typeof s.theme === 'string' ? s.theme : null,
   show_reasoning: s.show_reasoning !== false,
 }))
+
+/** The public `models` group as the catalogue and cache-policy views consume it. */
+export function modelsSettings(files: FileContents): {
+  catalogue_url: string
+  overrides: Record<string, Record<string, unknown>>
+  cache_rules: unknown[]
+} {
+  return models.read(files) as never
+}
