@@ -11,7 +11,7 @@ import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
 import { Sessions } from '../sessions/service.ts'
-import { modelsSettings } from '../settings/groups/simple.ts'
+import { enabledCapabilities, enabledExtensionsOf, modelsSettingsOf } from '../settings/derived.ts'
 import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
@@ -30,27 +30,6 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   session_replay: 1,
   collection_invalidation: 1,
   durable_inputs: 1,
-}
-
-/** The capabilities minus those the `capabilities` settings group turns off. */
-function enabledCapabilities(settings: Settings): Record<string, number> {
-  let off: Record<string, unknown> = {}
-  try {
-    off = settings.read('capabilities').body as Record<string, unknown>
-    off = (off.settings ?? {}) as Record<string, unknown>
-  } catch {
-    // An unreadable config.json turns nothing off; GET /settings reports the problem.
-  }
-  return Object.fromEntries(Object.entries(CAPABILITIES).filter(([name]) => off[name] !== false))
-}
-
-/** The `models` settings group; an unreadable config.json reads as the defaults. */
-function modelsSettingsOf(settings: Settings) {
-  try {
-    return modelsSettings(settings.files())
-  } catch {
-    return { catalogue_url: '', overrides: {}, cache_rules: [] }
-  }
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -105,7 +84,11 @@ export function createApi(d: ApiDeps): Api {
   const runs = new Runs({ core, kernels: d.kernels, profiles: d.profiles, onError: d.onError })
   core.live.snapshotOf = snapshotMinter(d.continuations)
   const routes = [
-    ...serverRoutes({ ...d, capabilities: () => enabledCapabilities(d.settings) }),
+    ...serverRoutes({
+      ...d,
+      capabilities: () => enabledCapabilities(d.settings, CAPABILITIES),
+      extensions: () => enabledExtensionsOf(d.settings),
+    }),
     ...settingsRoutes(d.settings),
     ...storageRoutes(d),
     ...sessionsRoutes({ sessions, continuations: d.continuations }),
@@ -120,7 +103,7 @@ export function createApi(d: ApiDeps): Api {
   let pruner: NodeJS.Timeout | undefined
   return {
     routes,
-    capabilities: () => enabledCapabilities(d.settings),
+    capabilities: () => enabledCapabilities(d.settings, CAPABILITIES),
     start: async () => {
       await sessions.resume()
       pruneInputs(core)

@@ -7,6 +7,8 @@ export interface ServerDeps {
   instanceId: string
   build: string
   capabilities: () => Record<string, number>
+  /** Extensions that are implemented and enabled, with their versions. */
+  extensions: () => { name: string; version: number }[]
   notices: () => Notice[]
   draining: () => boolean
   /** Starts the drain once the current response has been sent. */
@@ -26,7 +28,7 @@ export function serverRoutes(d: ServerDeps) {
         capabilities: d.capabilities(),
         build: d.build,
         digest: null,
-        extensions: [],
+        extensions: d.extensions(),
         quota: null,
         notices: d.notices(),
       },

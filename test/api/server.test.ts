@@ -28,7 +28,10 @@ describe('GET /server and POST /server/shutdown', () => {
     })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)
-    assert.deepEqual(body.extensions, [])
+    assert.deepEqual(body.extensions, [
+      { name: 'models', version: 1 },
+      { name: 'openai-compatible', version: 1 },
+    ])
     assert.equal(body.quota, null)
     assert.deepEqual(body.notices, [])
   })

@@ -1,0 +1,45 @@
+// What other parts of the daemon read from the settings: the capabilities and extensions
+// GET /server lists, and the models group GET /models applies. An unreadable config.json
+// reads as the defaults here; GET /settings is where its problem is reported.
+import { enabledExtensions } from './groups/extensions.ts'
+import { capabilities, modelsSettings } from './groups/simple.ts'
+import type { Settings } from './service.ts'
+
+/** The capabilities minus those the `capabilities` settings group turns off. */
+export function enabledCapabilities(
+  settings: Settings,
+  all: Readonly<Record<string, number>>,
+): Record<string, number> {
+  let on: Record<string, unknown> = {}
+  try {
+    on = capabilities.read(settings.files()) as Record<string, unknown>
+  } catch {
+    // An unreadable config.json turns nothing off.
+  }
+  return Object.fromEntries(Object.entries(all).filter(([name]) => on[name] !== false))
+}
+
+/** Extensions this build implements, each with its version. */
+const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = { models: 1, 'openai-compatible': 1 }
+
+/** The implemented extensions the `extensions` settings group leaves enabled. */
+export function enabledExtensionsOf(settings: Settings): { name: string; version: number }[] {
+  let enabled: Set<string>
+  try {
+    enabled = enabledExtensions(settings.files())
+  } catch {
+    enabled = new Set(Object.keys(IMPLEMENTED_EXTENSIONS))
+  }
+  return Object.entries(IMPLEMENTED_EXTENSIONS)
+    .filter(([name]) => enabled.has(name))
+    .map(([name, version]) => ({ name, version }))
+}
+
+/** The `models` settings group; an unreadable config.json reads as the defaults. */
+export function modelsSettingsOf(settings: Settings) {
+  try {
+    return modelsSettings(settings.files())
+  } catch {
+    return { catalogue_url: '', overrides: {}, cache_rules: [] }
+  }
+}
