@@ -1,5 +1,7 @@
 // All route bindings of the daemon, and the capabilities they implement. A capability is
 // listed only when its operations are registered here.
+import { AuthService } from '../auth/service.ts'
+import { turnCredentials } from '../auth/turns.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
@@ -16,6 +18,7 @@ import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
 import type { Db } from '../store/db.ts'
+import { authRoutes } from './auth.ts'
 import { snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
 import { modelsRoutes } from './models.ts'
@@ -30,6 +33,7 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   session_replay: 1,
   collection_invalidation: 1,
   durable_inputs: 1,
+  provider_auth: 1,
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -81,7 +85,14 @@ export function createApi(d: ApiDeps): Api {
   const core = sessions.core
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
-  const runs = new Runs({ core, kernels: d.kernels, profiles: d.profiles, onError: d.onError })
+  const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })
+  const runs = new Runs({
+    core,
+    kernels: d.kernels,
+    profiles: d.profiles,
+    onError: d.onError,
+    credentials: turnCredentials(auth, d.settings),
+  })
   core.live.snapshotOf = snapshotMinter(d.continuations)
   const routes = [
     ...serverRoutes({
@@ -90,6 +101,7 @@ export function createApi(d: ApiDeps): Api {
       extensions: () => enabledExtensionsOf(d.settings),
     }),
     ...settingsRoutes(d.settings),
+    ...authRoutes(auth),
     ...storageRoutes(d),
     ...sessionsRoutes({ sessions, continuations: d.continuations }),
     ...inputsRoutes({ core, runs, continuations: d.continuations }),
@@ -105,6 +117,7 @@ export function createApi(d: ApiDeps): Api {
     routes,
     capabilities: () => enabledCapabilities(d.settings, CAPABILITIES),
     start: async () => {
+      auth.engine.start()
       await sessions.resume()
       pruneInputs(core)
       for (const sessionId of recoverRuns(core)) runs.kick(sessionId)
@@ -114,6 +127,7 @@ export function createApi(d: ApiDeps): Api {
     },
     stop: () => {
       clearInterval(pruner)
+      auth.engine.stop()
       runs.stop()
       d.kernels.close()
     },

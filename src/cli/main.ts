@@ -47,6 +47,15 @@ Usage:
                            models.catalogue_url, else https://models.dev/api.json)
                            into HOME/cache/models.json;
                            a running daemon uses it from its next request
+  hearth login [PROVIDER] [--manual] [--home DIR]
+                           sign in to a provider (default chatgpt): opens the
+                           browser (unless HEARTH_NO_BROWSER is set; the URL is
+                           printed either way) and waits; a pasted callback
+                           address or code also finishes it
+  hearth accounts [--home DIR]
+                           list the signed-in accounts (never their tokens)
+  hearth logout ACCOUNT [--home DIR]
+                           remove a signed-in account
   hearth --help            this text
   hearth --version         the version and build
 
@@ -132,6 +141,12 @@ export async function main(argv: string[], out: Out = process.stdout): Promise<n
         return await (await import('./chat.ts')).chatCommand(rest, out, HELP)
       case 'models':
         return await (await import('./models.ts')).modelsCommand(rest, out, HELP)
+      case 'login':
+        return await (await import('./auth.ts')).loginCommand(rest, out, HELP)
+      case 'accounts':
+        return await (await import('./auth.ts')).accountsCommand(rest, out, HELP)
+      case 'logout':
+        return await (await import('./auth.ts')).logoutCommand(rest, out, HELP)
       case 'config':
         return await (await import('./config.ts')).configCommand(rest, out, HELP)
       case 'profile':

@@ -70,6 +70,7 @@ async function loadProfiles(opts: DaemonOptions): Promise<Profiles> {
       name: 'demo',
       extension: 'openai-compatible',
       effort: null,
+      account_id: null,
       transport: { endpoint: upstream.url, protocol: 'responses', model: DEMO_MODEL, api_key: null },
       limits: {},
     })

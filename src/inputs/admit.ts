@@ -2,11 +2,11 @@
 // answers the original decision with the current delivery; a new id is validated, then
 // committed with fsync before the 202. The decision is one synchronous savepoint of a group
 // commit (group-commit.ts), so concurrent repeats of one id can never admit it twice.
-import { createHash } from 'node:crypto'
 import type { Input, InputRequest } from '../schemas/inputs.ts'
 import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
 import { HearthError, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
+import { intentOf } from '../util/canonical.ts'
 import type { GroupCommit } from './group-commit.ts'
 import { decodeImages } from './images.ts'
 import {
@@ -23,20 +23,6 @@ import {
 export interface Admission {
   status: 202 | 429
   input: Input
-}
-
-/** JSON with object keys sorted at every depth: equal requests hash equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).sort()
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`
-  }
-  return JSON.stringify(value)
-}
-
-export function intentOf(raw: unknown): string {
-  return createHash('sha256').update(canonical(raw)).digest('hex')
 }
 
 function repeatOf(existing: InputRow, sessionId: string, intent: string): Admission {

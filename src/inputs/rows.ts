@@ -59,10 +59,7 @@ export function pendingRows(core: SessionsCore, sessionId: string): InputRow[] {
     .all(sessionId) as InputRow[]
 }
 
-/** The millisecond timestamp a UUIDv7 carries in its first 48 bits. */
-export function uuidV7Time(id: string): number {
-  return Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)
-}
+export { uuidV7Time } from '../util/uuid.ts'
 
 /** The short form a session shows of a waiting input. */
 export function pendingView(r: InputRow) {

@@ -1,5 +1,6 @@
 // Extension id → provider. A stored profile with no `extension` is `openai-compatible`.
 // Later providers add their sign-in and quota codecs to the same entry.
+import { chatgpt } from './chatgpt/transport.ts'
 import { openaiCompatible } from './openai-compatible/transport.ts'
 import type { Transport } from './types.ts'
 
@@ -13,6 +14,7 @@ export interface Provider {
 
 const PROVIDERS: ReadonlyMap<string, Provider> = new Map([
   [DEFAULT_EXTENSION, { id: DEFAULT_EXTENSION, transport: openaiCompatible }],
+  ['chatgpt', { id: 'chatgpt', transport: chatgpt }],
 ])
 
 /** The provider for a profile's extension id (absent → `openai-compatible`), or null if unknown. */

@@ -6,11 +6,11 @@
 import { v7 as uuidv7 } from 'uuid'
 import type { Kernel, KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
-import type { AssistantPart, NeutralEvent, NeutralUsage } from '../providers/types.ts'
-import { type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
+import type { AssistantPart, NeutralEvent, NeutralUsage, TransportProfile } from '../providers/types.ts'
+import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
-import type { Profiles } from '../settings/profiles.ts'
+import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
 import { buildRequest } from './request.ts'
 import { type StartedRun, startRun } from './start.ts'
@@ -23,6 +23,20 @@ export interface RunsDeps {
   kernels: KernelPool
   profiles: Profiles
   onError: (err: unknown) => void
+  /** The credential of a turn for profiles that sign in (absent: the profile's own key). */
+  credentials?: TurnCredentials
+}
+
+/** Signed-in accounts as runs use them (src/auth/turns.ts). */
+export interface TurnCredentials {
+  /** The transport profile carrying this turn's credential; rejects with a HearthError. */
+  forTurn(
+    sessionId: string,
+    profile: ResolvedProfile,
+    signal: AbortSignal,
+  ): Promise<{ transport: TransportProfile; accountId: string | null }>
+  /** The provider answered 401 to this account's credential. */
+  unauthorized(profile: ResolvedProfile, accountId: string): Promise<void>
 }
 
 class ActiveRun {
@@ -38,6 +52,11 @@ class ActiveRun {
   /** The turn went to the kernel (an interrupt before that needs no kernel's answer). */
   sent = false
   finished = false
+  /** Aborts getting the turn's credential (a token refresh) when the run is interrupted. */
+  readonly abort = new AbortController()
+  profile: ResolvedProfile | undefined
+  /** The signed-in account whose credential the turn uses, if any. */
+  accountId: string | null = null
   readonly ended: Promise<void>
   resolveEnded!: () => void
 
@@ -117,19 +136,31 @@ export class Runs {
       profile.transport.model || started.model,
       started.effort ?? profile.effort,
     )
-    void kernel.ready.then(() => {
-      if (run.finished) return
-      run.sent = true
-      live.kernel.build = kernel.build
-      kernel.send({
-        type: 'turn',
-        run_id: started.run_id,
-        extension: profile.extension,
-        profile: profile.transport,
-        request,
-        limits: profile.limits,
-      })
-    })
+    run.profile = profile
+    const credential = this.#d.credentials
+      ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
+      : Promise.resolve({ transport: profile.transport, accountId: null })
+    void Promise.all([kernel.ready, credential]).then(
+      ([, c]) => {
+        if (run.finished) return
+        run.sent = true
+        run.accountId = c.accountId
+        live.kernel.build = kernel.build
+        kernel.send({
+          type: 'turn',
+          run_id: started.run_id,
+          extension: profile.extension,
+          profile: c.transport,
+          request,
+          limits: profile.limits,
+        })
+      },
+      (err: unknown) => {
+        if (run.abort.signal.aborted) return this.#finish(sessionId, run, 'interrupted', null)
+        const code = err instanceof HearthError ? err.code : 'no_usable_account'
+        this.#finish(sessionId, run, 'failed', problemBody(code, (err as Error).message))
+      },
+    )
   }
 
   #onKernel(sessionId: string, run: ActiveRun, msg: FromKernel): void {
@@ -185,6 +216,8 @@ export class Runs {
       case 'error':
         if (e.code === 'aborted') this.#finish(sessionId, run, 'interrupted', null)
         else this.#finish(sessionId, run, 'failed', problemBody(e.code as ProblemCode, e.message))
+        if (e.code === 'upstream_unauthorized' && e.status === 401 && run.accountId && run.profile)
+          void this.#d.credentials?.unauthorized(run.profile, run.accountId).catch(this.#d.onError)
         return
       default:
         return
@@ -266,6 +299,7 @@ export class Runs {
         tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
       })
       if (!run.sent) {
+        run.abort.abort()
         this.#finish(sessionId, run, 'interrupted', null)
         return true
       }

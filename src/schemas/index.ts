@@ -1,4 +1,5 @@
 // Every group's ops in one table: the route table, OpenAPI and the client read this.
+import { authOps } from './auth.ts'
 import { inputsOps } from './inputs-ops.ts'
 import { modelsOps } from './models.ts'
 import { serverOps } from './server.ts'
@@ -13,6 +14,7 @@ export const ALL_OPS = {
   ...sessionsOps,
   ...inputsOps,
   ...modelsOps,
+  ...authOps,
 }
 export type AllOps = typeof ALL_OPS
 export type OpId = keyof AllOps

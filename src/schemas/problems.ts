@@ -86,6 +86,8 @@ export const PROBLEMS = {
   upstream_incomplete: { status: 502, title: 'The provider stream ended without a final event' },
   kernel_crashed: { status: 500, title: 'The session kernel process exited during the run' },
   daemon_restarted: { status: 503, title: 'The daemon stopped during the run' },
+  signed_out: { status: 401, title: 'No account is signed in for this provider; run /login' },
+  no_usable_account: { status: 401, title: 'No signed-in account of this provider can be used; run /login' },
   // Settings
   invalid_settings: { status: 400, title: 'The settings group would not be valid after this change' },
   extension_dependency: {
@@ -98,6 +100,24 @@ export const PROBLEMS = {
   invalid_model_query: { status: 400, title: 'The model query combines parameters that do not go together' },
   profile_not_found: { status: 404, title: 'No provider profile has this name' },
   provider_not_found: { status: 404, title: 'No extension or catalogue provider has this name' },
+  // Sign-in and accounts
+  login_not_found: { status: 404, title: 'No login has this id' },
+  login_expired: {
+    status: 410,
+    title: 'The login ended more than fifteen minutes ago, or its id is that old',
+  },
+  login_conflict: { status: 409, title: 'This login id was used for a different request' },
+  too_many_logins: { status: 429, title: 'Eight logins are already unfinished' },
+  login_not_waiting: { status: 409, title: 'The login is no longer waiting for a response' },
+  state_mismatch: {
+    status: 400,
+    title: 'The response belongs to another sign-in (its state does not match)',
+  },
+  invalid_login_response: { status: 400, title: 'The response holds no authorization code' },
+  unknown_provider: { status: 400, title: 'No sign-in is offered for this provider' },
+  extension_disabled: { status: 409, title: 'The extension is turned off in settings' },
+  account_not_found: { status: 404, title: 'No saved account has this id' },
+  account_in_use: { status: 409, title: 'A saved profile is bound to this account' },
   // State
   instance_mismatch: { status: 409, title: 'The request names a different daemon instance' },
   precondition_failed: { status: 412, title: 'The resource changed since the validator was read' },
@@ -114,6 +134,8 @@ export type ProblemCode = keyof typeof PROBLEMS
  */
 export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   'provider_not_configured',
+  'signed_out',
+  'no_usable_account',
   'upstream_unauthorized',
   'upstream_rate_limited',
   'upstream_unavailable',

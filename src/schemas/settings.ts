@@ -102,10 +102,30 @@ const ProfilePatch = Type.Object(
   },
   { additionalProperties: false },
 )
+/** The OAuth client a sign-in uses; a registered app of one's own may replace the public one. */
+const signInFields = {
+  issuer: Url,
+  client_id: Text(256),
+  callback_port: Type.Integer({ minimum: 1, maximum: 65535 }),
+}
+const ChatgptSignInRead = Type.Object(signInFields, { additionalProperties: false })
+const SignInRead = Type.Object({ chatgpt: ChatgptSignInRead }, { additionalProperties: false })
+const SignInPatch = Type.Object(
+  {
+    chatgpt: Removable(
+      Type.Object(Object.fromEntries(Object.entries(signInFields).map(([k, v]) => [k, Removable(v)])), {
+        additionalProperties: false,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 const ProvidersRead = Type.Object(
   {
     default_profile: Nullable(Name),
     profiles: Type.Record(Type.String(), ProfileRead),
+    sign_in: SignInRead,
   },
   { additionalProperties: false },
 )
@@ -118,6 +138,7 @@ const ProvidersPatch = Type.Object(
         description: 'null removes a profile',
       }),
     ),
+    sign_in: Removable(SignInPatch),
   },
   { additionalProperties: false },
 )

@@ -20,7 +20,11 @@ export function enabledCapabilities(
 }
 
 /** Extensions this build implements, each with its version. */
-const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = { models: 1, 'openai-compatible': 1 }
+const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = {
+  models: 1,
+  'openai-compatible': 1,
+  chatgpt: 1,
+}
 
 /** The implemented extensions the `extensions` settings group leaves enabled. */
 export function enabledExtensionsOf(settings: Settings): { name: string; version: number }[] {

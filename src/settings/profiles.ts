@@ -14,6 +14,8 @@ export interface ResolvedProfile {
   name: string
   extension: string
   effort: string | null
+  /** The signed-in account the profile is bound to; null rotates through the pool. */
+  account_id: string | null
   transport: TransportProfile
   limits: TurnLimits
 }
@@ -24,6 +26,7 @@ interface ProfileFile {
   protocol?: string
   model?: string
   effort?: string | null
+  account_id?: string | null
   apiKey?: string
   stream_idle_timeout_ms?: number
   request_max_retries?: number
@@ -77,6 +80,7 @@ export class Profiles {
       name,
       extension,
       effort: file.effort ?? null,
+      account_id: typeof file.account_id === 'string' ? file.account_id : null,
       transport: {
         endpoint: String(file.endpoint ?? ''),
         protocol: file.protocol === 'chat_completions' ? 'chat_completions' : 'responses',

@@ -90,9 +90,14 @@ export class Settings {
    * A mutation outside PATCH (migration, sign-in, token refresh): `fn` sees the files as
    * they are under the lock and returns the ones to commit, or nothing.
    */
-  update(fn: (files: FileContents) => Partial<FileContents> | undefined): Promise<void> {
-    return this.#d.lock.run(() => {
-      const changed = fn(this.files())
+  update(
+    fn: (
+      files: FileContents,
+    ) => Partial<FileContents> | undefined | Promise<Partial<FileContents> | undefined>,
+  ): Promise<void> {
+    // The lock is held across `fn`'s awaits (a token refresh calls the network under it).
+    return this.#d.lock.run(async () => {
+      const changed = await fn(this.files())
       if (changed) commitFiles(this.#d.home, changed)
     })
   }

@@ -25,12 +25,14 @@ describe('GET /server and POST /server/shutdown', () => {
       session_replay: 1,
       collection_invalidation: 1,
       durable_inputs: 1,
+      provider_auth: 1,
     })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)
     assert.deepEqual(body.extensions, [
       { name: 'models', version: 1 },
       { name: 'openai-compatible', version: 1 },
+      { name: 'chatgpt', version: 1 },
     ])
     assert.equal(body.quota, null)
     assert.deepEqual(body.notices, [])

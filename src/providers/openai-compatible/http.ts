@@ -29,10 +29,23 @@ export type Opened =
     }
   | { ok: false; error: ErrorEvent }
 
+/**
+ * How a provider reads its own error answers. `failure` sees a non-2xx status and the body
+ * text; a field it returns replaces the default (code from the status, the upstream's
+ * message, retried when rate-limited or unavailable). The message is redacted either way.
+ */
+export interface FailurePolicy {
+  failure?(
+    status: number,
+    text: string,
+  ): { code?: UpstreamErrorCode; message?: string; retryable?: boolean } | null
+}
+
 export async function openStream(
   req: EncodedRequest,
   opts: StreamOptions,
   secret: string | null,
+  policy: FailurePolicy = {},
 ): Promise<Opened> {
   const fetchFn = opts.fetch ?? globalThis.fetch
   const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES
@@ -63,9 +76,11 @@ export async function openStream(
       }
       const text = await readErrorBody(res, guard)
       guard.dispose()
-      const message = redact(upstreamMessage(text, res.status), secret)
-      const code = codeForStatus(res.status)
-      const retryable = code === 'upstream_rate_limited' || code === 'upstream_unavailable'
+      const own = policy.failure?.(res.status, text) ?? null
+      const message = redact(own?.message ?? upstreamMessage(text, res.status), secret)
+      const code = own?.code ?? codeForStatus(res.status)
+      const retryable =
+        own?.retryable ?? (code === 'upstream_rate_limited' || code === 'upstream_unavailable')
       failure = {
         error: errorEvent(code, message, res.status),
         retryAfterMs: retryAfter(res.headers),

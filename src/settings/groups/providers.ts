@@ -11,6 +11,23 @@ import { copyFiles, type GroupCodec } from './types.ts'
 
 export const DEFAULT_EXTENSION = 'openai-compatible'
 
+/** The public OAuth clients of each sign-in, used unless settings name another. */
+export const SIGN_IN_DEFAULTS = {
+  chatgpt: {
+    issuer: 'https://auth.openai.com',
+    client_id: 'app_EMoamEEZ73f0CkXaXp7hrann',
+    callback_port: 1455,
+  },
+} as const
+
+/** `providers.sign_in` with the defaults filled in. */
+export function signInSettings(config: JsonObject): {
+  chatgpt: { issuer: string; client_id: string; callback_port: number }
+} {
+  const stored = objectAt(objectAt(config, 'providers'), 'sign_in')
+  return { chatgpt: { ...SIGN_IN_DEFAULTS.chatgpt, ...objectAt(stored, 'chatgpt') } as never }
+}
+
 /** Public profile fields, in the order reads show them. */
 const PUBLIC_FIELDS = [
   'extension',
@@ -55,6 +72,7 @@ export const providers: GroupCodec = {
     return {
       default_profile: typeof pub.default_profile === 'string' ? pub.default_profile : null,
       profiles: Object.fromEntries(profiles.map(([name, p]) => [name, readProfile(files, name, p)])),
+      sign_in: signInSettings(files['config.json']),
     }
   },
 
@@ -66,6 +84,8 @@ export const providers: GroupCodec = {
       if (patch.default_profile === null) delete pub.default_profile
       else pub.default_profile = patch.default_profile
     }
+    if (patch.sign_in !== undefined)
+      setOrDrop(pub, 'sign_in', mergePatch(objectAt(pub, 'sign_in'), patch.sign_in) as JsonObject)
     const profiles = objectAt(pub, 'profiles')
     for (const [name, change] of Object.entries(
       (patch.profiles ?? {}) as Record<string, JsonObject | null>,

@@ -6,6 +6,7 @@ import { m002Sessions } from './002-sessions.ts'
 import { m003Inputs } from './003-inputs.ts'
 import { m004SessionListIndexes } from './004-session-list-indexes.ts'
 import { m005InputIndexes } from './005-input-indexes.ts'
+import { m006Logins } from './006-logins.ts'
 
 export interface Migration {
   version: number
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m003Inputs,
   m004SessionListIndexes,
   m005InputIndexes,
+  m006Logins,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */

@@ -1,0 +1,286 @@
+// The sign-in engine, independent of any vendor. A plugin knows the provider's URLs and
+// token shapes; the engine owns the rest: the login resource and its states, the loopback
+// callback listener, PKCE and state, the race between the callback and a pasted response
+// (exactly one exchange), the five-minute timeout, the eight-unfinished limit, fifteen
+// minutes of terminal records, and saving the account under the credential lock.
+
+import type { AccountDescriptor, Login, LoginRequest } from '../../schemas/auth.ts'
+import { HearthError } from '../../schemas/problems.ts'
+import type { Db } from '../../store/db.ts'
+import { intentOf } from '../../util/canonical.ts'
+import { uuidV7Time } from '../../util/uuid.ts'
+import { SignInError, type SignInPlugin, type StoredCredential } from '../types.ts'
+import { type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
+import { type FlowSecrets, newFlowSecrets, parsePastedResponse } from './pkce.ts'
+import { type LoginRow, LoginRows } from './rows.ts'
+
+export const SIGN_IN_TIMEOUT_MS = 5 * 60_000
+export const TERMINAL_RETENTION_MS = 15 * 60_000
+export const MAX_UNFINISHED = 8
+
+export interface SignInDeps {
+  db: Db
+  /** The plugins on offer now (their settings may change), by extension. */
+  plugins: () => ReadonlyMap<string, SignInPlugin>
+  /** Whether an extension is enabled in settings. */
+  enabled: (extension: string) => boolean
+  /** Saves a credential under the credential lock (same id replaces, another appends). */
+  save: (plugin: SignInPlugin, credential: StoredCredential) => Promise<AccountDescriptor>
+  now: () => number
+  /** Reports a failure nobody waits for (a callback's exchange) to the log, without secrets. */
+  onError: (err: unknown) => void
+  /** How long a flow may wait for its response (default five minutes; tests shorten it). */
+  timeoutMs?: number
+}
+
+/** What only this process knows of an unfinished flow; never stored, never returned. */
+interface Flow {
+  secrets: FlowSecrets
+  plugin: SignInPlugin
+  redirectUri: string
+  port: number | null
+  timer: NodeJS.Timeout
+  abort: AbortController
+}
+
+export class SignInEngine {
+  readonly #d: SignInDeps
+  readonly #rows: LoginRows
+  readonly #listeners = new CallbackListeners()
+  readonly #flows = new Map<string, Flow>()
+
+  get #timeoutMs(): number {
+    return this.#d.timeoutMs ?? SIGN_IN_TIMEOUT_MS
+  }
+
+  constructor(d: SignInDeps) {
+    this.#d = d
+    this.#rows = new LoginRows(d.db)
+  }
+
+  /** At start: flows of a previous process cannot finish (their PKCE material is gone). */
+  start(): void {
+    this.#rows.failUnfinished('daemon_restarted', this.#d.now())
+    this.#rows.prune(this.#d.now() - TERMINAL_RETENTION_MS)
+  }
+
+  stop(): void {
+    for (const [id, flow] of this.#flows) this.#end(id, flow)
+    this.#listeners.closeAll()
+  }
+
+  unfinished(): Login[] {
+    return this.#rows.unfinished().map(toLogin)
+  }
+
+  /** PUT: a repeat answers the login as it is (200); a new id starts a flow (201). */
+  async create(
+    id: string,
+    raw: unknown,
+    validate: () => LoginRequest,
+  ): Promise<{ status: 200 | 201; row: LoginRow }> {
+    const intent = intentOf(raw)
+    const known = this.#readable(id)
+    if (known) {
+      if (known.intent !== intent)
+        throw new HearthError('login_conflict', `Login ${id} was started with another request`)
+      return { status: 200, row: known }
+    }
+    this.#checkAge(id)
+    const req = validate()
+    const plugin = this.#d.plugins().get(req.provider)
+    if (!plugin) throw new HearthError('unknown_provider', `No sign-in is offered for ${req.provider}`)
+    if (!this.#d.enabled(plugin.extension))
+      throw new HearthError('extension_disabled', `${plugin.extension} is turned off in settings`)
+    if (this.#rows.unfinishedCount() >= MAX_UNFINISHED)
+      throw new HearthError(
+        'too_many_logins',
+        `${MAX_UNFINISHED} logins are unfinished; finish or cancel one`,
+      )
+    return { status: 201, row: await this.#begin(id, req, plugin, intent) }
+  }
+
+  get(id: string): LoginRow {
+    const row = this.#readable(id)
+    if (row) return row
+    this.#checkAge(id)
+    throw new HearthError('login_not_found', `No login ${id}`)
+  }
+
+  /** PATCH: the pasted response, racing the callback. Answers once the exchange ended. */
+  async answer(id: string, ifMatch: string | undefined, response: string): Promise<LoginRow> {
+    const row = this.get(id)
+    if (ifMatch === undefined) throw new HearthError('precondition_required', 'PATCH needs If-Match')
+    if (!ifMatch.split(',').some((t) => t.trim() === etagOf(row) || t.trim() === '*'))
+      throw new HearthError('precondition_failed', 'The login changed since it was read')
+    const flow = this.#flows.get(id)
+    if (row.state !== 'waiting' || !flow)
+      throw new HearthError('login_not_waiting', `Login ${id} is ${row.state}`)
+    const pasted = parsePastedResponse(response)
+    if (pasted.state !== null && pasted.state !== flow.secrets.state)
+      throw new HearthError('state_mismatch', 'The pasted response belongs to another sign-in')
+    if (pasted.error !== null) {
+      this.#fail(id, flow, 'provider_refused', 'The provider refused the sign-in')
+      return this.get(id)
+    }
+    if (pasted.code === null)
+      throw new HearthError('invalid_login_response', 'No authorization code in the response')
+    await this.#exchange(id, flow, pasted.code)
+    return this.get(id)
+  }
+
+  /** DELETE: idempotent; an unfinished login is cancelled and its listener released. */
+  cancel(id: string): void {
+    const row = this.get(id)
+    const flow = this.#flows.get(id)
+    if (row.ended_ms !== null) return
+    if (flow) this.#end(id, flow)
+    this.#rows.finish(id, 'cancelled', { failure: null, progress: 'cancelled' }, this.#d.now())
+  }
+
+  async #begin(id: string, req: LoginRequest, plugin: SignInPlugin, intent: string): Promise<LoginRow> {
+    const now = this.#d.now()
+    const secrets = newFlowSecrets()
+    const abort = new AbortController()
+    let port: number | null = null
+    let failure: string | null = null
+    if (req.flow === 'browser') {
+      try {
+        port = await this.#listeners.add(plugin.callback, secrets.state, (hit) => this.#onCallback(id, hit))
+      } catch (err) {
+        if (!(err instanceof PortBusyError)) throw err
+        failure = 'callback_port_busy'
+      }
+    }
+    const redirectUri = `http://${plugin.callback.redirectHost}:${port ?? plugin.callback.port}${plugin.callback.path}`
+    const url = plugin.authorize({
+      redirectUri,
+      state: secrets.state,
+      verifier: secrets.verifier,
+      challenge: secrets.challenge,
+    })
+    const instructions =
+      failure === 'callback_port_busy'
+        ? `Port ${plugin.callback.port} is in use by another program, so the browser cannot return here. Close it and start a new sign-in, or use the manual flow.`
+        : req.flow === 'browser'
+          ? `Open the URL and sign in to ${plugin.label}; this finishes by itself when the browser returns. If the browser cannot reach this machine, paste the address it ends on.`
+          : `Open the URL and sign in to ${plugin.label}, then paste the address the browser ends on (or the code it shows).`
+    this.#rows.insert({
+      id,
+      provider: plugin.extension,
+      flow: req.flow,
+      intent,
+      url,
+      instructions,
+      created_ms: now,
+      expires_ms: now + this.#timeoutMs,
+    })
+    if (failure) {
+      this.#rows.finish(id, 'failed', { failure, progress: 'failed' }, now)
+      return this.get(id)
+    }
+    const timer = setTimeout(
+      () => this.#fail(id, this.#flows.get(id), 'timed_out', 'timed out'),
+      this.#timeoutMs,
+    )
+    timer.unref()
+    this.#flows.set(id, { secrets, plugin, redirectUri, port, timer, abort })
+    return this.get(id)
+  }
+
+  async #onCallback(id: string, hit: CallbackHit): Promise<{ ok: boolean; message: string }> {
+    const flow = this.#flows.get(id)
+    const row = this.#rows.get(id)
+    if (!flow || row?.state !== 'waiting') return { ok: false, message: 'This sign-in was already handled.' }
+    if (hit.error !== null || hit.code === null) {
+      this.#fail(id, flow, 'provider_refused', 'The provider refused the sign-in')
+      return { ok: false, message: 'The provider refused the sign-in. You can close this tab.' }
+    }
+    await this.#exchange(id, flow, hit.code)
+    const after = this.#rows.get(id)
+    return after?.state === 'complete'
+      ? { ok: true, message: `Signed in to ${flow.plugin.label}. You can close this tab.` }
+      : { ok: false, message: `The sign-in failed (${after?.failure ?? 'unknown'}). You can close this tab.` }
+  }
+
+  /** The one exchange: whoever moves the login from waiting to exchanging first runs it. */
+  async #exchange(id: string, flow: Flow, code: string): Promise<void> {
+    if (!this.#rows.claim(id, 'exchanging the code')) return
+    this.#release(flow)
+    try {
+      const credential = await flow.plugin.exchange({
+        code,
+        redirectUri: flow.redirectUri,
+        verifier: flow.secrets.verifier,
+        progress: (text) => this.#rows.progress(id, text.slice(0, 200)),
+        signal: flow.abort.signal,
+      })
+      this.#rows.progress(id, 'saving the account')
+      const account = await this.#d.save(flow.plugin, credential)
+      this.#flows.delete(id)
+      this.#rows.finish(
+        id,
+        'complete',
+        { failure: null, progress: 'signed in', accounts: [account] },
+        this.#d.now(),
+      )
+    } catch (err) {
+      // Only the code is kept, never the message: a provider's text may quote what we sent.
+      const failure =
+        err instanceof SignInError ? err.code.replace(/[^a-z0-9_]/gi, '').slice(0, 64) : 'exchange_failed'
+      if (!(err instanceof SignInError)) this.#d.onError(err)
+      this.#fail(id, flow, failure || 'exchange_failed', 'failed')
+    }
+  }
+
+  #fail(id: string, flow: Flow | undefined, failure: string, progress: string): void {
+    if (flow) this.#end(id, flow)
+    this.#rows.finish(id, 'failed', { failure, progress }, this.#d.now())
+  }
+
+  /** Stops listening for this flow's callback (the exchange has its own abort). */
+  #release(flow: Flow): void {
+    clearTimeout(flow.timer)
+    if (flow.port !== null) this.#listeners.remove(flow.port, flow.secrets.state)
+    flow.port = null
+  }
+
+  #end(id: string, flow: Flow): void {
+    this.#release(flow)
+    flow.abort.abort()
+    this.#flows.delete(id)
+  }
+
+  /** The row unless it ended more than fifteen minutes ago (then it is pruned: 410). */
+  #readable(id: string): LoginRow | undefined {
+    const row = this.#rows.get(id)
+    if (row?.ended_ms != null && row.ended_ms < this.#d.now() - TERMINAL_RETENTION_MS) {
+      this.#rows.prune(this.#d.now() - TERMINAL_RETENTION_MS)
+      throw new HearthError('login_expired', `Login ${id} ended more than fifteen minutes ago`)
+    }
+    return row
+  }
+
+  /** An unknown id older than an unfinished login can live plus the retention is gone, not new. */
+  #checkAge(id: string): void {
+    if (uuidV7Time(id) < this.#d.now() - SIGN_IN_TIMEOUT_MS - TERMINAL_RETENTION_MS)
+      throw new HearthError('login_expired', `Login id ${id} is older than fifteen minutes`)
+  }
+}
+
+export const etagOf = (row: LoginRow) => `"${row.revision}"`
+
+export function toLogin(row: LoginRow): Login {
+  return {
+    id: row.id,
+    provider: row.provider,
+    flow: row.flow as Login['flow'],
+    url: row.url,
+    expires_at: new Date(row.expires_ms).toISOString(),
+    state: row.state as Login['state'],
+    instructions: row.instructions,
+    progress: row.progress,
+    accounts: JSON.parse(row.accounts) as AccountDescriptor[],
+    failure: row.failure,
+  }
+}

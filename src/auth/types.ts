@@ -1,0 +1,82 @@
+// The contracts between the sign-in engine, the account pools and the provider plugins.
+// A credential is stored in creds.json `accounts.<accountsKey>` as the plugin shaped it
+// (one object, or an array once there are two or more); hearth reads it only through the
+// plugin's functions.
+
+/** A credential object as stored in creds.json (access, refresh, expiry, identity …). */
+export type StoredCredential = Record<string, unknown>
+
+/** What a plugin says about a stored credential. */
+export interface AccountIdentity {
+  /**
+   * Stable id of the account: equal ids mean the same account (a new sign-in replaces it),
+   * derived from the provider's identity (never random), so an id is never given to another
+   * account. Shape: `<accountsKey>-<lowercase letters and digits>`.
+   */
+  id: string
+  /** What a person recognises it by (an email, a workspace name), or null. */
+  label: string | null
+  email: string | null
+  /** The subscription plan when the provider tells it, e.g. `plus`, `pro`. */
+  plan: string | null
+}
+
+/** The loopback listener a browser flow redirects to. */
+export interface CallbackSpec {
+  /** The name in the redirect URI (`localhost` for chatgpt); the listener binds 127.0.0.1. */
+  redirectHost: string
+  port: number
+  path: string
+  /** A fixed port that is busy fails the login (the redirect is registered); otherwise an ephemeral port is used. */
+  fixed: boolean
+}
+
+export interface AuthorizeInput {
+  redirectUri: string
+  state: string
+  /** PKCE S256: verifier kept by the daemon, challenge = base64url(sha256(verifier)). */
+  verifier: string
+  challenge: string
+}
+
+export interface ExchangeInput {
+  code: string
+  redirectUri: string
+  verifier: string
+  /** Reports a step of a long exchange (shown as the login's `progress`). */
+  progress: (text: string) => void
+  signal: AbortSignal
+}
+
+/** One provider's browser sign-in, vendor facts only; the daemon owns everything else. */
+export interface SignInPlugin {
+  /** The profile extension it serves, e.g. `chatgpt`. */
+  extension: string
+  /** Chooser label and detail, e.g. "ChatGPT" / "Plus or Pro subscription". */
+  label: string
+  detail: string
+  protocol: 'oauth2_pkce'
+  /** Store key under creds.json `accounts`. */
+  accountsKey: string
+  callback: CallbackSpec
+  /** The provider's authorization URL. */
+  authorize(input: AuthorizeInput): string
+  /** Trades the code for the credential object to store. Throws SignInError on a refusal. */
+  exchange(input: ExchangeInput): Promise<StoredCredential>
+  /** Names a stored credential. */
+  account(credential: StoredCredential): AccountIdentity
+  /** Epoch ms when the access token expires, or null when unknown. */
+  expiresAt(credential: StoredCredential): number | null
+  /** Trades the refresh token for a fresh credential (rotating refresh tokens). Throws SignInError. */
+  refresh(credential: StoredCredential, signal: AbortSignal): Promise<StoredCredential>
+}
+
+/** A refusal by the provider, with a stable code (e.g. `invalid_grant`) and a message safe to show. */
+export class SignInError extends Error {
+  readonly code: string
+  constructor(code: string, message: string) {
+    super(message)
+    this.name = 'SignInError'
+    this.code = code
+  }
+}

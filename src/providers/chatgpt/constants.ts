@@ -1,0 +1,6 @@
+// Vendor constants shared by the ChatGPT sign-in and transport.
+
+/** Sent as `originator` in the authorize URL and on every backend request. */
+export const CHATGPT_ORIGINATOR = 'hearth'
+export const CHATGPT_SCOPE = 'openid profile email offline_access'
+export const CHATGPT_CALLBACK_PATH = '/auth/callback'

@@ -1,0 +1,189 @@
+// Group `auth`: provider sign-in (browser OAuth run by the daemon) and saved accounts.
+// Callback and PKCE material never appear here: not in a Login, not in a problem.
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
+import { Nullable, Timestamp, UuidV7 } from './common.ts'
+import { defineOps } from './op.ts'
+
+export const LOGIN_STATES = ['waiting', 'exchanging', 'complete', 'failed', 'cancelled'] as const
+export type LoginState = (typeof LOGIN_STATES)[number]
+
+export const AccountDescriptor = Type.Object(
+  {
+    id: Type.String({ description: 'Stable account id; equal ids are the same account' }),
+    provider: Type.String({ description: 'The extension it signs in to, e.g. chatgpt' }),
+    label: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    plan: Nullable(Type.String()),
+    selected: Type.Boolean(),
+    limited_until: Nullable(Timestamp),
+    expires_at: Nullable(Timestamp),
+    refreshable: Type.Boolean(),
+  },
+  { additionalProperties: false, $id: 'AccountDescriptor' },
+)
+export type AccountDescriptor = Static<typeof AccountDescriptor>
+
+export const Login = Type.Object(
+  {
+    id: Type.String(),
+    provider: Type.String(),
+    flow: Type.Enum(['browser', 'manual']),
+    url: Type.String({ description: 'Open this in a browser to sign in' }),
+    expires_at: Timestamp,
+    state: Type.Enum([...LOGIN_STATES]),
+    instructions: Type.String(),
+    progress: Type.String(),
+    accounts: Type.Array(AccountDescriptor, { description: 'Accounts this login saved' }),
+    failure: Nullable(
+      Type.String({ description: 'Why it failed, e.g. daemon_restarted, timed_out, callback_port_busy' }),
+    ),
+  },
+  { additionalProperties: false, $id: 'Login' },
+)
+export type Login = Static<typeof Login>
+
+export const LoginRequest = Type.Object(
+  {
+    provider: Type.String({ minLength: 1, maxLength: 64, examples: ['chatgpt'] }),
+    flow: Type.Enum(['browser', 'manual'], {
+      description: 'browser: the daemon listens for the redirect; manual: paste the response',
+    }),
+    values: Type.Object({}, { additionalProperties: false, description: 'Empty for both flows' }),
+  },
+  { additionalProperties: false, $id: 'LoginRequest' },
+)
+export type LoginRequest = Static<typeof LoginRequest>
+
+export const LoginPatch = Type.Object(
+  {
+    response: Type.String({
+      minLength: 1,
+      maxLength: 8192,
+      description: 'A pasted callback URL, `code#state`, a query string, or a bare code',
+    }),
+  },
+  { additionalProperties: false, $id: 'LoginPatch' },
+)
+
+export const AuthProvider = Type.Object(
+  {
+    extension: Type.String(),
+    label: Type.String(),
+    detail: Type.String(),
+    protocol: Type.Literal('oauth2_pkce'),
+    flows: Type.Array(Type.Enum(['browser', 'manual'])),
+    form: Type.Object(
+      { fields: Type.Array(Type.Unknown(), { description: 'Values a flow asks for; none for these flows' }) },
+      { additionalProperties: false },
+    ),
+    status: Type.Enum(['signed in', 'signed out']),
+  },
+  { additionalProperties: false },
+)
+
+export const Auth = Type.Object(
+  {
+    providers: Type.Array(AuthProvider),
+    accounts: Type.Array(AccountDescriptor),
+    logins: Type.Array(Login, { description: 'Unfinished logins' }),
+  },
+  { additionalProperties: false, $id: 'Auth' },
+)
+
+const LoginParams = Type.Object({ login_id: UuidV7 }, { additionalProperties: false })
+const AccountParams = Type.Object(
+  { account_id: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+)
+
+const CAP = 'provider_auth'
+export const authOps = defineOps({
+  'auth.get': {
+    method: 'GET',
+    path: '/auth',
+    summary: 'Sign-in providers, saved accounts (redacted) and unfinished logins',
+    tags: ['auth'],
+    capability: CAP,
+    responses: { 200: { description: 'The sign-in state', schema: Auth } },
+    problems: ['settings_unreadable'],
+  },
+  'auth.login.put': {
+    method: 'PUT',
+    path: '/auth/logins/{login_id}',
+    summary: 'Start a sign-in (idempotent by id)',
+    description:
+      'Creates the login (201 with Location and ETag). A repeat with the same intent returns the same login with 200 and starts nothing; a different intent on the same id is 409. At most eight unfinished logins.',
+    tags: ['auth'],
+    capability: CAP,
+    params: LoginParams,
+    body: LoginRequest,
+    deferBodyCheck: true,
+    responses: {
+      200: { description: 'The existing login', schema: Login, headers: ['ETag'] },
+      201: { description: 'The new login', schema: Login, headers: ['ETag', 'Location'] },
+    },
+    problems: [
+      'login_conflict',
+      'login_expired',
+      'too_many_logins',
+      'unknown_provider',
+      'extension_disabled',
+    ],
+  },
+  'auth.login.get': {
+    method: 'GET',
+    path: '/auth/logins/{login_id}',
+    summary: 'Read a login',
+    tags: ['auth'],
+    capability: CAP,
+    params: LoginParams,
+    responses: { 200: { description: 'The login', schema: Login, headers: ['ETag'] } },
+    problems: ['login_not_found', 'login_expired'],
+  },
+  'auth.login.patch': {
+    method: 'PATCH',
+    path: '/auth/logins/{login_id}',
+    summary: 'Answer a login with the pasted response',
+    description:
+      'The pasted response races the browser callback: exactly one of them is exchanged. A response carrying a state must match the login.',
+    tags: ['auth'],
+    capability: CAP,
+    params: LoginParams,
+    ifMatch: 'required',
+    body: LoginPatch,
+    bodyMediaType: 'application/merge-patch+json',
+    responses: { 200: { description: 'The login', schema: Login, headers: ['ETag'] } },
+    problems: [
+      'login_not_found',
+      'login_expired',
+      'login_not_waiting',
+      'state_mismatch',
+      'invalid_login_response',
+      'precondition_required',
+      'precondition_failed',
+    ],
+  },
+  'auth.login.delete': {
+    method: 'DELETE',
+    path: '/auth/logins/{login_id}',
+    summary: 'Cancel a login (idempotent); saved accounts stay',
+    tags: ['auth'],
+    capability: CAP,
+    params: LoginParams,
+    responses: { 204: { description: 'Cancelled, or already ended' } },
+    problems: ['login_not_found', 'login_expired'],
+  },
+  'auth.account.delete': {
+    method: 'DELETE',
+    path: '/auth/accounts/{account_id}',
+    summary: 'Remove a saved account',
+    description:
+      'Rejected while a saved profile references the account. A request that already holds its credential finishes with it.',
+    tags: ['auth'],
+    capability: CAP,
+    params: AccountParams,
+    responses: { 204: { description: 'Removed' } },
+    problems: ['account_not_found', 'account_in_use'],
+  },
+})
