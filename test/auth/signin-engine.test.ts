@@ -179,6 +179,52 @@ describe('sign-in engine against oidc-provider', () => {
     }
   })
 
+  it('a port that is not fixed moves to an ephemeral one when busy', async () => {
+    const busyPort = await freePort()
+    const blocker = createServer()
+    await new Promise<void>((r) => blocker.listen(busyPort, '127.0.0.1', r))
+    const original = plugin
+    plugin = peerPlugin(peer.issuer, busyPort, false)
+    try {
+      const { row } = await create('browser')
+      assert.equal(row.state, 'waiting')
+      const redirect = new URL(new URL(row.url).searchParams.get('redirect_uri') as string)
+      assert.notEqual(Number(redirect.port), busyPort)
+      const answer = await fetch(`http://127.0.0.1:${redirect.port}/auth/callback?state=unknown`)
+      assert.equal(answer.status, 400, 'the listener runs on the new port')
+      engine.cancel(row.id)
+      await assert.rejects(
+        fetch(`http://127.0.0.1:${redirect.port}/auth/callback?state=x`),
+        'closed on cancel',
+      )
+    } finally {
+      plugin = original
+      blocker.close()
+    }
+  })
+
+  it('terminal records are kept fifteen minutes, then gone (410)', async () => {
+    const { row } = await create('manual')
+    engine.cancel(row.id)
+    const later = new SignInEngine({
+      db,
+      plugins: () => new Map([['peer', plugin]]),
+      enabled: () => true,
+      save: async () => ({}) as never,
+      now: () => Date.now() + 16 * 60_000,
+      onError: () => {},
+    })
+    assert.throws(
+      () => later.get(row.id),
+      (e: HearthError) => e.code === 'login_expired',
+    )
+    assert.throws(
+      () => later.get(row.id),
+      (e: HearthError) => e.code === 'login_expired',
+      'pruned: still 410',
+    )
+  })
+
   it('times out: the login fails with timed_out and its listener closes', async () => {
     const short = newEngine(150)
     const raw = { provider: 'peer', flow: 'browser', values: {} }

@@ -261,9 +261,12 @@ export class SignInEngine {
     return row
   }
 
-  /** An unknown id older than an unfinished login can live plus the retention is gone, not new. */
+  /**
+   * An unknown id older than the retention is gone (410), never new: a login ends no earlier
+   * than it starts, so one pruned fifteen minutes after its end has an id at least that old.
+   */
   #checkAge(id: string): void {
-    if (uuidV7Time(id) < this.#d.now() - SIGN_IN_TIMEOUT_MS - TERMINAL_RETENTION_MS)
+    if (uuidV7Time(id) < this.#d.now() - TERMINAL_RETENTION_MS)
       throw new HearthError('login_expired', `Login id ${id} is older than fifteen minutes`)
   }
 }
