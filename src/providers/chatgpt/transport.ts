@@ -7,9 +7,9 @@
 import { arch, platform, release } from 'node:os'
 import { VERSION } from '../../build-info.ts'
 import { responsesBody } from '../openai-compatible/encode-responses.ts'
-import { describe, type ErrorEvent, errorEvent, faultEvent, redact } from '../openai-compatible/errors.ts'
-import { type FailurePolicy, openStream } from '../openai-compatible/http.ts'
-import { decode } from '../openai-compatible/transport.ts'
+import { type ErrorEvent, errorEvent, redact } from '../openai-compatible/errors.ts'
+import type { FailurePolicy } from '../openai-compatible/http.ts'
+import { streamTurn } from '../openai-compatible/transport.ts'
 import type {
   EncodedRequest,
   NeutralEvent,
@@ -165,32 +165,10 @@ async function* stream(
     yield errorEvent('upstream_unauthorized', `not signed in to ChatGPT; ${LOGIN_ADVICE}`)
     return
   }
-  let encoded: EncodedRequest
-  try {
-    encoded = encode(profile, req)
-  } catch (err) {
-    yield errorEvent('upstream_rejected', `the profile's endpoint is not a usable URL: ${describe(err)}`)
-    return
-  }
-  let opened: Awaited<ReturnType<typeof openStream>>
-  try {
-    opened = await openStream(encoded, opts, token, POLICY)
-  } catch (err) {
-    yield finish(faultEvent(err), token)
-    return
-  }
-  if (!opened.ok) {
-    yield finish(opened.error, token)
-    return
-  }
-  try {
-    yield { type: 'start' }
-    for await (const event of decode(opened.body, 'responses')) {
-      yield event.type === 'error' ? finish(event, token) : event
-    }
-  } finally {
-    opened.close()
-  }
+  yield* streamTurn(() => encode(profile, req), 'responses', opts, token, {
+    policy: POLICY,
+    adjust: (event) => finish(event, token),
+  })
 }
 
 export const chatgpt: Transport = { stream }

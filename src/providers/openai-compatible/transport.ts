@@ -14,8 +14,8 @@ import { ResponsesDecoder } from './decode-responses.ts'
 import { decodeWith } from './decode-stream.ts'
 import { chatBody } from './encode-chat.ts'
 import { responsesBody } from './encode-responses.ts'
-import { describe, errorEvent, faultEvent } from './errors.ts'
-import { openStream } from './http.ts'
+import { describe, type ErrorEvent, errorEvent, faultEvent } from './errors.ts'
+import { type FailurePolicy, openStream } from './http.ts'
 import { joinEndpoint } from './url.ts'
 
 export type Protocol = TransportProfile['protocol']
@@ -39,35 +39,59 @@ export function decode(bytes: AsyncIterable<Uint8Array>, protocol: Protocol): As
   return decodeWith(bytes, protocol === 'responses' ? new ResponsesDecoder() : new ChatDecoder())
 }
 
-async function* stream(
-  profile: TransportProfile,
-  req: NeutralRequest,
+/** What a provider that reuses this transport's HTTP and decoders may adjust. */
+export interface TurnOptions {
+  /** Overrides the status mapping and retry decision of failed responses. */
+  policy?: FailurePolicy
+  /** Rewrites each error event (a provider adds its own advice, redacts its token). */
+  adjust?: (event: ErrorEvent) => ErrorEvent
+}
+
+/**
+ * One streamed turn: encode (an endpoint that is not a URL is `upstream_rejected`), POST
+ * with retries and timeouts, decode. Never throws; ends with exactly one `done` or `error`.
+ */
+export async function* streamTurn(
+  build: () => EncodedRequest,
+  protocol: Protocol,
   opts: StreamOptions,
+  secret: string | null,
+  turn: TurnOptions = {},
 ): AsyncGenerator<NeutralEvent> {
+  const adjust = turn.adjust ?? ((e: ErrorEvent) => e)
   let encoded: EncodedRequest
   try {
-    encoded = encode(profile, req)
+    encoded = build()
   } catch (err) {
     yield errorEvent('upstream_rejected', `the profile's endpoint is not a usable URL: ${describe(err)}`)
     return
   }
   let opened: Awaited<ReturnType<typeof openStream>>
   try {
-    opened = await openStream(encoded, opts, profile.api_key)
+    opened = await openStream(encoded, opts, secret, turn.policy)
   } catch (err) {
-    yield faultEvent(err)
+    yield adjust(faultEvent(err))
     return
   }
   if (!opened.ok) {
-    yield opened.error
+    yield adjust(opened.error)
     return
   }
   try {
     yield { type: 'start' }
-    yield* decode(opened.body, profile.protocol)
+    for await (const event of decode(opened.body, protocol))
+      yield event.type === 'error' ? adjust(event) : event
   } finally {
     opened.close()
   }
+}
+
+function stream(
+  profile: TransportProfile,
+  req: NeutralRequest,
+  opts: StreamOptions,
+): AsyncGenerator<NeutralEvent> {
+  return streamTurn(() => encode(profile, req), profile.protocol, opts, profile.api_key)
 }
 
 export const openaiCompatible: Transport = { stream }
