@@ -4,9 +4,7 @@ import type { AuthService } from '../auth/service.ts'
 import { etagOf, toLogin } from '../auth/signin/engine.ts'
 import { bindGroup } from '../http/route.ts'
 import { authOps } from '../schemas/auth.ts'
-
-/** UUIDs are case-insensitive on input; rows hold the lower-case form. */
-const lower = (id: string) => id.toLowerCase()
+import { lower } from '../util/uuid.ts'
 
 export function authRoutes(auth: AuthService) {
   return bindGroup(authOps)({

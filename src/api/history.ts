@@ -7,13 +7,12 @@ import type { Continuations } from '../http/continuation.ts'
 import type { EntryContentPage } from '../schemas/history.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
+import { lower } from '../util/uuid.ts'
 
 /** Bytes per piece of an entry's text. */
 const ENTRY_PIECE_BYTES = 65_536
 /** Bytes per page of active output (the protocol's limit). */
 const ACTIVE_PAGE_BYTES = 262_144
-
-const lower = (id: string) => id.toLowerCase()
 
 type HistoryQuery = {
   view?: 'entries' | 'checkpoints'

@@ -9,6 +9,7 @@ import type { Runs } from '../runs/engine.ts'
 import { inputsOps } from '../schemas/inputs-ops.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
+import { lower } from '../util/uuid.ts'
 import { historyHandlers } from './history.ts'
 
 export interface InputsDeps {
@@ -16,9 +17,6 @@ export interface InputsDeps {
   runs: Runs
   continuations: Continuations
 }
-
-/** UUIDs are case-insensitive on input; rows hold the lower-case form. */
-const lower = (id: string) => id.toLowerCase()
 
 /** Seconds a client waits before offering a rejected input again under a new id. */
 const QUEUE_RETRY_AFTER_S = '2'

@@ -1,7 +1,6 @@
 // Handlers of group `sessions`: each validates nothing itself (the route table did), calls
 // one domain function and shapes the reply.
 import type { Continuations } from '../http/continuation.ts'
-import { requireCreateOnly } from '../http/preconditions.ts'
 import { bindGroup } from '../http/route.ts'
 import { sseResponse } from '../http/sse.ts'
 import { HearthError } from '../schemas/problems.ts'
@@ -18,6 +17,7 @@ import {
   toRead,
   toSummary,
 } from '../sessions/views.ts'
+import { requireCreateOnly } from '../util/preconditions.ts'
 
 export interface SessionsDeps {
   sessions: Sessions

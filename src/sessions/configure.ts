@@ -1,9 +1,10 @@
 // Configuration changes. Ordinary fields merge and commit together under one revision; a
 // workspace move is a standalone change guarded by the family revision, applied to the
 // target's whole subtree (busy members follow once idle).
-import { requireIfMatch } from '../http/preconditions.ts'
+
 import { HearthError } from '../schemas/problems.ts'
 import { MAX_SELECTION_ENTRIES, type SessionChangeRequest } from '../schemas/sessions.ts'
+import { requireIfMatch } from '../util/preconditions.ts'
 import type { SessionsCore, Tx } from './core.ts'
 import { indexSession } from './search.ts'
 import type { SelectionMaps, SessionRow } from './types.ts'

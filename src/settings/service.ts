@@ -2,9 +2,9 @@
 // read-validate-commit. The lock serialises every settings and credential mutation, so
 // two PATCHes carrying the same ETag cannot both pass the If-Match check.
 import { createHmac } from 'node:crypto'
-import { requireIfMatch } from '../http/preconditions.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { GROUP_PATCH, SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
+import { requireIfMatch } from '../util/preconditions.ts'
 import { commitFiles, type FileContents, fileText, readAllSettings, SETTINGS_FILES } from './files.ts'
 import { GROUPS } from './groups/index.ts'
 import { profilesOf } from './groups/providers.ts'

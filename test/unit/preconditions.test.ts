@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { etag, notModified, requireCreateOnly, requireIfMatch } from '../../src/http/preconditions.ts'
 import { HearthError } from '../../src/schemas/problems.ts'
+import { etag, notModified, requireCreateOnly, requireIfMatch } from '../../src/util/preconditions.ts'
 
 function code(fn: () => unknown): string | undefined {
   try {
