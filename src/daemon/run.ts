@@ -7,11 +7,11 @@ import { fileURLToPath } from 'node:url'
 import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
+import { DeferredLog } from '../deferred-log.ts'
 import { buildApp, loadValidators } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
 import { KernelPool } from '../kernel/pool.ts'
-import { type Logger, openLog } from '../log.ts'
 import { buildOpenApi } from '../openapi/build.ts'
 import { ALL_OPS } from '../schemas/index.ts'
 import { recoverCommit } from '../settings/files.ts'
@@ -121,11 +121,11 @@ export async function runDaemon(opts: DaemonOptions): Promise<void> {
   }
   const lock = acquired
   removeRuntimeInfo(files.runtime) // left by a daemon that was killed
-  let log: Logger | undefined
+  let log: DeferredLog | undefined
   let db: Db | undefined
   try {
     const token = loadOrCreateToken(files.token)
-    log = openLog(opts.home)
+    log = new DeferredLog() // opened once ready (see deferred-log.ts)
     db = openStore(files.db)
     await serve(opts, files, lock, token, log, db)
   } catch (err) {
@@ -133,6 +133,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<void> {
     db?.close()
     lock.release()
     log?.fatal({ err }, 'start failed')
+    await log?.open(opts.home).catch(() => undefined)
     if (err instanceof SchemaTooNewError) throw new DaemonStartError(err.message)
     const code = (err as NodeJS.ErrnoException).code
     if ((err as NodeJS.ErrnoException).syscall === 'listen' && code !== undefined) {
@@ -148,7 +149,7 @@ async function serve(
   files: ReturnType<typeof homeFiles>,
   lock: DaemonLock,
   token: string,
-  log: Logger,
+  log: DeferredLog,
   db: Db,
 ): Promise<void> {
   // Random bytes from node:crypto: uuid's default source is Web Crypto, whose first use
@@ -261,6 +262,7 @@ async function serve(
     server.closeAllConnections()
     release()
     log.info('stopped')
+    await log.ready() // a stop right after start: the queued lines are written first
     process.exit(0) // pino flushes its buffer synchronously on exit
   }
 
@@ -289,6 +291,7 @@ async function serve(
     started_at: new Date().toISOString(),
   })
   log.info({ url, instance_id: instanceId, build: BUILD }, 'listening')
+  log.open(opts.home).catch((err) => process.stderr.write(`hearth: cannot open the log: ${err.message}\n`))
   // The request validators (the TypeBox compiler) load now rather than before daemon.json,
   // so start-up does not wait for them and the first request that validates rarely does.
   loadValidators().catch((err) => log.error({ err }, 'loading the request validators failed'))

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { Hono } from 'hono'
-import type { Logger } from 'pino'
+import type { DaemonLog } from '../deferred-log.ts'
 import { DEFAULT_BODY_LIMIT, EmptyRequest } from '../schemas/common.ts'
 import type { OpSpec } from '../schemas/op.ts'
 import { HearthError } from '../schemas/problems.ts'
@@ -42,7 +42,7 @@ export interface AppDeps {
   /** The bound port, known once listening; Host must carry it. */
   port: () => number
   draining: () => boolean
-  log: Logger
+  log: DaemonLog
   /** Tracks an in-flight request so a drain can wait for it. */
   track: <T>(work: Promise<T>) => Promise<T>
   /** Signal aborted when the daemon drains, for long-lived responses. */
