@@ -1,6 +1,6 @@
 // Successful JSON responses: serialized once, zstd-coded when the client admits it and the
 // body is at least 1 KiB (smaller bodies gain nothing from a frame header).
-import zlib from 'node:zlib'
+import { zlib } from '../util/lazy-builtins.ts'
 import { acceptsZstd } from './negotiate.ts'
 
 export const COMPRESS_MIN_BYTES = 1024
@@ -18,8 +18,8 @@ export function jsonResponse(
   out['content-type'] = 'application/json'
   const bytes = Buffer.from(JSON.stringify(body))
   if (bytes.length >= COMPRESS_MIN_BYTES && acceptsZstd(acceptEncoding)) {
-    const coded = zlib.zstdCompressSync(bytes, {
-      params: { [zlib.constants.ZSTD_c_compressionLevel]: 3 },
+    const coded = zlib().zstdCompressSync(bytes, {
+      params: { [zlib().constants.ZSTD_c_compressionLevel]: 3 },
     })
     out['content-encoding'] = 'zstd'
     return new Response(coded, { status, headers: out })

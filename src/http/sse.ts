@@ -3,8 +3,9 @@
 // HEARTBEAT_MS of silence; with zstd accepted the stream is one zstd frame, flushed after
 // every batch (so each event is decodable as soon as it arrives) and ended properly when
 // the stream ends.
-import zlib from 'node:zlib'
+
 import { encodeFrame, type Frame } from '../sessions/frames.ts'
+import { zlib } from '../util/lazy-builtins.ts'
 import { acceptsZstd } from './negotiate.ts'
 
 export { encodeFrame, MAX_FRAME_BYTES } from '../sessions/frames.ts'
@@ -38,7 +39,7 @@ export const END_GRACE_MS = 1_000
  * so the peer can decode every byte written; `end` finishes the frame. Calls are sequential.
  */
 class ZstdStreamEncoder {
-  readonly #z = zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: 3 } })
+  readonly #z = zlib().createZstdCompress({ params: { [zlib().constants.ZSTD_c_compressionLevel]: 3 } })
   #out: Buffer[] = []
   #settle: (() => void) | undefined
   #destroyed = false
@@ -74,7 +75,7 @@ class ZstdStreamEncoder {
   encode(text: string): Promise<Buffer> {
     return this.#wait((done) => {
       this.#z.write(text)
-      this.#z.flush(zlib.constants.ZSTD_e_flush, done)
+      this.#z.flush(zlib().constants.ZSTD_e_flush, done)
     })
   }
 

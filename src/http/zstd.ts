@@ -2,15 +2,21 @@
 // limit is checked before any decoding, and its window is bounded so a small body cannot
 // make the decoder reserve gigabytes. Frame header layout: RFC 8878 §3.1.1.1.
 import { promisify } from 'node:util'
-import zlib from 'node:zlib'
 import { HearthError } from '../schemas/problems.ts'
+import { zlib } from '../util/lazy-builtins.ts'
 
 const ZSTD_MAGIC = 0xfd2fb528
 /** 2^27 = 128 MiB, the largest window the reference decoder accepts by default. */
 export const MAX_WINDOW_LOG = 27
 export const MAX_WINDOW_SIZE = 2 ** MAX_WINDOW_LOG
 
-const decompress = promisify(zlib.zstdDecompress)
+/** zstdDecompress as a promise, made on first use (zlib loads then, not at start-up). */
+const makeDecompress = () => promisify(zlib().zstdDecompress)
+let decompressAsync: ReturnType<typeof makeDecompress> | undefined
+const decompress: ReturnType<typeof makeDecompress> = (buf, options) => {
+  decompressAsync ??= makeDecompress()
+  return decompressAsync(buf, options)
+}
 
 export interface FrameHeader {
   /** Frame_Content_Size; undefined when the frame does not declare it. */
@@ -118,7 +124,7 @@ export async function decodeZstdBody(buf: Buffer, limit: number): Promise<Buffer
   try {
     out = await decompress(buf, {
       maxOutputLength: Math.max(1, header.contentSize),
-      params: { [zlib.constants.ZSTD_d_windowLogMax]: MAX_WINDOW_LOG },
+      params: { [zlib().constants.ZSTD_d_windowLogMax]: MAX_WINDOW_LOG },
     })
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code

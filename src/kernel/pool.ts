@@ -1,7 +1,8 @@
 // Kernel processes, daemon side: one per busy session, started on demand, stopped after an
 // idle linger, with one warm spare so a first message does not wait for a process start.
-import { type ChildProcess, fork } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
+import { childProcess } from '../util/lazy-builtins.ts'
 import type { FromKernel, ToKernel } from './protocol.ts'
 
 export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
@@ -28,7 +29,7 @@ export class Kernel {
   #stopping = false
 
   constructor(entry: string) {
-    this.proc = fork(entry, [], {
+    this.proc = childProcess().fork(entry, [], {
       env: { ...process.env, HEARTH_KERNEL_INSTANCE: this.instanceId },
       execArgv: [],
       serialization: 'advanced',
