@@ -10,7 +10,16 @@
 //   4. the journal is removed.
 // At start, `recoverCommit` finishes step 3 when a journal exists (roll forward) and
 // removes stray `.next` files when none does (the commit never happened: roll back).
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { HearthError } from '../schemas/problems.ts'
@@ -26,18 +35,34 @@ const JOURNAL = 'settings.journal'
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
 
+/** The last parse of each file, keyed by what a change of the file would change. */
+const parsed = new Map<string, { stamp: string; value: JsonObject }>()
+
 /**
  * Reads one settings file: missing is `{}`. A file that is not a JSON object is an error
  * whose detail names the file and never quotes it (config.json may hold a hand-written key).
+ * Sessions, runs and GET /server read settings often: a file whose inode, size and
+ * modification time are unchanged is not read and parsed again (a commit renames a new
+ * inode into place; a hand edit changes the time). Callers get their own copy.
  */
 export function readSettingsFile(home: string, name: SettingsFile): JsonObject {
-  let text: string
+  const path = join(home, name)
+  let stamp: string
   try {
-    text = readFileSync(join(home, name), 'utf8')
+    const st = statSync(path, { bigint: true })
+    stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {}
     throw err
   }
+  const cached = parsed.get(path)
+  if (cached?.stamp === stamp) return structuredClone(cached.value)
+  const value = parseSettings(name, readFileSync(path, 'utf8'))
+  parsed.set(path, { stamp, value })
+  return structuredClone(value)
+}
+
+function parseSettings(name: SettingsFile, text: string): JsonObject {
   if (text.trim() === '') return {}
   let value: unknown
   try {
