@@ -4,30 +4,14 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { parseArgs } from 'node:util'
 import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
 import type { Login } from '../schemas/auth.ts'
+import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
-import { homeOf } from './home.ts'
 
 const TERMINAL = new Set(['complete', 'failed', 'cancelled'])
 const POLL_MS = 400
-
-function parse(args: string[], help: string, out: Out) {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      home: { type: 'string' },
-      manual: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  })
-  if (values.help) out.write(help)
-  return { values, positionals, help: values.help === true }
-}
 
 /** Opens `url` in the person's browser; quietly does nothing when that is not possible. */
 function openBrowser(url: string): void {
@@ -43,8 +27,8 @@ function openBrowser(url: string): void {
 }
 
 export async function loginCommand(args: string[], out: Out, help: string): Promise<number> {
-  const p = parse(args, help, out)
-  if (p.help) return 0
+  const p = parseCommand(args, { manual: { type: 'boolean' } }, out, help, true)
+  if (!p) return 0
   const [provider = 'chatgpt', extra] = p.positionals
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`)
   const client = HearthClient.fromHome(homeOf(p.values.home))
@@ -103,8 +87,8 @@ export async function loginCommand(args: string[], out: Out, help: string): Prom
 }
 
 export async function accountsCommand(args: string[], out: Out, help: string): Promise<number> {
-  const p = parse(args, help, out)
-  if (p.help) return 0
+  const p = parseCommand(args, {}, out, help, true)
+  if (!p) return 0
   if (p.positionals.length > 0) throw new UsageError(`unexpected argument ${p.positionals[0]}`)
   const { body } = await HearthClient.fromHome(homeOf(p.values.home)).call('auth.get')
   for (const provider of body.providers)
@@ -121,8 +105,8 @@ export async function accountsCommand(args: string[], out: Out, help: string): P
 }
 
 export async function logoutCommand(args: string[], out: Out, help: string): Promise<number> {
-  const p = parse(args, help, out)
-  if (p.help) return 0
+  const p = parseCommand(args, {}, out, help, true)
+  if (!p) return 0
   const [account, extra] = p.positionals
   if (account === undefined || extra !== undefined) throw new UsageError('hearth logout ACCOUNT')
   await HearthClient.fromHome(homeOf(p.values.home)).call('auth.account.delete', {

@@ -3,13 +3,12 @@
 // twice) and print the answer as it streams. In chat, Ctrl-C interrupts the running turn
 // (naming the run and the inputs this client saw); a second Ctrl-C exits.
 import { createInterface } from 'node:readline'
-import { parseArgs } from 'node:util'
 import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
+import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
-import { homeOf } from './home.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */
 const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
@@ -97,16 +96,9 @@ function clientOf(home: string): () => HearthClient {
 }
 
 export async function sendCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+  const parsed = parseCommand(args, {}, out, help, true)
+  if (!parsed) return 0
+  const { values, positionals } = parsed
   const [sessionId, ...words] = positionals
   if (!sessionId || words.length === 0) throw new UsageError('hearth send needs a session id and a message')
   const client = clientOf(homeOf(values.home))
@@ -116,20 +108,17 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
 }
 
 export async function chatCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const parsed = parseCommand(
     args,
-    options: {
-      home: { type: 'string' },
+    {
       workspace: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
-    allowPositionals: true,
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+    out,
+    help,
+    true,
+  )
+  if (!parsed) return 0
+  const { values, positionals } = parsed
   const client = clientOf(homeOf(values.home))
   let sessionId = positionals[0]
   if (!sessionId) {

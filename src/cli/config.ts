@@ -1,11 +1,10 @@
 // `hearth config get|set` and `hearth profile add`: settings through a running daemon.
 // Every change is a PATCH with the group's ETag read just before, so a concurrent change
 // is reported (412) rather than overwritten.
-import { parseArgs } from 'node:util'
 import { HearthClient } from '../client/client.ts'
 import { SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
+import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
-import { homeOf } from './home.ts'
 
 function groupOf(name: string | undefined): SettingsGroup {
   if (name === undefined || !(SETTINGS_GROUPS as readonly string[]).includes(name))
@@ -26,16 +25,9 @@ async function patch(client: HearthClient, group: SettingsGroup, body: unknown) 
 }
 
 export async function configCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+  const parsed = parseCommand(args, {}, out, help, true)
+  if (!parsed) return 0
+  const { values, positionals } = parsed
   const [verb, group, json, extra] = positionals
   const client = HearthClient.fromHome(homeOf(values.home))
   if (verb === 'get') {
@@ -71,25 +63,22 @@ async function readStdin(): Promise<string> {
 }
 
 export async function profileCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const parsed = parseCommand(
     args,
-    options: {
-      home: { type: 'string' },
+    {
       endpoint: { type: 'string' },
       model: { type: 'string' },
       protocol: { type: 'string', default: 'responses' },
       extension: { type: 'string', default: 'openai-compatible' },
       'api-key-stdin': { type: 'boolean' },
       default: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
-    allowPositionals: true,
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+    out,
+    help,
+    true,
+  )
+  if (!parsed) return 0
+  const { values, positionals } = parsed
   const [verb, name, extra] = positionals
   if (verb !== 'add' || name === undefined || extra !== undefined)
     throw new UsageError('hearth profile add NAME --endpoint URL --model ID [--api-key-stdin] [--default]')

@@ -1,10 +1,9 @@
 // The `hearth` command. Exit codes: 0 ok, 1 error, 2 usage. This is the only place that may
 // start a daemon, and only when asked (`hearth daemon`).
-import { parseArgs } from 'node:util'
 import { BUILD, VERSION } from '../build-info.ts'
 import { HearthClient } from '../client/client.ts'
+import { homeOf, parseCommand } from './args.ts'
 import { type Out, reportOf, UsageError } from './errors.ts'
-import { homeOf } from './home.ts'
 
 const HELP = `hearth ${VERSION}: a local agent daemon speaking protocol 3
 
@@ -68,21 +67,18 @@ Exit codes: 0 ok, 1 error, 2 usage.
 `
 
 async function daemonCommand(args: string[], out: Out): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = parseCommand(
     args,
-    options: {
-      home: { type: 'string' },
+    {
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },
       demo: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
-    strict: true,
-  })
-  if (values.help) {
-    out.write(HELP)
-    return 0
-  }
+    out,
+    HELP,
+  )
+  if (!parsed) return 0
+  const { values } = parsed
   const port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : Number.NaN
   if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be 0 to 65535, not "${values.port}"`)
   const { runDaemon, DaemonStartError } = await import('../daemon/run.ts')
@@ -99,15 +95,9 @@ async function daemonCommand(args: string[], out: Out): Promise<number> {
 }
 
 async function statusCommand(args: string[], out: Out): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    strict: true,
-  })
-  if (values.help) {
-    out.write(HELP)
-    return 0
-  }
+  const parsed = parseCommand(args, {}, out, HELP)
+  if (!parsed) return 0
+  const { values } = parsed
   const client = HearthClient.fromHome(homeOf(values.home))
   const { body } = await client.call('server.get')
   out.write(`${JSON.stringify(body, null, 2)}\n`)

@@ -3,14 +3,13 @@
 // next /models request (it stats the file per request); no daemon is needed or started.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { parseArgs } from 'node:util'
 import writeFileAtomic from 'write-file-atomic'
 import { ensureHome } from '../daemon/home.ts'
 import { checkCatalogue, modelsCachePath } from '../models/catalogue-shape.ts'
 import { readAllSettings } from '../settings/files.ts'
 import { DEFAULT_CATALOGUE_URL, modelsSettings } from '../settings/groups/simple.ts'
+import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
-import { homeOf } from './home.ts'
 
 /** models.dev's api.json is a few MB; far more than that is not a catalogue. */
 const MAX_BYTES = 64 * 1024 * 1024
@@ -76,20 +75,17 @@ async function refresh(url: URL, home: string, out: Out): Promise<number> {
 }
 
 export async function modelsCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const parsed = parseCommand(
     args,
-    options: {
+    {
       url: { type: 'string' },
-      home: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
-    allowPositionals: true,
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+    out,
+    help,
+    true,
+  )
+  if (!parsed) return 0
+  const { values, positionals } = parsed
   const [sub, extra] = positionals
   if (sub !== 'refresh')
     throw new UsageError(sub ? `unknown models command ${sub}` : 'hearth models needs refresh')

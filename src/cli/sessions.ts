@@ -2,14 +2,13 @@
 // They talk to a running daemon through the typed client and never start one.
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { version as uuidVersion, v7 as uuidv7, validate as validateUuid } from 'uuid'
 import { HearthClient } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { SessionRead, SessionSummary } from '../schemas/sessions.ts'
+import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
-import { homeOf } from './home.ts'
 
 /** Page size asked for, and the most sessions `hearth sessions` prints. */
 const PAGE = 200
@@ -26,21 +25,18 @@ function sessionIdOf(args: string[], command: string): string {
 // ---- hearth sessions ------------------------------------------------------------------
 
 export async function sessionsCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = parseCommand(
     args,
-    options: {
-      home: { type: 'string' },
+    {
       all: { type: 'boolean' },
       search: { type: 'string' },
       json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+    out,
+    help,
+  )
+  if (!parsed) return 0
+  const { values } = parsed
   if (values.search !== undefined && [...values.search].length > 256)
     throw new UsageError('--search takes at most 256 characters')
   const client = HearthClient.fromHome(homeOf(values.home))
@@ -140,20 +136,17 @@ export async function sessionCommand(args: string[], out: Out, help: string): Pr
 }
 
 async function newCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values } = parseArgs({
+  const parsed = parseCommand(
     args,
-    options: {
-      home: { type: 'string' },
+    {
       workspace: { type: 'string' },
       name: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+    out,
+    help,
+  )
+  if (!parsed) return 0
+  const { values } = parsed
   if (!values.workspace) throw new UsageError('hearth session new needs --workspace DIR')
   if (values.name === '') throw new UsageError('--name must not be empty')
   const home = homeOf(values.home)
@@ -172,16 +165,9 @@ async function newCommand(args: string[], out: Out, help: string): Promise<numbe
 }
 
 async function showCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { home: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+  const parsed = parseCommand(args, { json: { type: 'boolean' } }, out, help, true)
+  if (!parsed) return 0
+  const { values, positionals } = parsed
   const id = sessionIdOf(positionals, 'show')
   const client = HearthClient.fromHome(homeOf(values.home))
   const { body } = await client.call('sessions.get', { params: { session_id: id }, query: { tail: 0 } })
@@ -214,16 +200,9 @@ export function sessionText(s: SessionRead, now: number): string {
 }
 
 async function watchCommand(args: string[], out: Out, help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { home: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  })
-  if (values.help) {
-    out.write(help)
-    return 0
-  }
+  const parsed = parseCommand(args, { json: { type: 'boolean' } }, out, help, true)
+  if (!parsed) return 0
+  const { values, positionals } = parsed
   const id = sessionIdOf(positionals, 'watch')
   const home = homeOf(values.home)
   const stop = new AbortController()

@@ -9,10 +9,13 @@
 //                                      429, usage-limit 429, 500, stall, drop.
 // Every request is recorded with its headers and parsed body.
 import { createHash, randomBytes } from 'node:crypto'
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
 import { DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
+
+export type { RecordedRequest } from './http-record.ts'
 
 export const FAKE_CLIENT_ID = 'app_EMoamEEZ73f0CkXaXp7hrann'
 export const RESPONSES_PATH = '/backend-api/codex/responses'
@@ -33,15 +36,6 @@ export interface ChatgptScript extends FakeScript {
     resetsAt?: number
     plan?: string
   }
-}
-
-export interface RecordedRequest {
-  method: string
-  path: string
-  headers: IncomingHttpHeaders
-  body: any
-  closed: Promise<void>
-  completed: boolean
 }
 
 export interface RecordedTokenRequest {
@@ -219,20 +213,7 @@ export class FakeChatgptBackend {
     const raw = await readBody(req)
     const path = (req.url ?? '').split('?')[0]
     if (req.method === 'POST' && path === '/oauth/token') return this.#token(req, res, raw)
-    let body: any = null
-    try {
-      body = JSON.parse(raw)
-    } catch {
-      body = raw
-    }
-    const record: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: req.headers,
-      body,
-      completed: false,
-      closed: new Promise((resolve) => res.on('close', () => resolve())),
-    }
+    const record = recordOf(req, res, raw)
     this.requests.push(record)
     if (req.method !== 'POST' || path !== RESPONSES_PATH) {
       return json(res, record, 404, { detail: 'Not Found' })
@@ -411,17 +392,4 @@ function json(
   res.writeHead(status, { 'content-type': 'application/json', ...headers })
   res.end(JSON.stringify(body))
   record.completed = true
-}
-
-function write(res: ServerResponse, text: string): Promise<void> {
-  return new Promise((resolve) => res.write(text, () => resolve()))
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
-  })
 }

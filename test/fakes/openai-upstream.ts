@@ -5,23 +5,14 @@
 // call with a per-delta delay, report usage, answer an error status (with Retry-After), or
 // misbehave: stall, drop the connection, send a malformed frame, delay the first byte.
 // Used by tests and by bench code.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
 import { chatFrames, DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
 
+export type { RecordedRequest } from './http-record.ts'
 export type { FakeMode, FakeScript, FakeToolCall, FakeUsage } from './openai-frames.ts'
-
-export interface RecordedRequest {
-  method: string
-  path: string
-  headers: IncomingHttpHeaders
-  body: any
-  /** Resolves when the connection of this request's response closed. */
-  closed: Promise<void>
-  /** True when the fake finished writing the response before the connection closed. */
-  completed: boolean
-}
 
 export class FakeOpenAIUpstream {
   readonly url: string
@@ -85,20 +76,7 @@ export class FakeOpenAIUpstream {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req)
-    let body: any = null
-    try {
-      body = JSON.parse(raw)
-    } catch {
-      body = raw
-    }
-    const record: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: req.headers,
-      body,
-      completed: false,
-      closed: new Promise((resolve) => res.on('close', () => resolve())),
-    }
+    const record = recordOf(req, res, raw)
     this.requests.push(record)
     const script = this.#queue.shift() ?? this.defaultScript
     const protocol = record.path.startsWith('/v1/responses')
@@ -117,7 +95,7 @@ export class FakeOpenAIUpstream {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     res.flushHeaders()
     if (script.mode === 'stall-after-headers') return
-    const frames = protocol === 'responses' ? responsesFrames(script) : chatFrames(script, body?.model)
+    const frames = protocol === 'responses' ? responsesFrames(script) : chatFrames(script, record.body?.model)
     const after = script.after ?? 1
     let deltas = 0
     for (const frame of frames) {
@@ -153,18 +131,4 @@ export class FakeOpenAIUpstream {
     )
     record.completed = true
   }
-}
-
-/** Writes and waits until the bytes are handed to the socket (so a later drop cannot lose them). */
-function write(res: ServerResponse, text: string): Promise<void> {
-  return new Promise((resolve) => res.write(text, () => resolve()))
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
-  })
 }
