@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { delimiter, dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 export const ROOT = resolve(import.meta.dirname, '..')
@@ -55,16 +55,26 @@ export interface BenchDaemon {
 }
 
 /**
- * Spawns `node bin/hearth.mjs daemon --home HOME --port 0` and polls every millisecond for
+ * Spawns `bin/hearth.mjs daemon --home HOME --port 0` and polls every millisecond for
  * HOME/daemon.json, the launch contract's "ready" (it is written atomically after listen).
  */
-export async function spawnDaemon(home = tempHome()): Promise<BenchDaemon> {
+export async function spawnDaemon(
+  home = tempHome(),
+  opts: { nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<BenchDaemon> {
   const runtime = join(home, 'daemon.json')
   let stderr = ''
   const t0 = performance.now()
-  const proc = spawn(process.execPath, [BIN, 'daemon', '--home', home, '--port', '0'], {
+  const daemonArgs = ['daemon', '--home', home, '--port', '0']
+  // Without node arguments the bin runs as `npx hearth daemon` runs it: through its shebang,
+  // which carries the daemon's V8 flags, with this Node first on PATH.
+  const [command, args] = opts.nodeArgs
+    ? [process.execPath, [...opts.nodeArgs, BIN, ...daemonArgs]]
+    : [BIN, daemonArgs]
+  const path = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`
+  const proc = spawn(command, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, HEARTH_HOME: '' },
+    env: { ...process.env, PATH: path, HEARTH_HOME: '', ...opts.env },
   })
   proc.stderr?.on('data', (d) => {
     stderr += d

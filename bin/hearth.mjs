@@ -1,7 +1,14 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1 --max-opt=2
 // Launcher: refuse an old Node with a clear message, enable the compile cache, then load
 // the bundle that `npm ci` (prepare) built. Keep this file plain JavaScript that any Node
 // can parse, with no static imports, so the version check is the first thing that runs.
+//
+// The V8 flags on the first line keep the daemon small (docs/performance.md, Memory): a
+// 1 MB young generation instead of one sized from the machine's memory (64 MB here), and
+// no TurboFan tier (the daemon is glue around SQLite and sockets; kernels, forked with
+// their own flags, keep every tier). They must be given when Node starts, so they live
+// in the shebang (`npx hearth`, the installed `hearth`) and in `npm start`; only flags
+// every Node still accepts go there, so an old Node reaches the message below.
 const [major] = process.versions.node.split('.').map(Number)
 if (major < 24) {
   process.stderr.write(
@@ -20,4 +27,8 @@ if (!existsSync(bundle)) {
   process.exit(1)
 }
 enableCompileCache?.()
+// Finished Maglev jobs are freed on the main thread as they finish instead of piling up for
+// a background thread under load (160 jobs, 24 MB of compiler memory that malloc then keeps).
+// Read when used, so it can be set now; Node 24's V8 knows it.
+process.getBuiltinModule('node:v8').setFlagsFromString('--no-maglev-destroy-on-background')
 await import(bundle.href)

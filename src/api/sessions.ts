@@ -102,10 +102,12 @@ export function sessionsRoutes(d: SessionsDeps) {
       // Existence (412) is decided inside the creating transaction.
       requireCreateOnly(ifNoneMatch, false)
       const row = s.create(params.session_id, body)
-      // The same representation a GET without tail returns (a fork already has history).
+      // The same representation a GET without tail returns (a fork already has history; a
+      // new session has neither history nor waiting inputs, so nothing is read for it).
+      const extras = body.kind === 'new' ? s.core.emptyExtras() : s.core.readExtras(row.id, DEFAULT_TAIL)
       return {
         status: 201,
-        body: toRead(row, s.core.readExtras(row.id, DEFAULT_TAIL)),
+        body: toRead(row, extras),
         headers: { location: `/sessions/${row.id}`, etag: sessionEtag(row) },
       }
     },

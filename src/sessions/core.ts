@@ -107,6 +107,11 @@ export class SessionsCore {
     return { history: this.historyTail(id, tail), pending, live: this.live }
   }
 
+  /** The extras of a session that has no history and no waiting inputs yet. */
+  emptyExtras(): { history: HistoryEntry[]; pending: unknown[]; live: LiveRuns } {
+    return { history: [], pending: [], live: this.live }
+  }
+
   rows(where: string, ...params: unknown[]): SessionRow[] {
     return this.sql(`${ROW_SQL} WHERE ${where}`).all(...params) as SessionRow[]
   }

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
-import { runCli, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { BIN, ROOT, runCli, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const RFC3339_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -487,5 +487,47 @@ describe('log', () => {
     for (const m of ['listening', 'draining', 'stopped']) assert.ok(messages.includes(m), m)
     assert.ok(!text.includes(d.token), 'the token never reaches the log')
     assert.ok(!text.includes(wrong), 'nor a wrong token')
+  })
+})
+
+describe('launch flags', () => {
+  const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+  const shebangFlags = () => {
+    const first = readFileSync(BIN, 'utf8').split('\n')[0]
+    const m = /^#!\/usr\/bin\/env -S node (.+)$/.exec(first)
+    assert.ok(m, `the shebang names node with flags: ${first}`)
+    return m[1].split(' ')
+  }
+
+  it('the daemon runs with the V8 flags of the shebang, and npm start gives the same ones', async () => {
+    const flags = shebangFlags()
+    assert.ok(flags.includes('--max-semi-space-size=1'), flags.join(' '))
+    assert.ok(flags.includes('--max-opt=2'), flags.join(' '))
+    const pkg = readJson(join(ROOT, 'package.json'))
+    assert.equal(pkg.scripts.start, `node ${flags.join(' ')} bin/hearth.mjs daemon`)
+
+    const d = await startDaemon()
+    try {
+      const args = cmdline(d.proc.pid as number)
+      for (const f of flags) assert.ok(args.includes(f), `daemon started with ${f}: ${args.join(' ')}`)
+      // Kernels are forked without them: they keep every compiler tier for stream parsing.
+      const children = `/proc/${d.proc.pid}/task/${d.proc.pid}/children`
+      let kernels: number[] = []
+      for (let i = 0; i < 500 && kernels.length === 0; i++) {
+        kernels = readFileSync(children, 'utf8').split(' ').filter(Boolean).map(Number)
+        if (kernels.length === 0) await sleep(10)
+      }
+      assert.ok(kernels.length > 0, 'the spare kernel was forked')
+      for (const k of kernels) {
+        const kargs = cmdline(k)
+        assert.ok(
+          kargs.some((a) => a.endsWith('kernel.mjs')),
+          kargs.join(' '),
+        )
+        for (const f of flags) assert.ok(!kargs.includes(f), `kernel without ${f}: ${kargs.join(' ')}`)
+      }
+    } finally {
+      await d.stop()
+    }
   })
 })

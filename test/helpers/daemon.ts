@@ -4,12 +4,17 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { delimiter, dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { HearthClient } from '../../src/client/client.ts'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const BIN = join(ROOT, 'bin/hearth.mjs')
+
+/** PATH with the directory of the Node running this test first. */
+export function pathWithThisNode(): string {
+  return `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`
+}
 
 export function tempHome(prefix = 'hearth-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
@@ -123,8 +128,10 @@ export interface StartOptions {
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
   const home = opts.home ?? tempHome()
   const homeArgs = opts.homeFromEnv ? [] : ['--home', home]
-  const proc = spawn(process.execPath, [BIN, 'daemon', ...homeArgs, '--port', '0', ...(opts.args ?? [])], {
-    env: { ...process.env, HEARTH_HOME: opts.homeFromEnv ? home : '', ...opts.env },
+  // The bin itself is executed, as `npx hearth daemon` does: its shebang carries the
+  // daemon's V8 flags. This test's Node comes first on PATH for `/usr/bin/env node`.
+  const proc = spawn(BIN, ['daemon', ...homeArgs, '--port', '0', ...(opts.args ?? [])], {
+    env: { ...process.env, PATH: pathWithThisNode(), HEARTH_HOME: opts.homeFromEnv ? home : '', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const d = new TestDaemon(home, proc)

@@ -1,7 +1,7 @@
 // WAL checkpoints run when the connection stops writing, not inside a request's commit.
 // wal_checkpoint(NOOP) reports the WAL without copying anything.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -18,6 +18,7 @@ describe('idle checkpoints', () => {
   it('the store raises the automatic checkpoint threshold', () => {
     const db = openStore(join(dir, 'a.db'))
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), WAL_AUTOCHECKPOINT_PAGES)
+    assert.equal(db.pragma('cache_size', { simple: true }), -2000, 'a 2 MB page cache')
     db.close()
   })
 
@@ -45,5 +46,37 @@ describe('idle checkpoints', () => {
     assert.equal(cp.count, 1, 'nothing written since: no further checkpoint')
     db.close()
     await sleep(20) // the timer notices the closed database and ends
+  })
+
+  it('flushes the WAL while writing through a descriptor of its own, closed with the database', async () => {
+    const path = join(dir, 'c.db')
+    const walDescriptors = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`
+        } catch {
+          return false // the directory's own descriptor, already closed
+        }
+      }).length
+    const db = openDatabase(path)
+    db.exec('CREATE TABLE t (v TEXT)')
+    const sqliteOwn = walDescriptors()
+    assert.equal(sqliteOwn, 1, 'SQLite holds the WAL open')
+    const cp = startIdleCheckpoints(db, { pollMs: 5, idleMs: 1000 })
+    db.prepare('INSERT INTO t (v) VALUES (?)').run('x'.repeat(5000))
+    await sleep(50)
+    assert.equal(walDescriptors(), 2, 'the flusher opened the WAL once')
+    for (let i = 0; i < 10; i++) {
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('y'.repeat(5000))
+      await sleep(10)
+    }
+    assert.equal(walDescriptors(), 2, 'and keeps that one descriptor')
+    assert.equal(db.prepare('SELECT count(*) FROM t').pluck().get(), 11, 'writes unaffected')
+    cp.stop()
+    await sleep(50) // a flush in flight finishes before its descriptor is closed
+    assert.equal(walDescriptors(), 1, 'stop closed it')
+    db.close()
+    await sleep(20)
+    assert.equal(walDescriptors(), 0)
   })
 })
