@@ -168,8 +168,16 @@ class TestSite {
     return [...this.reports].sort((a, b) => a.i - b.i)
   }
 
+  /**
+   * The page reported `id`, and every report it made before that one has arrived too (each
+   * report is its own fetch, so a later one can overtake an earlier one).
+   */
   hasId(id: string): boolean {
-    return this.reports.some((r) => r.id === id)
+    const at = this.reports.find((r) => r.id === id)?.i
+    if (at === undefined) return false
+    const seen = new Set(this.reports.map((r) => r.i))
+    for (let k = 0; k < at; k++) if (!seen.has(k)) return false
+    return true
   }
 }
 
