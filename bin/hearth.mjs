@@ -5,8 +5,8 @@
 //
 // The V8 flags on the first line keep the daemon small (docs/performance.md, Memory): a
 // 1 MB young generation instead of one sized from the machine's memory (64 MB here), and
-// no TurboFan tier (the daemon is glue around SQLite and sockets; kernels, forked with
-// their own flags, keep every tier). They must be given when Node starts, so they live
+// no TurboFan tier (the daemon is glue around SQLite and sockets; kernels are forked
+// without these flags and keep every tier). They must be given when Node starts, so they live
 // in the shebang (`npx hearth`, the installed `hearth`) and in `npm start`; only flags
 // every Node still accepts go there, so an old Node reaches the message below.
 const [major] = process.versions.node.split('.').map(Number)

@@ -81,9 +81,10 @@ export function startIdleCheckpoints(db: Db, o: IdleCheckpointOptions = {}): Idl
 }
 
 /**
- * fdatasync of the WAL file on the thread pool, one at a time. The file is opened read-only
- * and never closed while the database is open: SQLite keeps no lock on the WAL file itself,
- * but closing any descriptor of a file drops the process's POSIX locks on that file.
+ * fdatasync of the WAL file on the thread pool, one at a time, through a read-only
+ * descriptor of its own. Closing a descriptor drops every POSIX lock the process holds on
+ * that file, which is why nothing else here opens state.db; SQLite keeps its locks on the
+ * database and -shm files, none on the WAL, so this descriptor may come and go.
  */
 class WalFlusher {
   readonly #path: string
