@@ -9,10 +9,10 @@
 //                                      429, usage-limit 429, 500, stall, drop.
 // Every request is recorded with its headers and parsed body.
 import { createHash, randomBytes } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
+import { LoopbackServer } from './loopback-server.ts'
 import { DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
 
 export type { RecordedRequest } from './http-record.ts'
@@ -86,27 +86,17 @@ export class FakeChatgptBackend {
   readonly #refresh = new Map<string, { seat: FakeSeat; used: boolean }>()
   readonly #live = new Set<string>()
   #issued = 0
-  readonly #server: ReturnType<typeof createServer>
-  readonly #sockets = new Set<Socket>()
+  readonly #http: LoopbackServer
 
-  private constructor(server: ReturnType<typeof createServer>, url: string) {
-    this.#server = server
-    this.url = url
-    this.backendUrl = `${url}/backend-api`
+  private constructor(http: LoopbackServer) {
+    this.#http = http
+    this.url = http.url
+    this.backendUrl = `${http.url}/backend-api`
   }
 
   static async start(): Promise<FakeChatgptBackend> {
     let fake: FakeChatgptBackend | null = null
-    const server = createServer((req, res) => {
-      fake!.#handle(req, res).catch(() => res.destroy())
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const { port } = server.address() as AddressInfo
-    fake = new FakeChatgptBackend(server, `http://127.0.0.1:${port}`)
-    server.on('connection', (socket) => {
-      fake!.#sockets.add(socket)
-      socket.on('close', () => fake!.#sockets.delete(socket))
-    })
+    fake = new FakeChatgptBackend(await LoopbackServer.listen((req, res) => fake!.#handle(req, res)))
     return fake
   }
 
@@ -155,9 +145,8 @@ export class FakeChatgptBackend {
     return this
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy()
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()))
+  close(): Promise<void> {
+    return this.#http.close()
   }
 
   #tokens(seat: FakeSeat): Record<string, unknown> {

@@ -5,10 +5,10 @@
 // call with a per-delta delay, report usage, answer an error status (with Retry-After), or
 // misbehave: stall, drop the connection, send a malformed frame, delay the first byte.
 // Used by tests and by bench code.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
+import { LoopbackServer } from './loopback-server.ts'
 import { chatFrames, DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
 
 export type { RecordedRequest } from './http-record.ts'
@@ -19,26 +19,16 @@ export class FakeOpenAIUpstream {
   readonly requests: RecordedRequest[] = []
   defaultScript: FakeScript = DEFAULT_SCRIPT
   readonly #queue: FakeScript[] = []
-  readonly #server: ReturnType<typeof createServer>
-  readonly #sockets = new Set<Socket>()
+  readonly #http: LoopbackServer
 
-  private constructor(server: ReturnType<typeof createServer>, url: string) {
-    this.#server = server
-    this.url = url
+  private constructor(http: LoopbackServer) {
+    this.#http = http
+    this.url = http.url
   }
 
   static async start(): Promise<FakeOpenAIUpstream> {
     let fake: FakeOpenAIUpstream | null = null
-    const server = createServer((req, res) => {
-      fake!.#handle(req, res).catch(() => res.destroy())
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const { port } = server.address() as AddressInfo
-    fake = new FakeOpenAIUpstream(server, `http://127.0.0.1:${port}`)
-    server.on('connection', (socket) => {
-      fake!.#sockets.add(socket)
-      socket.on('close', () => fake!.#sockets.delete(socket))
-    })
+    fake = new FakeOpenAIUpstream(await LoopbackServer.listen((req, res) => fake!.#handle(req, res)))
     return fake
   }
 
@@ -69,9 +59,8 @@ export class FakeOpenAIUpstream {
     return this.#queue.length
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy()
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()))
+  close(): Promise<void> {
+    return this.#http.close()
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
