@@ -27,8 +27,4 @@ if (!existsSync(bundle)) {
   process.exit(1)
 }
 enableCompileCache?.()
-// Finished Maglev jobs are freed on the main thread as they finish instead of piling up for
-// a background thread under load (160 jobs, 24 MB of compiler memory that malloc then keeps).
-// Read when used, so it can be set now; Node 24's V8 knows it.
-process.getBuiltinModule('node:v8').setFlagsFromString('--no-maglev-destroy-on-background')
 await import(bundle.href)

@@ -104,7 +104,13 @@ async function statusCommand(args: string[], out: Out): Promise<number> {
   return 0
 }
 
-export async function main(argv: string[], out: Out = process.stdout): Promise<number> {
+/**
+ * Standard output, touched only when written: creating process.stdout loads Node's stream
+ * modules (~3 ms), which `hearth daemon` never needs before it is ready.
+ */
+const stdout: Out = { write: (s) => process.stdout.write(s) }
+
+export async function main(argv: string[], out: Out = stdout): Promise<number> {
   const [command, ...rest] = argv
   try {
     switch (command) {

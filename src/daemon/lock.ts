@@ -14,7 +14,9 @@ export function tryAcquireDaemonLock(path: string): DaemonLock | undefined {
   chmodSync(path, 0o600)
   try {
     db.pragma('locking_mode = EXCLUSIVE')
-    db.pragma('journal_mode = OFF') // the file holds no data worth a journal
+    // The file holds no data worth a journal or a sync; only the lock on it matters.
+    db.pragma('journal_mode = OFF')
+    db.pragma('synchronous = OFF')
     // A write transaction takes the exclusive lock; in EXCLUSIVE locking mode it is kept
     // after commit until the connection closes.
     db.exec('BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS holder (started_at TEXT); COMMIT')

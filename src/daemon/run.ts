@@ -2,7 +2,7 @@
 // publish daemon.json, and drain cleanly on SIGTERM, SIGINT or POST /server/shutdown.
 import { randomBytes } from 'node:crypto'
 import type { Server, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import * as net from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
@@ -88,14 +88,33 @@ const LISTEN_ERRORS: Record<string, string> = {
   EAFNOSUPPORT: 'this machine does not support that address family',
 }
 
+/**
+ * Binds first with net.BoundSocket where Node has it (24.19+): `listen(port, host)` looks an
+ * IP literal up as if it were a name and filters the answers through net.isIPv6, whose first
+ * call compiles a large regular expression (~5 ms of start-up). A bind error (EADDRINUSE…)
+ * is thrown by the constructor, with `syscall` "bind".
+ */
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err)
     server.once('error', onError)
-    server.listen(port, host, () => {
+    const listening = () => {
       server.off('error', onError)
       resolve()
-    })
+    }
+    if (!net.BoundSocket) {
+      server.listen(port, host, listening)
+      return
+    }
+    let bound: net.BoundSocket
+    try {
+      bound = new net.BoundSocket({ host, port })
+    } catch (err) {
+      server.off('error', onError)
+      reject(err)
+      return
+    }
+    server.listen(bound, listening)
   })
 }
 
@@ -136,7 +155,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<void> {
     await log?.open(opts.home).catch(() => undefined)
     if (err instanceof SchemaTooNewError) throw new DaemonStartError(err.message)
     const code = (err as NodeJS.ErrnoException).code
-    if ((err as NodeJS.ErrnoException).syscall === 'listen' && code !== undefined) {
+    const syscall = (err as NodeJS.ErrnoException).syscall
+    if ((syscall === 'listen' || syscall === 'bind') && code !== undefined) {
       const why = LISTEN_ERRORS[code] ?? (err as Error).message
       throw new DaemonStartError(`cannot listen on ${opts.host} port ${opts.port}: ${why}`)
     }
@@ -267,7 +287,7 @@ async function serve(
   }
 
   await listen(server, opts.port, opts.host)
-  port = (server.address() as AddressInfo).port
+  port = (server.address() as net.AddressInfo).port
   // Registered once listening: a failed start must not leave them behind.
   process.on('SIGTERM', () => void drain('SIGTERM'))
   process.on('SIGINT', () => void drain('SIGINT'))
@@ -295,6 +315,11 @@ async function serve(
   // The request validators (the TypeBox compiler) load now rather than before daemon.json,
   // so start-up does not wait for them and the first request that validates rarely does.
   loadValidators().catch((err) => log.error({ err }, 'loading the request validators failed'))
+  // Finished Maglev jobs are freed on the main thread as they finish instead of piling up for
+  // a background thread under load (160 jobs, 24 MB of compiler memory that malloc then
+  // keeps; docs/performance.md, Memory). V8 reads the flag when a job ends, so setting it
+  // now is in time; node:v8 costs ~4 ms to load, which start-up does not wait for.
+  process.getBuiltinModule('node:v8').setFlagsFromString('--no-maglev-destroy-on-background')
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
   // after listening so a long recovery never delays readiness; the gated rows refuse
   // requests until it completes.
