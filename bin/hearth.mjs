@@ -1,14 +1,15 @@
-#!/usr/bin/env -S node --max-semi-space-size=1 --max-opt=2
+#!/usr/bin/env -S node --max-semi-space-size=1
 // Launcher: refuse an old Node with a clear message, enable the compile cache, then load
 // the bundle that `npm ci` (prepare) built. Keep this file plain JavaScript that any Node
 // can parse, with no static imports, so the version check is the first thing that runs.
 //
-// The V8 flags on the first line keep the daemon small (docs/performance.md, Memory): a
-// 1 MB young generation instead of one sized from the machine's memory (64 MB here), and
-// no TurboFan tier (the daemon is glue around SQLite and sockets; kernels are forked
-// without these flags and keep every tier). They must be given when Node starts, so they live
-// in the shebang (`npx hearth`, the installed `hearth`) and in `npm start`; only flags
-// every Node still accepts go there, so an old Node reaches the message below.
+// The V8 flag on the first line keeps the daemon small (docs/performance.md, Memory): a 1 MB
+// young generation instead of one sized from the machine's memory (64 MB here). Heap sizes
+// are fixed when Node starts, so it lives in the shebang (`npx hearth`, the installed
+// `hearth`) and in `npm start`; kernels are forked without it. Other V8 flags are set by the
+// daemon once it is ready (src/daemon/run.ts, setMemoryFlags): set here, they would make
+// Node reject the code cache of its own modules and slow start-up by ~20 ms. Only flags
+// every Node still accepts go on the first line, so an old Node reaches the message below.
 const [major] = process.versions.node.split('.').map(Number)
 if (major < 24) {
   process.stderr.write(

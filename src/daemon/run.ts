@@ -118,6 +118,24 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   })
 }
 
+/**
+ * V8 flags that keep the daemon small under load (docs/performance.md, Memory), set once it
+ * is ready. Any flag set before Node loads its builtins costs start-up ~20 ms: V8 checks the
+ * code cache that Node ships for them against a hash of the flags, so with a changed flag
+ * each builtin compiles from source (node:crypto 5 → 13 ms). Both flags are read when used:
+ * - `--no-turbofan`: no TurboFan tier; Maglev serves glue around SQLite and sockets, and
+ *   TurboFan's jobs and the code it pages in cost ~6 MB. (Kernels keep every tier.) Not
+ *   `--max-opt=2`, which has the same effect on the command line but none once V8 runs.
+ * - `--no-maglev-destroy-on-background`: a finished Maglev job frees its memory on the main
+ *   thread instead of waiting for a background thread; under load 160 jobs (24 MB, which
+ *   malloc then keeps) piled up.
+ */
+function setMemoryFlags(): void {
+  const v8 = process.getBuiltinModule('node:v8')
+  v8.setFlagsFromString('--no-turbofan')
+  v8.setFlagsFromString('--no-maglev-destroy-on-background')
+}
+
 export async function runDaemon(opts: DaemonOptions): Promise<void> {
   if (!(LOOPBACK_HOSTS as readonly string[]).includes(opts.host)) {
     throw new DaemonStartError(
@@ -315,11 +333,7 @@ async function serve(
   // The request validators (the TypeBox compiler) load now rather than before daemon.json,
   // so start-up does not wait for them and the first request that validates rarely does.
   loadValidators().catch((err) => log.error({ err }, 'loading the request validators failed'))
-  // Finished Maglev jobs are freed on the main thread as they finish instead of piling up for
-  // a background thread under load (160 jobs, 24 MB of compiler memory that malloc then
-  // keeps; docs/performance.md, Memory). V8 reads the flag when a job ends, so setting it
-  // now is in time; node:v8 costs ~4 ms to load, which start-up does not wait for.
-  process.getBuiltinModule('node:v8').setFlagsFromString('--no-maglev-destroy-on-background')
+  setMemoryFlags()
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
   // after listening so a long recovery never delays readiness; the gated rows refuse
   // requests until it completes.
