@@ -22,7 +22,8 @@ if (major < 24) {
 // reads every export, which loads fs streams and promises (milliseconds) for nothing.
 const { enableCompileCache } = process.getBuiltinModule('node:module')
 const { existsSync } = process.getBuiltinModule('node:fs')
-const bundle = new URL('../dist/hearth.mjs', import.meta.url)
+// `hearth daemon` has a bundle of its own (scripts/build.mjs says why).
+const bundle = new URL(`../dist/${process.argv[2] === 'daemon' ? 'daemon' : 'hearth'}.mjs`, import.meta.url)
 if (!existsSync(bundle)) {
   process.stderr.write(`hearth: ${bundle.pathname} is missing; build it with: npm run build\n`)
   process.exit(1)

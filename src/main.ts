@@ -1,12 +1,5 @@
-// Bundle entry: run the CLI with the process arguments.
+// Bundle entry of dist/hearth.mjs: the `hearth` command with the process arguments.
+import { runEntry } from './cli/errors.ts'
 import { main } from './cli/main.ts'
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exitCode = code
-  },
-  (err) => {
-    process.stderr.write(`hearth: ${(err as Error).stack ?? err}\n`)
-    process.exitCode = 1
-  },
-)
+runEntry(() => main(process.argv.slice(2)))

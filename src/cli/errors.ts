@@ -10,6 +10,37 @@ export class CommandError extends Error {}
 
 export type Out = { write: (s: string) => void }
 
+/**
+ * Standard output, touched only when written: creating process.stdout loads Node's stream
+ * modules (~3 ms), which `hearth daemon` never needs before it is ready.
+ */
+export const stdout: Out = { write: (s) => process.stdout.write(s) }
+
+/** Runs an entry's command; the exit code becomes the process's (-1: keeps running). */
+export function runEntry(command: () => Promise<number>): void {
+  command().then(
+    (code) => {
+      if (code >= 0) process.exitCode = code
+    },
+    (err) => {
+      process.stderr.write(`hearth: ${(err as Error).stack ?? err}\n`)
+      process.exitCode = 1
+    },
+  )
+}
+
+/** Runs a command, turning the errors it expects into their message and exit code. */
+export async function reported(command: () => Promise<number>): Promise<number> {
+  try {
+    return await command()
+  } catch (err) {
+    const report = reportOf(err)
+    if (!report) throw err
+    process.stderr.write(`hearth: ${report.message}\n`)
+    return report.code
+  }
+}
+
 /** `<title>: <detail> (<code>)`, the detail left out when it only repeats the title. */
 export function problemText(err: ProblemError): string {
   const { title, detail, code } = err.problem

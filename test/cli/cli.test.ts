@@ -32,6 +32,18 @@ describe('help and version', { concurrency: true }, () => {
     assert.equal(existsSync(home), false)
   })
 
+  it('runs `daemon` from the CLI bundle too (the launcher starts dist/daemon.mjs for it)', async () => {
+    const cliBundle = join(ROOT, 'dist', 'hearth.mjs')
+    const home = join(tempHome(), 'h')
+    const help = await runCli(['daemon', '--home', home, '--help'], {}, { bin: cliBundle, timeoutMs: 10_000 })
+    assert.equal(help.code, 0, help.stderr)
+    assert.match(help.stdout, /Usage:/)
+    const usage = await runCli(['daemon', '--port', 'abc'], {}, { bin: cliBundle, timeoutMs: 10_000 })
+    assert.equal(usage.code, 2, usage.stderr)
+    assert.match(usage.stderr, /--port must be 0 to 65535/)
+    assert.equal(existsSync(home), false)
+  })
+
   it('--version prints hearth <version>+g<commit> and exits 0', async () => {
     const r = await runCli(['--version'])
     assert.equal(r.code, 0, r.stderr)

@@ -1,0 +1,63 @@
+// The text of `hearth --help` (and of --help after any command).
+import { VERSION } from '../build-info.ts'
+
+export const HELP = `hearth ${VERSION}: a local agent daemon speaking protocol 3
+
+Usage:
+  hearth daemon [--home DIR] [--port N] [--host 127.0.0.1|::1] [--demo]
+                           run the daemon (default port 0: any free port);
+                           --demo adds a \`demo\` profile that answers without any account
+  hearth status [--home DIR]
+                           print the running daemon's server resource
+  hearth sessions [--home DIR] [--all] [--search TEXT] [--json]
+                           list sessions (roots; --all: children too), newest
+                           activity first; --json: one session per line
+  hearth session new --workspace DIR [--name N] [--home DIR]
+                           create a session; prints its id
+  hearth session show ID [--json] [--home DIR]
+                           print a session
+  hearth session watch ID [--json] [--home DIR]
+                           follow a session's events, one line each (--json: one
+                           frame per line); survives reconnects and daemon
+                           restarts; Ctrl-C stops it
+  hearth send SESSION TEXT... [--home DIR]
+                           send a message and print the streamed answer
+  hearth chat [SESSION] [--workspace DIR] [--home DIR]
+                           talk in a session (a new one in the current directory
+                           when none is named); Ctrl-C interrupts the answer,
+                           a second Ctrl-C quits
+  hearth config get [GROUP] [--home DIR]
+                           print the settings (all groups, or one of providers,
+                           mcp, extensions, capabilities, models, ui); secrets
+                           show only as {"saved": true}
+  hearth config set GROUP PATCH-JSON [--home DIR]
+                           change one group with a JSON merge patch
+                           (null removes a field)
+  hearth profile add NAME --endpoint URL --model ID [--protocol responses|chat_completions]
+                     [--extension E] [--api-key-stdin] [--default] [--home DIR]
+                           save a provider profile; the key is read from standard
+                           input and kept in HOME/creds.json
+  hearth models refresh [--url URL] [--home DIR]
+                           download the public model catalogue (default: settings
+                           models.catalogue_url, else https://models.dev/api.json)
+                           into HOME/cache/models.json;
+                           a running daemon uses it from its next request
+  hearth login [PROVIDER] [--manual] [--home DIR]
+                           sign in to a provider (default chatgpt): opens the
+                           browser (unless HEARTH_NO_BROWSER is set; the URL is
+                           printed either way) and waits; a pasted callback
+                           address or code also finishes it
+  hearth accounts [--home DIR]
+                           list the signed-in accounts (never their tokens)
+  hearth logout ACCOUNT [--home DIR]
+                           remove a signed-in account
+  hearth --help            this text
+  hearth --version         the version and build
+
+  hearth                   the same as hearth status (the terminal client comes later)
+
+Home: --home, else $HEARTH_HOME, else ~/.hearth. A running daemon writes
+HOME/daemon.json (its URL) and HOME/token (the bearer token).
+
+Exit codes: 0 ok, 1 error, 2 usage.
+`
