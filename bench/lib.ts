@@ -51,6 +51,11 @@ export interface BenchDaemon {
   token: string
   /** Milliseconds from just before spawn() until HOME/daemon.json existed. */
   readyMs: number
+  /**
+   * CPU time of the daemon's main thread when daemon.json was seen (/proc/PID/schedstat):
+   * on a shared machine it moves less than wall time, which includes waiting for a core.
+   */
+  readyCpuMs: number
   stop: () => Promise<void>
 }
 
@@ -80,11 +85,13 @@ export async function spawnDaemon(
     stderr += d
   })
   const exited = new Promise<void>((res) => proc.once('close', () => res()))
+  let readyCpuMs = Number.NaN
   const readyMs = await new Promise<number>((res, rej) => {
     const timer = setInterval(() => {
       if (existsSync(runtime)) {
         clearInterval(timer)
         res(performance.now() - t0)
+        readyCpuMs = mainThreadCpuMs(proc.pid)
       } else if (proc.exitCode !== null || performance.now() - t0 > 15_000) {
         clearInterval(timer)
         proc.kill('SIGKILL')
@@ -102,12 +109,22 @@ export async function spawnDaemon(
     port: Number(new URL(info.url).port),
     token: readFileSync(join(home, 'token'), 'utf8').trim(),
     readyMs,
+    readyCpuMs,
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
       await Promise.race([exited, sleep(5000).then(() => proc.kill('SIGKILL'))])
       await exited
       rmSync(home, { recursive: true, force: true })
     },
+  }
+}
+
+/** Time the main thread of a process has run on a CPU, in ms (NaN if it cannot be read). */
+function mainThreadCpuMs(pid: number | undefined): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+  } catch {
+    return Number.NaN
   }
 }
 
