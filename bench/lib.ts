@@ -65,7 +65,7 @@ export interface BenchDaemon {
  */
 export async function spawnDaemon(
   home = tempHome(),
-  opts: { nodeArgs?: string[]; env?: Record<string, string> } = {},
+  opts: { nodeArgs?: string[]; env?: Record<string, string>; keepHome?: boolean } = {},
 ): Promise<BenchDaemon> {
   const runtime = join(home, 'daemon.json')
   let stderr = ''
@@ -114,7 +114,7 @@ export async function spawnDaemon(
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM')
       await Promise.race([exited, sleep(5000).then(() => proc.kill('SIGKILL'))])
       await exited
-      rmSync(home, { recursive: true, force: true })
+      if (!opts.keepHome) rmSync(home, { recursive: true, force: true })
     },
   }
 }

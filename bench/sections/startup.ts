@@ -3,9 +3,20 @@
 // Then, in separate starts, spawn to the first GET /server answered: work the daemon does
 // just after ready (loading the request validators, the spare kernel) shows there.
 import { spawnSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type BenchDaemon, mb, median, memoryOf, ms, type Row, type Section, spawnDaemon } from '../lib.ts'
+import {
+  type BenchDaemon,
+  mb,
+  median,
+  memoryOf,
+  ms,
+  type Row,
+  type Section,
+  spawnDaemon,
+  tempHome,
+} from '../lib.ts'
 
 const RUNS = 10
 const FIRST_REQUEST_RUNS = 5
@@ -61,6 +72,19 @@ export const startup: Section = {
         await d.stop()
       }
     }
+    // A later start on the same home: the store is migrated and the token exists already.
+    const again: number[] = []
+    const home = tempHome()
+    try {
+      await (await spawnDaemon(home, { keepHome: true })).stop()
+      for (let i = 0; i < RUNS; i++) {
+        const d = await spawnDaemon(home, { keepHome: true })
+        again.push(d.readyMs)
+        await d.stop()
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
     const first: number[] = []
     for (let i = 0; i < FIRST_REQUEST_RUNS; i++) {
       const t0 = performance.now()
@@ -93,6 +117,7 @@ export const startup: Section = {
         figure: `start to first GET /server answered (median of ${FIRST_REQUEST_RUNS})`,
         measured: ms(median(first)),
       },
+      { figure: 'start to ready, the same home again (median)', measured: ms(median(again)) },
       { figure: 'bare node -e 0, spawn to exit (median)', measured: ms(median(bare)) },
       {
         figure: 'idle RSS 1 s after ready (median)',
