@@ -38,6 +38,8 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
 
 /** How often decisions older than seven days are pruned. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000
+/** How long after start the spare kernel is forked (see start). */
+const SPARE_DELAY_MS = 250
 
 export interface ApiDeps {
   home: string
@@ -113,6 +115,7 @@ export function createApi(d: ApiDeps): Api {
   ]
   checkBindings(routes, ALL_OPS)
   let pruner: NodeJS.Timeout | undefined
+  let spare: NodeJS.Timeout | undefined
   return {
     routes,
     capabilities: () => enabledCapabilities(d.settings, CAPABILITIES),
@@ -121,11 +124,16 @@ export function createApi(d: ApiDeps): Api {
       await sessions.resume()
       pruneInputs(core)
       for (const sessionId of recoverRuns(core)) runs.kick(sessionId)
-      d.kernels.warm()
+      // The spare kernel a moment later: forking it holds the event loop ~15 ms, which a
+      // request sent as soon as daemon.json appears would otherwise wait for. A run that
+      // needs a kernel before then starts its own.
+      spare = setTimeout(() => d.kernels.warm(), SPARE_DELAY_MS)
+      spare.unref()
       pruner = setInterval(() => pruneInputs(core), PRUNE_EVERY_MS)
       pruner.unref()
     },
     stop: () => {
+      clearTimeout(spare)
       clearInterval(pruner)
       auth.engine.stop()
       runs.stop()

@@ -8,7 +8,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
 import { DeferredLog } from '../deferred-log.ts'
-import { buildApp, loadValidators } from '../http/app.ts'
+import { buildApp, loadValidators, warmRoutes } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
 import { KernelPool } from '../kernel/pool.ts'
@@ -46,6 +46,9 @@ export interface DaemonOptions {
   /** Add the `demo` profile, answered by a built-in upstream (no account needed). */
   demo?: boolean
 }
+
+/** How long after daemon.json the log file is opened (see the end of serve). */
+const AFTER_START_MS = 250
 
 /** How long an idle session keeps its kernel process; HEARTH_KERNEL_IDLE_MS overrides. */
 const KERNEL_IDLE_MS = 30_000
@@ -271,6 +274,12 @@ async function serve(
   // Stop admitting (close the listener; requests arriving on open connections get 503
   // daemon_draining with Connection: close), let in-flight requests finish and streams end
   // (they see `shutdown.signal`), and cut whatever is still open at the deadline.
+  function openLog(): Promise<void> {
+    return log
+      .open(opts.home)
+      .catch((err) => void process.stderr.write(`hearth: cannot open the log: ${err.message}\n`))
+  }
+
   async function drain(reason: string): Promise<void> {
     if (draining) {
       server.closeAllConnections() // a second signal: stop waiting
@@ -300,7 +309,7 @@ async function serve(
     server.closeAllConnections()
     release()
     log.info('stopped')
-    await log.ready() // a stop right after start: the queued lines are written first
+    await openLog() // a stop right after start: the queued lines are written first
     process.exit(0) // pino flushes its buffer synchronously on exit
   }
 
@@ -313,11 +322,18 @@ async function serve(
   // the daemon keeps serving; a thrown exception leaves state unknown, so the daemon logs
   // it, releases the home and exits 1.
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'))
+  let failing = false
   process.on('uncaughtException', (err) => {
     log.fatal({ err }, 'uncaught exception')
     process.stderr.write(`hearth: uncaught exception: ${err.stack ?? err}\n`)
+    if (failing) process.exit(1) // another one while the log was being written
+    failing = true
     release()
-    process.exit(1)
+    // Right after start the log may not be open yet: its lines, this one included, are
+    // written before the exit (pino flushes synchronously on exit).
+    const exit = () => process.exit(1)
+    openLog().then(exit, exit)
+    setTimeout(exit, 2000).unref()
   })
 
   const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`
@@ -329,11 +345,16 @@ async function serve(
     started_at: new Date().toISOString(),
   })
   log.info({ url, instance_id: instanceId, build: BUILD }, 'listening')
-  log.open(opts.home).catch((err) => process.stderr.write(`hearth: cannot open the log: ${err.message}\n`))
-  // The request validators (the TypeBox compiler) load now rather than before daemon.json,
-  // so start-up does not wait for them and the first request that validates rarely does.
-  loadValidators().catch((err) => log.error({ err }, 'loading the request validators failed'))
-  setMemoryFlags()
+  // What a first request needs comes first: the request validators (the TypeBox compiler,
+  // loaded now rather than before daemon.json) and the route matcher, which Hono builds at
+  // the first match. The log file (pino: ~15 ms to load and open) waits until the requests
+  // a client sends as it starts have been answered; lines queue until then. The V8 memory
+  // flags come later still: builtins first loaded after them compile from source.
+  loadValidators()
+    .then(() => warmRoutes(app))
+    .catch((err) => log.error({ err }, 'loading the request validators failed'))
+  setTimeout(openLog, AFTER_START_MS).unref()
+  setTimeout(setMemoryFlags, 1000).unref()
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
   // after listening so a long recovery never delays readiness; the gated rows refuse
   // requests until it completes.

@@ -153,6 +153,14 @@ function opBody(op: OpSpec, parsed: unknown): { body: unknown; rawBody: unknown 
   }
 }
 
+/**
+ * Builds the route matcher now: Hono builds it at the first match (~3 ms for every route),
+ * which would otherwise fall on the first request.
+ */
+export function warmRoutes(app: Hono): void {
+  app.router.match('GET', '/server')
+}
+
 export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
   const app = new Hono()
   const token = Buffer.from(deps.token)
