@@ -347,14 +347,15 @@ async function serve(
   log.info({ url, instance_id: instanceId, build: BUILD }, 'listening')
   // What a first request needs comes first: the request validators (the TypeBox compiler,
   // loaded now rather than before daemon.json) and the route matcher, which Hono builds at
-  // the first match. The log file (pino: ~15 ms to load and open) waits until the requests
-  // a client sends as it starts have been answered; lines queue until then. The V8 memory
-  // flags come later still: builtins first loaded after them compile from source.
+  // the first match. Then the V8 memory flags, before any function is hot enough for
+  // TurboFan (builtins first loaded after them compile from source, so not earlier). The
+  // log file (pino: ~15 ms to load and open) waits until the requests a client sends as it
+  // starts have been answered; lines queue until then.
   loadValidators()
     .then(() => warmRoutes(app))
     .catch((err) => log.error({ err }, 'loading the request validators failed'))
+    .finally(setMemoryFlags)
   setTimeout(openLog, AFTER_START_MS).unref()
-  setTimeout(setMemoryFlags, 1000).unref()
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
   // after listening so a long recovery never delays readiness; the gated rows refuse
   // requests until it completes.
