@@ -5,4 +5,7 @@
 import { daemonCommand } from './cli/daemon.ts'
 import { reported, runEntry, stdout } from './cli/errors.ts'
 
-runEntry(() => reported(() => daemonCommand(process.argv.slice(3), stdout)))
+// The launcher passes `daemon` through; `node dist/daemon.mjs --port 0` works as well.
+const args = process.argv.slice(2)
+if (args[0] === 'daemon') args.shift()
+runEntry(() => reported(() => daemonCommand(args, stdout)))

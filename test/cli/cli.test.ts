@@ -41,6 +41,10 @@ describe('help and version', { concurrency: true }, () => {
     const usage = await runCli(['daemon', '--port', 'abc'], {}, { bin: cliBundle, timeoutMs: 10_000 })
     assert.equal(usage.code, 2, usage.stderr)
     assert.match(usage.stderr, /--port must be 0 to 65535/)
+    // The daemon's own bundle, started without the launcher (and without `daemon`), too.
+    const direct = await runCli(['--home', home, '--help'], {}, { bin: join(ROOT, 'dist', 'daemon.mjs') })
+    assert.equal(direct.code, 0, direct.stderr)
+    assert.match(direct.stdout, /Usage:/)
     assert.equal(existsSync(home), false)
   })
 
