@@ -1,5 +1,0 @@
-const t = performance.now()
-await import('typebox')
-const t1 = performance.now()
-await import('../src/schemas/index.ts')
-console.log('typebox', (t1 - t).toFixed(1), 'schemas', (performance.now() - t1).toFixed(1))
