@@ -1,6 +1,6 @@
-// Bundles src/ into dist/hearth.mjs and the chunks it imports, plus dist/kernel.mjs
-// (better-sqlite3's native addon stays in its package). The daemon starts from this
-// bundle: a few files parse far faster than hundreds.
+// Bundles src/ into dist/hearth.mjs (the CLI), dist/daemon.mjs (`hearth daemon`) and the
+// chunks they import, plus dist/kernel.mjs (better-sqlite3's native addon stays in its
+// package). A few files parse far faster than hundreds.
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createRequire, isBuiltin } from 'node:module'
@@ -26,8 +26,8 @@ function commit() {
  * ~17 MB), node:fs loads its streams and promises, node:crypto its webcrypto.
  *
  * An `import` gets an ES module whose named exports are single property reads
- * (`export const join = m.join`, marked pure); esbuild keeps only the ones the bundle imports, so nothing
- * else of the builtin is touched. (As a CommonJS module, every importer would go through
+ * (`export const join = m.join`, marked pure); esbuild keeps only the ones the bundle
+ * imports, so nothing else of the builtin is touched. (As a CommonJS module, every importer would go through
  * esbuild's __toESM, which copies all the builtin's properties: 4.5 ms for node:util alone.)
  * A `require()` from a bundled CommonJS package gets the builtin object itself.
  */

@@ -271,15 +271,16 @@ async function serve(
     lock.release()
   }
 
-  // Stop admitting (close the listener; requests arriving on open connections get 503
-  // daemon_draining with Connection: close), let in-flight requests finish and streams end
-  // (they see `shutdown.signal`), and cut whatever is still open at the deadline.
+  /** Opens HOME/logs/hearth.log (once) and writes the lines queued until then. */
   function openLog(): Promise<void> {
     return log
       .open(opts.home)
       .catch((err) => void process.stderr.write(`hearth: cannot open the log: ${err.message}\n`))
   }
 
+  // Stop admitting (close the listener; requests arriving on open connections get 503
+  // daemon_draining with Connection: close), let in-flight requests finish and streams end
+  // (they see `shutdown.signal`), and cut whatever is still open at the deadline.
   async function drain(reason: string): Promise<void> {
     if (draining) {
       server.closeAllConnections() // a second signal: stop waiting
