@@ -72,8 +72,10 @@ const lazyBuiltins = {
  * better-sqlite3's JavaScript is bundled (fourteen small CommonJS files took ~5 ms to resolve,
  * read and compile one by one; bundled, ~1.5 ms); its native addon is loaded from the
  * installed package. The one file that looks for the addon, lib/binding.js, looks beside
- * itself (`__dirname`); in the bundle that becomes the installed package's lib folder,
- * resolved when the addon is first needed (hoisted or nested, wherever npm put it).
+ * itself (`__dirname`); in the bundle that becomes the installed package's lib folder, found
+ * when the addon is first needed: ../node_modules/better-sqlite3 from dist/, the first place
+ * Node's resolution looks, else wherever require.resolve finds it (hoisted or nested; ~1.5
+ * ms, so only when the first place is empty).
  */
 const sqliteAddonFromPackage = {
   name: 'sqlite-addon-from-package',
@@ -85,7 +87,12 @@ const sqliteAddonFromPackage = {
       return {
         contents: [
           source.replaceAll('__dirname', 'betterSqliteLib()'),
-          "function betterSqliteLib() { return path.dirname(require.resolve('better-sqlite3')) }",
+          'let betterSqliteLibDir',
+          'function betterSqliteLib() {',
+          "  const near = path.join(__dirname, '..', 'node_modules', 'better-sqlite3', 'lib')",
+          "  betterSqliteLibDir ??= fs.existsSync(path.join(near, 'binding.js')) ? near : path.dirname(require.resolve('better-sqlite3'))",
+          '  return betterSqliteLibDir',
+          '}',
         ].join('\n'),
         loader: 'js',
       }
