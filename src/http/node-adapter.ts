@@ -579,6 +579,14 @@ function hasHeader(headers: OutgoingHttpHeaders, name: string): boolean {
   return headers[name] !== undefined
 }
 
+/**
+ * Text or bytes, told apart before the globals Blob and ReadableStream are read: their first
+ * read loads Node's web streams (~3 ms), which a JSON answer never needs.
+ */
+function whole(b: LightBody): b is string | Uint8Array {
+  return typeof b === 'string' || b instanceof Uint8Array
+}
+
 async function writeResponse(res: unknown, outgoing: ServerResponse): Promise<void> {
   let status: number
   let statusText = ''
@@ -596,9 +604,6 @@ async function writeResponse(res: unknown, outgoing: ServerResponse): Promise<vo
     throw new TypeError('The app did not return a Response')
   }
   if (hasHeader(headers, 'x-hono-already-sent')) return // the handler wrote to env.outgoing itself
-  // Text and bytes are told apart before the globals Blob and ReadableStream are read: their
-  // first read loads Node's web streams (~3 ms), which a JSON answer never needs.
-  const whole = (b: LightBody): b is string | Uint8Array => typeof b === 'string' || b instanceof Uint8Array
   if (body !== null && !whole(body) && body instanceof Blob) body = new Uint8Array(await body.arrayBuffer())
   if (whole(body) && !hasHeader(headers, 'content-length') && !hasHeader(headers, 'transfer-encoding')) {
     headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength

@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
+import { playFrames, type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 import { DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
 
@@ -265,22 +265,7 @@ export class FakeChatgptBackend {
     if (script.mode === 'stall-after-headers') return
     // The backend announces the limits inside the stream too; decoders ignore it.
     await write(res, `event: codex.rate_limits\ndata: ${JSON.stringify(rateLimitsEvent(12.5))}\n\n`)
-    const after = script.after ?? 1
-    let deltas = 0
-    for (const frame of responsesFrames(script)) {
-      if (frame.delta) {
-        if (deltas === after && script.mode === 'stall') return
-        if (deltas === after && script.mode === 'drop') return void res.socket?.destroy()
-        if (deltas === after && script.mode === 'malformed')
-          res.write('data: {"type": "response.output_text.delta", oops\n\n')
-        if (script.delayMs) await sleep(script.delayMs)
-        deltas++
-      }
-      if (res.destroyed) return
-      await write(res, frame.text)
-    }
-    record.completed = true
-    res.end()
+    await playFrames(res, responsesFrames(script), script, record)
   }
 
   #token(req: IncomingMessage, res: ServerResponse, raw: string): void {

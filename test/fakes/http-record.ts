@@ -1,6 +1,8 @@
 // What every fake upstream does with a request: read its body, parse it when it is JSON,
 // and keep a record tests can assert on. Also the write that waits for the socket.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FakeScript, Frame } from './openai-frames.ts'
 
 export interface RecordedRequest {
   method: string
@@ -43,4 +45,33 @@ export function recordOf(req: IncomingMessage, res: ServerResponse, raw: string)
 /** Writes and waits until the bytes are handed to the socket (so a later drop cannot lose them). */
 export function write(res: ServerResponse, text: string): Promise<void> {
   return new Promise((resolve) => res.write(text, () => resolve()))
+}
+
+/**
+ * Streams a script's frames, misbehaving after `after` deltas as its mode says (stall,
+ * drop the socket, or send a frame that is not JSON), and marks the record completed when
+ * the whole stream was written.
+ */
+export async function playFrames(
+  res: ServerResponse,
+  frames: Frame[],
+  script: FakeScript,
+  record: RecordedRequest,
+): Promise<void> {
+  const after = script.after ?? 1
+  let deltas = 0
+  for (const frame of frames) {
+    if (frame.delta) {
+      if (deltas === after && script.mode === 'stall') return
+      if (deltas === after && script.mode === 'drop') return void res.socket?.destroy()
+      if (deltas === after && script.mode === 'malformed')
+        res.write('data: {"type": "response.output_text.delta", oops\n\n')
+      if (script.delayMs) await sleep(script.delayMs)
+      deltas++
+    }
+    if (res.destroyed) return
+    await write(res, frame.text)
+  }
+  record.completed = true
+  res.end()
 }

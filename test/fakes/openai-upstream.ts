@@ -7,7 +7,7 @@
 // Used by tests and by bench code.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
+import { playFrames, type RecordedRequest, readBody, recordOf } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 import { chatFrames, DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
 
@@ -85,22 +85,7 @@ export class FakeOpenAIUpstream {
     res.flushHeaders()
     if (script.mode === 'stall-after-headers') return
     const frames = protocol === 'responses' ? responsesFrames(script) : chatFrames(script, record.body?.model)
-    const after = script.after ?? 1
-    let deltas = 0
-    for (const frame of frames) {
-      if (frame.delta) {
-        if (deltas === after && script.mode === 'stall') return
-        if (deltas === after && script.mode === 'drop') return void res.socket?.destroy()
-        if (deltas === after && script.mode === 'malformed')
-          res.write('data: {"type": "response.output_text.delta", oops\n\n')
-        if (script.delayMs) await sleep(script.delayMs)
-        deltas++
-      }
-      if (res.destroyed) return
-      await write(res, frame.text)
-    }
-    record.completed = true
-    res.end()
+    await playFrames(res, frames, script, record)
   }
 
   #error(
