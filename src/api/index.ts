@@ -74,11 +74,7 @@ export function createApi(d: ApiDeps): Api {
   const sessions = new Sessions(d.db, {
     now: d.now,
     defaults: {
-      resolve: (profile, model) => {
-        const name = profile ?? d.profiles.defaultProfile() ?? ''
-        const p = name === '' ? undefined : d.profiles.resolve(name)
-        return { provider_profile: name, model: model ?? p?.transport.model ?? '' }
-      },
+      resolve: (profile, model) => d.profiles.sessionDefaults(profile, model),
     },
     interrupt: async (sessionId) => {
       await runs.interrupt(sessionId)

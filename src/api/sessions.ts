@@ -49,13 +49,15 @@ function streamStart(
 export function sessionsRoutes(d: SessionsDeps) {
   const s = d.sessions
   return bindGroup(sessionsOps)({
-    'sessions.list': ({ query, accept, signal, header }) => {
+    'sessions.list': (input) => {
+      const { query, accept, header } = input
       const { sort, limit, next, ...filter } = query
       if (wantsStream(accept)) {
         if (sort !== undefined || limit !== undefined || next !== undefined) {
           throw new HearthError('invalid_parameter', 'The collection stream takes no sort, limit or next')
         }
         const stream = s.collectionStream(filter)
+        const signal = input.signal // read only here: the signal is made on first read
         return { response: sseResponse(stream, { acceptEncoding: header('accept-encoding'), signal }) }
       }
       // The token binds the canonical query: `sort=activity` and no sort share tokens.
@@ -70,11 +72,13 @@ export function sessionsRoutes(d: SessionsDeps) {
         headers: { vary: VARY },
       }
     },
-    'sessions.get': ({ params, query, accept, signal, header }) => {
+    'sessions.get': (input) => {
+      const { params, query, accept, header } = input
       if (wantsStream(accept)) {
         if (query.view !== undefined)
           throw new HearthError('invalid_parameter', 'The session stream takes no view')
         const stream = s.sessionStream(params.session_id, streamStart(query, header('last-event-id')))
+        const signal = input.signal
         return { response: sseResponse(stream, { acceptEncoding: header('accept-encoding'), signal }) }
       }
       if (query.after_generation !== undefined || query.after_seq !== undefined) {

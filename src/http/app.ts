@@ -4,6 +4,7 @@
 
 import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
 import { Hono } from 'hono'
 import type { DaemonLog } from '../deferred-log.ts'
 import { DEFAULT_BODY_LIMIT, EmptyRequest } from '../schemas/common.ts'
@@ -11,6 +12,7 @@ import type { OpSpec } from '../schemas/op.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { hasBody, nodeBodyStream, readBody } from './body.ts'
 import { accepts, hostAllowed, mediaTypeOf, originAllowed } from './negotiate.ts'
+import { LightRequest } from './node-adapter.ts'
 import { errorResponse, problemResponse } from './problem-response.ts'
 import { jsonResponse } from './respond.ts'
 import { honoPath, type RouteBinding } from './route.ts'
@@ -99,10 +101,12 @@ function utf8Text(bytes: Buffer): string {
 }
 
 /**
- * The adapter passes GET and HEAD requests on without a body stream; read theirs from the
- * Node request, so every method gets the same limits and checks.
+ * The request body to read: the Node request itself from the adapter (LightRequest), else
+ * the web stream. A request without a body stream (GET and HEAD under other adapters) is read
+ * from the Node request too, so every method gets the same limits and checks.
  */
-function bodyStream(req: Request, env: unknown): ReadableStream<Uint8Array> | null {
+function bodyStream(req: Request, env: unknown): ReadableStream<Uint8Array> | Readable | null {
+  if (req instanceof LightRequest) return req.takeNodeBody()
   if (req.body) return req.body
   const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming
   return incoming && hasBody(req.headers) ? nodeBodyStream(incoming) : null
@@ -207,7 +211,10 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
             ifNoneMatch: req.headers.get('if-none-match') ?? undefined,
             accept: accept ?? '*/*',
             header: (name: string) => req.headers.get(name) ?? undefined,
-            signal: AbortSignal.any([req.signal, deps.shutdownSignal]),
+            // Made on first use: AbortSignal.any costs ~10 µs and most handlers never read it.
+            get signal() {
+              return AbortSignal.any([req.signal, deps.shutdownSignal])
+            },
           },
           Object.getOwnPropertyDescriptors(body),
         ) as never,

@@ -6,7 +6,7 @@ import { HearthError } from '../schemas/problems.ts'
 import { codedLimit, decodeZstdBody } from './zstd.ts'
 
 export interface BodySource {
-  stream: ReadableStream<Uint8Array> | null
+  stream: ReadableStream<Uint8Array> | Readable | null
   contentLength: string | undefined
   contentEncoding: string | undefined
 }
@@ -28,6 +28,31 @@ async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): P
   return Buffer.concat(chunks, total)
 }
 
+/**
+ * readLimited for a Node stream. Past the limit the listeners come off and the stream flows
+ * on unread (as a cancelled web stream does here); the adapter discards the rest after the
+ * response. A connection that closes before the body ends is an error, as for a web stream.
+ */
+function readNodeLimited(stream: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let total = 0
+    const settle = (err?: Error) => {
+      stream.off('data', onData).off('end', onEnd).off('error', settle).off('close', onClose)
+      if (err) reject(err)
+      else resolve(Buffer.concat(chunks, total))
+    }
+    const onData = (chunk: Buffer) => {
+      total += chunk.length
+      if (total > limit) settle(new HearthError('body_too_large', `The body exceeds ${limit} bytes`))
+      else chunks.push(chunk)
+    }
+    const onEnd = () => settle()
+    const onClose = () => settle(new Error('The connection closed before the request body ended'))
+    stream.on('data', onData).on('end', onEnd).on('error', settle).on('close', onClose)
+  })
+}
+
 /** Returns the decoded body bytes; the limit applies to decoded bytes. */
 export async function readBody(src: BodySource, limit: number): Promise<Buffer> {
   const encoding = src.contentEncoding?.trim().toLowerCase()
@@ -47,7 +72,10 @@ export async function readBody(src: BodySource, limit: number): Promise<Buffer> 
     throw new HearthError('body_too_large', `The body exceeds ${limit} bytes`)
   }
   if (!src.stream) return Buffer.alloc(0)
-  const raw = await readLimited(src.stream, rawLimit)
+  const raw =
+    'getReader' in src.stream // a web stream (checked without touching the global, which loads them)
+      ? await readLimited(src.stream, rawLimit)
+      : await readNodeLimited(src.stream, rawLimit)
   if (encoding !== 'zstd' || raw.length === 0) return raw
   return decodeZstdBody(raw, limit)
 }

@@ -191,6 +191,18 @@ export class LightRequest {
     return this.#used
   }
 
+  /**
+   * The body as the Node stream itself, for a reader that bounds it (readBody): a small body
+   * is one chunk, and a web stream around it costs more than reading it. Null when no body
+   * is framed or when it was already taken.
+   */
+  takeNodeBody(): IncomingMessage | null {
+    if (this.#used || this.#body !== undefined || !framesBody(this.#incoming)) return null
+    this.#used = true
+    this.#body = null
+    return this.#incoming
+  }
+
   async arrayBuffer(): Promise<ArrayBuffer> {
     const b = await this.bytes()
     return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer

@@ -47,14 +47,11 @@ const parsed = new Map<string, { stamp: string; value: JsonObject }>()
  */
 export function readSettingsFile(home: string, name: SettingsFile): JsonObject {
   const path = join(home, name)
-  let stamp: string
-  try {
-    const st = statSync(path, { bigint: true })
-    stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {}
-    throw err
-  }
+  // No exception for a missing file: most homes have no extensions.json, and a create reads
+  // the settings once.
+  const st = statSync(path, { bigint: true, throwIfNoEntry: false })
+  if (!st) return {}
+  const stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
   const cached = parsed.get(path)
   if (cached?.stamp === stamp) return structuredClone(cached.value)
   const value = parseSettings(name, readFileSync(path, 'utf8'))

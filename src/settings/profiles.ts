@@ -61,17 +61,33 @@ export class Profiles {
     this.#builtIn.set(p.name, p)
   }
 
-  /** The profile a new session uses when it names none. */
-  defaultProfile(): string | null {
+  resolve(name: string): ResolvedProfile | undefined {
+    return this.#resolveIn(this.#files(), name)
+  }
+
+  /**
+   * What a new session starts with: the named profile (else the default one) and the named
+   * model (else the profile's). One read of the files for both.
+   */
+  sessionDefaults(
+    profile: string | undefined,
+    model: string | undefined,
+  ): { provider_profile: string; model: string } {
     const files = this.#files()
+    const name = profile ?? this.#defaultIn(files) ?? ''
+    const p = name === '' ? undefined : this.#resolveIn(files, name)
+    return { provider_profile: name, model: model ?? p?.transport.model ?? '' }
+  }
+
+  /** The profile a new session uses when it names none. */
+  #defaultIn(files: FileContents | undefined): string | null {
     const p = files ? objectAt(files['config.json'], 'providers') : {}
     if (typeof p.default_profile === 'string') return p.default_profile
     const names = files ? Object.keys(profilesOf(files['config.json'])) : []
     return names[0] ?? this.#builtIn.keys().next().value ?? null
   }
 
-  resolve(name: string): ResolvedProfile | undefined {
-    const files = this.#files()
+  #resolveIn(files: FileContents | undefined, name: string): ResolvedProfile | undefined {
     const file = files ? (profilesOf(files['config.json'])[name] as ProfileFile | undefined) : undefined
     if (!files || !file || typeof file !== 'object') return this.#builtIn.get(name)
     const extension = file.extension ?? DEFAULT_EXTENSION
