@@ -98,7 +98,7 @@ export function finishRun(core: SessionsCore, sessionId: string, runId: string, 
         tx.now,
         sessionId,
       )
-    indexSession(core, { ...s, preview_text: preview })
+    indexSession(core, s)
     for (const entry of added) tx.append(sessionId, 'entry.added', { entry })
     tx.append(sessionId, 'run.ended', { run_id: runId, outcome: r.outcome, problem: r.problem, usage })
     tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })

@@ -84,7 +84,7 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
       )
       .run(runId, position, preview, tx.now, sessionId)
     // A turn resolves the profile and model as they are now: it runs the desired composition.
-    indexSession(core, { ...s, preview_text: preview })
+    indexSession(core, s)
     const inputIds = inputs.map((i) => i.id)
     tx.append(sessionId, 'run.started', { run_id: runId, input_ids: inputIds, group: grp })
     for (const entry of entries) tx.append(sessionId, 'entry.added', { entry })

@@ -8,7 +8,7 @@ import { type EntryRow, type HistoryEntry, toHistoryEntry } from './entries.ts'
 import type { Hub } from './hub.ts'
 import { LiveRuns } from './live.ts'
 import { EventLog } from './log.ts'
-import { registerSearchFunctions } from './search.ts'
+import { registerSearchFunctions, SearchIndexer } from './search.ts'
 import type { CollectionChange, LogEvent, SessionRow } from './types.ts'
 
 export interface Tx {
@@ -35,6 +35,8 @@ export class SessionsCore {
   readonly now: () => number
   /** Output of running turns, not yet in the history. */
   readonly live = new LiveRuns()
+  /** Brings the search index up to date behind the writes. */
+  readonly searchIndex: SearchIndexer
   readonly #row
   readonly #tombstone
   readonly #tail
@@ -46,6 +48,7 @@ export class SessionsCore {
     this.now = now
     this.log = new EventLog(db)
     registerSearchFunctions(db)
+    this.searchIndex = new SearchIndexer(db)
     this.#row = db.prepare<[string], SessionRow>(`${ROW_SQL} WHERE s.id = ?`)
     this.#tombstone = db.prepare<[string], { id: string }>('SELECT id FROM deleted_sessions WHERE id = ?')
     this.#tail = db.prepare<[string, number], EntryRow>(

@@ -1,20 +1,121 @@
-// The trigram full-text index over names and previews (case-insensitive substring search).
+// Case-insensitive substring search over names and previews: a trigram full-text index,
+// kept up to date behind the writes. A change marks its session in search_pending (same
+// transaction, one small B-tree append); the indexer re-indexes marked sessions in batches
+// once changes pause (or a backlog builds up), and a search scans the marked sessions
+// instead of trusting their stale index entries. Migration 007 says why.
 import type { Db } from '../store/db.ts'
 import type { SessionsCore } from './core.ts'
 import type { SessionRow } from './types.ts'
 
-export function indexSession(
-  core: SessionsCore,
-  r: Pick<SessionRow, 'rowid' | 'name' | 'automatic_name' | 'preview_text'>,
-): void {
-  core.sql('DELETE FROM session_search WHERE rowid = ?').run(r.rowid)
-  core
-    .sql('INSERT INTO session_search (rowid, name, preview) VALUES (?, ?, ?)')
-    .run(r.rowid, `${r.name}\n${r.automatic_name}`, r.preview_text)
+/** Sessions re-indexed per transaction: one FTS5 segment, a few milliseconds. */
+const BATCH = 200
+/**
+ * Quiet time after the last change before the indexer catches up. HEARTH_SEARCH_QUIET_MS (a
+ * positive integer of milliseconds) overrides it; the tests raise it to search marked sessions.
+ */
+const QUIET_MS = 200
+
+function quietMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env.HEARTH_SEARCH_QUIET_MS)
+  return env.HEARTH_SEARCH_QUIET_MS && Number.isSafeInteger(v) && v > 0 ? v : QUIET_MS
+}
+/** Under changes that never pause, the indexer catches up once about this many wait. */
+const BACKLOG = 1_000
+const POLL_MS = 100
+
+/** Marks a session's search entry out of date; call inside the transaction that changes it. */
+export function indexSession(core: SessionsCore, r: Pick<SessionRow, 'rowid'>): void {
+  core.searchIndex.mark(r.rowid)
 }
 
 export function unindexSession(core: SessionsCore, rowid: number): void {
   core.sql('DELETE FROM session_search WHERE rowid = ?').run(rowid)
+  core.sql('DELETE FROM search_pending WHERE session_rowid = ?').run(rowid)
+}
+
+export class SearchIndexer {
+  readonly #db: Db
+  readonly #mark
+  readonly #batch
+  readonly #unindex
+  readonly #index
+  readonly #done
+  /** Marks since the table was last seen empty; rolled-back marks make it an overestimate. */
+  #waiting: number
+  #lastMark = 0
+  #running = false
+  readonly #quietMs = quietMs()
+  readonly #timer: NodeJS.Timeout
+
+  constructor(db: Db) {
+    this.#db = db
+    this.#mark = db.prepare('INSERT OR IGNORE INTO search_pending (session_rowid) VALUES (?)')
+    this.#batch = db.prepare<[number], { rowid: number; name: string | null; preview: string | null }>(
+      `SELECT p.session_rowid AS rowid, s.name || char(10) || s.automatic_name AS name, s.preview_text AS preview
+       FROM search_pending p LEFT JOIN sessions s ON s.rowid = p.session_rowid
+       ORDER BY p.session_rowid LIMIT ?`,
+    )
+    this.#unindex = db.prepare('DELETE FROM session_search WHERE rowid = ?')
+    this.#index = db.prepare('INSERT INTO session_search (rowid, name, preview) VALUES (?, ?, ?)')
+    this.#done = db.prepare('DELETE FROM search_pending WHERE session_rowid = ?')
+    // A previous run may have stopped with sessions still marked.
+    this.#waiting = (db.prepare('SELECT count(*) FROM search_pending').pluck().get() as number) ?? 0
+    this.#timer = setInterval(() => this.#poll(), POLL_MS)
+    this.#timer.unref()
+  }
+
+  /** Sessions marked and not yet re-indexed (an upper bound). */
+  get waiting(): number {
+    return this.#waiting
+  }
+
+  mark(rowid: number): void {
+    this.#mark.run(rowid)
+    this.#waiting++
+    this.#lastMark = performance.now()
+  }
+
+  /** Re-indexes up to BATCH marked sessions in one transaction; returns how many. */
+  indexBatch(): number {
+    return this.#db.transaction(() => {
+      const rows = this.#batch.all(BATCH)
+      for (const r of rows) {
+        this.#unindex.run(r.rowid)
+        if (r.name !== null) this.#index.run(r.rowid, r.name, r.preview)
+        this.#done.run(r.rowid)
+      }
+      return rows.length
+    })()
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+  }
+
+  #poll(): void {
+    if (!this.#db.open) {
+      this.stop()
+      return
+    }
+    if (this.#waiting === 0 || this.#running) return
+    if (this.#waiting < BACKLOG && performance.now() - this.#lastMark < this.#quietMs) return
+    this.#running = true
+    this.#step()
+  }
+
+  /** One batch per turn of the event loop, so requests run between them. */
+  #step(): void {
+    if (!this.#db.open) {
+      this.#running = false
+      return
+    }
+    if (this.indexBatch() === BATCH) {
+      setImmediate(() => this.#step())
+      return
+    }
+    this.#waiting = 0
+    this.#running = false
+  }
 }
 
 /** Case folding for short searches; the same rule rowMatches applies to single rows. */
@@ -32,18 +133,22 @@ export function registerSearchFunctions(db: Db): void {
 
 /** SQL condition (and its parameters) matching `text` as a case-insensitive substring. */
 export function searchCondition(text: string): { sql: string; params: unknown[] } {
-  if ([...text].length >= 3) {
-    // Trigram MATCH of the whole text as one quoted phrase.
-    return {
-      sql: 's.rowid IN (SELECT rowid FROM session_search WHERE session_search MATCH ?)',
-      params: [`"${text.replaceAll('"', '""')}"`],
-    }
-  }
-  // Shorter than a trigram: scan (as LIKE would), folding case in full Unicode.
+  // The scan: as LIKE would, folding case in full Unicode.
   const needle = fold(text)
+  const scan = (
+    t: string,
+  ) => `(instr(hearth_fold(${t}.name), ?) > 0 OR instr(hearth_fold(${t}.automatic_name), ?) > 0
+      OR instr(hearth_fold(${t}.preview_text), ?) > 0)`
+  // Shorter than a trigram: every session is scanned.
+  if ([...text].length < 3) return { sql: scan('s'), params: [needle, needle, needle] }
+  // A trigram MATCH of the whole text as one quoted phrase, except for sessions whose index
+  // entry is out of date (marked): those are scanned. One set, built once per query, so each
+  // listed row costs one lookup as with the index alone.
   return {
-    sql: `(instr(hearth_fold(s.name), ?) > 0 OR instr(hearth_fold(s.automatic_name), ?) > 0
-      OR instr(hearth_fold(s.preview_text), ?) > 0)`,
-    params: [needle, needle, needle],
+    sql: `s.rowid IN (
+      SELECT rowid FROM session_search WHERE session_search MATCH ?
+      EXCEPT SELECT session_rowid FROM search_pending
+      UNION SELECT x.rowid FROM search_pending p JOIN sessions x ON x.rowid = p.session_rowid WHERE ${scan('x')})`,
+    params: [`"${text.replaceAll('"', '""')}"`, needle, needle, needle],
   }
 }

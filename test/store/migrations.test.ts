@@ -123,6 +123,34 @@ const FIXTURES: Fixture[] = [
       assert.equal(db.prepare('SELECT COUNT(*) FROM runs WHERE ended_at IS NULL').pluck().get(), 1)
     },
   },
+  {
+    after: 'logins',
+    tables: ['logins'],
+    insert: (db) => {
+      db.prepare(
+        `INSERT INTO logins (id, provider, flow, intent, state, url, instructions, progress, created_ms, expires_ms)
+         VALUES ('0190b6a0-0000-7000-8000-000000000030', 'chatgpt', 'browser', 'add', 'waiting',
+           'https://auth.example/authorize', '', '[]', 1767225600000, 1767225900000)`,
+      ).run()
+    },
+    check: (db) => {
+      const row = db.prepare('SELECT provider, state FROM logins').get() as Record<string, unknown>
+      assert.deepEqual({ ...row }, { provider: 'chatgpt', state: 'waiting' })
+    },
+  },
+  {
+    after: 'search-pending',
+    tables: ['search_pending'],
+    insert: (db) => {
+      db.prepare('INSERT INTO search_pending (session_rowid) SELECT rowid FROM sessions WHERE id = ?').run(
+        CHILD_ID,
+      )
+    },
+    check: (db) => {
+      const marked = db.prepare('SELECT COUNT(*) FROM search_pending').pluck().get()
+      assert.equal(marked, 1)
+    },
+  },
 ]
 
 /** Position of a named migration (its version), or undefined when it is not registered. */

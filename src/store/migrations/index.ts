@@ -7,6 +7,7 @@ import { m003Inputs } from './003-inputs.ts'
 import { m004SessionListIndexes } from './004-session-list-indexes.ts'
 import { m005InputIndexes } from './005-input-indexes.ts'
 import { m006Logins } from './006-logins.ts'
+import { m007SearchPending } from './007-search-pending.ts'
 
 export interface Migration {
   version: number
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m004SessionListIndexes,
   m005InputIndexes,
   m006Logins,
+  m007SearchPending,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
