@@ -1,8 +1,12 @@
 // Sessions: creation, listing with 10,000 sessions present, memory, and the session stream.
 // Everything goes through the HTTP API of a real daemon, as a client sees it:
 //
-// - 1,000 creates (PUT /sessions/{id}, If-None-Match: *) one after another on one
-//   keep-alive connection, after 100 unmeasured ones; latency per request.
+// - creates (PUT /sessions/{id}, If-None-Match: *) one after another on one keep-alive
+//   connection, latency per request: the first 1,000 of a fresh daemon, then (after 1,000
+//   more) 1,000 in the steady state, the figure the target applies to. A daemon's code
+//   reaches its steady tier within ~1,500 requests of a kind (V8 compiles the hot functions
+//   with Maglev, on background threads that share the two cores with the daemon and this
+//   client); that happens once in a daemon's life, and the first row shows its cost.
 // - the collection brought to 10,000 sessions with the same PUT on 8 connections, then
 //   GET /sessions (default limit 50, and limit 200) on one connection.
 // - the daemon's RSS with the 10,000 sessions present.
@@ -29,7 +33,8 @@ import {
 } from '../lib.ts'
 
 const CREATES = 1_000
-const CREATE_WARMUP = 100
+/** Unmeasured creates between the fresh-daemon run and the steady-state run. */
+const CREATE_WARMUP = 1_000
 const SESSIONS = 10_000
 const SEED_CONNECTIONS = 8
 const LIST_WARMUP = 200
@@ -213,26 +218,39 @@ function rssParts(pid: number): { anon: number; file: number } {
 
 const perSecond = (n: number, msTaken: number) => `${Math.round((n / msTaken) * 1000).toLocaleString('en')}/s`
 
+/** `count` creates in a row; each one's latency in ms. */
+async function timedCreates(c: Connection, home: string, count: number, name: string): Promise<number[]> {
+  const times: number[] = []
+  for (let i = 0; i < count; i++) {
+    const t = performance.now()
+    await create(c, home, `${name} ${i}`)
+    times.push(performance.now() - t)
+  }
+  return times
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+
 async function creates(d: BenchDaemon, rows: Row[]): Promise<void> {
   const c = new Connection(d)
   try {
+    const fresh = await timedCreates(c, d.home, CREATES, 'fresh')
     for (let i = 0; i < CREATE_WARMUP; i++) await create(c, d.home, `warm-up ${i}`)
-    const times: number[] = []
     const cpu0 = cpuMs(d.pid)
-    for (let i = 0; i < CREATES; i++) {
-      const t = performance.now()
-      await create(c, d.home, `session ${i}`)
-      times.push(performance.now() - t)
-    }
+    const times = await timedCreates(c, d.home, CREATES, 'session')
     const cpu = (cpuMs(d.pid) - cpu0) / CREATES
-    const mean = times.reduce((a, b) => a + b, 0) / times.length
     const p99 = percentile(times, 99)
+    const steady = `${(CREATES * 2 + CREATE_WARMUP).toLocaleString('en')}`
     rows.push(
       {
-        figure: `PUT /sessions/{id} mean (${CREATES.toLocaleString('en')}, 1 connection)`,
-        measured: ms(mean, 3),
+        figure: `PUT /sessions/{id}, first ${CREATES.toLocaleString('en')} of a fresh daemon: mean / p99`,
+        measured: `${ms(mean(fresh), 3)} / ${ms(percentile(fresh, 99), 3)}`,
+      },
+      {
+        figure: `PUT /sessions/{id} mean (creates ${(CREATES + CREATE_WARMUP + 1).toLocaleString('en')}–${steady}, 1 connection)`,
+        measured: ms(mean(times), 3),
         target: `≤ ${CREATE_TARGET_MS} ms`,
-        ok: mean <= CREATE_TARGET_MS,
+        ok: mean(times) <= CREATE_TARGET_MS,
       },
       { figure: 'PUT /sessions/{id} p50', measured: ms(percentile(times, 50), 3) },
       {
@@ -250,7 +268,7 @@ async function creates(d: BenchDaemon, rows: Row[]): Promise<void> {
 }
 
 async function seed(d: BenchDaemon, rows: Row[]): Promise<void> {
-  const missing = SESSIONS - CREATES - CREATE_WARMUP
+  const missing = SESSIONS - CREATES * 2 - CREATE_WARMUP
   let started = 0
   const t = performance.now()
   await Promise.all(
