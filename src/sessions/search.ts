@@ -7,8 +7,8 @@ import type { Db } from '../store/db.ts'
 import type { SessionsCore } from './core.ts'
 import type { SessionRow } from './types.ts'
 
-/** Sessions re-indexed per transaction: one FTS5 segment, a few milliseconds. */
-const BATCH = 200
+/** Sessions re-indexed per transaction: one FTS5 segment, ~1.3 ms that a request may wait. */
+const BATCH = 100
 /**
  * Quiet time after the last change before the indexer catches up. HEARTH_SEARCH_QUIET_MS (a
  * positive integer of milliseconds) overrides it; the tests raise it to search marked sessions.
