@@ -33,8 +33,11 @@ export function checkFilter(core: SessionsCore, f: ListFilter): void {
   }
 }
 
-/** SQL conditions of a filter (also used to decide whether a change is in a stream's scope). */
-export function filterConditions(f: ListFilter): { sql: string[]; params: unknown[] } {
+/**
+ * SQL conditions of a filter. `marked`: whether some sessions may wait for the search index
+ * (SearchIndexer.anyMarked); without any, a search is the trigram match alone.
+ */
+export function filterConditions(f: ListFilter, marked = true): { sql: string[]; params: unknown[] } {
   const sql: string[] = []
   const params: unknown[] = []
   const scope = f.scope ?? (f.parent_id !== undefined || f.family_id !== undefined ? 'all' : 'roots')
@@ -52,7 +55,7 @@ export function filterConditions(f: ListFilter): { sql: string[]; params: unknow
     params.push(f.needs_reload ? 1 : 0)
   }
   if (f.search !== undefined && f.search.length > 0) {
-    const c = searchCondition(f.search)
+    const c = searchCondition(f.search, marked)
     sql.push(c.sql)
     params.push(...c.params)
   }
@@ -79,7 +82,7 @@ export function listSessions(
   limit: number,
   after: ListKey | null,
 ): ListPage {
-  const { sql, params } = filterConditions(f)
+  const { sql, params } = filterConditions(f, core.searchIndex.anyMarked)
   const order = ORDER[sort]
   if (after !== null) {
     if (after.length !== order.columns.length) throw new HearthError('invalid_continuation')
