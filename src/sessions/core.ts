@@ -48,7 +48,7 @@ export class SessionsCore {
     this.now = now
     this.log = new EventLog(db)
     registerSearchFunctions(db)
-    this.searchIndex = new SearchIndexer(db)
+    this.searchIndex = new SearchIndexer(db, (text) => this.sql(text))
     this.#row = db.prepare<[string], SessionRow>(`${ROW_SQL} WHERE s.id = ?`)
     this.#tombstone = db.prepare<[string], { id: string }>('SELECT id FROM deleted_sessions WHERE id = ?')
     this.#tail = db.prepare<[string, number], EntryRow>(

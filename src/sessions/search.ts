@@ -3,6 +3,7 @@
 // transaction, one small B-tree append); the indexer re-indexes marked sessions in batches
 // once changes pause (or a backlog builds up), and a search scans the marked sessions
 // instead of trusting their stale index entries. Migration 007 says why.
+import type { Statement } from 'better-sqlite3'
 import type { Db } from '../store/db.ts'
 import type { SessionsCore } from './core.ts'
 import type { SessionRow } from './types.ts'
@@ -40,21 +41,37 @@ export function indexSession(core: SessionsCore, r: Pick<SessionRow, 'rowid'>): 
 }
 
 export function unindexSession(core: SessionsCore, rowid: number): void {
-  core.sql('DELETE FROM session_search WHERE rowid = ?').run(rowid)
-  core.sql('DELETE FROM search_pending WHERE session_rowid = ?').run(rowid)
+  core.sql(UNINDEX).run(rowid)
+  core.sql(DONE).run(rowid)
+}
+
+const MARK = 'INSERT OR IGNORE INTO search_pending (session_rowid) VALUES (?)'
+const MARKED = `SELECT p.session_rowid AS rowid, s.name || char(10) || s.automatic_name AS name,
+    s.preview_text AS preview
+  FROM search_pending p LEFT JOIN sessions s ON s.rowid = p.session_rowid
+  ORDER BY p.session_rowid LIMIT ?`
+const UNINDEX = 'DELETE FROM session_search WHERE rowid = ?'
+const INDEX = 'INSERT INTO session_search (rowid, name, preview) VALUES (?, ?, ?)'
+const DONE = 'DELETE FROM search_pending WHERE session_rowid = ?'
+const MERGE = "INSERT INTO session_search (session_search, rank) VALUES ('merge', ?)"
+const CHANGES = 'SELECT total_changes() AS n'
+
+interface MarkedRow {
+  rowid: number
+  name: string | null
+  preview: string | null
 }
 
 export class SearchIndexer {
   readonly #db: Db
-  readonly #mark
-  readonly #batch
-  readonly #unindex
-  readonly #index
-  readonly #done
-  readonly #merge
-  readonly #changes
-  /** Marks since the table was last seen empty; rolled-back marks make it an overestimate. */
-  #waiting: number
+  /** Prepared on first use (SessionsCore.sql): nothing here runs before the daemon is ready. */
+  readonly #sql: (text: string) => Statement
+  /**
+   * Marks since the table was last seen empty; rolled-back marks make it an overestimate.
+   * It starts at 1, "maybe": a previous run may have stopped with sessions marked, and the
+   * first catch-up (a poll after start) finds out.
+   */
+  #waiting = 1
   #lastMark = 0
   #running = false
   /** Segments may be left to merge (a previous run may have left some too). */
@@ -62,21 +79,9 @@ export class SearchIndexer {
   readonly #quietMs = quietMs()
   readonly #timer: NodeJS.Timeout
 
-  constructor(db: Db) {
+  constructor(db: Db, sql: (text: string) => Statement) {
     this.#db = db
-    this.#mark = db.prepare('INSERT OR IGNORE INTO search_pending (session_rowid) VALUES (?)')
-    this.#batch = db.prepare<[number], { rowid: number; name: string | null; preview: string | null }>(
-      `SELECT p.session_rowid AS rowid, s.name || char(10) || s.automatic_name AS name, s.preview_text AS preview
-       FROM search_pending p LEFT JOIN sessions s ON s.rowid = p.session_rowid
-       ORDER BY p.session_rowid LIMIT ?`,
-    )
-    this.#unindex = db.prepare('DELETE FROM session_search WHERE rowid = ?')
-    this.#index = db.prepare('INSERT INTO session_search (rowid, name, preview) VALUES (?, ?, ?)')
-    this.#done = db.prepare('DELETE FROM search_pending WHERE session_rowid = ?')
-    this.#merge = db.prepare("INSERT INTO session_search (session_search, rank) VALUES ('merge', ?)")
-    this.#changes = db.prepare('SELECT total_changes()').pluck()
-    // A previous run may have stopped with sessions still marked.
-    this.#waiting = (db.prepare('SELECT count(*) FROM search_pending').pluck().get() as number) ?? 0
+    this.#sql = sql
     this.#timer = setInterval(() => this.#poll(), POLL_MS)
     this.#timer.unref()
   }
@@ -87,7 +92,7 @@ export class SearchIndexer {
   }
 
   mark(rowid: number): void {
-    this.#mark.run(rowid)
+    this.#sql(MARK).run(rowid)
     this.#waiting++
     this.#lastMark = performance.now()
   }
@@ -95,11 +100,11 @@ export class SearchIndexer {
   /** Re-indexes up to `size` marked sessions in one transaction; returns how many. */
   #indexBatch(size: number): number {
     return this.#db.transaction(() => {
-      const rows = this.#batch.all(size)
+      const rows = this.#sql(MARKED).all(size) as MarkedRow[]
       for (const r of rows) {
-        this.#unindex.run(r.rowid)
-        if (r.name !== null) this.#index.run(r.rowid, r.name, r.preview)
-        this.#done.run(r.rowid)
+        this.#sql(UNINDEX).run(r.rowid)
+        if (r.name !== null) this.#sql(INDEX).run(r.rowid, r.name, r.preview)
+        this.#sql(DONE).run(r.rowid)
       }
       return rows.length
     })()
@@ -146,10 +151,11 @@ export class SearchIndexer {
       this.#running = false
       return
     }
-    const before = this.#changes.get() as number
-    this.#merge.run(MERGE_PAGES)
+    const changes = () => (this.#sql(CHANGES).get() as { n: number }).n
+    const before = changes()
+    this.#sql(MERGE).run(MERGE_PAGES)
     // FTS5's documented test: fewer than two changed rows means there was nothing to merge.
-    if ((this.#changes.get() as number) - before >= 2) {
+    if (changes() - before >= 2) {
       setImmediate(() => this.#mergeStep())
       return
     }
