@@ -31,14 +31,15 @@ async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): P
 /**
  * readLimited for a Node stream. Past the limit the listeners come off and the stream flows
  * on unread (as a cancelled web stream does here); the adapter discards the rest after the
- * response. A connection that closes before the body ends is an error, as for a web stream.
+ * response. A connection that ends before the body does (the client went away, Node reports
+ * `aborted`) is body_incomplete: the client's doing, not an internal error to log.
  */
 function readNodeLimited(stream: Readable, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let total = 0
     const settle = (err?: Error) => {
-      stream.off('data', onData).off('end', onEnd).off('error', settle).off('close', onClose)
+      stream.off('data', onData).off('end', onEnd).off('error', onCut).off('close', onCut)
       if (err) reject(err)
       else resolve(Buffer.concat(chunks, total))
     }
@@ -48,8 +49,8 @@ function readNodeLimited(stream: Readable, limit: number): Promise<Buffer> {
       else chunks.push(chunk)
     }
     const onEnd = () => settle()
-    const onClose = () => settle(new Error('The connection closed before the request body ended'))
-    stream.on('data', onData).on('end', onEnd).on('error', settle).on('close', onClose)
+    const onCut = () => settle(new HearthError('body_incomplete', `The body ended after ${total} bytes`))
+    stream.on('data', onData).on('end', onEnd).on('error', onCut).on('close', onCut)
   })
 }
 

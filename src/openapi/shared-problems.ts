@@ -21,6 +21,7 @@ export const SHARED_PROBLEMS: readonly ProblemCode[] = [
   'method_not_allowed',
   'not_acceptable',
   'body_too_large',
+  'body_incomplete',
   'unsupported_content_encoding',
   'daemon_draining',
   'internal',

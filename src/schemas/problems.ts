@@ -20,6 +20,7 @@ export const PROBLEMS = {
   zstd_invalid: { status: 400, title: 'The zstd request body is corrupt' },
   zstd_size_undeclared: { status: 400, title: 'The zstd frame does not declare its decoded size' },
   zstd_window_too_large: { status: 400, title: 'The zstd frame needs a window larger than allowed' },
+  body_incomplete: { status: 400, title: 'The connection ended before the request body did' },
   // Access
   unauthorized: { status: 401, title: 'A valid bearer token is required' },
   host_not_allowed: { status: 403, title: 'The Host header is not a loopback name with this daemon port' },

@@ -35,16 +35,6 @@ const POLL_MS = 100
  */
 const MERGE_PAGES = -200
 
-/** Marks a session's search entry out of date; call inside the transaction that changes it. */
-export function indexSession(core: SessionsCore, r: Pick<SessionRow, 'rowid'>): void {
-  core.searchIndex.mark(r.rowid)
-}
-
-export function unindexSession(core: SessionsCore, rowid: number): void {
-  core.sql(UNINDEX).run(rowid)
-  core.sql(DONE).run(rowid)
-}
-
 const MARK = 'INSERT OR IGNORE INTO search_pending (session_rowid) VALUES (?)'
 const MARKED = `SELECT p.session_rowid AS rowid, s.name || char(10) || s.automatic_name AS name,
     s.preview_text AS preview
@@ -55,6 +45,16 @@ const INDEX = 'INSERT INTO session_search (rowid, name, preview) VALUES (?, ?, ?
 const DONE = 'DELETE FROM search_pending WHERE session_rowid = ?'
 const MERGE = "INSERT INTO session_search (session_search, rank) VALUES ('merge', ?)"
 const CHANGES = 'SELECT total_changes() AS n'
+
+/** Marks a session's search entry out of date; call inside the transaction that changes it. */
+export function indexSession(core: SessionsCore, r: Pick<SessionRow, 'rowid'>): void {
+  core.searchIndex.mark(r.rowid)
+}
+
+export function unindexSession(core: SessionsCore, rowid: number): void {
+  core.sql(UNINDEX).run(rowid)
+  core.sql(DONE).run(rowid)
+}
 
 interface MarkedRow {
   rowid: number

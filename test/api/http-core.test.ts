@@ -1,7 +1,12 @@
 // The HTTP core against a real daemon: routing problems, negotiation, request and response
 // coding, and continuations over the wire. Per-op bad input lives in hostile.test.ts.
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { connect } from 'node:net'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import zlib from 'node:zlib'
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 import { assertProblem, send } from './hostile.ts'
@@ -181,6 +186,37 @@ describe('HTTP core', () => {
       })
       assertProblem(chunked, 413, 'body_too_large')
       assert.equal((await send(d, { method: 'GET', path: '/server' })).status, 200)
+    })
+
+    it('a client gone mid-body leaves nothing behind and is not logged as an error', async () => {
+      const own = await startDaemon()
+      try {
+        const id = '0190b6a0-0000-7000-8000-0000000000ab'
+        const socket = connect(own.port, own.hostname)
+        socket.on('error', () => {})
+        await once(socket, 'connect')
+        socket.write(
+          [
+            `PUT /sessions/${id} HTTP/1.1`,
+            `Host: ${new URL(own.url).host}`,
+            `Authorization: Bearer ${own.token}`,
+            'Content-Type: application/json',
+            'If-None-Match: *',
+            'Content-Length: 200',
+            '',
+            '{"kind":"new",',
+          ].join('\r\n'),
+        )
+        await sleep(50)
+        socket.destroy()
+        await sleep(100)
+        assert.equal((await own.request({ path: `/sessions/${id}` })).status, 404)
+        assert.equal((await own.request({ path: '/server' })).status, 200)
+      } finally {
+        await own.stop() // a drain writes out the log
+      }
+      const log = readFileSync(join(own.home, 'logs', 'hearth.log'), 'utf8')
+      assert.doesNotMatch(log, /unhandled error/)
     })
   })
 
