@@ -25,8 +25,10 @@ const STATEMENT_CACHE_LIMIT = 512
 // (built with STAT4) re-prepares a two-table statement whenever a bound value could change
 // the join order, and better-sqlite3 then compiles a new row constructor for it. A row read
 // by id took ~80-150 µs that way, ~10 µs now (bench/sections/sessions.ts, docs/performance.md).
-const ROW_SQL =
-  'SELECT s.*, (SELECT f.revision FROM families f WHERE f.root_id = s.root_id) AS family_revision FROM sessions s'
+const ROW_COLUMNS = 's.*, (SELECT f.revision FROM families f WHERE f.root_id = s.root_id) AS family_revision'
+const ROW_SQL = `SELECT ${ROW_COLUMNS} FROM sessions s`
+/** Rows among given rowids (a JSON array): CROSS JOIN makes SQLite start from the list. */
+const AMONG_SQL = `SELECT ${ROW_COLUMNS} FROM json_each(?) j CROSS JOIN sessions s ON s.rowid = j.value`
 
 export class SessionsCore {
   readonly db: Db
@@ -117,6 +119,11 @@ export class SessionsCore {
 
   rows(where: string, ...params: unknown[]): SessionRow[] {
     return this.sql(`${ROW_SQL} WHERE ${where}`).all(...params) as SessionRow[]
+  }
+
+  /** rows(), looking only at the sessions with these rowids (for a short list of them). */
+  rowsAmong(rowids: readonly number[], where: string, ...params: unknown[]): SessionRow[] {
+    return this.sql(`${AMONG_SQL} WHERE ${where}`).all(JSON.stringify(rowids), ...params) as SessionRow[]
   }
 
   /** Runs `fn` in one transaction; its events and changes are published once it commits. */

@@ -3,7 +3,7 @@
 import { HearthError } from '../schemas/problems.ts'
 import type { SessionListQuery } from '../schemas/sessions.ts'
 import type { SessionsCore } from './core.ts'
-import { fold, searchCondition } from './search.ts'
+import { fewMatches, fold, searchCondition } from './search.ts'
 import type { SessionRow } from './types.ts'
 
 /** Keyset position: [opens?, activity_ms, id] depending on the sort. */
@@ -82,7 +82,12 @@ export function listSessions(
   limit: number,
   after: ListKey | null,
 ): ListPage {
-  const { sql, params } = filterConditions(f, core.searchIndex.anyMarked)
+  // A search with few matches starts from them; the filter then leaves the search out.
+  const among = f.search ? fewMatches(core, f.search) : undefined
+  const { sql, params } = filterConditions(
+    among ? { ...f, search: undefined } : f,
+    core.searchIndex.anyMarked,
+  )
   const order = ORDER[sort]
   if (after !== null) {
     if (after.length !== order.columns.length) throw new HearthError('invalid_continuation')
@@ -91,7 +96,10 @@ export function listSessions(
   }
   const where = sql.length ? sql.join(' AND ') : '1'
   const orderBy = order.columns.map((c) => `${c} DESC`).join(', ')
-  const rows = core.rows(`${where} ORDER BY ${orderBy} LIMIT ?`, ...params, limit + 1)
+  const tail = `${where} ORDER BY ${orderBy} LIMIT ?`
+  const rows = among
+    ? core.rowsAmong(among, tail, ...params, limit + 1)
+    : core.rows(tail, ...params, limit + 1)
   const more = rows.length > limit
   const page = rows.slice(0, limit)
   return { rows: page, nextKey: more ? order.key(page[page.length - 1]) : null }

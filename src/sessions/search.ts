@@ -46,6 +46,13 @@ const DONE = 'DELETE FROM search_pending WHERE session_rowid = ?'
 const MERGE = "INSERT INTO session_search (session_search, rank) VALUES ('merge', ?)"
 const CHANGES = 'SELECT total_changes() AS n'
 
+/**
+ * A search matching at most this many sessions is listed from its matches, sorted, rather
+ * than by walking every session in order and checking each against the matches: with
+ * 10,000 sessions, a term in 11 of them took ~3–4.5 ms that way.
+ */
+const FEW_MATCHES = 500
+
 /** Marks a session's search entry out of date; call inside the transaction that changes it. */
 export function indexSession(core: SessionsCore, r: Pick<SessionRow, 'rowid'>): void {
   core.searchIndex.mark(r.rowid)
@@ -177,6 +184,22 @@ export function registerSearchFunctions(db: Db): void {
   db.function('hearth_fold', { deterministic: true }, (t: unknown) => (typeof t === 'string' ? fold(t) : t))
 }
 
+/** The trigram query of `text`: the whole text as one quoted phrase. */
+const phraseOf = (text: string) => `"${text.replaceAll('"', '""')}"`
+
+/**
+ * The rowids matching `text` when they are few (FEW_MATCHES) and the index answers alone
+ * (nothing marked, three characters or more); otherwise undefined.
+ */
+export function fewMatches(core: SessionsCore, text: string): number[] | undefined {
+  if ([...text].length < 3 || core.searchIndex.anyMarked) return undefined
+  const ids = core
+    .sql('SELECT rowid FROM session_search WHERE session_search MATCH ? LIMIT ?')
+    .pluck()
+    .all(phraseOf(text), FEW_MATCHES + 1) as number[]
+  return ids.length <= FEW_MATCHES ? ids : undefined
+}
+
 /**
  * SQL condition (and its parameters) matching `text` as a case-insensitive substring;
  * `marked`: whether some sessions may wait for the index (their entries are then ignored).
@@ -188,7 +211,7 @@ export function searchCondition(text: string, marked: boolean): { sql: string; p
       OR instr(hearth_fold(s.preview_text), ?) > 0)`
   // Shorter than a trigram: every session is scanned.
   if ([...text].length < 3) return { sql: scan, params: [needle, needle, needle] }
-  const phrase = `"${text.replaceAll('"', '""')}"`
+  const phrase = phraseOf(text)
   const match = 's.rowid IN (SELECT rowid FROM session_search WHERE session_search MATCH ?)'
   // Nothing marked: the trigram MATCH of the whole text as one quoted phrase.
   if (!marked) return { sql: match, params: [phrase] }

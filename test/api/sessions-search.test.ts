@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Database from 'better-sqlite3'
 import { v7 as uuidv7 } from 'uuid'
-import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
+import { type RawResponse, startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 
 /** Never quiet long enough: only a backlog or a restart brings the index up to date. */
 const NEVER_QUIET = { HEARTH_SEARCH_QUIET_MS: '600000' }
@@ -144,5 +144,36 @@ describe('search behind the writes', () => {
       await until('the backlog was indexed without a pause', () => marked(d!.home) < 1_000)
       assert.equal((await search(ws, 'bulk 1049')).length, 1)
       assert.equal((await search(ws, 'bulk 10')).length, 61, 'bulk 10, 100–109, 1000–1049')
+
+      // Indexed and nothing marked: a search with few matches is listed from them, one with
+      // many by walking the sessions in order. Both give the same order and pages.
+      const home = d.home
+      await d.stop()
+      d = await startDaemon({ home })
+      await until('the indexer caught up after the restart', () => marked(home) === 0)
+      for (const [text, total] of [
+        ['bulk 10', 61],
+        ['bulk', 1_050],
+      ] as const) {
+        const seen: { name: string; key: string }[] = []
+        let next: string | null = null
+        do {
+          const q = new URLSearchParams({ workspace: ws, search: text, limit: '25' })
+          if (next) q.set('next', next)
+          const res: RawResponse = await d.request({ path: `/sessions?${q}` })
+          assert.equal(res.status, 200, res.text())
+          const page = res.json()
+          for (const i of page.items) seen.push({ name: i.name, key: `${i.activity_at} ${i.id}` })
+          next = page.next
+        } while (next && seen.length < 100)
+        const keys = seen.map((x) => x.key)
+        assert.equal(seen.length, Math.min(total, 100), text)
+        assert.ok(
+          seen.every((x) => x.name.includes(text)),
+          text,
+        )
+        assert.deepEqual(keys, [...keys].sort().reverse(), `${text}: latest activity first`)
+        assert.equal(new Set(keys).size, keys.length, `${text}: no session twice across pages`)
+      }
     }))
 })
