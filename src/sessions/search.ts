@@ -143,7 +143,15 @@ export class SearchIndexer {
       this.#running = false
       return
     }
-    if (this.#indexBatch(size) === size) {
+    let indexed: number
+    try {
+      indexed = this.#indexBatch(size)
+    } catch {
+      // A full disk, say: the marks stay, and the next poll tries again.
+      this.#running = false
+      return
+    }
+    if (indexed === size) {
       setImmediate(() => this.#step(size))
       return
     }
@@ -159,10 +167,17 @@ export class SearchIndexer {
       return
     }
     const changes = () => (this.#sql(CHANGES).get() as { n: number }).n
-    const before = changes()
-    this.#sql(MERGE).run(MERGE_PAGES)
-    // FTS5's documented test: fewer than two changed rows means there was nothing to merge.
-    if (changes() - before >= 2) {
+    let merged: boolean
+    try {
+      const before = changes()
+      this.#sql(MERGE).run(MERGE_PAGES)
+      // FTS5's documented test: fewer than two changed rows means there was nothing to merge.
+      merged = changes() - before >= 2
+    } catch {
+      this.#running = false // the next pause tries again
+      return
+    }
+    if (merged) {
       setImmediate(() => this.#mergeStep())
       return
     }
