@@ -10,7 +10,7 @@ import type { DaemonLog } from '../deferred-log.ts'
 import { DEFAULT_BODY_LIMIT, EmptyRequest } from '../schemas/common.ts'
 import type { OpSpec } from '../schemas/op.ts'
 import { HearthError } from '../schemas/problems.ts'
-import { hasBody, nodeBodyStream, readBody } from './body.ts'
+import { hasBody, readBody } from './body.ts'
 import { accepts, hostAllowed, mediaTypeOf, originAllowed } from './negotiate.ts'
 import { LightRequest } from './node-adapter.ts'
 import { errorResponse, problemResponse } from './problem-response.ts'
@@ -109,7 +109,7 @@ function bodyStream(req: Request, env: unknown): ReadableStream<Uint8Array> | Re
   if (req instanceof LightRequest) return req.takeNodeBody()
   if (req.body) return req.body
   const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming
-  return incoming && hasBody(req.headers) ? nodeBodyStream(incoming) : null
+  return incoming && hasBody(req.headers) ? incoming : null
 }
 
 async function readOpBody(op: OpSpec, req: Request, env: unknown): Promise<unknown> {

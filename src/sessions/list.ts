@@ -37,7 +37,7 @@ export function checkFilter(core: SessionsCore, f: ListFilter): void {
  * SQL conditions of a filter. `marked`: whether some sessions may wait for the search index
  * (SearchIndexer.anyMarked); without any, a search is the trigram match alone.
  */
-export function filterConditions(f: ListFilter, marked = true): { sql: string[]; params: unknown[] } {
+export function filterConditions(f: ListFilter, marked: boolean): { sql: string[]; params: unknown[] } {
   const sql: string[] = []
   const params: unknown[] = []
   const scope = f.scope ?? (f.parent_id !== undefined || f.family_id !== undefined ? 'all' : 'roots')
