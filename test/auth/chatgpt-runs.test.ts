@@ -124,7 +124,7 @@ describe('chatgpt turns through the daemon', () => {
     const deadline = Date.now() + 5_000
     while (fileJson(d.home, 'creds.json').accounts?.chatgpt && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20))
-    assert.equal(fileJson(d.home, 'creds.json').accounts, undefined, 'the account is gone')
+    assert.deepEqual(fileJson(d.home, 'creds.json').accounts, {}, 'the account is gone')
     const auth = (await d.request({ path: '/auth' })).json()
     assert.equal(auth.providers[0].status, 'signed out')
   })
