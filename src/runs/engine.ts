@@ -6,6 +6,7 @@
 import { v7 as uuidv7 } from 'uuid'
 import type { Kernel, KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
+import { hasTransport } from '../providers/registry.ts'
 import type { AssistantPart, NeutralEvent, NeutralUsage, TransportProfile } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
@@ -114,6 +115,12 @@ export class Runs {
     if (!profile) {
       const detail = `Profile "${started.provider_profile}" is not configured (config.json providers.profiles)`
       this.#finish(sessionId, run, 'failed', problemBody('provider_not_configured', detail))
+      return
+    }
+    if (!hasTransport(profile.extension)) {
+      // A profile written by hand for a provider hearth cannot talk to yet.
+      const detail = `Profile "${profile.name}" uses ${profile.extension}, which hearth cannot talk to yet`
+      this.#finish(sessionId, run, 'failed', problemBody('provider_unsupported', detail))
       return
     }
     const kernel = kernels.acquire(sessionId)

@@ -31,7 +31,9 @@ describe('creds.json sections', () => {
     writeFileSync(
       join(home, 'config.json'),
       JSON.stringify({
-        providers: { profiles: { hand: { endpoint: 'https://x.example/v1', model: 'm', apiKey: 'sk-hand' } } },
+        providers: {
+          profiles: { hand: { endpoint: 'https://x.example/v1', model: 'm', apiKey: 'sk-hand' } },
+        },
       }),
     )
     const d = await startDaemon({ home })
