@@ -137,12 +137,9 @@ export class Runs {
           problemBody('kernel_crashed', `The kernel exited (${signal ?? `code ${code}`}) during the run`),
         ),
     }
-    const request = buildRequest(
-      core,
-      sessionId,
-      profile.transport.model || started.model,
-      started.effort ?? profile.effort,
-    )
+    // The session's resolved model goes upstream; the profile's only fills a session without one.
+    const model = started.model || profile.transport.model
+    const request = buildRequest(core, sessionId, model, started.effort ?? profile.effort)
     run.profile = profile
     const credential = this.#d.credentials
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
@@ -157,7 +154,7 @@ export class Runs {
           type: 'turn',
           run_id: started.run_id,
           extension: profile.extension,
-          profile: c.transport,
+          profile: { ...c.transport, model },
           request,
           limits: profile.limits,
         })
