@@ -39,6 +39,8 @@ export interface FakeScript {
   /** `length` ends a Responses stream with response.incomplete (max_output_tokens). */
   finish?: 'stop' | 'length'
   mode?: FakeMode
+  /** An event stream played as it is (a recorded fixture) instead of the scripted frames. */
+  raw?: string
   /** Deltas sent before a stall, drop or malformed frame (default 1). */
   after?: number
 }

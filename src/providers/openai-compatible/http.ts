@@ -68,6 +68,8 @@ export async function openStream(
         // A server that ignored `stream: true` or reports an error with a 200.
         const text = await readErrorBody(res, guard)
         guard.dispose()
+        const whole = wholeCompletion(text)
+        if (whole) return { ok: true, status: res.status, body: whole, close: () => {} }
         return { ok: false, error: notAStream(text, res.status, secret) }
       }
       if (ok && res.body) {
@@ -256,6 +258,25 @@ export function retryAfter(headers: Headers, now = Date.now()): number | null {
 
 function isJson(headers: Headers): boolean {
   return /^application\/(?:[\w.+-]*\+)?json\b/i.test(headers.get('content-type') ?? '')
+}
+
+/**
+ * A whole Chat Completions answer (`choices[].message`) from a server that ignored
+ * `stream: true`, as the one event-stream frame the chat decoder reads like a last chunk;
+ * null for any other JSON.
+ */
+function wholeCompletion(text: string): AsyncIterable<Uint8Array> | null {
+  let body: any = null
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (!Array.isArray(body?.choices) || !body.choices.some((c: any) => c?.message)) return null
+  const frame = new TextEncoder().encode(`data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`)
+  return (async function* () {
+    yield frame
+  })()
 }
 
 function notAStream(text: string, status: number, secret: string | null): ErrorEvent {

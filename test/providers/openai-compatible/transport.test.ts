@@ -5,7 +5,7 @@ import { defaultRetryDelayMs, retryAfter } from '../../../src/providers/openai-c
 import { openaiCompatible } from '../../../src/providers/openai-compatible/transport.ts'
 import type { NeutralEvent, StreamOptions, TransportProfile } from '../../../src/providers/types.ts'
 import { FakeOpenAIUpstream } from '../../fakes/openai-upstream.ts'
-import { collect, request, text } from './helpers.ts'
+import { collect, request, text, usage } from './helpers.ts'
 
 const KEY = 'sk-test-secret-0123456789'
 let fake: FakeOpenAIUpstream
@@ -150,6 +150,37 @@ describe('status mapping and retries', () => {
       fetch: answer({ error: { message: 'Quota exceeded', code: 'insufficient_quota' } }),
     })
     deepStrictEqual(quota.events, [error('upstream_rate_limited', 'HTTP 200: Quota exceeded', 200)])
+    // A whole chat completion (the server ignored `stream: true`) is read as one last chunk.
+    const whole = await turn(
+      {
+        fetch: answer({
+          id: 'chatcmpl-2',
+          object: 'chat.completion',
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: [
+                  { type: 'thinking', thinking: [{ type: 'text', text: 'hm' }] },
+                  { type: 'text', text: 'whole' },
+                ],
+              },
+              finish_reason: 'stop',
+            },
+          ],
+          usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+        }),
+      },
+      profile('chat_completions'),
+    )
+    deepStrictEqual(whole.events, [
+      { type: 'start' },
+      { type: 'reasoning_delta', index: 0, delta: 'hm' },
+      { type: 'text_delta', index: 1, delta: 'whole' },
+      usage(3, null, null, 2, 5),
+      { type: 'done', stop_reason: 'stop' },
+    ])
     strictEqual(fake.requests.length, 0)
   })
 
