@@ -71,7 +71,18 @@ export type NeutralEvent =
   | { type: 'tool_call'; index: number; id: string; name: string; arguments: string }
   | { type: 'usage'; usage: NeutralUsage }
   | { type: 'done'; stop_reason: StopReason }
-  | { type: 'error'; code: UpstreamErrorCode; message: string; status: number | null }
+  | {
+      type: 'error'
+      code: UpstreamErrorCode
+      message: string
+      status: number | null
+      /**
+       * A rate limit's reset, epoch ms, when the upstream said when the credential may be
+       * used again (a usage-limit body, Retry-After, limit headers). Signed-in accounts
+       * are marked limited until then.
+       */
+      limited_until_ms?: number
+    }
 
 /** What the HTTP layer of a transport sends. */
 export interface EncodedRequest {

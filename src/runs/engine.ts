@@ -38,6 +38,8 @@ export interface TurnCredentials {
   ): Promise<{ transport: TransportProfile; accountId: string | null }>
   /** The provider answered 401 to this account's credential. */
   unauthorized(profile: ResolvedProfile, accountId: string): Promise<void>
+  /** The provider said this account is used up until `untilMs` (epoch ms): the pool puts it last. */
+  limited(profile: ResolvedProfile, accountId: string, untilMs: number): Promise<void>
 }
 
 class ActiveRun {
@@ -220,12 +222,21 @@ export class Runs {
       case 'error':
         if (e.code === 'aborted') this.#finish(sessionId, run, 'interrupted', null)
         else this.#finish(sessionId, run, 'failed', problemBody(e.code as ProblemCode, e.message))
-        if (e.code === 'upstream_unauthorized' && e.status === 401 && run.accountId && run.profile)
-          void this.#d.credentials?.unauthorized(run.profile, run.accountId).catch(this.#d.onError)
+        this.#markAccount(run, e)
         return
       default:
         return
     }
+  }
+
+  /** What a failed turn says about its signed-in account: refused, or used up for a while. */
+  #markAccount(run: ActiveRun, e: Extract<NeutralEvent, { type: 'error' }>): void {
+    const credentials = this.#d.credentials
+    if (!credentials || !run.accountId || !run.profile) return
+    if (e.code === 'upstream_unauthorized' && e.status === 401)
+      void credentials.unauthorized(run.profile, run.accountId).catch(this.#d.onError)
+    else if (e.code === 'upstream_rate_limited' && typeof e.limited_until_ms === 'number')
+      void credentials.limited(run.profile, run.accountId, e.limited_until_ms).catch(this.#d.onError)
   }
 
   #appendDelta(sessionId: string, run: ActiveRun, c: LiveContent, delta: string): void {

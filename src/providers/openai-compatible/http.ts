@@ -38,7 +38,8 @@ export interface FailurePolicy {
   failure?(
     status: number,
     text: string,
-  ): { code?: UpstreamErrorCode; message?: string; retryable?: boolean } | null
+    headers: Headers,
+  ): { code?: UpstreamErrorCode; message?: string; retryable?: boolean; limitedUntilMs?: number } | null
 }
 
 export async function openStream(
@@ -78,16 +79,19 @@ export async function openStream(
       }
       const text = await readErrorBody(res, guard)
       guard.dispose()
-      const own = policy.failure?.(res.status, text) ?? null
+      const own = policy.failure?.(res.status, text, res.headers) ?? null
       const message = redact(own?.message ?? upstreamMessage(text, res.status), secret)
       const code = own?.code ?? codeForStatus(res.status)
       const retryable =
         own?.retryable ?? (code === 'upstream_rate_limited' || code === 'upstream_unavailable')
-      failure = {
-        error: errorEvent(code, message, res.status),
-        retryAfterMs: retryAfter(res.headers),
-        retryable,
-      }
+      const retryAfterMs = retryAfter(res.headers)
+      const error = errorEvent(code, message, res.status)
+      // When the credential may be used again: the provider's own reading, else Retry-After.
+      const limitedUntil =
+        own?.limitedUntilMs ??
+        (code === 'upstream_rate_limited' && retryAfterMs !== null ? Date.now() + retryAfterMs : undefined)
+      if (limitedUntil !== undefined) error.limited_until_ms = limitedUntil
+      failure = { error, retryAfterMs, retryable }
     } catch (err) {
       guard.dispose()
       if (opts.signal.aborted) return { ok: false, error: aborted() }

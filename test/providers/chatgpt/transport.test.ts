@@ -293,6 +293,7 @@ describe('failures', () => {
       code: 'upstream_rate_limited',
       message: `HTTP 429: usage limit reached (plus plan); resets at ${new Date(resetsAt * 1000).toISOString()}`,
       status: 429,
+      limited_until_ms: resetsAt * 1000,
     })
     strictEqual(fake.requests.length, 1)
     strictEqual(delays, 0)
@@ -304,6 +305,9 @@ describe('failures', () => {
     strictEqual(error.code, 'upstream_rate_limited')
     strictEqual(error.message, 'HTTP 429: the ChatGPT plan does not include Codex usage (free plan)')
     strictEqual(fake.requests.length, 1)
+    // Set aside until the used-up window the headers report resets (the fake: within the hour).
+    const until = (error as { limited_until_ms?: number }).limited_until_ms ?? 0
+    ok(until > Date.now() + 3_500_000 && until <= Date.now() + 3_600_000, String(until))
   })
 
   test('a plain 429 and a 500 are retried by the shared HTTP layer', async () => {

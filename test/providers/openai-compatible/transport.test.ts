@@ -104,8 +104,17 @@ describe('status mapping and retries', () => {
 
   test('a Retry-After over a minute is not waited for', async () => {
     fake.failTimes(1, 429, { retryAfter: '120', message: 'slow down' })
+    const before = Date.now()
     const { events, delays } = await turn()
-    deepStrictEqual(events, [error('upstream_rate_limited', 'HTTP 429: slow down (retry after 120 s)', 429)])
+    // The reset travels with the error, so a signed-in account can be set aside until then.
+    const until = (events[0] as { limited_until_ms?: number }).limited_until_ms ?? 0
+    ok(until >= before + 120_000 && until <= Date.now() + 120_000, String(until))
+    deepStrictEqual(events, [
+      {
+        ...error('upstream_rate_limited', 'HTTP 429: slow down (retry after 120 s)', 429),
+        limited_until_ms: until,
+      },
+    ])
     deepStrictEqual(delays, [])
   })
 
