@@ -7,7 +7,13 @@ import { v7 as uuidv7 } from 'uuid'
 import type { Kernel, KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
 import { hasTransport } from '../providers/registry.ts'
-import type { AssistantPart, NeutralEvent, NeutralUsage, TransportProfile } from '../providers/types.ts'
+import type {
+  AssistantPart,
+  EncryptedReasoningPart,
+  NeutralEvent,
+  NeutralUsage,
+  TransportProfile,
+} from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
@@ -48,6 +54,10 @@ class ActiveRun {
   readonly startedMs: number
   kernel: Kernel | undefined
   tool_calls: AssistantPart[] = []
+  /** Encrypted reasoning items, by output index, kept with the answer for replay. */
+  encrypted: { index: number; part: EncryptedReasoningPart }[] = []
+  /** The model the turn went to (the session's resolved model). */
+  model = ''
   usage: NeutralUsage | null = null
   /** Log events waiting for the next batch commit. */
   queue: { kind: string; payload: Record<string, unknown> }[] = []
@@ -141,6 +151,7 @@ export class Runs {
     }
     // The session's resolved model goes upstream; the profile's only fills a session without one.
     const model = started.model || profile.transport.model
+    run.model = model
     const request = buildRequest(core, sessionId, model, started.effort ?? profile.effort)
     run.profile = profile
     const credential = this.#d.credentials
@@ -213,6 +224,17 @@ export class Runs {
       case 'tool_call':
         run.tool_calls.push({ type: 'tool_call', id: e.id, name: e.name, arguments: e.arguments })
         return
+      case 'encrypted_reasoning': {
+        const { summary, encrypted_content } = e
+        const part: EncryptedReasoningPart = {
+          type: 'encrypted_reasoning',
+          summary,
+          encrypted_content,
+          model: run.model,
+        }
+        run.encrypted.push({ index: e.index, part })
+        return
+      }
       case 'usage':
         run.usage = e.usage
         return
@@ -281,6 +303,7 @@ export class Runs {
         problem,
         contents: run.live.contents,
         tool_calls: run.tool_calls,
+        replay: run.encrypted.sort((a, b) => a.index - b.index).map((x) => x.part),
         usage: run.usage,
         model: run.started.model,
         elapsed_ms: Date.now() - run.startedMs,

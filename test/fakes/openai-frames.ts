@@ -63,8 +63,12 @@ function delta(frame: Frame): Frame {
   return { ...frame, delta: true }
 }
 
-/** The Responses stream for a script: reasoning item, message item, function call item. */
-export function responsesFrames(script: FakeScript): Frame[] {
+/**
+ * The Responses stream for a script: reasoning item, message item, function call item.
+ * With `encrypted`, the finished reasoning item carries it as `encrypted_content` (what a
+ * request with `include: ["reasoning.encrypted_content"]` gets).
+ */
+export function responsesFrames(script: FakeScript, encrypted?: string): Frame[] {
   let seq = 0
   const ev = (type: string, fields: Record<string, unknown>) =>
     sse({ type, sequence_number: seq++, ...fields }, type)
@@ -89,7 +93,11 @@ export function responsesFrames(script: FakeScript): Frame[] {
         ),
       )
     }
-    const done = { ...item, summary: [{ type: 'summary_text', text: script.reasoning.join('') }] }
+    const done = {
+      ...item,
+      summary: [{ type: 'summary_text', text: script.reasoning.join('') }],
+      ...(encrypted === undefined ? {} : { encrypted_content: encrypted }),
+    }
     frames.push(ev('response.output_item.done', { output_index: at, item: done }))
     output.push(done)
   }

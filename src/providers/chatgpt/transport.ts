@@ -61,18 +61,16 @@ function headerOf(profile: TransportProfile, name: string): string | undefined {
 
 /**
  * The Responses body with the backend's rules: not stored, streamed, parallel tool calls
- * chosen automatically, low verbosity, encrypted reasoning included for replay, the
- * session as the cache key, the system text as `instructions`, tools without `strict`,
- * no `max_output_tokens`.
+ * chosen automatically, low verbosity, encrypted reasoning included and replayed (the
+ * `reasoning` items kept with earlier answers of this model, before them), the session as
+ * the cache key, the system text as `instructions`, tools with `strict: null`, no
+ * `max_output_tokens`.
  */
 export function chatgptBody(profile: TransportProfile, req: NeutralRequest): Record<string, unknown> {
-  const body = responsesBody(profile, req)
+  const body = responsesBody(profile, req, { replayEncrypted: true })
   const tools = Array.isArray(body.tools) ? body.tools : []
   body.instructions = req.system ?? ''
-  body.tools = tools.map((tool: Record<string, unknown>) => {
-    const { strict: _strict, ...rest } = tool
-    return rest
-  })
+  body.tools = tools.map((tool: Record<string, unknown>) => ({ ...tool, strict: null }))
   body.tool_choice = 'auto'
   body.parallel_tool_calls = true
   body.store = false

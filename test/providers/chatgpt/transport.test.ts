@@ -120,6 +120,7 @@ describe('requests', () => {
   })
 
   test('body: not stored, streamed, parallel automatic tools, low verbosity, encrypted reasoning, instructions', async () => {
+    const sealed = fake.sealReasoning()
     const req = request({
       system: 'Be brief.',
       effort: 'high',
@@ -129,6 +130,19 @@ describe('requests', () => {
           role: 'assistant',
           content: [
             { type: 'reasoning', text: 'thinking' },
+            {
+              type: 'encrypted_reasoning',
+              summary: ['Look first.'],
+              encrypted_content: sealed,
+              model: 'gpt-test',
+            },
+            // Another model's encrypted reasoning is never sent (it could not be verified).
+            {
+              type: 'encrypted_reasoning',
+              summary: [],
+              encrypted_content: 'gAAAAA-other',
+              model: 'gpt-other',
+            },
             { type: 'text', text: 'Calling ls.' },
             { type: 'tool_call', id: 'call_1', name: 'ls', arguments: '{"path":"."}' },
           ],
@@ -154,6 +168,11 @@ describe('requests', () => {
       instructions: 'Be brief.',
       input: [
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List files' }] },
+        {
+          type: 'reasoning',
+          summary: [{ type: 'summary_text', text: 'Look first.' }],
+          encrypted_content: sealed,
+        },
         { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Calling ls.' }] },
         { type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '{"path":"."}' },
         { type: 'function_call_output', call_id: 'call_1', output: 'a.txt' },
@@ -172,6 +191,7 @@ describe('requests', () => {
             required: ['path'],
             additionalProperties: false,
           },
+          strict: null,
         },
       ],
       prompt_cache_key: SESSION,
@@ -181,7 +201,7 @@ describe('requests', () => {
       text: { verbosity: 'low' },
     })
     const body = fake.requests[0].body
-    ok(!('strict' in body.tools[0]), 'no strict on tools')
+    strictEqual(body.tools[0].strict, null, 'strict is sent as null')
     ok(!('max_output_tokens' in body))
   })
 
@@ -201,10 +221,20 @@ describe('requests', () => {
       toolCall: { id: 'call_9', name: 'ls', arguments: ['{"path"', ':"."}'] },
       usage: { input: 30, output: 9 },
     })
-    deepStrictEqual(await stream(profile()), [
+    const events = await stream(profile())
+    // The finished reasoning item comes back encrypted (the request included it): kept for replay.
+    const sealed = events.find((e) => e.type === 'encrypted_reasoning')
+    ok(sealed && /^gAAAAA/.test(sealed.encrypted_content), JSON.stringify(sealed))
+    deepStrictEqual(events, [
       { type: 'start' },
       { type: 'reasoning_delta', index: 0, delta: 'Let me ' },
       { type: 'reasoning_delta', index: 0, delta: 'look.' },
+      {
+        type: 'encrypted_reasoning',
+        index: 0,
+        summary: ['Let me look.'],
+        encrypted_content: sealed.encrypted_content,
+      },
       text(1, 'Listing'),
       text(1, '…'),
       { type: 'tool_call', index: 2, id: 'call_9', name: 'ls', arguments: '{"path":"."}' },
