@@ -305,7 +305,7 @@ export class Runs {
         tool_calls: run.tool_calls,
         replay: run.encrypted.sort((a, b) => a.index - b.index).map((x) => x.part),
         usage: run.usage,
-        model: run.started.model,
+        model: run.model || run.started.model,
         elapsed_ms: Date.now() - run.startedMs,
       })
     } catch (err) {

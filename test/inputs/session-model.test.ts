@@ -75,6 +75,17 @@ describe('the session model', () => {
     assert.match(upstream.requests.at(-1)?.path ?? '', /chat\/completions$/)
   })
 
+  it('a fork or child naming another profile takes that profile model; the same profile keeps the model', async () => {
+    const source = await createSession(d, { kind: 'new', workspace: d.home, model: 'session-model' })
+    const fork = await createSession(d, { kind: 'fork', source_id: source, provider_profile: 'other' })
+    assert.equal((await configuration(fork)).model, 'other-model')
+    assert.equal(await modelSent(fork), 'other-model')
+    const child = await createSession(d, { kind: 'child', parent_id: source })
+    assert.equal((await configuration(child)).model, 'session-model')
+    const named = await createSession(d, { kind: 'child', parent_id: source, provider_profile: 'main' })
+    assert.equal((await configuration(named)).model, 'session-model', 'the same profile keeps the model')
+  })
+
   it('a profile change that names a model keeps that model', async () => {
     const sid = await createSession(d)
     await configure(d, sid, { provider_profile: 'other', model: 'chosen-model' })
