@@ -25,6 +25,29 @@ describe('creds.json sections', () => {
     }
   })
 
+  it('is written with all three at start: a new home, and a file an older start left short', async () => {
+    const d = await startDaemon()
+    try {
+      assert.deepEqual(fileJson(d.home, 'creds.json'), { accounts: {}, providers: {}, mcp: {} })
+      assert.equal(modeOf(d.home, 'creds.json'), 0o600)
+    } finally {
+      await d.stop()
+    }
+    const home = tempHome()
+    mkdirSync(home, { recursive: true })
+    writeFileSync(join(home, 'creds.json'), JSON.stringify({ providers: { p: { apiKey: 'sk-old' } } }), {
+      mode: 0o600,
+    })
+    const again = await startDaemon({ home })
+    try {
+      const creds = fileJson(home, 'creds.json')
+      assert.deepEqual(Object.keys(creds), ['accounts', 'providers', 'mcp'])
+      assert.deepEqual(creds, { accounts: {}, providers: { p: { apiKey: 'sk-old' } }, mcp: {} })
+    } finally {
+      await again.stop()
+    }
+  })
+
   it('has all three after the start-time move of a hand-written key', async () => {
     const home = tempHome()
     mkdirSync(home, { recursive: true })
