@@ -217,10 +217,51 @@ async function* stream(
     yield errorEvent('upstream_unauthorized', `not signed in to ChatGPT; ${LOGIN_ADVICE}`)
     return
   }
-  yield* streamTurn(() => encode(profile, req), 'responses', opts, token, {
-    policy: POLICY,
-    adjust: (event) => finish(event, token),
-  })
+  // Encrypted reasoning the backend can no longer verify (another workspace signed in, say)
+  // would fail every later turn of the session: the turn is sent once more without it.
+  let unverifiable = false
+  const policy: FailurePolicy = {
+    failure(status, text, headers) {
+      unverifiable = status === 400 && errorCodeOf(text) === UNVERIFIABLE_REASONING
+      return POLICY.failure?.(status, text, headers) ?? null
+    },
+  }
+  const turn = (r: NeutralRequest) =>
+    streamTurn(() => encode(profile, r), 'responses', opts, token, {
+      policy,
+      adjust: (event) => finish(event, token),
+    })
+  for await (const event of turn(req)) {
+    if (event.type === 'error' && unverifiable && hasEncryptedReasoning(req)) {
+      yield* turn(withoutEncryptedReasoning(req))
+      return
+    }
+    yield event
+  }
+}
+
+const UNVERIFIABLE_REASONING = 'invalid_encrypted_content'
+
+function errorCodeOf(text: string): unknown {
+  try {
+    return JSON.parse(text)?.error?.code
+  } catch {
+    return undefined
+  }
+}
+
+const hasEncryptedReasoning = (req: NeutralRequest) =>
+  req.messages.some((m) => m.role === 'assistant' && m.content.some((p) => p.type === 'encrypted_reasoning'))
+
+function withoutEncryptedReasoning(req: NeutralRequest): NeutralRequest {
+  return {
+    ...req,
+    messages: req.messages.map((m) =>
+      m.role === 'assistant'
+        ? { ...m, content: m.content.filter((p) => p.type !== 'encrypted_reasoning') }
+        : m,
+    ),
+  }
 }
 
 export const chatgpt: Transport = { stream }

@@ -205,6 +205,35 @@ describe('requests', () => {
     ok(!('max_output_tokens' in body))
   })
 
+  test('encrypted reasoning the backend cannot verify is dropped and the turn sent once more', async () => {
+    const req = request({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'one' }] },
+        {
+          role: 'assistant',
+          content: [
+            // Not issued by this backend (another workspace's, say).
+            {
+              type: 'encrypted_reasoning',
+              summary: [],
+              encrypted_content: 'gAAAAA-foreign',
+              model: 'gpt-test',
+            },
+            { type: 'text', text: 'First.' },
+          ],
+        },
+        { role: 'user', content: [{ type: 'text', text: 'two' }] },
+      ],
+    })
+    deepStrictEqual(await stream(profile(), {}, req), HELLO)
+    strictEqual(fake.requests.length, 2)
+    strictEqual(fake.requests[0].body.input[1].type, 'reasoning')
+    deepStrictEqual(
+      fake.requests[1].body.input.map((i: any) => i.type),
+      ['message', 'message', 'message'],
+    )
+  })
+
   test('no system text still sends instructions; no tools sends an empty list', async () => {
     await stream(profile())
     const body = fake.requests[0].body
