@@ -60,7 +60,8 @@ export function listAccounts(files: FileContents, key: string): StoredCredential
 
 /**
  * The creds.json to commit with `accounts.<key>` set to `list` (object for one, array for
- * more, removed for none); everything else is kept, including the key's position.
+ * more, removed for none; the section stays, `{}` when empty); everything else is kept,
+ * including the key's position.
  */
 export function withAccounts(
   files: FileContents,
@@ -71,8 +72,7 @@ export function withAccounts(
   const accounts: JsonObject = isObject(creds.accounts) ? { ...creds.accounts } : {}
   if (list.length === 0) delete accounts[key]
   else accounts[key] = list.length === 1 ? list[0] : list
-  if (Object.keys(accounts).length === 0) delete creds.accounts
-  else creds.accounts = accounts
+  creds.accounts = accounts // kept when empty: creds.json always shows its sections
   return { 'creds.json': creds }
 }
 

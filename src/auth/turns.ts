@@ -1,14 +1,15 @@
 // The credentials of a turn for profiles that sign in. A chatgpt turn takes an account from
 // the pool (bound by the profile's account_id, else sticky to the session), refreshed under
 // the credential lock when it expires within a minute; the transport gets its access token
-// and workspace for this one turn. A 401 from the backend removes that account.
+// and workspace for this one turn. A 401 from the backend removes that account; a 429 that
+// says when the account may be used again marks it limited until then (`limitedUntil`).
 
 import { chatgptAccountId } from '../providers/chatgpt/signin.ts'
 import { CHATGPT_ENDPOINT } from '../providers/chatgpt/transport.ts'
 import type { TurnCredentials } from '../runs/engine.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { Settings } from '../settings/service.ts'
-import { AccountError, idOf, listAccounts, withAccounts } from './accounts.ts'
+import { AccountError, idOf, listAccounts, markLimited, withAccounts } from './accounts.ts'
 import { AccountPool } from './pool.ts'
 import type { AuthService } from './service.ts'
 
@@ -40,6 +41,12 @@ export function turnCredentials(auth: AuthService, settings: Settings): TurnCred
           headers: { ...(workspace ? { 'chatgpt-account-id': workspace } : {}), session_id: sessionId },
         },
       }
+    },
+
+    /** A used-up account keeps its credential and is tried last until the reset. */
+    async limited(profile, accountId, untilMs) {
+      const plugin = pluginOf(profile.extension)
+      if (plugin) await markLimited(settings, plugin, accountId, untilMs)
     },
 
     /** Removes the account even when a profile is bound to it: its credential is dead. */

@@ -1,5 +1,7 @@
 // Extension id → provider. A stored profile with no `extension` is `openai-compatible`.
-// Later providers add their sign-in and quota codecs to the same entry.
+// Later providers add their sign-in and quota codecs to the same entry. This map is the one
+// source of truth for which provider extensions can be used: settings accept a profile
+// only for an extension listed here, and runs refuse any other before reaching the kernel.
 import { chatgpt } from './chatgpt/transport.ts'
 import { openaiCompatible } from './openai-compatible/transport.ts'
 import type { Transport } from './types.ts'
@@ -24,6 +26,11 @@ export function providerFor(extension: string | null | undefined): Provider | nu
 
 export function transportFor(extension: string | null | undefined): Transport | null {
   return providerFor(extension)?.transport ?? null
+}
+
+/** Whether a profile of this extension can be used (absent → `openai-compatible`). */
+export function hasTransport(extension: string | null | undefined): boolean {
+  return providerFor(extension) !== null
 }
 
 export function providerIds(): string[] {

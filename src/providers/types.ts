@@ -12,7 +12,22 @@ export type UserPart =
 export type AssistantPart =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }
+  | EncryptedReasoningPart
   | { type: 'tool_call'; id: string; name: string; arguments: string }
+
+/**
+ * Reasoning the provider encrypted for replay (a Responses `reasoning` item with
+ * `encrypted_content`, asked for with `include: ["reasoning.encrypted_content"]`): opaque
+ * to hearth, kept with the answer, and sent back only to the model that produced it.
+ */
+export interface EncryptedReasoningPart {
+  type: 'encrypted_reasoning'
+  /** The item's summary texts, in order. */
+  summary: string[]
+  encrypted_content: string
+  /** The model that produced it. */
+  model: string
+}
 
 export type NeutralMessage =
   | { role: 'user'; content: UserPart[] }
@@ -69,9 +84,22 @@ export type NeutralEvent =
   | { type: 'text_delta'; index: number; delta: string }
   | { type: 'reasoning_delta'; index: number; delta: string }
   | { type: 'tool_call'; index: number; id: string; name: string; arguments: string }
+  /** A finished reasoning item the provider encrypted for replay (see EncryptedReasoningPart). */
+  | { type: 'encrypted_reasoning'; index: number; summary: string[]; encrypted_content: string }
   | { type: 'usage'; usage: NeutralUsage }
   | { type: 'done'; stop_reason: StopReason }
-  | { type: 'error'; code: UpstreamErrorCode; message: string; status: number | null }
+  | {
+      type: 'error'
+      code: UpstreamErrorCode
+      message: string
+      status: number | null
+      /**
+       * A rate limit's reset, epoch ms, when the upstream said when the credential may be
+       * used again (a usage-limit body, Retry-After, limit headers). Signed-in accounts
+       * are marked limited until then.
+       */
+      limited_until_ms?: number
+    }
 
 /** What the HTTP layer of a transport sends. */
 export interface EncodedRequest {

@@ -6,7 +6,14 @@
 import { v7 as uuidv7 } from 'uuid'
 import type { Kernel, KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
-import type { AssistantPart, NeutralEvent, NeutralUsage, TransportProfile } from '../providers/types.ts'
+import { hasTransport } from '../providers/registry.ts'
+import type {
+  AssistantPart,
+  EncryptedReasoningPart,
+  NeutralEvent,
+  NeutralUsage,
+  TransportProfile,
+} from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
@@ -37,6 +44,8 @@ export interface TurnCredentials {
   ): Promise<{ transport: TransportProfile; accountId: string | null }>
   /** The provider answered 401 to this account's credential. */
   unauthorized(profile: ResolvedProfile, accountId: string): Promise<void>
+  /** The provider said this account is used up until `untilMs` (epoch ms): the pool puts it last. */
+  limited(profile: ResolvedProfile, accountId: string, untilMs: number): Promise<void>
 }
 
 class ActiveRun {
@@ -45,6 +54,10 @@ class ActiveRun {
   readonly startedMs: number
   kernel: Kernel | undefined
   tool_calls: AssistantPart[] = []
+  /** Encrypted reasoning items, by output index, kept with the answer for replay. */
+  encrypted: { index: number; part: EncryptedReasoningPart }[] = []
+  /** The model the turn went to (the session's resolved model). */
+  model = ''
   usage: NeutralUsage | null = null
   /** Log events waiting for the next batch commit. */
   queue: { kind: string; payload: Record<string, unknown> }[] = []
@@ -116,6 +129,12 @@ export class Runs {
       this.#finish(sessionId, run, 'failed', problemBody('provider_not_configured', detail))
       return
     }
+    if (!hasTransport(profile.extension)) {
+      // A profile written by hand for a provider hearth cannot talk to yet.
+      const detail = `Profile "${profile.name}" uses ${profile.extension}, which hearth cannot talk to yet`
+      this.#finish(sessionId, run, 'failed', problemBody('provider_unsupported', detail))
+      return
+    }
     const kernel = kernels.acquire(sessionId)
     run.kernel = kernel
     kernel.state = 'running'
@@ -130,12 +149,10 @@ export class Runs {
           problemBody('kernel_crashed', `The kernel exited (${signal ?? `code ${code}`}) during the run`),
         ),
     }
-    const request = buildRequest(
-      core,
-      sessionId,
-      profile.transport.model || started.model,
-      started.effort ?? profile.effort,
-    )
+    // The session's resolved model goes upstream; the profile's only fills a session without one.
+    const model = started.model || profile.transport.model
+    run.model = model
+    const request = buildRequest(core, sessionId, model, started.effort ?? profile.effort)
     run.profile = profile
     const credential = this.#d.credentials
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
@@ -150,7 +167,7 @@ export class Runs {
           type: 'turn',
           run_id: started.run_id,
           extension: profile.extension,
-          profile: c.transport,
+          profile: { ...c.transport, model },
           request,
           limits: profile.limits,
         })
@@ -207,6 +224,17 @@ export class Runs {
       case 'tool_call':
         run.tool_calls.push({ type: 'tool_call', id: e.id, name: e.name, arguments: e.arguments })
         return
+      case 'encrypted_reasoning': {
+        const { summary, encrypted_content } = e
+        const part: EncryptedReasoningPart = {
+          type: 'encrypted_reasoning',
+          summary,
+          encrypted_content,
+          model: run.model,
+        }
+        run.encrypted.push({ index: e.index, part })
+        return
+      }
       case 'usage':
         run.usage = e.usage
         return
@@ -216,12 +244,21 @@ export class Runs {
       case 'error':
         if (e.code === 'aborted') this.#finish(sessionId, run, 'interrupted', null)
         else this.#finish(sessionId, run, 'failed', problemBody(e.code as ProblemCode, e.message))
-        if (e.code === 'upstream_unauthorized' && e.status === 401 && run.accountId && run.profile)
-          void this.#d.credentials?.unauthorized(run.profile, run.accountId).catch(this.#d.onError)
+        this.#markAccount(run, e)
         return
       default:
         return
     }
+  }
+
+  /** What a failed turn says about its signed-in account: refused, or used up for a while. */
+  #markAccount(run: ActiveRun, e: Extract<NeutralEvent, { type: 'error' }>): void {
+    const credentials = this.#d.credentials
+    if (!credentials || !run.accountId || !run.profile) return
+    if (e.code === 'upstream_unauthorized' && e.status === 401)
+      void credentials.unauthorized(run.profile, run.accountId).catch(this.#d.onError)
+    else if (e.code === 'upstream_rate_limited' && typeof e.limited_until_ms === 'number')
+      void credentials.limited(run.profile, run.accountId, e.limited_until_ms).catch(this.#d.onError)
   }
 
   #appendDelta(sessionId: string, run: ActiveRun, c: LiveContent, delta: string): void {
@@ -266,8 +303,9 @@ export class Runs {
         problem,
         contents: run.live.contents,
         tool_calls: run.tool_calls,
+        replay: run.encrypted.sort((a, b) => a.index - b.index).map((x) => x.part),
         usage: run.usage,
-        model: run.started.model,
+        model: run.model || run.started.model,
         elapsed_ms: Date.now() - run.startedMs,
       })
     } catch (err) {

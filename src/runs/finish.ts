@@ -16,6 +16,8 @@ export interface RunResult {
   problem: Problem | null
   contents: LiveContent[]
   tool_calls: AssistantPart[]
+  /** Provider state replayed ahead of the answer on the next turn (encrypted reasoning). */
+  replay: AssistantPart[]
   usage: NeutralUsage | null
   model: string
   elapsed_ms: number
@@ -64,8 +66,10 @@ export function finishRun(core: SessionsCore, sessionId: string, runId: string, 
       add('reasoning', { text: c.text, status, run_id: runId })
     const texts = ordered.filter((c) => c.kind === 'text')
     const answer = texts.map((c) => c.text).join('')
-    if (answer !== '' || r.tool_calls.length > 0)
-      add('assistant', { text: answer, status, run_id: runId, tool_calls: r.tool_calls })
+    if (answer !== '' || r.tool_calls.length > 0) {
+      const replay = r.replay.length > 0 ? { replay: r.replay } : {}
+      add('assistant', { text: answer, status, run_id: runId, tool_calls: r.tool_calls, ...replay })
+    }
     if (r.problem) add('error', { problem: r.problem, run_id: runId })
     core
       .sql("UPDATE inputs SET delivery = ?, decided_ms = ? WHERE turn = ? AND delivery = 'running'")

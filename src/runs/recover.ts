@@ -52,6 +52,7 @@ export function recoverRuns(core: SessionsCore): string[] {
       ),
       contents: outputFromLog(core, run),
       tool_calls: [],
+      replay: [],
       usage: null,
       model: s.model,
       elapsed_ms: core.now() - Date.parse(run.started_at),

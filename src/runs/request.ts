@@ -1,6 +1,7 @@
 // The model request of a turn, built from the session's history: user entries (with their
-// images) and earlier answers (with their tool calls). Reasoning and failure notices stay
-// out: they are shown to people, not replayed to the model.
+// images) and earlier answers (with their tool calls, and the encrypted reasoning a
+// provider asked to get back). Reasoning text and failure notices stay out: they are shown
+// to people, not replayed to the model.
 import type { AssistantPart, NeutralMessage, NeutralRequest, UserPart } from '../providers/types.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 
@@ -30,7 +31,12 @@ export function buildRequest(
   )
   const messages: NeutralMessage[] = []
   for (const r of rows) {
-    const c = JSON.parse(r.content) as { text?: string; images?: unknown[]; tool_calls?: AssistantPart[] }
+    const c = JSON.parse(r.content) as {
+      text?: string
+      images?: unknown[]
+      tool_calls?: AssistantPart[]
+      replay?: AssistantPart[]
+    }
     if (r.kind === 'user') {
       const parts: UserPart[] = c.text ? [{ type: 'text', text: c.text }] : []
       if (c.images?.length) {
@@ -39,7 +45,9 @@ export function buildRequest(
       }
       messages.push({ role: 'user', content: parts })
     } else if (r.kind === 'assistant') {
-      const parts: AssistantPart[] = c.text ? [{ type: 'text', text: c.text }] : []
+      // Encrypted reasoning came first in its turn, so it goes first in the replay.
+      const parts: AssistantPart[] = [...(c.replay ?? [])]
+      if (c.text) parts.push({ type: 'text', text: c.text })
       parts.push(...(c.tool_calls ?? []))
       if (parts.length > 0) messages.push({ role: 'assistant', content: parts })
     }

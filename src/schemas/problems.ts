@@ -96,6 +96,10 @@ export const PROBLEMS = {
     title: 'The change would leave an enabled extension without an extension it requires',
   },
   extension_in_use: { status: 409, title: 'A saved profile uses the extension this change disables' },
+  provider_unsupported: {
+    status: 400,
+    title: 'hearth has no transport for this provider extension yet; a profile of it cannot be used',
+  },
   settings_unreadable: { status: 503, title: 'A settings file is not valid JSON; fix or remove it' },
   // Models
   invalid_model_query: { status: 400, title: 'The model query combines parameters that do not go together' },

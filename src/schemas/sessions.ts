@@ -282,8 +282,21 @@ const PatchMap = Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Null
 export const SessionChangeRequest = Type.Object(
   {
     name: Type.Optional(Name),
-    provider_profile: Type.Optional(ProfileName),
-    model: Type.Optional(ModelId),
+    provider_profile: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          "Another provider profile; without model in the same change the session takes that profile's model",
+      }),
+    ),
+    model: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: 'The model every turn of the session is sent to',
+      }),
+    ),
     effort: Type.Optional(Effort),
     preferences: Type.Optional(
       Type.Object(

@@ -4,6 +4,7 @@
 // only `{saved: true}` in their place. Every field is documented in docs/settings.md.
 import type { Static, TSchema } from 'typebox'
 import * as Type from 'typebox'
+import { providerIds } from '../providers/registry.ts'
 import { Nullable } from './common.ts'
 import { CachePolicy } from './models.ts'
 import { defineOps } from './op.ts'
@@ -65,7 +66,7 @@ const EnvName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$'
 
 const profileFields = {
   extension: Type.Enum([...PROVIDER_EXTENSIONS], {
-    description: 'Provider extension; a stored profile without it is openai-compatible',
+    description: `Provider extension; a stored profile without it is openai-compatible. Usable now: ${providerIds().join(', ')}; a profile of another one is refused with provider_unsupported until hearth has a transport for it`,
   }),
   endpoint: Nullable(Url),
   protocol: Nullable(Type.Enum(['responses', 'chat_completions'])),
@@ -421,6 +422,7 @@ export const settingsOps = defineOps({
       'invalid_settings',
       'extension_dependency',
       'extension_in_use',
+      'provider_unsupported',
       'settings_unreadable',
     ],
   },

@@ -43,11 +43,23 @@ function mergeSelection(
   return next
 }
 
-function applyFields(core: SessionsCore, r: SessionRow, req: SessionChangeRequest, tx: Tx): SessionRow {
+/** The model a session gets with a new profile and no model of its own: that profile's. */
+export type ModelOf = (profile: string) => string
+
+function applyFields(
+  core: SessionsCore,
+  r: SessionRow,
+  req: SessionChangeRequest,
+  tx: Tx,
+  modelOf: ModelOf,
+): SessionRow {
+  const profile = req.provider_profile ?? r.provider_profile
+  // A new profile re-resolves the model unless the same change names one.
+  const model = req.model ?? (profile !== r.provider_profile ? modelOf(profile) : r.model)
   const next = {
     name: req.name ?? r.name,
-    provider_profile: req.provider_profile ?? r.provider_profile,
-    model: req.model ?? r.model,
+    provider_profile: profile,
+    model,
     effort: req.effort !== undefined ? req.effort : r.effort,
     pinned: req.preferences?.pinned === undefined ? r.pinned : Number(req.preferences.pinned),
     pin_order: req.preferences?.pin_order !== undefined ? req.preferences.pin_order : r.pin_order,
@@ -160,6 +172,7 @@ export function changeSession(
   id: string,
   ifMatch: string | undefined,
   req: SessionChangeRequest,
+  modelOf: ModelOf,
 ) {
   return core.transact((tx): ChangeOutcome => {
     const r = core.require(id)
@@ -168,7 +181,7 @@ export function changeSession(
     if (req.family_revision !== undefined) {
       throw new HearthError('read_only_field', 'family_revision is sent only with a workspace move')
     }
-    return { row: applyFields(core, r, req, tx), followers: [] }
+    return { row: applyFields(core, r, req, tx, modelOf), followers: [] }
   })
 }
 

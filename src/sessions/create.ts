@@ -91,9 +91,12 @@ export function createSession(
     const p = place(core, id, req, tx)
     if (p.root_id === id) core.sql('INSERT INTO families (root_id, revision) VALUES (?, 1)').run(id)
     const inherited = req.kind === 'new' ? undefined : p.inherit
+    // Another profile than the inherited one brings its own model unless one is named.
+    const otherProfile =
+      req.provider_profile !== undefined && req.provider_profile !== inherited?.provider_profile
     const resolved = defaults.resolve(
       req.provider_profile ?? inherited?.provider_profile,
-      req.model ?? inherited?.model,
+      req.model ?? (otherProfile ? undefined : inherited?.model),
     )
     const effort = req.effort !== undefined ? req.effort : (inherited?.effort ?? null)
     const submitted = {

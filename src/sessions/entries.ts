@@ -23,6 +23,7 @@ export interface HistoryEntry {
 
 export function toHistoryEntry(r: EntryRow): HistoryEntry {
   const content = JSON.parse(r.content) as Record<string, unknown>
+  delete content.replay // provider state kept for the model (encrypted reasoning), not shown
   if (typeof content.text === 'string' && content.text.length > INLINE_TEXT_CHARS) {
     content.text_bytes = Buffer.byteLength(content.text)
     content.text = content.text.slice(0, INLINE_TEXT_CHARS)

@@ -68,7 +68,8 @@ export class Sessions {
   }
 
   change(id: string, ifMatch: string | undefined, req: SessionChangeRequest) {
-    return changeSession(this.core, idOf(id), ifMatch, req)
+    const modelOf = (profile: string) => this.#defaults.resolve(profile, undefined).model
+    return changeSession(this.core, idOf(id), ifMatch, req, modelOf)
   }
 
   remove(

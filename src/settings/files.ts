@@ -91,12 +91,28 @@ function fsyncDir(dir: string): void {
 /** JSON as the files keep it: two-space indented (hand-editable), newline at the end. */
 export const fileText = (value: JsonObject) => `${JSON.stringify(value, null, 2)}\n`
 
+/** The sections creds.json always has, in this order (protocol 3, "Credentials file"). */
+export const CREDS_SECTIONS = ['accounts', 'providers', 'mcp'] as const
+
+/**
+ * creds.json as it is written: its three sections first, an empty one as `{}` (code that
+ * empties a section may drop it; the file still shows it), then anything else kept as it is.
+ */
+export function withCredsSections(creds: JsonObject): JsonObject {
+  const out: JsonObject = {}
+  for (const section of CREDS_SECTIONS) out[section] = isObject(creds[section]) ? creds[section] : {}
+  for (const [key, value] of Object.entries(creds)) if (!(key in out)) out[key] = value
+  return out
+}
+
 /** Commits the given files together (see the protocol above). Every file is written 0600. */
 export function commitFiles(home: string, changed: Partial<FileContents>): void {
   const names = SETTINGS_FILES.filter((n) => changed[n] !== undefined)
   if (names.length === 0) return
   for (const name of names) {
-    writeFileAtomic.sync(join(home, `${name}.next`), fileText(changed[name] as JsonObject), {
+    const value = changed[name] as JsonObject
+    const text = fileText(name === 'creds.json' ? withCredsSections(value) : value)
+    writeFileAtomic.sync(join(home, `${name}.next`), text, {
       mode: 0o600,
       fsync: true,
     })

@@ -4,13 +4,16 @@
 //   - config.json         each profile's hand-written `apiKey`            → creds.providers
 // creds.json is committed first (with config.json, through the settings journal); then
 // each legacy file is renamed into backups/<name>-before-creds-<ms> and its mode cleared.
+// With nothing to move, a creds.json without its three sections (or none) is written with
+// them.
 // Every step is safe to repeat, so a start interrupted anywhere is finished by the next:
 // merging again adds nothing, a file already moved is not there to move, and a backup
 // whose mode bits survived a crash is cleared on the next pass.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { HearthError } from '../schemas/problems.ts'
 import type { Notice } from '../schemas/server.ts'
-import { type FileContents, type JsonObject, readSettingsFile } from './files.ts'
+import { CREDS_SECTIONS, type FileContents, type JsonObject, readSettingsFile } from './files.ts'
 import { profilesOf } from './groups/providers.ts'
 import { isObject, objectAt, setOrDrop } from './merge.ts'
 import type { Settings } from './service.ts'
@@ -99,7 +102,10 @@ export async function migrateSecrets(home: string, settings: Settings, now = Dat
   const handKeys = Object.entries(profilesOf(safeConfig(home))).filter(
     ([, p]) => isObject(p) && typeof p.apiKey === 'string',
   )
-  if (!auth && !mcpAuth && handKeys.length === 0) return []
+  if (!auth && !mcpAuth && handKeys.length === 0) {
+    await completeCreds(home, settings)
+    return []
+  }
   const notices: Notice[] = []
   const at = now()
   await settings.update((files) => merged(files, auth, mcpAuth))
@@ -124,6 +130,26 @@ export async function migrateSecrets(home: string, settings: Settings, now = Dat
     notices.push(notice(legacy, `backups/${legacy}-before-creds-${at}`, at, []))
   }
   return notices
+}
+
+/**
+ * creds.json with its three sections (an older start, or a hand edit, may have left one
+ * out, or no file at all): written once, through the settings commit, which adds them.
+ * An unreadable file is left alone; GET /settings says why.
+ */
+async function completeCreds(home: string, settings: Settings): Promise<void> {
+  let creds: JsonObject
+  try {
+    creds = readSettingsFile(home, 'creds.json')
+  } catch {
+    return
+  }
+  if (CREDS_SECTIONS.every((section) => isObject(creds[section]))) return
+  try {
+    await settings.update((files) => ({ 'creds.json': files['creds.json'] }))
+  } catch (err) {
+    if (!(err instanceof HearthError)) throw err // an unreadable config.json: left for GET /settings
+  }
 }
 
 function safeConfig(home: string): JsonObject {

@@ -139,7 +139,7 @@ describe('saveAccount', () => {
   it('creates the accounts section (and the file) when there is none', async () => {
     rmSync(join(home, 'creds.json'))
     await saveAccount(store, plugin, cred('a'))
-    assert.deepEqual(creds(), { accounts: { chatgpt: cred('a') } })
+    assert.deepEqual(creds(), { accounts: { chatgpt: cred('a') }, providers: {}, mcp: {} })
   })
 })
 
@@ -155,10 +155,10 @@ describe('removeAccount', () => {
     assertOthersUntouched()
   })
 
-  it('drops an accounts section left empty, keeping the other sections', async () => {
+  it('leaves an accounts section emptied as {}, keeping the other sections', async () => {
     writeFileSync(join(home, 'creds.json'), JSON.stringify({ accounts: { chatgpt: cred('a') }, ...OTHER }))
     assert.equal(await removeAccount(store, plugin, 'chatgpt-a'), true)
-    assert.deepEqual(creds(), OTHER)
+    assert.deepEqual(creds(), { accounts: {}, ...OTHER })
   })
 
   it('refuses an account a saved profile is bound to (account_in_use) and changes nothing', async () => {

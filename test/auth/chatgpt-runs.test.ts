@@ -94,6 +94,35 @@ describe('chatgpt turns through the daemon', () => {
     assert.equal(sent.body.model, 'gpt-5.1-codex')
   })
 
+  it('keeps the encrypted reasoning of a turn and replays it ahead of the answer on the next', async () => {
+    const sid = await createSession(d)
+    fake.enqueue({ reasoning: ['Plan ', 'it.'], text: ['First.'] })
+    await putInput(d, sid, message('one'))
+    const first = await waitSession(d, sid, idle)
+    assert.equal(first.latest_answer.outcome, 'completed')
+    const issued = fake.requests.at(-1) as (typeof fake.requests)[number]
+    assert.deepEqual(issued.body.include, ['reasoning.encrypted_content'])
+    // The history shows the reasoning text and the answer, never the encrypted blob.
+    const shown = JSON.stringify(first.history.items)
+    assert.doesNotMatch(shown, /gAAAAA|encrypted|replay/)
+    await putInput(d, sid, message('two'))
+    const second = await waitSession(d, sid, idle)
+    assert.equal(second.latest_answer.outcome, 'completed', JSON.stringify(second.history.items.at(-1)))
+    const input = (fake.requests.at(-1) as (typeof fake.requests)[number]).body.input
+    const types = input.map((i: any) => i.type ?? i.role)
+    assert.deepEqual(types, ['message', 'reasoning', 'message', 'message'])
+    const reasoning = input[1]
+    assert.deepEqual(
+      Object.keys(reasoning).sort(),
+      ['encrypted_content', 'summary', 'type'],
+      'no id: nothing is stored',
+    )
+    assert.match(reasoning.encrypted_content, /^gAAAAA/)
+    assert.deepEqual(reasoning.summary, [{ type: 'summary_text', text: 'Plan it.' }])
+    assert.equal(input[2].role, 'assistant')
+    assert.deepEqual(input[2].content, [{ type: 'output_text', text: 'First.' }])
+  })
+
   it('refreshes a token that expires within the minute before the turn, and stores the rotation', async () => {
     fake.expiresIn = 30 // every token issued now is inside the refresh lead
     await signIn()
@@ -124,7 +153,7 @@ describe('chatgpt turns through the daemon', () => {
     const deadline = Date.now() + 5_000
     while (fileJson(d.home, 'creds.json').accounts?.chatgpt && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20))
-    assert.equal(fileJson(d.home, 'creds.json').accounts, undefined, 'the account is gone')
+    assert.deepEqual(fileJson(d.home, 'creds.json').accounts, {}, 'the account is gone')
     const auth = (await d.request({ path: '/auth' })).json()
     assert.equal(auth.providers[0].status, 'signed out')
   })

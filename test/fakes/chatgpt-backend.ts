@@ -6,7 +6,13 @@
 //                                      carrying the `https://api.openai.com/auth` claims.
 //   POST /backend-api/codex/responses  Responses SSE (frames from openai-frames.ts), scripted
 //                                      per request: text, reasoning, tool call, 401, plain
-//                                      429, usage-limit 429, 500, stall, drop.
+//                                      429, usage-limit 429, 500, stall, drop. Nothing is
+//                                      stored (store: false): an input item with an `id` is
+//                                      404, as the backend answers; a reasoning item is
+//                                      accepted only with `encrypted_content` this backend
+//                                      issued (else 400 invalid_encrypted_content), and a
+//                                      request that includes `reasoning.encrypted_content`
+//                                      gets it on its finished reasoning items.
 // Every request is recorded with its headers and parsed body.
 import { createHash, randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -85,6 +91,8 @@ export class FakeChatgptBackend {
   /** refresh token → seat and whether it was used. */
   readonly #refresh = new Map<string, { seat: FakeSeat; used: boolean }>()
   readonly #live = new Set<string>()
+  /** encrypted_content values this backend issued. */
+  readonly #sealed = new Set<string>()
   #issued = 0
   readonly #http: LoopbackServer
 
@@ -120,6 +128,13 @@ export class FakeChatgptBackend {
   revoke(accessToken: string): this {
     this.#live.delete(accessToken)
     return this
+  }
+
+  /** An encrypted reasoning blob, as the backend issues them (opaque, Fernet-like). */
+  sealReasoning(): string {
+    const sealed = `gAAAAA${randomBytes(48).toString('base64url')}`
+    this.#sealed.add(sealed)
+    return sealed
   }
 
   enqueue(...scripts: ChatgptScript[]): this {
@@ -220,6 +235,8 @@ export class FakeChatgptBackend {
         },
       })
     }
+    const refused = this.#refuseInput(record.body)
+    if (refused) return json(res, record, refused.status, { error: refused.error })
     if (script.usageLimit) {
       const u = script.usageLimit
       const error: Record<string, unknown> = {
@@ -265,7 +282,39 @@ export class FakeChatgptBackend {
     if (script.mode === 'stall-after-headers') return
     // The backend announces the limits inside the stream too; decoders ignore it.
     await write(res, `event: codex.rate_limits\ndata: ${JSON.stringify(rateLimitsEvent(12.5))}\n\n`)
-    await playFrames(res, responsesFrames(script), script, record)
+    const include: unknown[] = Array.isArray(record.body?.include) ? record.body.include : []
+    const encrypted = include.includes('reasoning.encrypted_content') ? this.sealReasoning() : undefined
+    await playFrames(res, responsesFrames(script, encrypted), script, record)
+  }
+
+  /** The backend's answer to input it cannot use without stored items, or null. */
+  #refuseInput(body: any): { status: number; error: Record<string, unknown> } | null {
+    const input: any[] = Array.isArray(body?.input) ? body.input : []
+    for (const item of input) {
+      if (typeof item?.id === 'string') {
+        return {
+          status: 404,
+          error: {
+            message: `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+            type: 'invalid_request_error',
+            param: 'input',
+            code: null,
+          },
+        }
+      }
+      if (item?.type === 'reasoning' && !this.#sealed.has(item.encrypted_content)) {
+        return {
+          status: 400,
+          error: {
+            message: 'The encrypted content for a reasoning item could not be verified.',
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_encrypted_content',
+          },
+        }
+      }
+    }
+    return null
   }
 
   #token(req: IncomingMessage, res: ServerResponse, raw: string): void {

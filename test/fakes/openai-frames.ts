@@ -39,6 +39,8 @@ export interface FakeScript {
   /** `length` ends a Responses stream with response.incomplete (max_output_tokens). */
   finish?: 'stop' | 'length'
   mode?: FakeMode
+  /** An event stream played as it is (a recorded fixture) instead of the scripted frames. */
+  raw?: string
   /** Deltas sent before a stall, drop or malformed frame (default 1). */
   after?: number
 }
@@ -61,8 +63,12 @@ function delta(frame: Frame): Frame {
   return { ...frame, delta: true }
 }
 
-/** The Responses stream for a script: reasoning item, message item, function call item. */
-export function responsesFrames(script: FakeScript): Frame[] {
+/**
+ * The Responses stream for a script: reasoning item, message item, function call item.
+ * With `encrypted`, the finished reasoning item carries it as `encrypted_content` (what a
+ * request with `include: ["reasoning.encrypted_content"]` gets).
+ */
+export function responsesFrames(script: FakeScript, encrypted?: string): Frame[] {
   let seq = 0
   const ev = (type: string, fields: Record<string, unknown>) =>
     sse({ type, sequence_number: seq++, ...fields }, type)
@@ -87,7 +93,11 @@ export function responsesFrames(script: FakeScript): Frame[] {
         ),
       )
     }
-    const done = { ...item, summary: [{ type: 'summary_text', text: script.reasoning.join('') }] }
+    const done = {
+      ...item,
+      summary: [{ type: 'summary_text', text: script.reasoning.join('') }],
+      ...(encrypted === undefined ? {} : { encrypted_content: encrypted }),
+    }
     frames.push(ev('response.output_item.done', { output_index: at, item: done }))
     output.push(done)
   }

@@ -84,7 +84,12 @@ export class FakeOpenAIUpstream {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     res.flushHeaders()
     if (script.mode === 'stall-after-headers') return
-    const frames = protocol === 'responses' ? responsesFrames(script) : chatFrames(script, record.body?.model)
+    const frames =
+      script.raw !== undefined
+        ? [{ text: script.raw, delta: false }]
+        : protocol === 'responses'
+          ? responsesFrames(script)
+          : chatFrames(script, record.body?.model)
     await playFrames(res, frames, script, record)
   }
 

@@ -62,7 +62,7 @@ describe('settings', () => {
     const next = await change(d, 'providers', { profiles: { work: { api_key: null, model: 'm2' } } })
     assert.equal(next.settings.profiles.work.api_key, null)
     assert.equal(next.settings.profiles.work.model, 'm2')
-    assert.equal(fileJson(d.home, 'creds.json').providers, undefined)
+    assert.deepEqual(fileJson(d.home, 'creds.json').providers, {})
   })
 
   it('needs If-Match (428), refuses a stale one (412); two PATCHes with one ETag: one wins', async () => {
@@ -148,7 +148,7 @@ describe('settings', () => {
     const removed = await change(d, 'mcp', { servers: { gh: null, fs: { env: { FS_TOKEN: null } } } })
     assert.deepEqual(Object.keys(removed.settings.servers), ['fs'])
     assert.deepEqual(removed.settings.servers.fs.env, {})
-    assert.equal(fileJson(d.home, 'creds.json').mcp, undefined)
+    assert.deepEqual(fileJson(d.home, 'creds.json').mcp, {})
   })
 
   it('extensions: a change that breaks a dependency or strands a profile is 409', async () => {

@@ -8,7 +8,7 @@ import { arch, platform, release } from 'node:os'
 import { VERSION } from '../../build-info.ts'
 import { responsesBody } from '../openai-compatible/encode-responses.ts'
 import { type ErrorEvent, errorEvent, redact } from '../openai-compatible/errors.ts'
-import type { FailurePolicy } from '../openai-compatible/http.ts'
+import { type FailurePolicy, retryAfter } from '../openai-compatible/http.ts'
 import { streamTurn } from '../openai-compatible/transport.ts'
 import type {
   EncodedRequest,
@@ -61,18 +61,16 @@ function headerOf(profile: TransportProfile, name: string): string | undefined {
 
 /**
  * The Responses body with the backend's rules: not stored, streamed, parallel tool calls
- * chosen automatically, low verbosity, encrypted reasoning included for replay, the
- * session as the cache key, the system text as `instructions`, tools without `strict`,
- * no `max_output_tokens`.
+ * chosen automatically, low verbosity, encrypted reasoning included and replayed (the
+ * `reasoning` items kept with earlier answers of this model, before them), the session as
+ * the cache key, the system text as `instructions`, tools with `strict: null`, no
+ * `max_output_tokens`.
  */
 export function chatgptBody(profile: TransportProfile, req: NeutralRequest): Record<string, unknown> {
-  const body = responsesBody(profile, req)
+  const body = responsesBody(profile, req, { replayEncrypted: true })
   const tools = Array.isArray(body.tools) ? body.tools : []
   body.instructions = req.system ?? ''
-  body.tools = tools.map((tool: Record<string, unknown>) => {
-    const { strict: _strict, ...rest } = tool
-    return rest
-  })
+  body.tools = tools.map((tool: Record<string, unknown>) => ({ ...tool, strict: null }))
   body.tool_choice = 'auto'
   body.parallel_tool_calls = true
   body.store = false
@@ -109,8 +107,23 @@ export function encode(profile: TransportProfile, req: NeutralRequest): EncodedR
   return { url, headers, body: JSON.stringify(chatgptBody(profile, req)) }
 }
 
-/** A 429 that says the plan is used up (or has no Codex usage): not retried, says when it resets. */
-export function usageLimitMessage(status: number, text: string, now = Date.now()): string | null {
+/** How long a used-up account is set aside when the backend says nothing about its reset. */
+export const USAGE_LIMIT_FALLBACK_MS = 5 * 60_000
+
+/**
+ * A 429 that says the plan is used up (or has no Codex usage): not retried; its message
+ * says when it resets, and `untilMs` is that reset (epoch ms) for the account's limit mark.
+ * The reset comes from the error body (`resets_at`, unix seconds, or `resets_in_seconds`),
+ * else from the latest reset of a limit window the headers report as used up
+ * (`x-codex-primary-used-percent: 100` with `x-codex-primary-reset-at`), else Retry-After,
+ * else {@link USAGE_LIMIT_FALLBACK_MS} from now.
+ */
+export function usageLimit(
+  status: number,
+  text: string,
+  headers: Headers = new Headers(),
+  now = Date.now(),
+): { message: string; untilMs: number } | null {
   let body: any
   try {
     body = JSON.parse(text)
@@ -126,23 +139,62 @@ export function usageLimitMessage(status: number, text: string, now = Date.now()
     kind === 'usage_not_included'
       ? `HTTP ${status}: the ChatGPT plan does not include Codex usage${plan}`
       : `HTTP ${status}: usage limit reached${plan}`
-  const resets = resetTime(error, now)
-  return resets ? `${head}; resets at ${resets}` : head
+  const resets = bodyReset(error, now) ?? headerReset(headers, now)
+  // A plan without Codex usage has nothing that resets; the mark still sets it aside a while.
+  const shown = kind === 'usage_not_included' ? null : resets
+  const message = shown === null ? head : `${head}; resets at ${new Date(shown).toISOString()}`
+  return { message, untilMs: resets ?? now + USAGE_LIMIT_FALLBACK_MS }
 }
 
-function resetTime(error: Record<string, any>, now: number): string | null {
+/** The message alone (see {@link usageLimit}). */
+export function usageLimitMessage(status: number, text: string, now = Date.now()): string | null {
+  return usageLimit(status, text, new Headers(), now)?.message ?? null
+}
+
+function bodyReset(error: Record<string, any>, now: number): number | null {
   const at = Number(error.resets_at)
-  if (Number.isFinite(at) && at > 0) return new Date(at > 1e12 ? at : at * 1000).toISOString()
+  if (Number.isFinite(at) && at > 0) return at > 1e12 ? at : at * 1000
   const inSeconds = Number(error.resets_in_seconds)
-  if (Number.isFinite(inSeconds) && inSeconds >= 0) return new Date(now + inSeconds * 1000).toISOString()
+  if (Number.isFinite(inSeconds) && inSeconds >= 0) return now + inSeconds * 1000
   return null
 }
 
+const USED_PERCENT = /^x-(.+)-(primary|secondary)-used-percent$/
+
+/** The latest reset of the header-reported limit windows that are used up, else Retry-After. */
+function headerReset(headers: Headers, now: number): number | null {
+  let latest: number | null = null
+  for (const [name, value] of headers) {
+    const m = USED_PERCENT.exec(name)
+    if (!m || !(Number(value) >= 100)) continue
+    const prefix = `x-${m[1]}-${m[2]}`
+    const at = Number(headers.get(`${prefix}-reset-at`) ?? Number.NaN)
+    const after = Number(headers.get(`${prefix}-reset-after-seconds`) ?? Number.NaN)
+    const reset =
+      Number.isFinite(at) && at > 0
+        ? at * 1000
+        : Number.isFinite(after) && after >= 0
+          ? now + after * 1000
+          : null
+    if (reset !== null && (latest === null || reset > latest)) latest = reset
+  }
+  if (latest !== null) return latest
+  const waitMs = retryAfter(headers, now)
+  return waitMs === null ? null : now + waitMs
+}
+
 const POLICY: FailurePolicy = {
-  failure(status, text) {
+  failure(status, text, headers) {
     if (status !== 429) return null
-    const message = usageLimitMessage(status, text)
-    return message ? { code: 'upstream_rate_limited', message, retryable: false } : null
+    const limit = usageLimit(status, text, headers)
+    return limit
+      ? {
+          code: 'upstream_rate_limited',
+          message: limit.message,
+          retryable: false,
+          limitedUntilMs: limit.untilMs,
+        }
+      : null
   },
 }
 
@@ -165,10 +217,51 @@ async function* stream(
     yield errorEvent('upstream_unauthorized', `not signed in to ChatGPT; ${LOGIN_ADVICE}`)
     return
   }
-  yield* streamTurn(() => encode(profile, req), 'responses', opts, token, {
-    policy: POLICY,
-    adjust: (event) => finish(event, token),
-  })
+  // Encrypted reasoning the backend can no longer verify (another workspace signed in, say)
+  // would fail every later turn of the session: the turn is sent once more without it.
+  let unverifiable = false
+  const policy: FailurePolicy = {
+    failure(status, text, headers) {
+      unverifiable = status === 400 && errorCodeOf(text) === UNVERIFIABLE_REASONING
+      return POLICY.failure?.(status, text, headers) ?? null
+    },
+  }
+  const turn = (r: NeutralRequest) =>
+    streamTurn(() => encode(profile, r), 'responses', opts, token, {
+      policy,
+      adjust: (event) => finish(event, token),
+    })
+  for await (const event of turn(req)) {
+    if (event.type === 'error' && unverifiable && hasEncryptedReasoning(req)) {
+      yield* turn(withoutEncryptedReasoning(req))
+      return
+    }
+    yield event
+  }
+}
+
+const UNVERIFIABLE_REASONING = 'invalid_encrypted_content'
+
+function errorCodeOf(text: string): unknown {
+  try {
+    return JSON.parse(text)?.error?.code
+  } catch {
+    return undefined
+  }
+}
+
+const hasEncryptedReasoning = (req: NeutralRequest) =>
+  req.messages.some((m) => m.role === 'assistant' && m.content.some((p) => p.type === 'encrypted_reasoning'))
+
+function withoutEncryptedReasoning(req: NeutralRequest): NeutralRequest {
+  return {
+    ...req,
+    messages: req.messages.map((m) =>
+      m.role === 'assistant'
+        ? { ...m, content: m.content.filter((p) => p.type !== 'encrypted_reasoning') }
+        : m,
+    ),
+  }
 }
 
 export const chatgpt: Transport = { stream }

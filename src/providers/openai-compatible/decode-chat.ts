@@ -1,5 +1,6 @@
 // Chat Completions stream → neutral events. Only choice 0 is read. Reasoning
-// (`reasoning_content`, `reasoning`, `reasoning_text`), text and each tool call (keyed by
+// (`reasoning_content`, `reasoning`, `reasoning_text`, thinking parts of a structured
+// `content`), text (a string `content` or its text parts) and each tool call (keyed by
 // its `index`) get a neutral index in the order they first appear. Tool calls are emitted
 // whole when the choice finishes; the usage chunk (`choices: []`) is emitted just before
 // `done`. `[DONE]` ends the stream; a clean end after a `finish_reason` counts as done too.
@@ -39,12 +40,13 @@ export class ChatDecoder implements FrameDecoder {
     if (!choice || typeof choice !== 'object') return []
     const events: NeutralEvent[] = []
     const delta = choice.delta ?? choice.message ?? {}
-    const reasoning = reasoningText(delta)
+    const content = contentText(delta.content)
+    const reasoning = reasoningText(delta) + content.reasoning
     if (reasoning !== '') {
       events.push({ type: 'reasoning_delta', index: this.#slot('reasoning'), delta: reasoning })
     }
-    if (typeof delta.content === 'string' && delta.content !== '') {
-      events.push({ type: 'text_delta', index: this.#slot('text'), delta: delta.content })
+    if (content.text !== '') {
+      events.push({ type: 'text_delta', index: this.#slot('text'), delta: content.text })
     }
     if (Array.isArray(delta.tool_calls)) {
       delta.tool_calls.forEach((tc: any, position: number) => {
@@ -109,6 +111,30 @@ export class ChatDecoder implements FrameDecoder {
     if (calls.length > 0) this.#sawCall = true
     return calls.map((c) => ({ type: 'tool_call', index: c.slot, id: c.id, name: c.name, arguments: c.args }))
   }
+}
+
+/**
+ * A message's or delta's `content`: a string, or an array of typed parts as Mistral's
+ * reasoning models send it (`{type: "text", text}` and `{type: "thinking", thinking:
+ * [{type: "text", text}]}`). Text parts are answer text, thinking parts reasoning; other
+ * part types (references, images) carry no text to show.
+ */
+export function contentText(content: unknown): { text: string; reasoning: string } {
+  if (typeof content === 'string') return { text: content, reasoning: '' }
+  const out = { text: '', reasoning: '' }
+  if (!Array.isArray(content)) return out
+  for (const part of content) {
+    if (part?.type === 'text' && typeof part.text === 'string') out.text += part.text
+    else if (part?.type === 'thinking') out.reasoning += thinkingText(part.thinking)
+  }
+  return out
+}
+
+/** A thinking part's `thinking`: a string, or text parts. */
+function thinkingText(thinking: unknown): string {
+  if (typeof thinking === 'string') return thinking
+  if (!Array.isArray(thinking)) return ''
+  return thinking.map((p) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('')
 }
 
 function reasoningText(delta: Record<string, any>): string {

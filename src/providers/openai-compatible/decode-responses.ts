@@ -2,7 +2,8 @@
 // upstream opened them gives the neutral `index`); an event without `output_index` is
 // placed by `item_id`; a missing `content_index` counts as 0. Function calls are assembled
 // from argument deltas and emitted once, final, from `response.output_item.done` (or at
-// the terminal event for a call whose item never closed).
+// the terminal event for a call whose item never closed). A finished reasoning item that
+// carries `encrypted_content` is also emitted whole, for replay on the next turn.
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
 import { type FrameDecoder, incomplete, num, parseFrame } from './decode-stream.ts'
 import { codeForStreamError, errorEvent, streamErrorMessage } from './errors.ts'
@@ -141,6 +142,16 @@ export class ResponsesDecoder implements FrameDecoder {
 
   /** A finished item: the final function call, or the item's text when none was streamed. */
   #itemDone(slot: number, item: any): NeutralEvent[] {
+    if (
+      item?.type === 'reasoning' &&
+      typeof item.encrypted_content === 'string' &&
+      item.encrypted_content !== ''
+    )
+      return [...this.#itemText(slot, item), encryptedReasoning(slot, item)]
+    return this.#itemText(slot, item)
+  }
+
+  #itemText(slot: number, item: any): NeutralEvent[] {
     if (item?.type === 'function_call') {
       const call = this.#call(slot, item.id)
       if (typeof item.call_id === 'string') call.id = item.call_id
@@ -183,6 +194,14 @@ export class ResponsesDecoder implements FrameDecoder {
     events.push({ type: 'done', stop_reason: stopReason(response, hasCall) })
     return events
   }
+}
+
+/** A reasoning item with `encrypted_content`, kept whole for replay. */
+function encryptedReasoning(slot: number, item: any): NeutralEvent {
+  const summary = (Array.isArray(item.summary) ? item.summary : [])
+    .map((p: any) => p?.text)
+    .filter((t: unknown): t is string => typeof t === 'string')
+  return { type: 'encrypted_reasoning', index: slot, summary, encrypted_content: item.encrypted_content }
 }
 
 function stopReason(response: any, hasCall: boolean): StopReason {

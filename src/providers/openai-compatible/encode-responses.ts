@@ -1,14 +1,25 @@
 // Neutral request → Responses API request body (`POST …/responses`, streamed, not stored).
-// Reasoning parts of earlier assistant turns are not replayed: without `store` the API
-// only accepts reasoning it encrypted itself, which a neutral transcript does not carry.
+// Reasoning text of earlier assistant turns is not replayed: without `store` the API only
+// accepts reasoning it encrypted itself. A provider that asks for encrypted reasoning
+// (chatgpt) replays it with `replayEncrypted`, as `reasoning` items, to the same model only.
 import type { AssistantPart, NeutralRequest, TransportProfile, UserPart } from '../types.ts'
 
 type InputItem = Record<string, unknown>
 
-export function responsesBody(profile: TransportProfile, req: NeutralRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: req.model || profile.model }
+export interface InputOptions {
+  /** Send the encrypted reasoning kept with earlier answers of this model. */
+  replayEncrypted?: boolean
+}
+
+export function responsesBody(
+  profile: TransportProfile,
+  req: NeutralRequest,
+  opts: InputOptions = {},
+): Record<string, unknown> {
+  const model = req.model || profile.model
+  const body: Record<string, unknown> = { model }
   if (req.system) body.instructions = req.system
-  body.input = responsesInput(req)
+  body.input = responsesInput(req, opts.replayEncrypted ? model : null)
   body.stream = true
   body.store = false
   if (req.effort) body.reasoning = { effort: req.effort }
@@ -24,13 +35,14 @@ export function responsesBody(profile: TransportProfile, req: NeutralRequest): R
   return body
 }
 
-export function responsesInput(req: NeutralRequest): InputItem[] {
+/** The input items; with `replayModel`, encrypted reasoning that model produced goes too. */
+export function responsesInput(req: NeutralRequest, replayModel: string | null = null): InputItem[] {
   const items: InputItem[] = []
   for (const message of req.messages) {
     if (message.role === 'user') {
       items.push({ type: 'message', role: 'user', content: message.content.map(userPart) })
     } else if (message.role === 'assistant') {
-      items.push(...assistantItems(message.content))
+      items.push(...assistantItems(message.content, replayModel))
     } else {
       items.push({ type: 'function_call_output', call_id: message.tool_call_id, output: message.content })
     }
@@ -43,8 +55,11 @@ function userPart(part: UserPart): Record<string, unknown> {
   return { type: 'input_image', image_url: `data:${part.media_type};base64,${part.data}`, detail: 'auto' }
 }
 
-/** Consecutive text parts become one output message; each tool call its own item. */
-function assistantItems(parts: AssistantPart[]): InputItem[] {
+/**
+ * Consecutive text parts become one output message; each tool call its own item; encrypted
+ * reasoning of `replayModel` a `reasoning` item (without an id: nothing is stored upstream).
+ */
+function assistantItems(parts: AssistantPart[], replayModel: string | null): InputItem[] {
   const items: InputItem[] = []
   let texts: Record<string, unknown>[] = []
   const flush = () => {
@@ -57,6 +72,13 @@ function assistantItems(parts: AssistantPart[]): InputItem[] {
     } else if (part.type === 'tool_call') {
       flush()
       items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments })
+    } else if (part.type === 'encrypted_reasoning' && replayModel !== null && part.model === replayModel) {
+      flush()
+      items.push({
+        type: 'reasoning',
+        summary: part.summary.map((text) => ({ type: 'summary_text', text })),
+        encrypted_content: part.encrypted_content,
+      })
     }
   }
   flush()

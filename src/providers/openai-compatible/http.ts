@@ -38,7 +38,8 @@ export interface FailurePolicy {
   failure?(
     status: number,
     text: string,
-  ): { code?: UpstreamErrorCode; message?: string; retryable?: boolean } | null
+    headers: Headers,
+  ): { code?: UpstreamErrorCode; message?: string; retryable?: boolean; limitedUntilMs?: number } | null
 }
 
 export async function openStream(
@@ -68,6 +69,8 @@ export async function openStream(
         // A server that ignored `stream: true` or reports an error with a 200.
         const text = await readErrorBody(res, guard)
         guard.dispose()
+        const whole = wholeCompletion(text)
+        if (whole) return { ok: true, status: res.status, body: whole, close: () => {} }
         return { ok: false, error: notAStream(text, res.status, secret) }
       }
       if (ok && res.body) {
@@ -76,16 +79,19 @@ export async function openStream(
       }
       const text = await readErrorBody(res, guard)
       guard.dispose()
-      const own = policy.failure?.(res.status, text) ?? null
+      const own = policy.failure?.(res.status, text, res.headers) ?? null
       const message = redact(own?.message ?? upstreamMessage(text, res.status), secret)
       const code = own?.code ?? codeForStatus(res.status)
       const retryable =
         own?.retryable ?? (code === 'upstream_rate_limited' || code === 'upstream_unavailable')
-      failure = {
-        error: errorEvent(code, message, res.status),
-        retryAfterMs: retryAfter(res.headers),
-        retryable,
-      }
+      const retryAfterMs = retryAfter(res.headers)
+      const error = errorEvent(code, message, res.status)
+      // When the credential may be used again: the provider's own reading, else Retry-After.
+      const limitedUntil =
+        own?.limitedUntilMs ??
+        (code === 'upstream_rate_limited' && retryAfterMs !== null ? Date.now() + retryAfterMs : undefined)
+      if (limitedUntil !== undefined) error.limited_until_ms = limitedUntil
+      failure = { error, retryAfterMs, retryable }
     } catch (err) {
       guard.dispose()
       if (opts.signal.aborted) return { ok: false, error: aborted() }
@@ -256,6 +262,25 @@ export function retryAfter(headers: Headers, now = Date.now()): number | null {
 
 function isJson(headers: Headers): boolean {
   return /^application\/(?:[\w.+-]*\+)?json\b/i.test(headers.get('content-type') ?? '')
+}
+
+/**
+ * A whole Chat Completions answer (`choices[].message`) from a server that ignored
+ * `stream: true`, as the one event-stream frame the chat decoder reads like a last chunk;
+ * null for any other JSON.
+ */
+function wholeCompletion(text: string): AsyncIterable<Uint8Array> | null {
+  let body: any = null
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (!Array.isArray(body?.choices) || !body.choices.some((c: any) => c?.message)) return null
+  const frame = new TextEncoder().encode(`data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`)
+  return (async function* () {
+    yield frame
+  })()
 }
 
 function notAStream(text: string, status: number, secret: string | null): ErrorEvent {

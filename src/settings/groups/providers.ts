@@ -2,6 +2,7 @@
 // creds.json `providers.<profile>.apiKey`. A key written by hand as `apiKey` inside a
 // config.json profile is used (and wins) until the next start moves it into creds.json;
 // reads never show it either.
+import { hasTransport, providerIds } from '../../providers/registry.ts'
 import { HearthError } from '../../schemas/problems.ts'
 import { PROVIDER_EXTENSIONS } from '../../schemas/settings.ts'
 import type { FileContents, JsonObject } from '../files.ts'
@@ -65,6 +66,14 @@ function readProfile(files: FileContents, name: string, stored: JsonObject) {
   return out
 }
 
+/** A profile of a known extension that no transport serves yet (src/providers/registry.ts). */
+export function unsupported(profile: string, extension: string): HearthError {
+  return new HearthError(
+    'provider_unsupported',
+    `profile ${profile}: hearth cannot talk to ${extension} yet; usable extensions: ${providerIds().join(', ')}`,
+  )
+}
+
 export const providers: GroupCodec = {
   read(files) {
     const pub = objectAt(files['config.json'], 'providers')
@@ -125,6 +134,7 @@ export const providers: GroupCodec = {
       const extension = typeof p.extension === 'string' ? p.extension : DEFAULT_EXTENSION
       if (!(PROVIDER_EXTENSIONS as readonly string[]).includes(extension))
         throw bad(`profile ${name}: unknown extension ${extension}`)
+      if (!hasTransport(extension)) throw unsupported(name, extension)
       if (!enabled.has(extension)) throw bad(`profile ${name}: extension ${extension} is disabled`)
       if (NEEDS_ENDPOINT.has(extension) && typeof p.endpoint !== 'string')
         throw bad(`profile ${name}: an ${extension} profile needs an endpoint`)

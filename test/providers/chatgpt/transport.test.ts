@@ -120,6 +120,7 @@ describe('requests', () => {
   })
 
   test('body: not stored, streamed, parallel automatic tools, low verbosity, encrypted reasoning, instructions', async () => {
+    const sealed = fake.sealReasoning()
     const req = request({
       system: 'Be brief.',
       effort: 'high',
@@ -129,6 +130,19 @@ describe('requests', () => {
           role: 'assistant',
           content: [
             { type: 'reasoning', text: 'thinking' },
+            {
+              type: 'encrypted_reasoning',
+              summary: ['Look first.'],
+              encrypted_content: sealed,
+              model: 'gpt-test',
+            },
+            // Another model's encrypted reasoning is never sent (it could not be verified).
+            {
+              type: 'encrypted_reasoning',
+              summary: [],
+              encrypted_content: 'gAAAAA-other',
+              model: 'gpt-other',
+            },
             { type: 'text', text: 'Calling ls.' },
             { type: 'tool_call', id: 'call_1', name: 'ls', arguments: '{"path":"."}' },
           ],
@@ -154,6 +168,11 @@ describe('requests', () => {
       instructions: 'Be brief.',
       input: [
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List files' }] },
+        {
+          type: 'reasoning',
+          summary: [{ type: 'summary_text', text: 'Look first.' }],
+          encrypted_content: sealed,
+        },
         { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Calling ls.' }] },
         { type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '{"path":"."}' },
         { type: 'function_call_output', call_id: 'call_1', output: 'a.txt' },
@@ -172,6 +191,7 @@ describe('requests', () => {
             required: ['path'],
             additionalProperties: false,
           },
+          strict: null,
         },
       ],
       prompt_cache_key: SESSION,
@@ -181,8 +201,37 @@ describe('requests', () => {
       text: { verbosity: 'low' },
     })
     const body = fake.requests[0].body
-    ok(!('strict' in body.tools[0]), 'no strict on tools')
+    strictEqual(body.tools[0].strict, null, 'strict is sent as null')
     ok(!('max_output_tokens' in body))
+  })
+
+  test('encrypted reasoning the backend cannot verify is dropped and the turn sent once more', async () => {
+    const req = request({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'one' }] },
+        {
+          role: 'assistant',
+          content: [
+            // Not issued by this backend (another workspace's, say).
+            {
+              type: 'encrypted_reasoning',
+              summary: [],
+              encrypted_content: 'gAAAAA-foreign',
+              model: 'gpt-test',
+            },
+            { type: 'text', text: 'First.' },
+          ],
+        },
+        { role: 'user', content: [{ type: 'text', text: 'two' }] },
+      ],
+    })
+    deepStrictEqual(await stream(profile(), {}, req), HELLO)
+    strictEqual(fake.requests.length, 2)
+    strictEqual(fake.requests[0].body.input[1].type, 'reasoning')
+    deepStrictEqual(
+      fake.requests[1].body.input.map((i: any) => i.type),
+      ['message', 'message', 'message'],
+    )
   })
 
   test('no system text still sends instructions; no tools sends an empty list', async () => {
@@ -201,10 +250,20 @@ describe('requests', () => {
       toolCall: { id: 'call_9', name: 'ls', arguments: ['{"path"', ':"."}'] },
       usage: { input: 30, output: 9 },
     })
-    deepStrictEqual(await stream(profile()), [
+    const events = await stream(profile())
+    // The finished reasoning item comes back encrypted (the request included it): kept for replay.
+    const sealed = events.find((e) => e.type === 'encrypted_reasoning')
+    ok(sealed && /^gAAAAA/.test(sealed.encrypted_content), JSON.stringify(sealed))
+    deepStrictEqual(events, [
       { type: 'start' },
       { type: 'reasoning_delta', index: 0, delta: 'Let me ' },
       { type: 'reasoning_delta', index: 0, delta: 'look.' },
+      {
+        type: 'encrypted_reasoning',
+        index: 0,
+        summary: ['Let me look.'],
+        encrypted_content: sealed.encrypted_content,
+      },
       text(1, 'Listing'),
       text(1, '…'),
       { type: 'tool_call', index: 2, id: 'call_9', name: 'ls', arguments: '{"path":"."}' },
@@ -293,6 +352,7 @@ describe('failures', () => {
       code: 'upstream_rate_limited',
       message: `HTTP 429: usage limit reached (plus plan); resets at ${new Date(resetsAt * 1000).toISOString()}`,
       status: 429,
+      limited_until_ms: resetsAt * 1000,
     })
     strictEqual(fake.requests.length, 1)
     strictEqual(delays, 0)
@@ -304,6 +364,9 @@ describe('failures', () => {
     strictEqual(error.code, 'upstream_rate_limited')
     strictEqual(error.message, 'HTTP 429: the ChatGPT plan does not include Codex usage (free plan)')
     strictEqual(fake.requests.length, 1)
+    // Set aside until the used-up window the headers report resets (the fake: within the hour).
+    const until = (error as { limited_until_ms?: number }).limited_until_ms ?? 0
+    ok(until > Date.now() + 3_500_000 && until <= Date.now() + 3_600_000, String(until))
   })
 
   test('a plain 429 and a 500 are retried by the shared HTTP layer', async () => {

@@ -1,6 +1,6 @@
 import { deepStrictEqual } from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { frames, run, text, usage } from './helpers.ts'
+import { fixture, frames, run, text, usage } from './helpers.ts'
 
 const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) => ({
   id: 'c',
@@ -35,6 +35,46 @@ describe('Chat Completions edge cases', () => {
       text(1, 'answer'),
       { type: 'reasoning_delta', index: 0, delta: ' late' },
       usage(10, 8, null, 3, 13),
+      { type: 'done', stop_reason: 'stop' },
+    ])
+  })
+
+  test('structured content (Mistral reasoning models): thinking parts are reasoning, text parts text', async () => {
+    const reasoning = (delta: string) => ({ type: 'reasoning_delta', index: 0, delta }) as const
+    deepStrictEqual(await run(fixture('chat-mistral-thinking.sse'), 'chat_completions', 7), [
+      reasoning('Half of 8'),
+      reasoning(' by 2 is'),
+      reasoning(' 4.'),
+      text(1, 'The answer'),
+      text(1, ' is 4.'),
+      usage(12, null, null, 28, 40),
+      { type: 'done', stop_reason: 'stop' },
+    ])
+  })
+
+  test('a whole message with structured content decodes the same way', async () => {
+    const message = {
+      id: 'r',
+      object: 'chat.completion',
+      model: 'magistral-medium-latest',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: [{ type: 'text', text: 'Add them.' }] },
+              { type: 'reference', reference_ids: [1] },
+              { type: 'text', text: '4' },
+            ],
+          },
+          finish_reason: 'stop',
+        },
+      ],
+    }
+    deepStrictEqual(await run(frames(message), 'chat_completions'), [
+      { type: 'reasoning_delta', index: 0, delta: 'Add them.' },
+      text(1, '4'),
       { type: 'done', stop_reason: 'stop' },
     ])
   })

@@ -5,7 +5,7 @@ import { defaultRetryDelayMs, retryAfter } from '../../../src/providers/openai-c
 import { openaiCompatible } from '../../../src/providers/openai-compatible/transport.ts'
 import type { NeutralEvent, StreamOptions, TransportProfile } from '../../../src/providers/types.ts'
 import { FakeOpenAIUpstream } from '../../fakes/openai-upstream.ts'
-import { collect, request, text } from './helpers.ts'
+import { collect, request, text, usage } from './helpers.ts'
 
 const KEY = 'sk-test-secret-0123456789'
 let fake: FakeOpenAIUpstream
@@ -104,8 +104,17 @@ describe('status mapping and retries', () => {
 
   test('a Retry-After over a minute is not waited for', async () => {
     fake.failTimes(1, 429, { retryAfter: '120', message: 'slow down' })
+    const before = Date.now()
     const { events, delays } = await turn()
-    deepStrictEqual(events, [error('upstream_rate_limited', 'HTTP 429: slow down (retry after 120 s)', 429)])
+    // The reset travels with the error, so a signed-in account can be set aside until then.
+    const until = (events[0] as { limited_until_ms?: number }).limited_until_ms ?? 0
+    ok(until >= before + 120_000 && until <= Date.now() + 120_000, String(until))
+    deepStrictEqual(events, [
+      {
+        ...error('upstream_rate_limited', 'HTTP 429: slow down (retry after 120 s)', 429),
+        limited_until_ms: until,
+      },
+    ])
     deepStrictEqual(delays, [])
   })
 
@@ -150,6 +159,37 @@ describe('status mapping and retries', () => {
       fetch: answer({ error: { message: 'Quota exceeded', code: 'insufficient_quota' } }),
     })
     deepStrictEqual(quota.events, [error('upstream_rate_limited', 'HTTP 200: Quota exceeded', 200)])
+    // A whole chat completion (the server ignored `stream: true`) is read as one last chunk.
+    const whole = await turn(
+      {
+        fetch: answer({
+          id: 'chatcmpl-2',
+          object: 'chat.completion',
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: [
+                  { type: 'thinking', thinking: [{ type: 'text', text: 'hm' }] },
+                  { type: 'text', text: 'whole' },
+                ],
+              },
+              finish_reason: 'stop',
+            },
+          ],
+          usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+        }),
+      },
+      profile('chat_completions'),
+    )
+    deepStrictEqual(whole.events, [
+      { type: 'start' },
+      { type: 'reasoning_delta', index: 0, delta: 'hm' },
+      { type: 'text_delta', index: 1, delta: 'whole' },
+      usage(3, null, null, 2, 5),
+      { type: 'done', stop_reason: 'stop' },
+    ])
     strictEqual(fake.requests.length, 0)
   })
 
