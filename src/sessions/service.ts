@@ -44,6 +44,7 @@ export class Sessions {
 
   /** Finishes work a previous daemon left half done. */
   resume(): Promise<void> {
+    this.core.loadPendingMoves()
     return resumeDeletions(this.core, this.#interrupt)
   }
 
