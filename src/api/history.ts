@@ -44,6 +44,11 @@ function page(
   }
 }
 
+/** The continuation of a session's history entries before position `before`. */
+export function olderHistoryToken(c: Continuations, sessionId: string, before: number): string {
+  return c.mint('history', { session_id: sessionId, view: 'entries' }, { before })
+}
+
 export function historyHandlers(core: SessionsCore, c: Continuations) {
   return {
     'history.list': ({ params, query }: { params: { session_id: string }; query: HistoryQuery }) => {

@@ -21,7 +21,7 @@ import type { Db } from '../store/db.ts'
 import { authRoutes } from './auth.ts'
 import { snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
-import { modelsRoutes } from './models.ts'
+import { modelsRoutes, modelsServiceOf } from './models.ts'
 import { serverRoutes } from './server.ts'
 import { sessionsRoutes } from './sessions.ts'
 import { settingsRoutes } from './settings.ts'
@@ -92,6 +92,11 @@ export function createApi(d: ApiDeps): Api {
     credentials: turnCredentials(auth, d.settings),
   })
   core.live.snapshotOf = snapshotMinter(d.continuations)
+  const models = modelsServiceOf({
+    ...d,
+    cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],
+    overrides: () => modelsSettingsOf(d.settings).overrides,
+  })
   const routes = [
     ...serverRoutes({
       ...d,
@@ -101,13 +106,13 @@ export function createApi(d: ApiDeps): Api {
     ...settingsRoutes(d.settings),
     ...authRoutes(auth),
     ...storageRoutes(d),
-    ...sessionsRoutes({ sessions, continuations: d.continuations }),
-    ...inputsRoutes({ core, runs, continuations: d.continuations }),
-    ...modelsRoutes({
-      ...d,
-      cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],
-      overrides: () => modelsSettingsOf(d.settings).overrides,
+    ...sessionsRoutes({
+      sessions,
+      continuations: d.continuations,
+      contextWindow: (profile, model) => models.contextWindow(profile, model),
     }),
+    ...inputsRoutes({ core, runs, continuations: d.continuations }),
+    ...modelsRoutes({ ...d, models }),
   ]
   checkBindings(routes, ALL_OPS)
   let pruner: NodeJS.Timeout | undefined

@@ -137,6 +137,21 @@ export class ModelsService {
     return { body: { ...body, items }, last: more ? items[items.length - 1].id : null }
   }
 
+  /**
+   * The context window of `model` as a session on profile `profileName` runs it: the
+   * catalogue's figure for the profile's provider, a settings override winning; null when
+   * neither knows it or the profile is gone.
+   */
+  async contextWindow(profileName: string, model: string): Promise<number | null> {
+    const p = this.#d.profiles.resolve(profileName)
+    if (!p) return null
+    const provider = catalogueProviderOf(p.extension, p.transport.endpoint || null)
+    const state = await this.#d.catalogue.current()
+    const row = (provider !== null && state.row(provider, model)) || manualRow(provider, model)
+    const shown = withOverrides(row, this.#d.overrides?.()[model])
+    return typeof shown.context_window === 'number' ? shown.context_window : null
+  }
+
   #one(plan: CataloguePlan, state: CatalogueState, model: string): ModelInfo {
     return (plan.provider !== null && state.row(plan.provider, model)) || manualRow(plan.provider, model)
   }

@@ -3,7 +3,7 @@
 // target's whole subtree (busy members follow once idle).
 
 import { HearthError } from '../schemas/problems.ts'
-import { MAX_SELECTION_ENTRIES, type SessionChangeRequest } from '../schemas/sessions.ts'
+import { MAX_SELECTION_BYTES, MAX_SELECTION_ENTRIES, type SessionChangeRequest } from '../schemas/sessions.ts'
 import { requireIfMatch } from '../util/preconditions.ts'
 import type { SessionsCore, Tx } from './core.ts'
 import { indexSession } from './search.ts'
@@ -39,6 +39,12 @@ function mergeSelection(
       )
     }
     next[key] = map
+  }
+  if (Buffer.byteLength(JSON.stringify(next)) > MAX_SELECTION_BYTES) {
+    throw new HearthError(
+      'selection_too_large',
+      `The selection would take more than ${MAX_SELECTION_BYTES} bytes`,
+    )
   }
   return next
 }

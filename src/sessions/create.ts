@@ -8,6 +8,9 @@ import { indexSession } from './search.ts'
 import { EMPTY_SELECTION, type SessionRow } from './types.ts'
 import { checkWorkspace } from './workspace.ts'
 
+/** A creation request in canonical form: kind `fork` already spelled `forked`. */
+export type CreationRequest = Exclude<SessionCreationRequest, { kind: 'fork' }>
+
 export interface ProfileDefaults {
   /** The provider profile and model a session gets when its request names none. */
   resolve: (
@@ -34,10 +37,10 @@ function historyEnd(core: SessionsCore, id: string): number {
   return r.end ?? 0
 }
 
-function place(core: SessionsCore, id: string, req: SessionCreationRequest, tx: Tx): Placement {
+function place(core: SessionsCore, id: string, req: CreationRequest, tx: Tx): Placement {
   if (req.kind === 'new')
     return { parent_id: null, root_id: id, depth: 0, workspace: checkWorkspace(req.workspace) }
-  if (req.kind === 'fork') {
+  if (req.kind === 'forked') {
     const source = core.row(req.source_id)
     if (!source) throw new HearthError('source_unavailable', `No session ${req.source_id} to fork`)
     // The entries table is the history; positions start at 1, so 0 copies nothing.
@@ -82,7 +85,7 @@ export function createSession(
   core: SessionsCore,
   defaults: ProfileDefaults,
   id: string,
-  req: SessionCreationRequest,
+  req: CreationRequest,
 ): SessionRow {
   return core.transact((tx) => {
     if (core.row(id)) throw new HearthError('precondition_failed', `Session ${id} already exists`)
@@ -103,9 +106,9 @@ export function createSession(
       provider_profile: req.provider_profile ?? null,
       model: req.model ?? null,
       effort: req.effort ?? null,
-      source_id: req.kind === 'fork' ? req.source_id : null,
+      source_id: req.kind === 'forked' ? req.source_id : null,
       // What the client sent, not what it resolved to: this proves the original intent.
-      through_entry: req.kind === 'fork' ? (req.through_entry ?? null) : null,
+      through_entry: req.kind === 'forked' ? (req.through_entry ?? null) : null,
       parent_id: req.kind === 'child' ? req.parent_id : null,
     }
     const familyRevision = (
@@ -138,10 +141,10 @@ export function createSession(
         tx.at,
         tx.now,
         // A fork of the whole history shows the source preview; a partial copy has none yet.
-        req.kind === 'fork' && p.through === p.end ? p.inherit!.preview_text : '',
+        req.kind === 'forked' && p.through === p.end ? p.inherit!.preview_text : '',
         0,
       )
-    if (req.kind === 'fork') {
+    if (req.kind === 'forked') {
       const copied = copyHistory(core, p.inherit!.id, id, p.through!)
       core.sql('UPDATE sessions SET transcript_count = ? WHERE id = ?').run(copied, id)
     }

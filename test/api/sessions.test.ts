@@ -355,13 +355,13 @@ describe('sessions', () => {
       const familyBefore = await s.familyRevision(source.id)
 
       const partial = await s.create({
-        kind: 'fork',
+        kind: 'forked',
         source_id: source.id,
         through_entry: 3,
         name: 'Partial',
       })
       assert.deepEqual(partial.creation.submitted, {
-        kind: 'fork',
+        kind: 'forked',
         workspace: null,
         name: 'Partial',
         provider_profile: null,
@@ -397,18 +397,22 @@ describe('sessions', () => {
       )
       assert.notEqual(tailed.headers.etag, (await s.get(partial.id)).headers.etag)
 
+      // `fork`, the former name of `forked`, is the same request; the session records `forked`.
       const whole = await s.read((await s.create({ kind: 'fork', source_id: source.id })).id)
+      assert.equal(whole.creation.submitted.kind, 'forked')
       assert.equal(whole.creation.submitted.through_entry, null, 'submitted shows what was sent')
       assert.equal(whole.history.high_water, 5)
       assert.equal(whole.preview.transcript_count, 5)
 
-      const none = await s.read((await s.create({ kind: 'fork', source_id: source.id, through_entry: 0 })).id)
+      const none = await s.read(
+        (await s.create({ kind: 'forked', source_id: source.id, through_entry: 0 })).id,
+      )
       assert.equal(none.history.high_water, 0)
       assert.deepEqual(none.history.items, [])
 
       const elsewhere = workspace()
       const moved = await s.create({
-        kind: 'fork',
+        kind: 'forked',
         source_id: source.id,
         workspace: elsewhere,
         model: 'm-own',
@@ -417,11 +421,11 @@ describe('sessions', () => {
       assert.equal(moved.model, 'm-own')
 
       expectProblem(
-        await s.put(uuidv7(), { kind: 'fork', source_id: source.id, through_entry: 6 }),
+        await s.put(uuidv7(), { kind: 'forked', source_id: source.id, through_entry: 6 }),
         409,
         'entry_out_of_range',
       )
-      expectProblem(await s.put(uuidv7(), { kind: 'fork', source_id: uuidv7() }), 409, 'source_unavailable')
+      expectProblem(await s.put(uuidv7(), { kind: 'forked', source_id: uuidv7() }), 409, 'source_unavailable')
       // The source is untouched: forks are new families.
       assert.equal(await s.familyRevision(source.id), familyBefore)
       assert.equal((await s.read(source.id)).cursor.sequence, 1)
@@ -795,7 +799,7 @@ describe('sessions', () => {
       expectProblem(await s.get(root.id), 410, 'session_deleted')
       expectProblem(await d.request({ path: `/sessions?family_id=${root.id}` }), 404, 'family_not_found')
       expectProblem(await s.put(uuidv7(), { kind: 'child', parent_id: root.id }), 409, 'parent_unavailable')
-      expectProblem(await s.put(uuidv7(), { kind: 'fork', source_id: root.id }), 409, 'source_unavailable')
+      expectProblem(await s.put(uuidv7(), { kind: 'forked', source_id: root.id }), 409, 'source_unavailable')
     })
 
     it('deletes a subtree deepest first, reporting every member', async () => {
@@ -886,7 +890,7 @@ describe('sessions', () => {
           'family_deleting',
         )
         // Forks are new families: not gated.
-        await s.create({ kind: 'fork', source_id: child.id })
+        await s.create({ kind: 'forked', source_id: child.id })
         gate(null)
       } finally {
         db.close()
