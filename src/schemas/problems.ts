@@ -60,6 +60,10 @@ export const PROBLEMS = {
   // Inputs, runs and history
   input_conflict: { status: 409, title: 'This input id was admitted with a different request' },
   queue_full: { status: 429, title: 'The session already has 32 waiting inputs' },
+  family_full: {
+    status: 429,
+    title: 'The family already has 1024 sessions; delete some before adding children',
+  },
   input_not_found: { status: 404, title: 'No input has this id in this session' },
   input_expired: {
     status: 410,

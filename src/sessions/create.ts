@@ -53,6 +53,7 @@ function place(core: SessionsCore, id: string, req: CreationRequest, tx: Tx): Pl
   const parent = core.row(req.parent_id)
   if (!parent) throw new HearthError('parent_unavailable', `No session ${req.parent_id} to be the parent`)
   core.requireFamilyOpen(parent.root_id)
+  requireFamilyRoom(core, parent.root_id)
   core.sql('UPDATE families SET revision = revision + 1 WHERE root_id = ?').run(parent.root_id)
   tx.append(parent.id, 'session.child_added', { child_id: id })
   const workspace = req.workspace === undefined ? parent.workspace : checkWorkspace(req.workspace)
@@ -62,6 +63,24 @@ function place(core: SessionsCore, id: string, req: CreationRequest, tx: Tx): Pl
     depth: parent.depth + 1,
     workspace,
     inherit: parent,
+  }
+}
+
+/**
+ * Sessions one family may hold, root included. Children are how a turn delegates work; a
+ * loop that keeps delegating would otherwise grow one family without end. Forks start
+ * families of their own and are not counted.
+ */
+export const FAMILY_MEMBER_LIMIT = 1024
+
+/** 429 family_full when the family holds FAMILY_MEMBER_LIMIT sessions already. */
+function requireFamilyRoom(core: SessionsCore, rootId: string): void {
+  const members = core.sql('SELECT COUNT(*) FROM sessions WHERE root_id = ?').pluck().get(rootId) as number
+  if (members >= FAMILY_MEMBER_LIMIT) {
+    throw new HearthError(
+      'family_full',
+      `Family ${rootId} holds ${members} sessions, the most one family may hold; delete some to add children`,
+    )
   }
 }
 

@@ -593,15 +593,26 @@ describe('sessions', () => {
       expectProblem(await s.patch(b.id, { name: 'x' }, etag, ''), 400, 'invalid_parameter')
       expectProblem(await s.patch(b.id, { name: 'x' }, etag, '?view=full'), 400, 'invalid_parameter')
       expectProblem(await s.patch(uuidv7(), { name: 'x' }, etag), 404, 'session_not_found')
-      // Plain application/json is accepted as well as merge-patch.
-      const plain = await d.request({
+      // A merge patch is application/merge-patch+json only: plain JSON (and anything else) is
+      // 415 and changes nothing; a charset parameter is fine.
+      for (const type of ['application/json', 'application/json-patch+json', 'text/plain']) {
+        const other = await d.request({
+          method: 'PATCH',
+          path: `/sessions/${b.id}?view=configuration`,
+          headers: { 'content-type': type, 'if-match': etag },
+          body: JSON.stringify({ name: 'plain' }),
+        })
+        expectProblem(other, 415, 'unsupported_media_type')
+      }
+      assert.equal((await s.config(b.id)).value.name, b.name)
+      const charset = await d.request({
         method: 'PATCH',
         path: `/sessions/${b.id}?view=configuration`,
-        headers: { 'content-type': 'application/json', 'if-match': etag },
-        body: JSON.stringify({ name: 'plain' }),
+        headers: { 'content-type': 'application/merge-patch+json; charset=utf-8', 'if-match': etag },
+        body: JSON.stringify({ name: 'patched' }),
       })
-      assert.equal(plain.status, 200, plain.text())
-      assert.equal((await s.config(b.id)).value.name, 'plain')
+      assert.equal(charset.status, 200, charset.text())
+      assert.equal((await s.config(b.id)).value.name, 'patched')
     })
 
     it('refuses read-only, unknown and mistyped fields', async () => {
