@@ -98,6 +98,40 @@ describe('session reads', () => {
     assert.equal(text, HEAVY)
   })
 
+  it('pages active output within 1 MiB of JSON, however much the text escapes', async () => {
+    const sid = await createSession(s.d)
+    const text = '\u0002'.repeat(250_000) // 250,000 UTF-8 bytes, 1.5 MB of JSON
+    s.upstream.enqueue({ text: [text, 'never'], mode: 'stall', after: 1 })
+    await putInput(s.d, sid, message('go'))
+    const running = await waitSession(s.d, sid, (x) =>
+      x.active_output.some((o: any) => o.utf8_bytes >= 250_000),
+    )
+    const out = running.active_output.find((o: any) => o.kind === 'text')
+    let read = ''
+    let pages = 0
+    let next: string | null = null
+    do {
+      const page: { body: any; bytes: number } = await getJson(
+        s,
+        `${out.url}?snapshot=${encodeURIComponent(out.snapshot)}${next ? `&next=${encodeURIComponent(next)}` : ''}`,
+      )
+      assert.ok(page.bytes <= MiB, `a page of ${page.bytes} bytes`)
+      read += page.body.text
+      next = page.body.next
+      pages++
+    } while (next !== null)
+    assert.equal(read, text)
+    assert.ok(pages > 1)
+    const stop = await s.d.request({
+      method: 'POST',
+      path: `/sessions/${sid}/interrupt`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ run_id: running.status.run_id, through_input_order: 1 }),
+    })
+    assert.equal(stop.status, 200, stop.text())
+    await waitSession(s.d, sid, idle)
+  })
+
   it('bounds a page of the session list to 1 MiB; next continues it', async () => {
     // Long workspace paths of control characters: ~50 KB of JSON per summary.
     const parts = Array.from({ length: 14 }, (_, i) => `${String.fromCharCode(1 + i)}`.repeat(250))
