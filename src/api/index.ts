@@ -19,7 +19,7 @@ import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
 import type { Db } from '../store/db.ts'
 import { authRoutes } from './auth.ts'
-import { snapshotMinter } from './history.ts'
+import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
 import { modelsRoutes, modelsServiceOf } from './models.ts'
 import { serverRoutes } from './server.ts'
@@ -92,6 +92,7 @@ export function createApi(d: ApiDeps): Api {
     credentials: turnCredentials(auth, d.settings),
   })
   core.live.snapshotOf = snapshotMinter(d.continuations)
+  core.olderHistory = (sessionId, before) => olderHistoryToken(d.continuations, sessionId, before)
   const models = modelsServiceOf({
     ...d,
     cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],

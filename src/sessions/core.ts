@@ -46,6 +46,8 @@ export class SessionsCore {
    * ended, a cancelled queue, recovery after a restart). Loaded from the rows at start.
    */
   readonly pendingMoves = new Set<string>()
+  /** The continuation of a session's history before a position (set by the API layer). */
+  olderHistory: (sessionId: string, before: number) => string | null = () => null
   readonly #row
   readonly #tombstone
   readonly #tail

@@ -6,6 +6,7 @@
 // A cursor the log cannot continue (another generation, a sequence past the head, or a
 // part of the log that is gone) gets a `reset` frame and a fresh snapshot.
 import type { SessionsCore } from './core.ts'
+import type { HistoryEntry } from './entries.ts'
 import { cursorId, type Frame, fitsInFrame } from './frames.ts'
 import { payloadLength } from './log.ts'
 import type { LogEvent } from './types.ts'
@@ -109,13 +110,19 @@ export class SessionStream {
       return
     }
     const extras = this.#core.readExtras(this.#id, this.#tail)
+    // What the tail or the frame limit cut continues through history.older, as in a read.
+    const build = (history: HistoryEntry[]) => {
+      const first = history[0]?.position ?? row.transcript_count + 1
+      const older = first > 1 ? this.#core.olderHistory(row.id, first) : null
+      return snapshotFrame(row, { ...extras, history, older })
+    }
     let items = extras.history
-    let frame = snapshotFrame(row, extras)
+    let frame = build(items)
     // A frame is at most 1 MiB: drop the oldest history entries until the snapshot fits
     // (the client pages older history through the JSON resource).
     while (!fitsInFrame(frame) && items.length > 0) {
       items = items.slice(Math.ceil(items.length / 2))
-      frame = snapshotFrame(row, { ...extras, history: items })
+      frame = build(items)
     }
     this.#generation = row.generation
     this.#lastSeq = row.seq

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
-import { createSession } from '../streams/sse-client.ts'
+import { createSession, openSse } from '../streams/sse-client.ts'
 import { getSession, idle, message, putInput, type Setup, startWithUpstream, waitSession } from './helpers.ts'
 
 const MiB = 1024 * 1024
@@ -175,6 +175,24 @@ describe('session reads', () => {
       rest.body.items.map((e: any) => e.position),
       [1, 2, 3],
     )
+    // The stream's snapshot says the same.
+    const stream = openSse(s.d, `/sessions/${sid}?tail=1`)
+    try {
+      const snap = await stream.next()
+      assert.equal(snap?.event, 'snapshot')
+      const history = JSON.parse(snap?.data as string).session.history
+      assert.deepEqual(
+        history.items.map((e: any) => e.position),
+        [4],
+      )
+      const older = await getJson(s, `/sessions/${sid}/history?next=${encodeURIComponent(history.older)}`)
+      assert.deepEqual(
+        older.body.items.map((e: any) => e.position),
+        [1, 2, 3],
+      )
+    } finally {
+      stream.destroy()
+    }
     const none = (await getJson(s, `/sessions/${sid}?tail=0`)).body
     assert.deepEqual(none.history.items, [])
     assert.notEqual(none.history.older, null, 'tail=0 still points at the history')
