@@ -1,6 +1,7 @@
 // Handlers of group `sessions`: each validates nothing itself (the route table did), calls
 // one domain function and shapes the reply.
 import type { Continuations } from '../http/continuation.ts'
+import { jsonTextResponse } from '../http/respond.ts'
 import { bindGroup } from '../http/route.ts'
 import { sseResponse } from '../http/sse.ts'
 import { HearthError } from '../schemas/problems.ts'
@@ -22,7 +23,7 @@ import {
 } from '../sessions/views.ts'
 import {
   CONTINUATION_ROOM,
-  countThatFit,
+  countTextsThatFit,
   countThatFitFromEnd,
   jsonBytes,
   MAX_JSON_BYTES,
@@ -101,16 +102,14 @@ export function sessionsRoutes(d: SessionsDeps) {
       const binding = { ...f, sort: sort ?? 'activity' }
       const after = next ? d.continuations.open<ListKey>('sessions.list', binding, next) : null
       const page = s.list(f, binding.sort, limit ?? 50, after)
-      const items = page.rows.map((r) => toSummary(r, s.core.live))
-      // A page that would pass the JSON size limit ends early; its continuation goes on from there.
-      const fit = countThatFit(items, MAX_JSON_BYTES - CONTINUATION_ROOM, 1)
+      // Each summary is serialized once, here: a page that would pass the JSON size limit
+      // ends early, and its continuation goes on after its last item.
+      const items = page.rows.map((r) => JSON.stringify(toSummary(r, s.core.live)))
+      const fit = countTextsThatFit(items, MAX_JSON_BYTES - CONTINUATION_ROOM, 1)
       const nextKey = fit < items.length ? listKeyOf(binding.sort, page.rows[fit - 1]) : page.nextKey
       const token = nextKey && d.continuations.mint('sessions.list', binding, nextKey)
-      return {
-        status: 200,
-        body: { items: items.slice(0, fit), next: token },
-        headers: { vary: VARY },
-      }
+      const text = `{"items":[${items.slice(0, fit).join(',')}],"next":${JSON.stringify(token)}}`
+      return { response: jsonTextResponse(200, text, { vary: VARY }, header('accept-encoding')) }
     },
     'sessions.get': async (input) => {
       const { params, query, accept, header } = input

@@ -29,3 +29,17 @@ export function countThatFit(items: readonly unknown[], budget: number, min = 0)
 export function countThatFitFromEnd(items: readonly unknown[], budget: number, min = 0): number {
   return countThatFit([...items].reverse(), budget, min)
 }
+
+/** countThatFit for items already serialized (`texts`, JSON each). */
+export function countTextsThatFit(texts: readonly string[], budget: number, min = 0): number {
+  // UTF-8 takes at most three bytes per UTF-16 unit: most pages are known to fit unmeasured.
+  let units = 0
+  for (const t of texts) units += t.length + 1
+  if (units * 3 <= budget) return texts.length
+  let used = 0
+  for (let i = 0; i < texts.length; i++) {
+    used += Buffer.byteLength(texts[i]) + 1
+    if (used > budget && i >= min) return i
+  }
+  return texts.length
+}
