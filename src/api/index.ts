@@ -13,6 +13,7 @@ import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
 import { Sessions } from '../sessions/service.ts'
+import { usageModelOf } from '../sessions/views.ts'
 import { enabledCapabilities, enabledExtensionsOf, modelsSettingsOf } from '../settings/derived.ts'
 import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
@@ -98,6 +99,7 @@ export function createApi(d: ApiDeps): Api {
     cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],
     overrides: () => modelsSettingsOf(d.settings).overrides,
   })
+  core.contextWindowOf = (row) => models.contextWindowNow(row.provider_profile, usageModelOf(row))
   const routes = [
     ...serverRoutes({
       ...d,

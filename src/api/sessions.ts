@@ -20,6 +20,7 @@ import {
   toConfiguration,
   toRead,
   toSummary,
+  usageModelOf,
 } from '../sessions/views.ts'
 import {
   CONTINUATION_ROOM,
@@ -69,8 +70,7 @@ async function readBody(
   row: SessionRow,
   extras: Omit<ReadExtras, 'history'> & { history: HistoryEntry[] },
 ) {
-  const usageModel = (row.usage && (JSON.parse(row.usage) as { model?: string | null }).model) || row.model
-  const contextWindow = (await d.contextWindow?.(row.provider_profile, usageModel)) ?? null
+  const contextWindow = (await d.contextWindow?.(row.provider_profile, usageModelOf(row))) ?? null
   const items = extras.history
   let kept: HistoryEntry[] = items
   if (items.length > 0) {
@@ -116,6 +116,9 @@ export function sessionsRoutes(d: SessionsDeps) {
       if (wantsStream(accept)) {
         if (query.view !== undefined)
           throw new HearthError('invalid_parameter', 'The session stream takes no view')
+        // Snapshots are built without waiting: the model catalogue they read is loaded first.
+        const row = s.get(params.session_id)
+        await d.contextWindow?.(row.provider_profile, usageModelOf(row))
         const stream = s.sessionStream(params.session_id, streamStart(query, header('last-event-id')))
         const signal = input.signal
         return { response: sseResponse(stream, { acceptEncoding: header('accept-encoding'), signal }) }

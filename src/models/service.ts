@@ -143,10 +143,17 @@ export class ModelsService {
    * neither knows it or the profile is gone.
    */
   async contextWindow(profileName: string, model: string): Promise<number | null> {
+    if (!this.#d.profiles.resolve(profileName)) return null
+    await this.#d.catalogue.current()
+    return this.contextWindowNow(profileName, model)
+  }
+
+  /** contextWindow without waiting: null too while the catalogue is not loaded yet. */
+  contextWindowNow(profileName: string, model: string): number | null {
     const p = this.#d.profiles.resolve(profileName)
-    if (!p) return null
+    const state = p && this.#d.catalogue.peek()
+    if (!p || !state) return null
     const provider = catalogueProviderOf(p.extension, p.transport.endpoint || null)
-    const state = await this.#d.catalogue.current()
     const row = (provider !== null && state.row(provider, model)) || manualRow(provider, model)
     const shown = withOverrides(row, this.#d.overrides?.()[model])
     return typeof shown.context_window === 'number' ? shown.context_window : null

@@ -48,6 +48,8 @@ export class SessionsCore {
   readonly pendingMoves = new Set<string>()
   /** The continuation of a session's history before a position (set by the API layer). */
   olderHistory: (sessionId: string, before: number) => string | null = () => null
+  /** The context window a read shows for a session, if known now (set by the API layer). */
+  contextWindowOf: (row: SessionRow) => number | null = () => null
   readonly #row
   readonly #tombstone
   readonly #tail

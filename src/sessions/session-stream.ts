@@ -110,11 +110,12 @@ export class SessionStream {
       return
     }
     const extras = this.#core.readExtras(this.#id, this.#tail)
+    const contextWindow = this.#core.contextWindowOf(row)
     // What the tail or the frame limit cut continues through history.older, as in a read.
     const build = (history: HistoryEntry[]) => {
       const first = history[0]?.position ?? row.transcript_count + 1
       const older = first > 1 ? this.#core.olderHistory(row.id, first) : null
-      return snapshotFrame(row, { ...extras, history, older })
+      return snapshotFrame(row, { ...extras, history, older, contextWindow })
     }
     let items = extras.history
     let frame = build(items)

@@ -168,6 +168,11 @@ const EMPTY_USAGE: SessionRead['usage'] = {
   cache_fade: [],
 }
 
+/** The model whose context window a read shows: that of the last turn, else the configured one. */
+export function usageModelOf(r: SessionRow): string {
+  return (r.usage && (JSON.parse(r.usage) as { model?: string | null }).model) || r.model
+}
+
 function usageOf(r: SessionRow, contextWindow: number | null): SessionRead['usage'] {
   const usage = { ...EMPTY_USAGE, ...json<Partial<SessionRead['usage']>>(r.usage) }
   return { ...usage, context_window_tokens: usage.context_window_tokens ?? contextWindow }

@@ -275,5 +275,14 @@ describe('context window from the model catalogue', () => {
     assert.equal(created.json().usage.context_window_tokens, 128000)
     const unknown = await createSession(s.d)
     assert.equal((await getSession(s.d, unknown)).usage.context_window_tokens, null)
+    // The stream's snapshot shows the same.
+    const stream = openSse(s.d, `/sessions/${known}?tail=0`)
+    try {
+      const snap = await stream.next()
+      assert.equal(snap?.event, 'snapshot')
+      assert.equal(JSON.parse(snap?.data as string).session.usage.context_window_tokens, 128000)
+    } finally {
+      stream.destroy()
+    }
   })
 })
