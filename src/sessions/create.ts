@@ -139,11 +139,13 @@ export function createSession(
       submitted,
       resolved: { workspace: p.workspace, ...resolved, effort, revision: 1, family_revision: familyRevision },
     }
+    const wholeFork = req.kind === 'forked' && p.through === p.end
     core
       .sql(
         `INSERT INTO sessions (id, parent_id, root_id, depth, name, automatic_name, workspace, provider_profile, model,
-           effort, selection, revision, desired_revision, creation, created_at, activity_ms, preview_text, transcript_count)
-         VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?, ?)`,
+           effort, selection, revision, desired_revision, creation, created_at, activity_ms, preview_text,
+           preview_truncated, transcript_count)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -151,6 +153,8 @@ export function createSession(
         p.root_id,
         p.depth,
         req.name ?? '',
+        // A fork that copies the first exchange keeps the name it gave.
+        req.kind === 'forked' && p.through! > 0 ? p.inherit!.automatic_name : '',
         p.workspace,
         resolved.provider_profile,
         resolved.model,
@@ -160,7 +164,8 @@ export function createSession(
         tx.at,
         tx.now,
         // A fork of the whole history shows the source preview; a partial copy has none yet.
-        req.kind === 'forked' && p.through === p.end ? p.inherit!.preview_text : '',
+        wholeFork ? p.inherit!.preview_text : '',
+        wholeFork ? p.inherit!.preview_truncated : 0,
         0,
       )
     if (req.kind === 'forked') {

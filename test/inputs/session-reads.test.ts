@@ -208,6 +208,9 @@ describe('session reads', () => {
     assert.ok(long.preview.text.isWellFormed(), 'no surrogate pair is split')
     const listed = (await getJson(s, '/sessions?limit=200')).body.items.find((x: any) => x.id === sid)
     assert.equal(listed.preview.truncated, true)
+    // A fork of the whole history shows the same preview, cut the same way.
+    const fork = await createSession(s.d, { kind: 'forked', source_id: sid })
+    assert.deepEqual((await getSession(s.d, fork)).preview, long.preview)
   })
 
   it('names a session from its first exchange, without a model call', async () => {
@@ -225,6 +228,11 @@ describe('session reads', () => {
     const named = await turn(s, long, `${'word '.repeat(40)}end`, ['OK.'])
     assert.ok([...named.automatic_name].length <= 60)
     assert.match(named.automatic_name, /^word( word)*…$/)
+    // A fork that copies the first exchange keeps the name; one that copies nothing has none.
+    const fork = await createSession(s.d, { kind: 'forked', source_id: sid, through_entry: 2 })
+    assert.equal((await getSession(s.d, fork)).automatic_name, 'Plan the quarterly report')
+    const empty = await createSession(s.d, { kind: 'forked', source_id: sid, through_entry: 0 })
+    assert.equal((await getSession(s.d, empty)).automatic_name, '')
     // The name is searchable like any name.
     const found = (await getJson(s, '/sessions?search=quarterly%20report')).body.items.map((x: any) => x.id)
     assert.ok(found.includes(sid))
