@@ -5,9 +5,11 @@
 // ends, so memory never grows with a slow reader; the client resumes from its cursor.
 // A cursor the log cannot continue (another generation, a sequence past the head, or a
 // part of the log that is gone) gets a `reset` frame and a fresh snapshot.
+
+import { CONTINUATION_ROOM, countThatFitFromEnd, jsonBytes } from '../util/json-budget.ts'
 import type { SessionsCore } from './core.ts'
 import type { HistoryEntry } from './entries.ts'
-import { cursorId, type Frame, fitsInFrame } from './frames.ts'
+import { cursorId, type Frame, fitsInFrame, MAX_FRAME_BYTES } from './frames.ts'
 import { payloadLength } from './log.ts'
 import type { LogEvent } from './types.ts'
 import { DEFAULT_TAIL, type ReadExtras, toRead } from './views.ts'
@@ -119,10 +121,17 @@ export class SessionStream {
     }
     let items = extras.history
     let frame = build(items)
-    // A frame is at most 1 MiB: drop the oldest history entries until the snapshot fits
-    // (the client pages older history through the JSON resource).
+    // A frame is at most 1 MiB: keep the newest history entries that fit beside the rest
+    // of the snapshot (`older` pages back to the others), then check the whole frame.
+    if (!fitsInFrame(frame)) {
+      const rest = jsonBytes(build([]).data)
+      items = items.slice(
+        items.length - countThatFitFromEnd(items, MAX_FRAME_BYTES - rest - CONTINUATION_ROOM),
+      )
+      frame = build(items)
+    }
     while (!fitsInFrame(frame) && items.length > 0) {
-      items = items.slice(Math.ceil(items.length / 2))
+      items = items.slice(1)
       frame = build(items)
     }
     this.#generation = row.generation

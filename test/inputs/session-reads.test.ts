@@ -56,6 +56,21 @@ describe('session reads', () => {
     assert.equal(read.body.history.newer, null)
     assert.notEqual(read.body.history.older, null, 'what the limit cut continues through older')
 
+    // The stream's snapshot keeps as many of the newest entries as fit, like the read.
+    const stream = openSse(s.d, `/sessions/${sid}?tail=200`)
+    try {
+      const snap = await stream.next()
+      assert.equal(snap?.event, 'snapshot')
+      const frame = Buffer.byteLength(`id: ${snap?.id}\nevent: snapshot\ndata: ${snap?.data}\n\n`)
+      assert.ok(frame <= MiB, `a snapshot of ${frame} bytes`)
+      const history = JSON.parse(snap?.data as string).session.history
+      assert.equal(history.items.at(-1).position, 2 * turns)
+      assert.ok(history.items.length >= items.length - 1, `${history.items.length} entries in the snapshot`)
+      assert.notEqual(history.older, null)
+    } finally {
+      stream.destroy()
+    }
+
     // Following older, then each page's older, reaches entry 1 with no gap and no repeat.
     const seen: number[] = items.map((e: any) => e.position)
     let older = read.body.history.older
