@@ -7,12 +7,15 @@ import type { Continuations } from '../http/continuation.ts'
 import type { EntryContentPage } from '../schemas/history.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
+import { CONTINUATION_ROOM, jsonBytes, MAX_JSON_BYTES } from '../util/json-budget.ts'
 import { lower } from '../util/uuid.ts'
 
 /** Bytes per piece of an entry's text. */
 const ENTRY_PIECE_BYTES = 65_536
 /** Bytes per page of active output (the protocol's limit). */
 const ACTIVE_PAGE_BYTES = 262_144
+/** Bytes of JSON a page's text may take, leaving room for its other fields. */
+const PIECE_JSON_BYTES = MAX_JSON_BYTES - CONTINUATION_ROOM
 
 type HistoryQuery = {
   view?: 'entries' | 'checkpoints'
@@ -33,7 +36,13 @@ function page(
   max: number,
   cutoff?: number,
 ): EntryContentPage {
-  const p = pieceOf(text, offset, max, cutoff)
+  let p = pieceOf(text, offset, max, cutoff)
+  // A page is at most `max` bytes of UTF-8, and its JSON at most the body limit: text that
+  // JSON escapes (control characters take six bytes) is paged in smaller pieces.
+  for (let json = jsonBytes(p.text); json > PIECE_JSON_BYTES; json = jsonBytes(p.text)) {
+    const shorter = Math.floor(((p.end - p.offset) * PIECE_JSON_BYTES) / json)
+    p = pieceOf(text, offset, Math.max(4, shorter), cutoff)
+  }
   return {
     id,
     field: 'text',
@@ -42,6 +51,11 @@ function page(
     total_utf8_bytes: p.total,
     next: p.end < p.total ? c.mint(scope, { ...query, session_id: sessionId }, { o: p.end }) : null,
   }
+}
+
+/** The continuation of a session's history entries before position `before`. */
+export function olderHistoryToken(c: Continuations, sessionId: string, before: number): string {
+  return c.mint('history', { session_id: sessionId, view: 'entries' }, { before })
 }
 
 export function historyHandlers(core: SessionsCore, c: Continuations) {

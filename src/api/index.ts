@@ -13,15 +13,16 @@ import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
 import { Sessions } from '../sessions/service.ts'
+import { usageModelOf } from '../sessions/views.ts'
 import { enabledCapabilities, enabledExtensionsOf, modelsSettingsOf } from '../settings/derived.ts'
 import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
 import type { Db } from '../store/db.ts'
 import { authRoutes } from './auth.ts'
-import { snapshotMinter } from './history.ts'
+import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
-import { modelsRoutes } from './models.ts'
+import { modelsRoutes, modelsServiceOf } from './models.ts'
 import { serverRoutes } from './server.ts'
 import { sessionsRoutes } from './sessions.ts'
 import { settingsRoutes } from './settings.ts'
@@ -92,6 +93,13 @@ export function createApi(d: ApiDeps): Api {
     credentials: turnCredentials(auth, d.settings),
   })
   core.live.snapshotOf = snapshotMinter(d.continuations)
+  core.olderHistory = (sessionId, before) => olderHistoryToken(d.continuations, sessionId, before)
+  const models = modelsServiceOf({
+    ...d,
+    cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],
+    overrides: () => modelsSettingsOf(d.settings).overrides,
+  })
+  core.contextWindowOf = (row) => models.contextWindowNow(row.provider_profile, usageModelOf(row))
   const routes = [
     ...serverRoutes({
       ...d,
@@ -101,13 +109,13 @@ export function createApi(d: ApiDeps): Api {
     ...settingsRoutes(d.settings),
     ...authRoutes(auth),
     ...storageRoutes(d),
-    ...sessionsRoutes({ sessions, continuations: d.continuations }),
-    ...inputsRoutes({ core, runs, continuations: d.continuations }),
-    ...modelsRoutes({
-      ...d,
-      cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],
-      overrides: () => modelsSettingsOf(d.settings).overrides,
+    ...sessionsRoutes({
+      sessions,
+      continuations: d.continuations,
+      contextWindow: (profile, model) => models.contextWindow(profile, model),
     }),
+    ...inputsRoutes({ core, runs, continuations: d.continuations }),
+    ...modelsRoutes({ ...d, models }),
   ]
   checkBindings(routes, ALL_OPS)
   let pruner: NodeJS.Timeout | undefined

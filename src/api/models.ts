@@ -16,18 +16,25 @@ export interface ModelsDeps {
   cacheRules?: () => readonly CacheRule[]
   /** Per-model facts from settings that win over the catalogue; none by default. */
   overrides?: () => Readonly<Record<string, Partial<ModelInfo>>>
+  /** The service to use, when shared with other routes (made from the above otherwise). */
+  models?: ModelsService
 }
 
 /** The continuation scope of catalogue pages. */
 const SCOPE = 'models.catalogue'
 
-export function modelsRoutes(d: ModelsDeps) {
-  const models = new ModelsService({
+/** The models domain over the catalogue in `home` (one per daemon: routes and session reads). */
+export function modelsServiceOf(d: Omit<ModelsDeps, 'continuations' | 'models'>): ModelsService {
+  return new ModelsService({
     catalogue: new Catalogue(modelsCachePath(d.home)),
     profiles: d.profiles,
     cacheRules: d.cacheRules ?? (() => []),
     overrides: d.overrides,
   })
+}
+
+export function modelsRoutes(d: ModelsDeps) {
+  const models = d.models ?? modelsServiceOf(d)
   const c = d.continuations
   return bindGroup(modelsOps)({
     'models.get': async ({ query }) => {

@@ -1,27 +1,42 @@
 // Handlers of group `sessions`: each validates nothing itself (the route table did), calls
 // one domain function and shapes the reply.
 import type { Continuations } from '../http/continuation.ts'
+import { jsonTextResponse } from '../http/respond.ts'
 import { bindGroup } from '../http/route.ts'
 import { sseResponse } from '../http/sse.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { sessionsOps } from '../schemas/sessions-ops.ts'
+import type { HistoryEntry } from '../sessions/entries.ts'
 import { parseCursorId } from '../sessions/frames.ts'
-import type { ListKey } from '../sessions/list.ts'
+import { type ListKey, listKeyOf } from '../sessions/list.ts'
 import { normalizeListFilter, type Sessions } from '../sessions/service.ts'
 import type { StreamStart } from '../sessions/session-stream.ts'
+import type { SessionRow } from '../sessions/types.ts'
 import {
   configurationEtag,
   DEFAULT_TAIL,
+  type ReadExtras,
   sessionEtag,
   toConfiguration,
   toRead,
   toSummary,
+  usageModelOf,
 } from '../sessions/views.ts'
+import {
+  CONTINUATION_ROOM,
+  countTextsThatFit,
+  countThatFitFromEnd,
+  jsonBytes,
+  MAX_JSON_BYTES,
+} from '../util/json-budget.ts'
 import { requireCreateOnly } from '../util/preconditions.ts'
+import { olderHistoryToken } from './history.ts'
 
 export interface SessionsDeps {
   sessions: Sessions
   continuations: Continuations
+  /** The context window of a model on a profile, when the model catalogue knows it. */
+  contextWindow?: (profile: string, model: string) => Promise<number | null>
 }
 
 const wantsStream = (accept: string) => /(^|,)\s*text\/event-stream/i.test(accept)
@@ -46,6 +61,28 @@ function streamStart(
   return { tail: q.tail ?? DEFAULT_TAIL }
 }
 
+/**
+ * A SessionRead within the JSON size limit: the newest history entries that fit after the
+ * rest of the read, and the continuation of the older ones (also when `tail` cut them).
+ */
+async function readBody(
+  d: SessionsDeps,
+  row: SessionRow,
+  extras: Omit<ReadExtras, 'history'> & { history: HistoryEntry[] },
+) {
+  const contextWindow = (await d.contextWindow?.(row.provider_profile, usageModelOf(row))) ?? null
+  const items = extras.history
+  let kept: HistoryEntry[] = items
+  if (items.length > 0) {
+    const rest = jsonBytes(toRead(row, { ...extras, history: [], contextWindow }))
+    const fit = countThatFitFromEnd(items, MAX_JSON_BYTES - rest - CONTINUATION_ROOM)
+    kept = items.slice(items.length - fit)
+  }
+  const first = kept[0]?.position ?? row.transcript_count + 1
+  const older = first > 1 ? olderHistoryToken(d.continuations, row.id, first) : null
+  return toRead(row, { ...extras, history: kept, older, contextWindow })
+}
+
 export function sessionsRoutes(d: SessionsDeps) {
   const s = d.sessions
   return bindGroup(sessionsOps)({
@@ -65,18 +102,23 @@ export function sessionsRoutes(d: SessionsDeps) {
       const binding = { ...f, sort: sort ?? 'activity' }
       const after = next ? d.continuations.open<ListKey>('sessions.list', binding, next) : null
       const page = s.list(f, binding.sort, limit ?? 50, after)
-      const token = page.nextKey && d.continuations.mint('sessions.list', binding, page.nextKey)
-      return {
-        status: 200,
-        body: { items: page.rows.map((r) => toSummary(r, s.core.live)), next: token },
-        headers: { vary: VARY },
-      }
+      // Each summary is serialized once, here: a page that would pass the JSON size limit
+      // ends early, and its continuation goes on after its last item.
+      const items = page.rows.map((r) => JSON.stringify(toSummary(r, s.core.live)))
+      const fit = countTextsThatFit(items, MAX_JSON_BYTES - CONTINUATION_ROOM, 1)
+      const nextKey = fit < items.length ? listKeyOf(binding.sort, page.rows[fit - 1]) : page.nextKey
+      const token = nextKey && d.continuations.mint('sessions.list', binding, nextKey)
+      const text = `{"items":[${items.slice(0, fit).join(',')}],"next":${JSON.stringify(token)}}`
+      return { response: jsonTextResponse(200, text, { vary: VARY }, header('accept-encoding')) }
     },
-    'sessions.get': (input) => {
+    'sessions.get': async (input) => {
       const { params, query, accept, header } = input
       if (wantsStream(accept)) {
         if (query.view !== undefined)
           throw new HearthError('invalid_parameter', 'The session stream takes no view')
+        // Snapshots are built without waiting: the model catalogue they read is loaded first.
+        const row = s.get(params.session_id)
+        await d.contextWindow?.(row.provider_profile, usageModelOf(row))
         const stream = s.sessionStream(params.session_id, streamStart(query, header('last-event-id')))
         const signal = input.signal
         return { response: sseResponse(stream, { acceptEncoding: header('accept-encoding'), signal }) }
@@ -98,11 +140,11 @@ export function sessionsRoutes(d: SessionsDeps) {
       const { row, extras } = s.read(params.session_id, tail)
       return {
         status: 200,
-        body: toRead(row, extras),
+        body: await readBody(d, row, extras),
         headers: { etag: sessionEtag(row, tail), vary: VARY },
       }
     },
-    'sessions.create': ({ params, body, ifNoneMatch }) => {
+    'sessions.create': async ({ params, body, ifNoneMatch }) => {
       // Existence (412) is decided inside the creating transaction.
       requireCreateOnly(ifNoneMatch, false)
       const row = s.create(params.session_id, body)
@@ -111,7 +153,7 @@ export function sessionsRoutes(d: SessionsDeps) {
       const extras = body.kind === 'new' ? s.core.emptyExtras() : s.core.readExtras(row.id, DEFAULT_TAIL)
       return {
         status: 201,
-        body: toRead(row, extras),
+        body: await readBody(d, row, extras),
         headers: { location: `/sessions/${row.id}`, etag: sessionEtag(row) },
       }
     },

@@ -32,15 +32,17 @@ export interface CreateOptions {
 
 /** Whether `submitted` (the stored creation.submitted) is what `req` asks for. */
 export function sameIntent(req: SessionCreationRequest, submitted: Record<string, unknown>): boolean {
+  const fork = req.kind === 'fork' || req.kind === 'forked'
   const expected: Record<string, unknown> = {
-    kind: req.kind,
+    // `fork` is recorded under its protocol name, `forked`.
+    kind: fork ? 'forked' : req.kind,
     workspace: req.workspace ?? null,
     name: req.name ?? null,
     provider_profile: req.provider_profile ?? null,
     model: req.model ?? null,
     effort: req.effort ?? null,
-    source_id: req.kind === 'fork' ? req.source_id.toLowerCase() : null,
-    through_entry: req.kind === 'fork' ? (req.through_entry ?? null) : null,
+    source_id: fork ? req.source_id.toLowerCase() : null,
+    through_entry: fork ? (req.through_entry ?? null) : null,
     parent_id: req.kind === 'child' ? req.parent_id.toLowerCase() : null,
   }
   return Object.entries(expected).every(([k, v]) => (submitted[k] ?? null) === v)

@@ -3,6 +3,7 @@
 import { HearthError } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import { type EntryRow, type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
+import { CONTINUATION_ROOM, countThatFit, countThatFitFromEnd, MAX_JSON_BYTES } from '../util/json-budget.ts'
 
 export type HistoryWindow = { before: number } | { after: number } | { newest: true }
 
@@ -60,7 +61,33 @@ export function entriesPage(
   const rows = core
     .sql(`SELECT ${COLUMNS} FROM entries WHERE session_id = ? AND position BETWEEN ? AND ? ORDER BY position`)
     .all(sessionId, range.lo, range.hi) as EntryRow[]
-  return { items: rows.map(toHistoryEntry), first: range.lo, last: range.hi, high_water: high }
+  const all = rows.map(toHistoryEntry)
+  const items = withinLimit(all, 'after' in w ? 'oldest' : 'newest')
+  if (items.length === all.length) return { items, first: range.lo, last: range.hi, high_water: high }
+  return { items, first: items[0].position, last: items[items.length - 1].position, high_water: high }
+}
+
+/**
+ * The entries of a page that fit in a JSON body, keeping the `newest` (a page read
+ * backwards) or the `oldest` (read forwards); the continuation covers the rest. The cut
+ * falls between display groups unless one group alone passes the limit.
+ */
+function withinLimit(items: HistoryEntry[], keep: 'newest' | 'oldest'): HistoryEntry[] {
+  const budget = MAX_JSON_BYTES - CONTINUATION_ROOM
+  if (keep === 'newest') {
+    const fit = countThatFitFromEnd(items, budget, 1)
+    if (fit === items.length) return items
+    let start = items.length - fit
+    const groupStart = items.findIndex((e, i) => i >= start && e.group !== items[start - 1].group)
+    if (groupStart >= 0) start = groupStart
+    return items.slice(start)
+  }
+  const fit = countThatFit(items, budget, 1)
+  if (fit === items.length) return items
+  let end = fit
+  const lastStart = items.findLastIndex((e, i) => i > 0 && i < end && e.group !== items[i - 1].group)
+  if (items[end].group === items[end - 1].group && lastStart > 0) end = lastStart
+  return items.slice(0, end)
 }
 
 export interface CheckpointItem {

@@ -15,8 +15,23 @@ export function jsonResponse(
   appendVary(out, 'Accept-Encoding')
   if (body === undefined || status === 204 || status === 304)
     return new Response(null, { status, headers: out })
+  return jsonTextResponse(status, JSON.stringify(body), out, acceptEncoding)
+}
+
+/**
+ * jsonResponse for a body already serialized: a handler that serialized its items to keep
+ * the body within a size limit hands the text over rather than have it serialized twice.
+ */
+export function jsonTextResponse(
+  status: number,
+  text: string,
+  headers: Record<string, string>,
+  acceptEncoding: string | undefined,
+): Response {
+  const out: Record<string, string> = { ...headers }
+  appendVary(out, 'Accept-Encoding')
   out['content-type'] = 'application/json'
-  const bytes = Buffer.from(JSON.stringify(body))
+  const bytes = Buffer.from(text)
   if (bytes.length >= COMPRESS_MIN_BYTES && acceptsZstd(acceptEncoding)) {
     const coded = zlib().zstdCompressSync(bytes, {
       params: { [zlib().constants.ZSTD_c_compressionLevel]: 3 },

@@ -59,6 +59,7 @@ export class Catalogue {
   readonly #cachePath: string
   readonly #loadSnapshot: SnapshotLoader
   #snapshot: Promise<CatalogueState> | undefined
+  #snapshotState: CatalogueState | undefined
   /** The cache file last read: its stat stamp and what it held (null: not a catalogue). */
   #cache: { stamp: string; state: CatalogueState | null } | undefined
 
@@ -68,20 +69,33 @@ export class Catalogue {
   }
 
   async current(): Promise<CatalogueState> {
-    const stamp = this.#stamp()
-    if (stamp !== null) {
-      if (this.#cache?.stamp !== stamp.key)
-        this.#cache = { stamp: stamp.key, state: this.#read(stamp.mtimeMs) }
-      if (this.#cache.state) return this.#cache.state
-    } else {
-      this.#cache = undefined
-    }
+    const cached = this.#fromCache()
+    if (cached) return cached
     this.#snapshot ??= this.#loadSnapshot().then((raw) => {
       const check = checkCatalogue(raw)
       if (!check.ok) throw new Error(`the shipped model snapshot is broken: ${check.reason}`)
-      return stateOf(check.catalogue, 'snapshot', newestDate(check.catalogue))
+      this.#snapshotState = stateOf(check.catalogue, 'snapshot', newestDate(check.catalogue))
+      return this.#snapshotState
     })
     return this.#snapshot
+  }
+
+  /**
+   * What current() answers when that needs no loading: the cache file, or the snapshot once
+   * a current() has loaded it; otherwise undefined. For callers that cannot wait.
+   */
+  peek(): CatalogueState | undefined {
+    return this.#fromCache() ?? this.#snapshotState
+  }
+
+  #fromCache(): CatalogueState | null {
+    const stamp = this.#stamp()
+    if (stamp === null) {
+      this.#cache = undefined
+      return null
+    }
+    if (this.#cache?.stamp !== stamp.key) this.#cache = { stamp: stamp.key, state: this.#read(stamp.mtimeMs) }
+    return this.#cache.state
   }
 
   /** size, mtime and inode: an atomic rewrite changes the inode even within one mtime tick. */

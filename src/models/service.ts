@@ -137,6 +137,28 @@ export class ModelsService {
     return { body: { ...body, items }, last: more ? items[items.length - 1].id : null }
   }
 
+  /**
+   * The context window of `model` as a session on profile `profileName` runs it: the
+   * catalogue's figure for the profile's provider, a settings override winning; null when
+   * neither knows it or the profile is gone.
+   */
+  async contextWindow(profileName: string, model: string): Promise<number | null> {
+    if (!this.#d.profiles.resolve(profileName)) return null
+    await this.#d.catalogue.current()
+    return this.contextWindowNow(profileName, model)
+  }
+
+  /** contextWindow without waiting: null too while the catalogue is not loaded yet. */
+  contextWindowNow(profileName: string, model: string): number | null {
+    const p = this.#d.profiles.resolve(profileName)
+    const state = p && this.#d.catalogue.peek()
+    if (!p || !state) return null
+    const provider = catalogueProviderOf(p.extension, p.transport.endpoint || null)
+    const row = (provider !== null && state.row(provider, model)) || manualRow(provider, model)
+    const shown = withOverrides(row, this.#d.overrides?.()[model])
+    return typeof shown.context_window === 'number' ? shown.context_window : null
+  }
+
   #one(plan: CataloguePlan, state: CatalogueState, model: string): ModelInfo {
     return (plan.provider !== null && state.row(plan.provider, model)) || manualRow(plan.provider, model)
   }

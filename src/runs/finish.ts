@@ -8,6 +8,7 @@ import type { SessionsCore } from '../sessions/core.ts'
 import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
 import type { LiveContent } from '../sessions/live.ts'
 import { indexSession } from '../sessions/search.ts'
+import { nameFromExchange, previewOf } from '../sessions/summary-text.ts'
 
 export type RunOutcome = 'completed' | 'interrupted' | 'failed'
 
@@ -87,21 +88,25 @@ export function finishRun(core: SessionsCore, sessionId: string, runId: string, 
         answer !== '' ? (added.find((e) => e.kind === 'assistant')?.position ?? null) : null,
       completed_at: tx.at,
     }
-    const preview = answer !== '' ? answer.slice(0, 200) : s.preview_text
+    const preview =
+      answer !== '' ? previewOf(answer) : { text: s.preview_text, truncated: s.preview_truncated === 1 }
     core
       .sql(
         `UPDATE sessions SET phase = ?, run_id = NULL, interrupt_requested = 0, transcript_count = ?,
-           preview_text = ?, latest_answer = ?, usage = COALESCE(?, usage), activity_ms = ? WHERE id = ?`,
+           preview_text = ?, preview_truncated = ?, latest_answer = ?, usage = COALESCE(?, usage),
+           activity_ms = ? WHERE id = ?`,
       )
       .run(
         waiting.n > 0 ? 'queued' : 'idle',
         position,
-        preview,
+        preview.text,
+        Number(preview.truncated),
         JSON.stringify(latest),
         usage ? JSON.stringify(usage) : null,
         tx.now,
         sessionId,
       )
+    nameFromExchange(core, sessionId, answer)
     indexSession(core, s)
     for (const entry of added) tx.append(sessionId, 'entry.added', { entry })
     tx.append(sessionId, 'run.ended', { run_id: runId, outcome: r.outcome, problem: r.problem, usage })

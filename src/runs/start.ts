@@ -6,6 +6,7 @@ import { type InputRow, pendingRows } from '../inputs/rows.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import { toHistoryEntry } from '../sessions/entries.ts'
 import { indexSession } from '../sessions/search.ts'
+import { nameFromExchange, previewOf } from '../sessions/summary-text.ts'
 
 export interface StartedRun {
   run_id: string
@@ -76,13 +77,14 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(runId, sessionId, grp, through, head.generation, head.seq, tx.at)
-    const preview = (inputs.at(-1) as InputRow).text.slice(0, 200)
+    const preview = previewOf((inputs.at(-1) as InputRow).text)
     core
       .sql(
         `UPDATE sessions SET phase = 'running', run_id = ?, interrupt_requested = 0, transcript_count = ?,
-           preview_text = ?, activity_ms = ?, loaded_revision = desired_revision WHERE id = ?`,
+           preview_text = ?, preview_truncated = ?, activity_ms = ?, loaded_revision = desired_revision WHERE id = ?`,
       )
-      .run(runId, position, preview, tx.now, sessionId)
+      .run(runId, position, preview.text, Number(preview.truncated), tx.now, sessionId)
+    nameFromExchange(core, sessionId, (inputs[0] as InputRow).text)
     // A turn resolves the profile and model as they are now: it runs the desired composition.
     indexSession(core, s)
     const inputIds = inputs.map((i) => i.id)

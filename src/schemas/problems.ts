@@ -39,7 +39,10 @@ export const PROBLEMS = {
   workspace_not_absolute: { status: 400, title: 'The workspace must be an absolute path' },
   workspace_not_found: { status: 400, title: 'The workspace directory does not exist on the daemon host' },
   workspace_not_directory: { status: 400, title: 'The workspace path is not a directory' },
-  selection_too_large: { status: 400, title: 'A selection map would hold more than 4096 entries' },
+  selection_too_large: {
+    status: 400,
+    title: 'A selection would hold more than 4096 entries in a map, or more than 64 KiB in all',
+  },
   read_only_field: { status: 400, title: 'The request changes a read-only field' },
   workspace_change_not_standalone: {
     status: 400,
@@ -57,6 +60,10 @@ export const PROBLEMS = {
   // Inputs, runs and history
   input_conflict: { status: 409, title: 'This input id was admitted with a different request' },
   queue_full: { status: 429, title: 'The session already has 32 waiting inputs' },
+  family_full: {
+    status: 429,
+    title: 'The family already has 1024 sessions; delete some before adding children',
+  },
   input_not_found: { status: 404, title: 'No input has this id in this session' },
   input_expired: {
     status: 410,

@@ -61,9 +61,9 @@ export const sessionsOps = defineOps({
   'sessions.create': {
     method: 'PUT',
     path: '/sessions/{session_id}',
-    summary: 'Create a session (new, fork or child)',
+    summary: 'Create a session (new, forked or child)',
     description:
-      'Create-only: If-None-Match: * is required; an existing id is 412 and GET shows creation.submitted. The session, its family membership and its first event commit together.',
+      'Create-only: If-None-Match: * is required; an existing id is 412 and GET shows creation.submitted. The session, its family membership and its first event commit together. Kind `forked` copies a source history into a new family (`fork` is accepted as its former name and recorded as `forked`). A family holds at most 1024 sessions: a child beyond that is 429 family_full.',
     tags: ['sessions'],
     params: SessionParams,
     ifNoneMatch: 'required',
@@ -78,6 +78,7 @@ export const sessionsOps = defineOps({
       'entry_out_of_range',
       'parent_unavailable',
       'family_deleting',
+      'family_full',
     ],
   },
   'sessions.configure': {

@@ -148,7 +148,7 @@ export const Usage = Type.Object(
 
 export const SubmittedCreation = Type.Object(
   {
-    kind: Type.Enum(['new', 'fork', 'child']),
+    kind: Type.Enum(['new', 'forked', 'child']),
     workspace: Nullable(Type.String()),
     name: Nullable(Type.String()),
     provider_profile: Nullable(Type.String()),
@@ -248,25 +248,35 @@ export const CreateNew = Type.Object(
   { kind: Type.Literal('new'), workspace: Workspace, ...CommonCreate },
   { additionalProperties: false, $id: 'SessionCreateNew' },
 )
-export const CreateFork = Type.Object(
-  {
-    kind: Type.Literal('fork'),
-    source_id: UuidV7,
-    through_entry: Type.Optional(
-      Nullable(
-        Type.Integer({ minimum: 0, description: 'Last history position copied; null or absent copies all' }),
-      ),
+const ForkFields = {
+  source_id: UuidV7,
+  through_entry: Type.Optional(
+    Nullable(
+      Type.Integer({ minimum: 0, description: 'Last history position copied; null or absent copies all' }),
     ),
-    workspace: Type.Optional(Workspace),
-    ...CommonCreate,
+  ),
+  workspace: Type.Optional(Workspace),
+  ...CommonCreate,
+}
+export const CreateForked = Type.Object(
+  { kind: Type.Literal('forked'), ...ForkFields },
+  { additionalProperties: false, $id: 'SessionCreateForked' },
+)
+/** The former name of `forked`, still accepted; the session records `forked`. */
+export const CreateFork = Type.Object(
+  { kind: Type.Literal('fork'), ...ForkFields },
+  {
+    additionalProperties: false,
+    $id: 'SessionCreateFork',
+    deprecated: true,
+    description: 'The former name of kind `forked`: the same request, recorded as `forked`',
   },
-  { additionalProperties: false, $id: 'SessionCreateFork' },
 )
 export const CreateChild = Type.Object(
   { kind: Type.Literal('child'), parent_id: UuidV7, workspace: Type.Optional(Workspace), ...CommonCreate },
   { additionalProperties: false, $id: 'SessionCreateChild' },
 )
-export const SessionCreationRequest = Type.Union([CreateNew, CreateFork, CreateChild], {
+export const SessionCreationRequest = Type.Union([CreateNew, CreateForked, CreateFork, CreateChild], {
   $id: 'SessionCreationRequest',
   discriminator: { propertyName: 'kind' },
 })
@@ -276,6 +286,8 @@ export type SessionCreationRequest = Static<typeof SessionCreationRequest>
 
 /** Entries a selection map may hold, so a configuration stays far below the 1 MiB frame limit. */
 export const MAX_SELECTION_ENTRIES = 4096
+/** Bytes of JSON the four maps may take together: a read shows them three times. */
+export const MAX_SELECTION_BYTES = 64 * 1024
 const PatchMap = Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Nullable(Type.Boolean()), {
   maxProperties: MAX_SELECTION_ENTRIES,
 })

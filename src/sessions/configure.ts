@@ -3,7 +3,7 @@
 // target's whole subtree (busy members follow once idle).
 
 import { HearthError } from '../schemas/problems.ts'
-import { MAX_SELECTION_ENTRIES, type SessionChangeRequest } from '../schemas/sessions.ts'
+import { MAX_SELECTION_BYTES, MAX_SELECTION_ENTRIES, type SessionChangeRequest } from '../schemas/sessions.ts'
 import { requireIfMatch } from '../util/preconditions.ts'
 import type { SessionsCore, Tx } from './core.ts'
 import { indexSession } from './search.ts'
@@ -39,6 +39,12 @@ function mergeSelection(
       )
     }
     next[key] = map
+  }
+  if (Buffer.byteLength(JSON.stringify(next)) > MAX_SELECTION_BYTES) {
+    throw new HearthError(
+      'selection_too_large',
+      `The selection would take more than ${MAX_SELECTION_BYTES} bytes`,
+    )
   }
   return next
 }
@@ -133,6 +139,7 @@ function moveWorkspace(core: SessionsCore, r: SessionRow, req: SessionChangeRequ
         .sql('UPDATE sessions SET workspace_change = ?, revision = revision + 1 WHERE id = ?')
         .run(JSON.stringify(pending), member.id)
       tx.append(member.id, 'session.workspace_change_pending', pending)
+      core.pendingMoves.add(member.id)
       followers.push(member.id)
     }
     tx.changed({ session_id: member.id, reason: 'changed', before: member, after: core.row(member.id) })
@@ -153,18 +160,21 @@ export function subtreeOf(core: SessionsCore, id: string): SessionRow[] {
   return ids.map((x) => core.row(x.id)!)
 }
 
-/** Applies a busy session's pending workspace move; called when it turns idle. */
-export function followPendingMove(core: SessionsCore, id: string): void {
-  core.transact((tx) => {
-    const r = core.row(id)
-    if (!r || r.workspace_change === null || r.phase !== 'idle') return
-    const { workspace } = JSON.parse(r.workspace_change) as { workspace: string }
-    core
-      .sql('UPDATE sessions SET workspace = ?, workspace_change = NULL, revision = revision + 1 WHERE id = ?')
-      .run(workspace, id)
-    tx.append(id, 'session.workspace_moved', { workspace, family_revision: r.family_revision })
-    tx.changed({ session_id: id, reason: 'changed', before: r, after: core.row(id) })
-  })
+/**
+ * Applies a pending workspace move of a session that is idle now, inside the caller's
+ * transaction; returns whether it moved. The move was committed while the session was busy
+ * (its family revision already counts it), so the family revision does not change again.
+ */
+export function followPendingMove(core: SessionsCore, id: string, tx: Tx): boolean {
+  const r = core.row(id)
+  if (!r || r.workspace_change === null || r.phase !== 'idle') return false
+  const { workspace } = JSON.parse(r.workspace_change) as { workspace: string }
+  core
+    .sql('UPDATE sessions SET workspace = ?, workspace_change = NULL, revision = revision + 1 WHERE id = ?')
+    .run(workspace, id)
+  tx.append(id, 'session.workspace_moved', { workspace, family_revision: r.family_revision })
+  tx.changed({ session_id: id, reason: 'changed', before: r, after: core.row(id) })
+  return true
 }
 
 export function changeSession(

@@ -4,6 +4,7 @@
 import type { Statement } from 'better-sqlite3'
 import { HearthError } from '../schemas/problems.ts'
 import type { Db } from '../store/db.ts'
+import { followPendingMove } from './configure.ts'
 import { type EntryRow, type HistoryEntry, toHistoryEntry } from './entries.ts'
 import type { Hub } from './hub.ts'
 import { LiveRuns } from './live.ts'
@@ -39,6 +40,16 @@ export class SessionsCore {
   readonly live = new LiveRuns()
   /** Brings the search index up to date behind the writes. */
   readonly searchIndex: SearchIndexer
+  /**
+   * Sessions holding a workspace move committed while they were busy. Every transaction
+   * ends by moving those that are idle by then, whichever code made them idle (a run that
+   * ended, a cancelled queue, recovery after a restart). Loaded from the rows at start.
+   */
+  readonly pendingMoves = new Set<string>()
+  /** The continuation of a session's history before a position (set by the API layer). */
+  olderHistory: (sessionId: string, before: number) => string | null = () => null
+  /** The context window a read shows for a session, if known now (set by the API layer). */
+  contextWindowOf: (row: SessionRow) => number | null = () => null
   readonly #row
   readonly #tombstone
   readonly #tail
@@ -129,9 +140,40 @@ export class SessionsCore {
   /** Runs `fn` in one transaction; its events and changes are published once it commits. */
   transact<T>(fn: (tx: Tx) => T): T {
     const t = this.#newTx()
-    const result = this.db.transaction(() => fn(t.tx))()
+    let settled: string[] = []
+    const result = this.db.transaction(() => {
+      const value = fn(t.tx)
+      settled = this.#followPendingMoves(t.tx)
+      return value
+    })()
+    for (const id of settled) this.pendingMoves.delete(id)
     this.hub.publish(t.events, t.changes)
     return result
+  }
+
+  /** Reads which sessions wait to follow a workspace move and moves those already idle. */
+  loadPendingMoves(): void {
+    const ids = this.sql('SELECT id FROM sessions WHERE workspace_change IS NOT NULL')
+      .pluck()
+      .all() as string[]
+    for (const id of ids) this.pendingMoves.add(id)
+    if (ids.length > 0) this.transact(() => undefined)
+  }
+
+  /**
+   * Applies the pending moves of sessions that are idle now; returns the sessions that no
+   * longer wait (moved, deleted or without a move), to forget once the transaction commits.
+   */
+  #followPendingMoves(tx: Tx): string[] {
+    if (this.pendingMoves.size === 0) return []
+    const settled: string[] = []
+    for (const id of this.pendingMoves) {
+      const r = this.row(id)
+      if (r && r.workspace_change !== null && r.phase !== 'idle') continue
+      followPendingMove(this, id, tx)
+      settled.push(id)
+    }
+    return settled
   }
 
   /**
@@ -153,6 +195,7 @@ export class SessionsCore {
         }
       }),
     )()
+    // Admissions only queue sessions; none turns idle here, so no pending move is due.
     this.hub.publish(events, changes)
     return results
   }

@@ -8,6 +8,9 @@ import { indexSession } from './search.ts'
 import { EMPTY_SELECTION, type SessionRow } from './types.ts'
 import { checkWorkspace } from './workspace.ts'
 
+/** A creation request in canonical form: kind `fork` already spelled `forked`. */
+export type CreationRequest = Exclude<SessionCreationRequest, { kind: 'fork' }>
+
 export interface ProfileDefaults {
   /** The provider profile and model a session gets when its request names none. */
   resolve: (
@@ -34,10 +37,10 @@ function historyEnd(core: SessionsCore, id: string): number {
   return r.end ?? 0
 }
 
-function place(core: SessionsCore, id: string, req: SessionCreationRequest, tx: Tx): Placement {
+function place(core: SessionsCore, id: string, req: CreationRequest, tx: Tx): Placement {
   if (req.kind === 'new')
     return { parent_id: null, root_id: id, depth: 0, workspace: checkWorkspace(req.workspace) }
-  if (req.kind === 'fork') {
+  if (req.kind === 'forked') {
     const source = core.row(req.source_id)
     if (!source) throw new HearthError('source_unavailable', `No session ${req.source_id} to fork`)
     // The entries table is the history; positions start at 1, so 0 copies nothing.
@@ -50,6 +53,7 @@ function place(core: SessionsCore, id: string, req: SessionCreationRequest, tx: 
   const parent = core.row(req.parent_id)
   if (!parent) throw new HearthError('parent_unavailable', `No session ${req.parent_id} to be the parent`)
   core.requireFamilyOpen(parent.root_id)
+  requireFamilyRoom(core, parent.root_id)
   core.sql('UPDATE families SET revision = revision + 1 WHERE root_id = ?').run(parent.root_id)
   tx.append(parent.id, 'session.child_added', { child_id: id })
   const workspace = req.workspace === undefined ? parent.workspace : checkWorkspace(req.workspace)
@@ -59,6 +63,24 @@ function place(core: SessionsCore, id: string, req: SessionCreationRequest, tx: 
     depth: parent.depth + 1,
     workspace,
     inherit: parent,
+  }
+}
+
+/**
+ * Sessions one family may hold, root included. Children are how a turn delegates work; a
+ * loop that keeps delegating would otherwise grow one family without end. Forks start
+ * families of their own and are not counted.
+ */
+export const FAMILY_MEMBER_LIMIT = 1024
+
+/** 429 family_full when the family holds FAMILY_MEMBER_LIMIT sessions already. */
+function requireFamilyRoom(core: SessionsCore, rootId: string): void {
+  const members = core.sql('SELECT COUNT(*) FROM sessions WHERE root_id = ?').pluck().get(rootId) as number
+  if (members >= FAMILY_MEMBER_LIMIT) {
+    throw new HearthError(
+      'family_full',
+      `Family ${rootId} holds ${members} sessions, the most one family may hold; delete some to add children`,
+    )
   }
 }
 
@@ -82,7 +104,7 @@ export function createSession(
   core: SessionsCore,
   defaults: ProfileDefaults,
   id: string,
-  req: SessionCreationRequest,
+  req: CreationRequest,
 ): SessionRow {
   return core.transact((tx) => {
     if (core.row(id)) throw new HearthError('precondition_failed', `Session ${id} already exists`)
@@ -106,9 +128,9 @@ export function createSession(
       provider_profile: req.provider_profile ?? null,
       model: req.model ?? null,
       effort: req.effort ?? null,
-      source_id: req.kind === 'fork' ? req.source_id : null,
+      source_id: req.kind === 'forked' ? req.source_id : null,
       // What the client sent, not what it resolved to: this proves the original intent.
-      through_entry: req.kind === 'fork' ? (req.through_entry ?? null) : null,
+      through_entry: req.kind === 'forked' ? (req.through_entry ?? null) : null,
       parent_id: req.kind === 'child' ? req.parent_id : null,
     }
     const familyRevision = (
@@ -120,11 +142,13 @@ export function createSession(
       submitted,
       resolved: { workspace: p.workspace, ...resolved, effort, revision: 1, family_revision: familyRevision },
     }
+    const wholeFork = req.kind === 'forked' && p.through === p.end
     core
       .sql(
         `INSERT INTO sessions (id, parent_id, root_id, depth, name, automatic_name, workspace, provider_profile, model,
-           effort, selection, revision, desired_revision, creation, created_at, activity_ms, preview_text, transcript_count)
-         VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?, ?)`,
+           effort, selection, revision, desired_revision, creation, created_at, activity_ms, preview_text,
+           preview_truncated, transcript_count)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -132,6 +156,8 @@ export function createSession(
         p.root_id,
         p.depth,
         req.name ?? '',
+        // A fork that copies the first exchange keeps the name it gave.
+        req.kind === 'forked' && p.through! > 0 ? p.inherit!.automatic_name : '',
         p.workspace,
         resolved.provider_profile,
         resolved.model,
@@ -141,10 +167,11 @@ export function createSession(
         tx.at,
         tx.now,
         // A fork of the whole history shows the source preview; a partial copy has none yet.
-        req.kind === 'fork' && p.through === p.end ? p.inherit!.preview_text : '',
+        wholeFork ? p.inherit!.preview_text : '',
+        wholeFork ? p.inherit!.preview_truncated : 0,
         0,
       )
-    if (req.kind === 'fork') {
+    if (req.kind === 'forked') {
       const copied = copyHistory(core, p.inherit!.id, id, p.through!)
       core.sql('UPDATE sessions SET transcript_count = ? WHERE id = ?').run(copied, id)
     }

@@ -70,6 +70,11 @@ const ORDER = {
   },
 } as const
 
+/** The keyset position after `row` in a listing sorted by `sort`. */
+export function listKeyOf(sort: 'activity' | 'frequent', row: SessionRow): ListKey {
+  return ORDER[sort].key(row)
+}
+
 /** (a, b, c) < (?, ?, ?) for a descending keyset. */
 function keysetCondition(columns: readonly string[]): string {
   return `(${columns.join(', ')}) < (${columns.map(() => '?').join(', ')})`

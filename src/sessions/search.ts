@@ -203,11 +203,18 @@ export function registerSearchFunctions(db: Db): void {
 const phraseOf = (text: string) => `"${text.replaceAll('"', '""')}"`
 
 /**
+ * Whether the trigram index can answer a search for `text`: three characters or more, and
+ * no U+0000, which FTS5's query parser takes for the end of the query (a quoted phrase
+ * holding one is "unterminated"). Other searches scan the sessions instead.
+ */
+const indexable = (text: string) => !text.includes('\0') && [...text].length >= 3
+
+/**
  * The rowids matching `text` when they are few (FEW_MATCHES) and the index answers alone
- * (nothing marked, three characters or more); otherwise undefined.
+ * (nothing marked, an indexable text); otherwise undefined.
  */
 export function fewMatches(core: SessionsCore, text: string): number[] | undefined {
-  if ([...text].length < 3 || core.searchIndex.anyMarked) return undefined
+  if (!indexable(text) || core.searchIndex.anyMarked) return undefined
   const ids = core
     .sql('SELECT rowid FROM session_search WHERE session_search MATCH ? LIMIT ?')
     .pluck()
@@ -224,8 +231,8 @@ export function searchCondition(text: string, marked: boolean): { sql: string; p
   const needle = fold(text)
   const scan = `(instr(hearth_fold(s.name), ?) > 0 OR instr(hearth_fold(s.automatic_name), ?) > 0
       OR instr(hearth_fold(s.preview_text), ?) > 0)`
-  // Shorter than a trigram: every session is scanned.
-  if ([...text].length < 3) return { sql: scan, params: [needle, needle, needle] }
+  // Shorter than a trigram, or not expressible as a trigram query: every session is scanned.
+  if (!indexable(text)) return { sql: scan, params: [needle, needle, needle] }
   const phrase = phraseOf(text)
   const match = 's.rowid IN (SELECT rowid FROM session_search WHERE session_search MATCH ?)'
   // Nothing marked: the trigram MATCH of the whole text as one quoted phrase.

@@ -44,13 +44,15 @@ export class Sessions {
 
   /** Finishes work a previous daemon left half done. */
   resume(): Promise<void> {
+    this.core.loadPendingMoves()
     return resumeDeletions(this.core, this.#interrupt)
   }
 
   create(id: string, req: SessionCreationRequest) {
+    // `fork` is the former name of `forked`: the session records the protocol's word.
     const ids =
-      req.kind === 'fork'
-        ? { ...req, source_id: idOf(req.source_id) }
+      req.kind === 'fork' || req.kind === 'forked'
+        ? { ...req, kind: 'forked' as const, source_id: idOf(req.source_id) }
         : req.kind === 'child'
           ? { ...req, parent_id: idOf(req.parent_id) }
           : req

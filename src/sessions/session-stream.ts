@@ -5,8 +5,11 @@
 // ends, so memory never grows with a slow reader; the client resumes from its cursor.
 // A cursor the log cannot continue (another generation, a sequence past the head, or a
 // part of the log that is gone) gets a `reset` frame and a fresh snapshot.
+
+import { CONTINUATION_ROOM, countThatFitFromEnd, jsonBytes } from '../util/json-budget.ts'
 import type { SessionsCore } from './core.ts'
-import { cursorId, type Frame, fitsInFrame } from './frames.ts'
+import type { HistoryEntry } from './entries.ts'
+import { cursorId, type Frame, fitsInFrame, MAX_FRAME_BYTES } from './frames.ts'
 import { payloadLength } from './log.ts'
 import type { LogEvent } from './types.ts'
 import { DEFAULT_TAIL, type ReadExtras, toRead } from './views.ts'
@@ -109,13 +112,27 @@ export class SessionStream {
       return
     }
     const extras = this.#core.readExtras(this.#id, this.#tail)
+    const contextWindow = this.#core.contextWindowOf(row)
+    // What the tail or the frame limit cut continues through history.older, as in a read.
+    const build = (history: HistoryEntry[]) => {
+      const first = history[0]?.position ?? row.transcript_count + 1
+      const older = first > 1 ? this.#core.olderHistory(row.id, first) : null
+      return snapshotFrame(row, { ...extras, history, older, contextWindow })
+    }
     let items = extras.history
-    let frame = snapshotFrame(row, extras)
-    // A frame is at most 1 MiB: drop the oldest history entries until the snapshot fits
-    // (the client pages older history through the JSON resource).
+    let frame = build(items)
+    // A frame is at most 1 MiB: keep the newest history entries that fit beside the rest
+    // of the snapshot (`older` pages back to the others), then check the whole frame.
+    if (!fitsInFrame(frame)) {
+      const rest = jsonBytes(build([]).data)
+      items = items.slice(
+        items.length - countThatFitFromEnd(items, MAX_FRAME_BYTES - rest - CONTINUATION_ROOM),
+      )
+      frame = build(items)
+    }
     while (!fitsInFrame(frame) && items.length > 0) {
-      items = items.slice(Math.ceil(items.length / 2))
-      frame = snapshotFrame(row, { ...extras, history: items })
+      items = items.slice(1)
+      frame = build(items)
     }
     this.#generation = row.generation
     this.#lastSeq = row.seq

@@ -40,6 +40,8 @@ export interface SessionRow {
   phase: string
   workspace_change: string | null
   preview_text: string
+  /** 1 when preview_text is a cut of a longer text. */
+  preview_truncated: number
   transcript_count: number
   generation: number
   seq: number

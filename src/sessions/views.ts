@@ -27,11 +27,27 @@ function iso(ms: number): string {
 
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T))
 
+/** Characters of each activity line shown: the end of the line. */
+const ACTIVITY_TAIL_CHARS = 1024
+
+/** The last `n` UTF-16 units of `text`, never starting inside a surrogate pair. */
+function endOf(text: string, n: number): string {
+  if (text.length <= n) return text
+  const start = text.length - n
+  return text.slice(/[\uDC00-\uDFFF]/.test(text[start]) ? start + 1 : start)
+}
+
 /** The last lines of the newest text a running turn produced (its visible activity). */
 function activityOf(r: SessionRow, run: LiveRun | undefined): SessionSummary['activity'] {
   if (!run) return { lines: [], output_scalars: 0, output_utf8_bytes: 0, observed_at: iso(r.activity_ms) }
   const last = run.contents.at(-1)
-  const lines = last ? last.text.split('\n').slice(-3) : []
+  // The end of each line only: a glance, bounded whatever the output (one line can be long).
+  const lines = last
+    ? endOf(last.text, ACTIVITY_TAIL_CHARS * 3)
+        .split('\n')
+        .slice(-3)
+        .map((l) => endOf(l, ACTIVITY_TAIL_CHARS))
+    : []
   return {
     lines,
     output_scalars: run.contents.reduce((n, c) => n + c.text.length, 0),
@@ -77,7 +93,11 @@ export function toSummary(r: SessionRow, live?: LiveRuns): SessionSummary {
       interrupt_requested: r.interrupt_requested === 1,
       blocking_reason: null,
     },
-    preview: { text: r.preview_text, transcript_count: r.transcript_count, truncated: false },
+    preview: {
+      text: r.preview_text,
+      transcript_count: r.transcript_count,
+      truncated: r.preview_truncated === 1,
+    },
     preferences: {
       pinned: r.pinned === 1,
       pin_order: r.pin_order,
@@ -125,8 +145,12 @@ export function toConfiguration(r: SessionRow): ConfigurationResource {
 
 export interface ReadExtras {
   history?: unknown[]
+  /** Continuation of the history before the items shown (GET .../history?next=). */
+  older?: string | null
   pending?: unknown[]
   live?: LiveRuns
+  /** The model's context window when the catalogue knows it. */
+  contextWindow?: number | null
 }
 
 const EMPTY_USAGE: SessionRead['usage'] = {
@@ -142,6 +166,16 @@ const EMPTY_USAGE: SessionRead['usage'] = {
   context_window_tokens: null,
   cache_ttl_seconds: null,
   cache_fade: [],
+}
+
+/** The model whose context window a read shows: that of the last turn, else the configured one. */
+export function usageModelOf(r: SessionRow): string {
+  return (r.usage && (JSON.parse(r.usage) as { model?: string | null }).model) || r.model
+}
+
+function usageOf(r: SessionRow, contextWindow: number | null): SessionRead['usage'] {
+  const usage = { ...EMPTY_USAGE, ...json<Partial<SessionRead['usage']>>(r.usage) }
+  return { ...usage, context_window_tokens: usage.context_window_tokens ?? contextWindow }
 }
 
 export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
@@ -173,8 +207,14 @@ export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
     },
     pending_inputs: extras.pending ?? [],
     input_order: r.input_order,
-    usage: { ...EMPTY_USAGE, ...json<Partial<SessionRead['usage']>>(r.usage) },
-    history: { items: historyItems, older: null, newer: null, high_water: r.transcript_count },
+    usage: usageOf(r, extras.contextWindow ?? null),
+    // The items are the newest: nothing newer to page to.
+    history: {
+      items: historyItems,
+      older: extras.older ?? null,
+      newer: null,
+      high_water: r.transcript_count,
+    },
     glances: [],
   }
 }

@@ -61,7 +61,10 @@ describe('sessions survive kill -9', () => {
       await d.request({
         method: 'PATCH',
         path: `/sessions/${id}?view=configuration`,
-        ...json({ model: 'm-2', preferences: { pinned: true } }, { 'if-match': etag }),
+        ...json(
+          { model: 'm-2', preferences: { pinned: true } },
+          { 'if-match': etag, 'content-type': 'application/merge-patch+json' },
+        ),
       }),
       200,
     )
@@ -98,7 +101,10 @@ describe('sessions survive kill -9', () => {
       await d.request({
         method: 'PATCH',
         path: `/sessions/${id}?view=configuration`,
-        ...json({ workspace: moved, family_revision: 2 }, { 'if-match': parentConfig.etag }),
+        ...json(
+          { workspace: moved, family_revision: 2 },
+          { 'if-match': parentConfig.etag, 'content-type': 'application/merge-patch+json' },
+        ),
       }),
       200,
     )

@@ -355,13 +355,13 @@ describe('sessions', () => {
       const familyBefore = await s.familyRevision(source.id)
 
       const partial = await s.create({
-        kind: 'fork',
+        kind: 'forked',
         source_id: source.id,
         through_entry: 3,
         name: 'Partial',
       })
       assert.deepEqual(partial.creation.submitted, {
-        kind: 'fork',
+        kind: 'forked',
         workspace: null,
         name: 'Partial',
         provider_profile: null,
@@ -397,18 +397,22 @@ describe('sessions', () => {
       )
       assert.notEqual(tailed.headers.etag, (await s.get(partial.id)).headers.etag)
 
+      // `fork`, the former name of `forked`, is the same request; the session records `forked`.
       const whole = await s.read((await s.create({ kind: 'fork', source_id: source.id })).id)
+      assert.equal(whole.creation.submitted.kind, 'forked')
       assert.equal(whole.creation.submitted.through_entry, null, 'submitted shows what was sent')
       assert.equal(whole.history.high_water, 5)
       assert.equal(whole.preview.transcript_count, 5)
 
-      const none = await s.read((await s.create({ kind: 'fork', source_id: source.id, through_entry: 0 })).id)
+      const none = await s.read(
+        (await s.create({ kind: 'forked', source_id: source.id, through_entry: 0 })).id,
+      )
       assert.equal(none.history.high_water, 0)
       assert.deepEqual(none.history.items, [])
 
       const elsewhere = workspace()
       const moved = await s.create({
-        kind: 'fork',
+        kind: 'forked',
         source_id: source.id,
         workspace: elsewhere,
         model: 'm-own',
@@ -417,11 +421,11 @@ describe('sessions', () => {
       assert.equal(moved.model, 'm-own')
 
       expectProblem(
-        await s.put(uuidv7(), { kind: 'fork', source_id: source.id, through_entry: 6 }),
+        await s.put(uuidv7(), { kind: 'forked', source_id: source.id, through_entry: 6 }),
         409,
         'entry_out_of_range',
       )
-      expectProblem(await s.put(uuidv7(), { kind: 'fork', source_id: uuidv7() }), 409, 'source_unavailable')
+      expectProblem(await s.put(uuidv7(), { kind: 'forked', source_id: uuidv7() }), 409, 'source_unavailable')
       // The source is untouched: forks are new families.
       assert.equal(await s.familyRevision(source.id), familyBefore)
       assert.equal((await s.read(source.id)).cursor.sequence, 1)
@@ -589,15 +593,26 @@ describe('sessions', () => {
       expectProblem(await s.patch(b.id, { name: 'x' }, etag, ''), 400, 'invalid_parameter')
       expectProblem(await s.patch(b.id, { name: 'x' }, etag, '?view=full'), 400, 'invalid_parameter')
       expectProblem(await s.patch(uuidv7(), { name: 'x' }, etag), 404, 'session_not_found')
-      // Plain application/json is accepted as well as merge-patch.
-      const plain = await d.request({
+      // A merge patch is application/merge-patch+json only: plain JSON (and anything else) is
+      // 415 and changes nothing; a charset parameter is fine.
+      for (const type of ['application/json', 'application/json-patch+json', 'text/plain']) {
+        const other = await d.request({
+          method: 'PATCH',
+          path: `/sessions/${b.id}?view=configuration`,
+          headers: { 'content-type': type, 'if-match': etag },
+          body: JSON.stringify({ name: 'plain' }),
+        })
+        expectProblem(other, 415, 'unsupported_media_type')
+      }
+      assert.equal((await s.config(b.id)).value.name, b.name)
+      const charset = await d.request({
         method: 'PATCH',
         path: `/sessions/${b.id}?view=configuration`,
-        headers: { 'content-type': 'application/json', 'if-match': etag },
-        body: JSON.stringify({ name: 'plain' }),
+        headers: { 'content-type': 'application/merge-patch+json; charset=utf-8', 'if-match': etag },
+        body: JSON.stringify({ name: 'patched' }),
       })
-      assert.equal(plain.status, 200, plain.text())
-      assert.equal((await s.config(b.id)).value.name, 'plain')
+      assert.equal(charset.status, 200, charset.text())
+      assert.equal((await s.config(b.id)).value.name, 'patched')
     })
 
     it('refuses read-only, unknown and mistyped fields', async () => {
@@ -795,7 +810,7 @@ describe('sessions', () => {
       expectProblem(await s.get(root.id), 410, 'session_deleted')
       expectProblem(await d.request({ path: `/sessions?family_id=${root.id}` }), 404, 'family_not_found')
       expectProblem(await s.put(uuidv7(), { kind: 'child', parent_id: root.id }), 409, 'parent_unavailable')
-      expectProblem(await s.put(uuidv7(), { kind: 'fork', source_id: root.id }), 409, 'source_unavailable')
+      expectProblem(await s.put(uuidv7(), { kind: 'forked', source_id: root.id }), 409, 'source_unavailable')
     })
 
     it('deletes a subtree deepest first, reporting every member', async () => {
@@ -886,7 +901,7 @@ describe('sessions', () => {
           'family_deleting',
         )
         // Forks are new families: not gated.
-        await s.create({ kind: 'fork', source_id: child.id })
+        await s.create({ kind: 'forked', source_id: child.id })
         gate(null)
       } finally {
         db.close()

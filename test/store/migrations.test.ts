@@ -37,6 +37,7 @@ interface Fixture {
 
 const SESSION_ID = '0190b6a0-0000-7000-8000-000000000001'
 const CHILD_ID = '0190b6a0-0000-7000-8000-000000000002'
+const FORK_ID = '0190b6a0-0000-7000-8000-000000000003'
 
 const FIXTURES: Fixture[] = [
   {
@@ -81,7 +82,7 @@ const FIXTURES: Fixture[] = [
       ).run(SESSION_ID)
     },
     check: (db) => {
-      const ids = db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all()
+      const ids = db.prepare('SELECT id FROM sessions WHERE id != ? ORDER BY id').pluck().all(FORK_ID)
       assert.deepEqual(ids, [SESSION_ID, CHILD_ID])
       assert.equal(db.prepare('SELECT COUNT(*) FROM events WHERE session_id = ?').pluck().get(SESSION_ID), 1)
       const hit = db
@@ -149,6 +150,48 @@ const FIXTURES: Fixture[] = [
     check: (db) => {
       const marked = db.prepare('SELECT COUNT(*) FROM search_pending').pluck().get()
       assert.equal(marked, 1)
+    },
+  },
+  {
+    // Rows as hearth wrote them before session reads derived names and recorded cut previews.
+    after: 'sessions',
+    until: 'session-reads',
+    tables: [],
+    insert: (db) => {
+      const creation = (kind: string) => JSON.stringify({ submitted: { kind }, resolved: {} })
+      db.prepare('INSERT INTO families (root_id, revision) VALUES (?, 1)').run(FORK_ID)
+      db.prepare(
+        `INSERT INTO sessions (id, parent_id, root_id, depth, name, automatic_name, workspace,
+           provider_profile, model, selection, revision, desired_revision, creation, created_at, activity_ms,
+           preview_text)
+         VALUES (?, NULL, ?, 0, '', '', '/tmp/ws', 'default', 'm', '{}', 1, 1, ?,
+           '2026-01-01T00:00:00.000Z', 1767225600000, ?)`,
+      ).run(FORK_ID, FORK_ID, creation('fork'), 'p'.repeat(200))
+      db.prepare(
+        `INSERT INTO events (session_id, generation, seq, kind, at, payload)
+         VALUES (?, 1, 1, 'session.created', '2026-01-01T00:00:00.000Z', ?)`,
+      ).run(FORK_ID, JSON.stringify({ creation: JSON.parse(creation('fork')) }))
+      for (const [position, kind, text] of [
+        [1, 'user', '\n  Plan the   quarterly\treport\nsecond line'],
+        [2, 'assistant', 'Sure'],
+        [3, 'user', 'later message'],
+      ] as const)
+        db.prepare(
+          "INSERT INTO entries (session_id, position, kind, created_at, content) VALUES (?, ?, ?, '2026-01-01T00:00:00.000Z', ?)",
+        ).run(FORK_ID, position, kind, JSON.stringify({ text }))
+    },
+    check: (db) => {
+      const row = db
+        .prepare('SELECT creation, automatic_name, preview_truncated FROM sessions WHERE id = ?')
+        .get(FORK_ID) as { creation: string; automatic_name: string; preview_truncated: number }
+      assert.equal(JSON.parse(row.creation).submitted.kind, 'forked')
+      assert.equal(row.automatic_name, 'Plan the quarterly report')
+      assert.equal(row.preview_truncated, 1)
+      const payload = db
+        .prepare("SELECT payload FROM events WHERE session_id = ? AND kind = 'session.created'")
+        .pluck()
+        .get(FORK_ID) as string
+      assert.equal(JSON.parse(payload).creation.submitted.kind, 'forked')
     },
   },
 ]

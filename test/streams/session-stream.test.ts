@@ -243,36 +243,36 @@ describe('session stream', () => {
     assert.deepEqual(second, { kind: 'comment', text: 'heartbeat' })
   })
 
-  test('no frame exceeds 1 MiB: oversized events and snapshots keep their id and omit the content', async () => {
+  test('no frame exceeds 1 MiB: a selection is bounded, so configuration events and snapshots fit whole', async () => {
     const id = await createSession(d)
     const s = sse(`/sessions/${id}?tail=0`)
     await frames(s, 1)
-    // Each addition appends an event with the whole selection: 50 KB, 100 KB, ... 1.25 MB,
-    // spread over two maps to stay within the per-map entry limit.
+    // Each addition appends an event with the whole selection, up to its 64 KiB bound;
+    // past it the change is refused and appends nothing. (An event over 1 MiB, which only a
+    // turn's output can make, keeps its id and omits its content: oversized-frames.test.ts.)
     const p = new Patcher(d, id)
-    for (let i = 0; i < 25; i++)
-      await p.addSelection(`k${i}_`, 200, 240, i % 2 ? 'instructions' : 'extensions')
+    for (let i = 0; i < 5; i++) await p.addSelection(`k${i}_`, 50, 240, i % 2 ? 'instructions' : 'extensions')
+    await assert.rejects(p.addSelection('more_', 50, 240), /400 .*selection_too_large/)
     const sizes: number[] = []
-    for (const f of await frames(s, 25)) {
+    for (const f of await frames(s, 5)) {
       const bytes = Buffer.byteLength(`id: ${f.id}\nevent: ${f.event}\ndata: ${f.data}\n\n`)
       assert.ok(bytes <= MiB, `a frame of ${bytes} bytes`)
       assert.equal(f.event, 'session.configured')
+      assert.equal(JSON.parse(f.data).omitted, undefined)
+      checkFrame(f)
       sizes.push(bytes)
-      const data = JSON.parse(f.data)
-      if (data.omitted)
-        assert.deepEqual(data, { omitted: true, reason: 'frame_too_large', bytes: data.bytes })
-      else checkFrame(f)
     }
-    const omitted = sizes.filter((b) => b < 1000).length
-    assert.ok(omitted >= 4, `${omitted} events over the limit were omitted`)
-    // A fresh snapshot of this session is over 1 MiB too: it still comes, with its id.
+    assert.ok(sizes[4] > 60_000, `the last event carries the whole selection (${sizes[4]} bytes)`)
+    // A fresh snapshot shows the selection three times and still fits, whole.
     const fresh = sse(`/sessions/${id}?tail=0`)
     const [snap] = await frames(fresh, 1)
     assert.equal(snap.event, 'snapshot')
-    assert.equal(snap.id, '1:26')
-    // And resuming across the oversized events works as for any other.
-    const resumed = sse(`/sessions/${id}?after_generation=1&after_seq=20`)
-    assert.deepEqual(seqs(await frames(resumed, 6)), range(21, 26))
+    assert.equal(snap.id, '1:6')
+    const session = JSON.parse(snap.data).session
+    assert.equal(Object.keys(session.selection.overrides.extensions).length, 150)
+    // And resuming works as for any other event.
+    const resumed = sse(`/sessions/${id}?after_generation=1&after_seq=3`)
+    assert.deepEqual(seqs(await frames(resumed, 3)), range(4, 6))
   })
 
   test('a reader that stops reading gets overflow and the stream closes; memory stays bounded', async (t) => {

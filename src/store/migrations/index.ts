@@ -8,6 +8,7 @@ import { m004SessionListIndexes } from './004-session-list-indexes.ts'
 import { m005InputIndexes } from './005-input-indexes.ts'
 import { m006Logins } from './006-logins.ts'
 import { m007SearchPending } from './007-search-pending.ts'
+import { m008SessionReads } from './008-session-reads.ts'
 
 export interface Migration {
   version: number
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m005InputIndexes,
   m006Logins,
   m007SearchPending,
+  m008SessionReads,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
