@@ -11,19 +11,49 @@ export interface BodySource {
   contentEncoding: string | undefined
 }
 
-async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): Promise<Buffer> {
+/**
+ * How long a body may go without a byte before the request times out (408 request_timeout).
+ * It bounds a body that never arrives, not a slow one: every chunk restarts the wait, so a
+ * slow upload that keeps progressing is never cut.
+ */
+export const BODY_TIMEOUT_MS = 30_000
+
+/** The connection closes after the answer: the rest of the body would be read as a request. */
+const timedOut = (ms: number, total: number) =>
+  new HearthError('request_timeout', `No body byte arrived for ${ms} ms (after ${total} bytes)`, {
+    connection: 'close',
+  })
+
+async function readLimited(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  idleMs: number,
+): Promise<Buffer> {
   const chunks: Uint8Array[] = []
   let total = 0
   const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > limit) {
-      await reader.cancel().catch(() => {})
-      throw new HearthError('body_too_large', `The body exceeds ${limit} bytes`)
+  // A pause of idleMs cancels the stream, which ends the pending read.
+  let idle = false
+  const timer = setTimeout(() => {
+    idle = true
+    reader.cancel().catch(() => {})
+  }, idleMs)
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (idle) throw timedOut(idleMs, total)
+      timer.refresh()
+      if (done) break
+      total += value.byteLength
+      if (total > limit) {
+        clearTimeout(timer)
+        await reader.cancel().catch(() => {})
+        throw new HearthError('body_too_large', `The body exceeds ${limit} bytes`)
+      }
+      chunks.push(value)
     }
-    chunks.push(value)
+  } finally {
+    clearTimeout(timer)
   }
   return Buffer.concat(chunks, total)
 }
@@ -34,17 +64,20 @@ async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): P
  * response. A connection that ends before the body does (the client went away, Node reports
  * `aborted`) is body_incomplete: the client's doing, not an internal error to log.
  */
-function readNodeLimited(stream: Readable, limit: number): Promise<Buffer> {
+function readNodeLimited(stream: Readable, limit: number, idleMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let total = 0
     const settle = (err?: Error) => {
+      clearTimeout(idle)
       stream.off('data', onData).off('end', onEnd).off('error', onCut).off('close', onCut)
       if (err) reject(err)
       else resolve(Buffer.concat(chunks, total))
     }
+    const idle = setTimeout(() => settle(timedOut(idleMs, total)), idleMs)
     const onData = (chunk: Buffer) => {
       total += chunk.length
+      idle.refresh()
       if (total > limit) settle(new HearthError('body_too_large', `The body exceeds ${limit} bytes`))
       else chunks.push(chunk)
     }
@@ -54,8 +87,11 @@ function readNodeLimited(stream: Readable, limit: number): Promise<Buffer> {
   })
 }
 
-/** Returns the decoded body bytes; the limit applies to decoded bytes. */
-export async function readBody(src: BodySource, limit: number): Promise<Buffer> {
+/**
+ * Returns the decoded body bytes; the limit applies to decoded bytes. A body that pauses
+ * for `idleMs` (BODY_TIMEOUT_MS by default) is request_timeout.
+ */
+export async function readBody(src: BodySource, limit: number, idleMs = BODY_TIMEOUT_MS): Promise<Buffer> {
   const encoding = src.contentEncoding?.trim().toLowerCase()
   if (encoding && encoding !== 'identity' && encoding !== 'zstd') {
     throw new HearthError(
@@ -75,8 +111,8 @@ export async function readBody(src: BodySource, limit: number): Promise<Buffer> 
   if (!src.stream) return Buffer.alloc(0)
   const raw =
     'getReader' in src.stream // a web stream (checked without touching the global, which loads them)
-      ? await readLimited(src.stream, rawLimit)
-      : await readNodeLimited(src.stream, rawLimit)
+      ? await readLimited(src.stream, rawLimit, idleMs)
+      : await readNodeLimited(src.stream, rawLimit, idleMs)
   if (encoding !== 'zstd' || raw.length === 0) return raw
   return decodeZstdBody(raw, limit)
 }

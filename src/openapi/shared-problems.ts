@@ -22,8 +22,12 @@ export const SHARED_PROBLEMS: readonly ProblemCode[] = [
   'not_acceptable',
   'body_too_large',
   'body_incomplete',
+  'malformed_request',
+  'request_timeout',
+  'headers_too_large',
   'unsupported_content_encoding',
   'daemon_draining',
+  'insufficient_storage',
   'internal',
 ]
 
