@@ -10,7 +10,7 @@ import type { DaemonLog } from '../deferred-log.ts'
 import { DEFAULT_BODY_LIMIT, EmptyRequest } from '../schemas/common.ts'
 import type { OpSpec } from '../schemas/op.ts'
 import { HearthError } from '../schemas/problems.ts'
-import { hasBody, readBody } from './body.ts'
+import { hasBody, readBody, releaseBody } from './body.ts'
 import { accepts, hostAllowed, mediaTypeOf, originAllowed } from './negotiate.ts'
 import { LightRequest } from './node-adapter.ts'
 import { errorResponse, problemResponse } from './problem-response.ts'
@@ -138,7 +138,12 @@ async function readOpBody(op: OpSpec, req: Request, env: unknown, idleMs?: numbe
   if (!type || !allowed.includes(type)) {
     throw new HearthError('unsupported_media_type', `Send the body as ${allowed[0]}`)
   }
-  const value = parseStrictJson(utf8Text(bytes))
+  let value: unknown
+  try {
+    value = parseStrictJson(utf8Text(bytes))
+  } finally {
+    releaseBody(bytes)
+  }
   checkReadOnly(op, value)
   return op.deferBodyCheck ? value : checks().checkBody(op.body, value)
 }

@@ -113,8 +113,57 @@ export async function readBody(src: BodySource, limit: number, idleMs = BODY_TIM
     'getReader' in src.stream // a web stream (checked without touching the global, which loads them)
       ? await readLimited(src.stream, rawLimit, idleMs)
       : await readNodeLimited(src.stream, rawLimit, idleMs)
-  if (encoding !== 'zstd' || raw.length === 0) return raw
-  return decodeZstdBody(raw, limit)
+  if (encoding !== 'zstd' || raw.length === 0) return afterRead(raw)
+  return afterRead(await decodeZstdBody(raw, limit))
+}
+
+/** Bodies at least this large are followed by a full garbage collection (see collectSoon). */
+const COLLECT_AFTER_BYTES = 8 * 1024 * 1024
+
+function afterRead(bytes: Buffer): Buffer {
+  if (bytes.byteLength >= COLLECT_AFTER_BYTES) collectSoon()
+  return bytes
+}
+
+let collecting: NodeJS.Timeout | undefined
+let gc: (() => void) | undefined
+
+/**
+ * One full garbage collection once the current request has parsed its large body. The text
+ * of a large body (a one-byte string as long as the body) and whatever else the request
+ * dropped are freed only by a full collection, and V8 starts one only under allocation
+ * pressure: an idle daemon kept a burst's garbage resident indefinitely. Node offers no
+ * collection call without --expose-gc, which is set here, when first needed, rather than on
+ * the command line (a start-up flag would cost every start; see setMemoryFlags in run.ts).
+ */
+function collectSoon(): void {
+  if (collecting) return
+  collecting = setTimeout(() => {
+    collecting = undefined
+    if (!gc) {
+      process.getBuiltinModule('node:v8').setFlagsFromString('--expose-gc')
+      gc = process.getBuiltinModule('node:vm').runInNewContext('gc') as () => void
+    }
+    gc()
+  }, 0)
+  collecting.unref()
+}
+
+/** Bodies at least this large have their memory given back as soon as they are parsed. */
+const RELEASE_AT_BYTES = 1024 * 1024
+
+/**
+ * Frees a large body's bytes now, once they have been read into text: a Buffer's memory is
+ * freed by the garbage collector, and an idle daemon may not collect for a long while, so a
+ * burst of large bodies would stay resident. Detaching the ArrayBuffer (transfer to length
+ * 0) frees its memory at once. Only a buffer that owns its ArrayBuffer is detached (a large
+ * Buffer.concat or decoder output does; small ones share Node's pool).
+ */
+export function releaseBody(bytes: Buffer): void {
+  const ab = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
+  if (bytes.byteLength < RELEASE_AT_BYTES || bytes.byteOffset !== 0 || ab.byteLength > bytes.byteLength + 1)
+    return
+  ab.transfer?.(0)
 }
 
 /** Whether the request framing announces a body (chunked, or a non-zero Content-Length). */

@@ -14,6 +14,7 @@ export const SHARED_PROBLEMS: readonly ProblemCode[] = [
   'zstd_invalid',
   'zstd_size_undeclared',
   'zstd_window_too_large',
+  'decode_busy',
   'unauthorized',
   'host_not_allowed',
   'origin_not_allowed',

@@ -130,6 +130,10 @@ export const PROBLEMS = {
   precondition_failed: { status: 412, title: 'The resource changed since the validator was read' },
   precondition_required: { status: 428, title: 'This operation needs a conditional header' },
   daemon_draining: { status: 503, title: 'The daemon is shutting down and admits no new requests' },
+  decode_busy: {
+    status: 503,
+    title: 'Other coded request bodies are being decoded; retry after Retry-After seconds',
+  },
   insufficient_storage: {
     status: 507,
     title: "The home's file system is full: nothing was written; retry once there is space",
