@@ -1,13 +1,15 @@
-// Where the daemon's log lines go: HOME/logs/hearth.log, appended without ever holding the
-// event loop. A line that cannot be written (a full disk, a quota) is dropped, not retried:
-// the daemon must keep serving whatever its log does. pino's own destination (sonic-boom)
-// retries a failed synchronous flush in a sleep loop, which froze the daemon on a full disk
-// until space returned, and it reports a failed write as an 'error' event that nothing can
-// answer but an exit. Here, when writing works again, a line first says how many were lost.
-import { write, writeSync } from 'node:fs'
-
-/** Lines waiting while a write is in flight, in bytes; past it new lines are dropped. */
-const MAX_QUEUED_BYTES = 4 * 1024 * 1024
+// Where the daemon's log lines go: HOME/logs/hearth.log. A line that cannot be written (a
+// full disk, a quota) is dropped, never retried: the daemon must keep serving whatever its
+// log does. pino's own destination (sonic-boom) retries a failed synchronous flush in a
+// sleep loop, which froze the daemon on a full disk until space returned, and reports a
+// failed write as an 'error' event that nothing can answer but an exit. Here, once writing
+// works again, a line first says how many were lost.
+//
+// Each line is one write(2) to a file opened for appending: the daemon logs little (start,
+// stop, failures), a write that lands in the page cache takes microseconds, and a write to a
+// full disk fails at once. Writing synchronously keeps the lines in order with nothing held
+// in memory, and nothing is lost on exit or on a crash.
+import { writeSync } from 'node:fs'
 
 /** The line that reports dropped lines, in pino's format (level 40 is warn). */
 function droppedLine(count: number): string {
@@ -16,12 +18,9 @@ function droppedLine(count: number): string {
 
 export class LogFile {
   readonly #fd: number
-  #queue: string[] = []
-  #queuedBytes = 0
-  #writing = false
   /** Lines lost since the last successful write. */
   #dropped = 0
-  /** A write stopped mid-line: the next one starts on a new line. */
+  /** A write stopped mid-line (the disk filled up): the next one starts on a new line. */
   #broken = false
 
   constructor(fd: number) {
@@ -30,73 +29,30 @@ export class LogFile {
 
   /** pino's destination interface: one serialized line, newline included. */
   write(line: string): boolean {
-    if (this.#queuedBytes + line.length > MAX_QUEUED_BYTES) {
-      this.#dropped++
-      return true
+    const head = (this.#broken ? '\n' : '') + (this.#dropped > 0 ? droppedLine(this.#dropped) : '')
+    const buf = Buffer.from(head + line)
+    let written = 0
+    try {
+      while (written < buf.length) {
+        const n = writeSync(this.#fd, buf, written)
+        if (n === 0) break
+        written += n
+      }
+    } catch {
+      // ENOSPC, EDQUOT, EIO…: what did not fit is dropped
     }
-    this.#queue.push(line)
-    this.#queuedBytes += line.length
-    if (!this.#writing) this.#next()
+    if (written === buf.length) {
+      this.#dropped = 0
+      this.#broken = false
+    } else if (written > 0) {
+      this.#dropped = written >= head.length ? 1 : this.#dropped + 1
+      this.#broken = true
+    } else {
+      this.#dropped++
+    }
     return true
   }
 
-  /** The queued lines as one buffer, behind a newline or a dropped-lines note when due. */
-  #take(): { buf: Buffer; lines: number; reported: number } {
-    const head = (this.#broken ? '\n' : '') + (this.#dropped > 0 ? droppedLine(this.#dropped) : '')
-    const taken = {
-      buf: Buffer.from(head + this.#queue.join('')),
-      lines: this.#queue.length,
-      reported: this.#dropped,
-    }
-    this.#queue = []
-    this.#queuedBytes = 0
-    return taken
-  }
-
-  #next(): void {
-    if (this.#queue.length === 0) return
-    this.#writing = true
-    const { buf, lines, reported } = this.#take()
-    const onWritten = (written: number) => {
-      this.#broken = false
-      this.#dropped -= reported
-      if (written < buf.length) {
-        // Room for part of the batch only: the rest is lost, the cut line ended by the next write.
-        this.#broken = true
-        this.#dropped += lines
-      }
-      this.#writing = false
-      this.#next()
-    }
-    const attempt = (offset: number) =>
-      write(this.#fd, buf, offset, buf.length - offset, null, (err, n) => {
-        if (err) {
-          if (offset > 0) return onWritten(offset)
-          this.#dropped += lines
-          this.#writing = false
-          this.#next()
-        } else if (offset + n < buf.length && n > 0) {
-          attempt(offset + n)
-        } else {
-          onWritten(offset + n)
-        }
-      })
-    attempt(0)
-  }
-
-  /**
-   * Writes what is queued, once, synchronously (pino calls this after a fatal line, and the
-   * daemon on exit). A failure drops the lines: an exit must never wait for disk space.
-   */
-  flushSync(): void {
-    if (this.#queue.length === 0) return
-    const { buf, reported } = this.#take()
-    try {
-      const n = writeSync(this.#fd, buf)
-      this.#dropped -= reported
-      this.#broken = n < buf.length
-    } catch {
-      // dropped
-    }
-  }
+  /** Nothing is ever held back (pino calls this after a fatal line). */
+  flushSync(): void {}
 }

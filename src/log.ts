@@ -55,7 +55,6 @@ export function openLog(home: string, level = process.env.HEARTH_LOG_LEVEL ?? 'i
   const fd = openSync(join(dir, 'hearth.log'), 'a', 0o600)
   // Not pino.destination: its writer blocks the event loop on a full disk (see log-file.ts).
   const dest = new LogFile(fd)
-  process.on('exit', () => dest.flushSync())
   return pino(
     { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } },
     dest,
