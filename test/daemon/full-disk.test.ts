@@ -50,17 +50,25 @@ describe('a full disk', () => {
   let d: TestDaemon | undefined
   const ws = mkdtempSync(join(tmpdir(), 'hearth-ws-'))
 
+  /** Unmounts once, whichever comes first: the after hook or the test process exiting. */
+  let unmounted = false
+  const unmount = () => {
+    if (unmounted || !('dir' in mounted)) return
+    unmounted = true
+    d?.proc.kill('SIGKILL') // a daemon still on the mount would keep it busy
+    // Lazy: detached now, gone once the last open file on it closes.
+    execFileSync('umount', ['-l', mounted.dir], { stdio: 'pipe' })
+    rmSync(mounted.dir, { recursive: true, force: true })
+  }
+  process.once('exit', unmount)
+
   before(() => {
     if (skip) process.stderr.write(`full-disk test skipped: ${skip}\n`)
   })
 
   after(async () => {
     await d?.stop('SIGKILL')
-    if ('dir' in mounted) {
-      // Lazy unmount: nothing may hold it open by now, but a failure here must not leave it.
-      execFileSync('umount', ['-l', mounted.dir], { stdio: 'pipe' })
-      rmSync(mounted.dir, { recursive: true, force: true })
-    }
+    unmount()
     rmSync(ws, { recursive: true, force: true })
   })
 
