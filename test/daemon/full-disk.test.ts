@@ -96,10 +96,20 @@ describe('a full disk', () => {
     const filler = join(dir, 'filler')
     fill(filler)
     const refused: RawResponse[] = []
+    const inputs: string[] = []
     for (let i = 0; i < 40; i++) {
       const res = await create(`full-${i}`)
       if (res.status === 201) acknowledged.push(res.json().id)
       else refused.push(res)
+      // An input too (its run then fails at once: the session names no configured profile).
+      const inputId = uuidv7()
+      const input = await d.request({
+        method: 'PUT',
+        path: `/sessions/${acknowledged[0]}/inputs/${inputId}`,
+        ...json({ kind: 'message', text: `while full ${i}`, client_id: 'draft-1' }),
+      })
+      if (input.status === 202) inputs.push(inputId)
+      else refused.push(input)
       // Reads answer all along: the event loop is never held by the log or the store.
       const server = await d.request({ path: '/server' })
       assert.equal(server.status, 200, server.text())
@@ -140,6 +150,10 @@ describe('a full disk', () => {
     for (const id of acknowledged) {
       const res = await d.request({ path: `/sessions/${id}` })
       assert.equal(res.status, 200, `${id}: ${res.text()}`)
+    }
+    for (const id of inputs) {
+      const res = await d.request({ path: `/sessions/${acknowledged[0]}/inputs/${id}` })
+      assert.equal(res.status, 200, `input ${id}: ${res.text()}`)
     }
     assert.equal(await d.stop(), 0)
     d = undefined
