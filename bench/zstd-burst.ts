@@ -27,13 +27,15 @@ const created = await d.request({
 if (created.status !== 201) throw new Error(created.text())
 await sleep(1000)
 const before = memMiB(pid)
-const body = zlib.zstdCompressSync(Buffer.alloc(INPUT_BODY_LIMIT - 1024, 0x20))
+const raw = process.argv[3] === 'raw'
+const plain = Buffer.alloc(INPUT_BODY_LIMIT - 1024, 0x20)
+const body = raw ? plain : zlib.zstdCompressSync(plain)
 const statuses = await Promise.all(
   Array.from({ length: count }, () =>
     d.request({
       method: 'PUT',
       path: `/sessions/${sid}/inputs/${uuidv7()}`,
-      headers: { 'content-type': 'application/json', 'content-encoding': 'zstd' },
+      headers: { 'content-type': 'application/json', ...(raw ? {} : { 'content-encoding': 'zstd' }) },
       body,
     }),
   ),
