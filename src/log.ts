@@ -4,6 +4,7 @@
 import { mkdirSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
+import { LogFile } from './log-file.ts'
 
 export const REDACT_PATHS = [
   'authorization',
@@ -49,11 +50,11 @@ export const REDACT_PATHS = [
 export function openLog(home: string, level = process.env.HEARTH_LOG_LEVEL ?? 'info'): Logger {
   const dir = join(home, 'logs')
   mkdirSync(dir, { recursive: true, mode: 0o700 })
-  // The file is opened here, synchronously: given a path, pino opens it in the background,
-  // and an exit before that open completes (a signal right after start) makes pino's
-  // flush-on-exit throw ("sonic boom is not ready yet"), turning exit 0 into exit 7.
+  // The file is opened here, synchronously, so an exit right after start (a signal) can
+  // still write the queued lines.
   const fd = openSync(join(dir, 'hearth.log'), 'a', 0o600)
-  const dest = pino.destination({ dest: fd, sync: false })
+  // Not pino.destination: its writer blocks the event loop on a full disk (see log-file.ts).
+  const dest = new LogFile(fd)
   return pino(
     { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } },
     dest,

@@ -1,5 +1,5 @@
 // Where a daemon keeps its state: --home, else HEARTH_HOME, else ~/.hearth.
-import { existsSync, mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 
@@ -9,10 +9,25 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
   return join(homedir(), '.hearth')
 }
 
-/** Creates the home (mode 0700) and its fixed subfolders. */
+/** Creates the home (mode 0700) and its fixed subfolders; an existing home is made private. */
 export function ensureHome(home: string): void {
   makeDirs(resolve(home))
+  makePrivate(resolve(home))
   makeDirs(join(resolve(home), 'logs'))
+}
+
+/**
+ * The home holds the token and the credentials: nobody but its owner may list or enter it.
+ * A home made by hand (or by an older tool) with 0755 is tightened to 0700. A home owned by
+ * another user is refused rather than changed: that user could read whatever is written.
+ */
+function makePrivate(home: string): void {
+  const st = statSync(home)
+  if (!st.isDirectory()) throw new Error('it is not a directory')
+  const uid = process.getuid?.()
+  if (uid !== undefined && st.uid !== uid)
+    throw new Error(`it is owned by uid ${st.uid}, not by this user (uid ${uid})`)
+  if ((st.mode & 0o777) !== 0o700) chmodSync(home, 0o700)
 }
 
 /**

@@ -39,6 +39,18 @@ export function drainDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
   return env.HEARTH_DRAIN_MS && Number.isSafeInteger(v) && v > 0 ? v : DRAIN_DEADLINE_MS
 }
 
+/**
+ * How long request headers may take to arrive, and how long a request body may pause, before
+ * the daemon answers 408 request_timeout and closes the connection. HEARTH_REQUEST_TIMEOUT_MS
+ * overrides it, as HEARTH_DRAIN_MS does for the drain (the tests lower it).
+ */
+export const REQUEST_TIMEOUT_MS = 30_000
+
+export function requestTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env.HEARTH_REQUEST_TIMEOUT_MS)
+  return env.HEARTH_REQUEST_TIMEOUT_MS && Number.isSafeInteger(v) && v > 0 ? v : REQUEST_TIMEOUT_MS
+}
+
 export interface DaemonOptions {
   home: string
   port: number
@@ -198,6 +210,7 @@ async function serve(
   const instanceId = uuidv7({ random: randomBytes(16) })
   const continuations = new Continuations(metaValue(db, 'continuation_key', () => randomBytes(32)))
   const deadlineMs = drainDeadlineMs()
+  const timeoutMs = requestTimeoutMs()
 
   const inflight = new Set<Promise<unknown>>()
   const shutdown = new AbortController()
@@ -243,6 +256,7 @@ async function serve(
     log,
     shutdownSignal: shutdown.signal,
     capabilities: api.capabilities,
+    bodyTimeoutMs: timeoutMs,
     track: (work) => {
       inflight.add(work)
       return work.finally(() => inflight.delete(work))
@@ -250,6 +264,7 @@ async function serve(
   })
   const server = createFetchServer(app.fetch, {
     onError: (err) => log.error({ err }, 'response failed'),
+    headersTimeoutMs: timeoutMs,
   })
   // Responses not yet started when a drain begins tell the client the connection ends.
   const responses = new Set<ServerResponse>()
@@ -311,7 +326,7 @@ async function serve(
     release()
     log.info('stopped')
     await openLog() // a stop right after start: the queued lines are written first
-    process.exit(0) // pino flushes its buffer synchronously on exit
+    process.exit(0) // the log writes what it holds synchronously on exit (log-file.ts)
   }
 
   await listen(server, opts.port, opts.host)
@@ -331,7 +346,7 @@ async function serve(
     failing = true
     release()
     // Right after start the log may not be open yet: its lines, this one included, are
-    // written before the exit (pino flushes synchronously on exit).
+    // written before the exit (the log writes what it holds synchronously on exit).
     const exit = () => process.exit(1)
     openLog().then(exit, exit)
     setTimeout(exit, 2000).unref()

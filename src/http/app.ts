@@ -10,7 +10,7 @@ import type { DaemonLog } from '../deferred-log.ts'
 import { DEFAULT_BODY_LIMIT, EmptyRequest } from '../schemas/common.ts'
 import type { OpSpec } from '../schemas/op.ts'
 import { HearthError } from '../schemas/problems.ts'
-import { hasBody, readBody } from './body.ts'
+import { hasBody, readBody, releaseBody } from './body.ts'
 import { accepts, hostAllowed, mediaTypeOf, originAllowed } from './negotiate.ts'
 import { LightRequest } from './node-adapter.ts'
 import { errorResponse, problemResponse } from './problem-response.ts'
@@ -51,6 +51,8 @@ export interface AppDeps {
   shutdownSignal: AbortSignal
   /** The capabilities now on (settings may turn optional ones off); all when absent. */
   capabilities?: () => Record<string, number>
+  /** How long a request body may pause before 408 request_timeout (body.ts has the default). */
+  bodyTimeoutMs?: number
 }
 
 /** An op whose capability is off does not exist; a zstd body needs zstd_requests. */
@@ -112,7 +114,7 @@ function bodyStream(req: Request, env: unknown): ReadableStream<Uint8Array> | Re
   return incoming && hasBody(req.headers) ? incoming : null
 }
 
-async function readOpBody(op: OpSpec, req: Request, env: unknown): Promise<unknown> {
+async function readOpBody(op: OpSpec, req: Request, env: unknown, idleMs?: number): Promise<unknown> {
   const limit = op.bodyLimit ?? DEFAULT_BODY_LIMIT
   const bytes = await readBody(
     {
@@ -121,6 +123,7 @@ async function readOpBody(op: OpSpec, req: Request, env: unknown): Promise<unkno
       contentEncoding: req.headers.get('content-encoding') ?? undefined,
     },
     limit,
+    idleMs,
   )
   if (!op.body) {
     if (bytes.length > 0) throw new HearthError('unexpected_body', 'This operation takes no request body')
@@ -132,7 +135,12 @@ async function readOpBody(op: OpSpec, req: Request, env: unknown): Promise<unkno
   const type = mediaTypeOf(req.headers.get('content-type') ?? undefined)
   const expected = op.bodyMediaType ?? 'application/json'
   if (type !== expected) throw new HearthError('unsupported_media_type', `Send the body as ${expected}`)
-  const value = parseStrictJson(utf8Text(bytes))
+  let value: unknown
+  try {
+    value = parseStrictJson(utf8Text(bytes))
+  } finally {
+    releaseBody(bytes)
+  }
   checkReadOnly(op, value)
   return op.deferBodyCheck ? value : checks().checkBody(op.body, value)
 }
@@ -152,6 +160,22 @@ function opBody(op: OpSpec, parsed: unknown): { body: unknown; rawBody: unknown 
       return checked.value
     },
   }
+}
+
+/** Error codes of a write that found no space: SQLite's, and the system's (disk, quota). */
+const STORAGE_FULL = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT'])
+
+/**
+ * The code that says the disk is full, from the error or one of its causes. Nothing was
+ * committed (SQLite rolls the statement back), and the daemon writes again once there is
+ * space: that is a 507 for the client to retry later, not an internal error.
+ */
+function storageFullCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as Error).cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (typeof code === 'string' && STORAGE_FULL.has(code)) return code
+  }
+  return undefined
 }
 
 /**
@@ -198,7 +222,7 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
       const { checkParams, checkQuery } = validate ?? (await loadValidators())
       const params = checkParams(op.params, c.req.param() as Record<string, string>)
       const query = checkQuery(op.query, new URL(req.url).searchParams)
-      const body = opBody(op, await readOpBody(op, req, c.env))
+      const body = opBody(op, await readOpBody(op, req, c.env, deps.bodyTimeoutMs))
       const result = await handler(
         Object.defineProperties(
           {
@@ -233,6 +257,14 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
   app.notFound(() => problemResponse('not_found', 'No route matches this path'))
   app.onError((err) => {
     if (err instanceof HearthError) return errorResponse(err)
+    const full = storageFullCode(err)
+    if (full) {
+      deps.log.warn({ cause: full }, 'a write was refused: the disk is full')
+      return problemResponse(
+        'insufficient_storage',
+        `The home's file system is full (${full}); free space and retry`,
+      )
+    }
     const logId = crypto.randomUUID()
     deps.log.error({ err, log_id: logId }, 'unhandled error')
     return problemResponse('internal', `Internal error; see the daemon log entry ${logId}`)

@@ -11,22 +11,55 @@ export interface BodySource {
   contentEncoding: string | undefined
 }
 
-async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): Promise<Buffer> {
+/**
+ * How long a body may go without a byte before the request times out (408 request_timeout).
+ * It bounds a body that never arrives, not a slow one: every chunk restarts the wait, so a
+ * slow upload that keeps progressing is never cut.
+ */
+export const BODY_TIMEOUT_MS = 30_000
+
+/** The connection closes after the answer: the rest of the body would be read as a request. */
+const timedOut = (ms: number, total: number) =>
+  new HearthError('request_timeout', `No body byte arrived for ${ms} ms (after ${total} bytes)`, {
+    connection: 'close',
+  })
+
+async function readLimited(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  idleMs: number,
+): Promise<Buffer> {
   const chunks: Uint8Array[] = []
   let total = 0
   const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > limit) {
-      await reader.cancel().catch(() => {})
-      throw new HearthError('body_too_large', `The body exceeds ${limit} bytes`)
+  // A pause of idleMs cancels the stream, which ends the pending read.
+  let idle = false
+  const timer = setTimeout(() => {
+    idle = true
+    reader.cancel().catch(() => {})
+  }, idleMs)
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (idle) throw timedOut(idleMs, total)
+      timer.refresh()
+      if (done) break
+      total += value.byteLength
+      if (total > limit) {
+        clearTimeout(timer)
+        await reader.cancel().catch(() => {})
+        throw new HearthError('body_too_large', `The body exceeds ${limit} bytes`)
+      }
+      chunks.push(value)
     }
-    chunks.push(value)
+  } finally {
+    clearTimeout(timer)
   }
   return Buffer.concat(chunks, total)
 }
+
+/** Bodies that declare at least this length are read into one buffer of that length. */
+const PREALLOCATE_AT_BYTES = 1024 * 1024
 
 /**
  * readLimited for a Node stream. Past the limit the listeners come off and the stream flows
@@ -34,19 +67,39 @@ async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): P
  * response. A connection that ends before the body does (the client went away, Node reports
  * `aborted`) is body_incomplete: the client's doing, not an internal error to log.
  */
-function readNodeLimited(stream: Readable, limit: number): Promise<Buffer> {
+function readNodeLimited(
+  stream: Readable,
+  limit: number,
+  idleMs: number,
+  declared: number | undefined,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // A large body of declared length is copied into one buffer of that size as it arrives:
+    // a list of socket chunks joined at the end held the body twice at its peak.
+    const into =
+      declared !== undefined && declared >= PREALLOCATE_AT_BYTES
+        ? Buffer.allocUnsafeSlow(declared)
+        : undefined
     const chunks: Buffer[] = []
     let total = 0
     const settle = (err?: Error) => {
+      clearTimeout(idle)
       stream.off('data', onData).off('end', onEnd).off('error', onCut).off('close', onCut)
       if (err) reject(err)
+      else if (into) resolve(total === into.length ? into : into.subarray(0, total))
       else resolve(Buffer.concat(chunks, total))
     }
+    const idle = setTimeout(() => settle(timedOut(idleMs, total)), idleMs)
     const onData = (chunk: Buffer) => {
-      total += chunk.length
-      if (total > limit) settle(new HearthError('body_too_large', `The body exceeds ${limit} bytes`))
+      idle.refresh()
+      if (total + chunk.length > limit) {
+        total += chunk.length
+        settle(new HearthError('body_too_large', `The body exceeds ${limit} bytes`))
+        return
+      }
+      if (into) chunk.copy(into, total)
       else chunks.push(chunk)
+      total += chunk.length
     }
     const onEnd = () => settle()
     const onCut = () => settle(new HearthError('body_incomplete', `The body ended after ${total} bytes`))
@@ -54,8 +107,11 @@ function readNodeLimited(stream: Readable, limit: number): Promise<Buffer> {
   })
 }
 
-/** Returns the decoded body bytes; the limit applies to decoded bytes. */
-export async function readBody(src: BodySource, limit: number): Promise<Buffer> {
+/**
+ * Returns the decoded body bytes; the limit applies to decoded bytes. A body that pauses
+ * for `idleMs` (BODY_TIMEOUT_MS by default) is request_timeout.
+ */
+export async function readBody(src: BodySource, limit: number, idleMs = BODY_TIMEOUT_MS): Promise<Buffer> {
   const encoding = src.contentEncoding?.trim().toLowerCase()
   if (encoding && encoding !== 'identity' && encoding !== 'zstd') {
     throw new HearthError(
@@ -75,10 +131,59 @@ export async function readBody(src: BodySource, limit: number): Promise<Buffer> 
   if (!src.stream) return Buffer.alloc(0)
   const raw =
     'getReader' in src.stream // a web stream (checked without touching the global, which loads them)
-      ? await readLimited(src.stream, rawLimit)
-      : await readNodeLimited(src.stream, rawLimit)
-  if (encoding !== 'zstd' || raw.length === 0) return raw
-  return decodeZstdBody(raw, limit)
+      ? await readLimited(src.stream, rawLimit, idleMs)
+      : await readNodeLimited(src.stream, rawLimit, idleMs, declared)
+  if (encoding !== 'zstd' || raw.length === 0) return afterRead(raw)
+  return afterRead(await decodeZstdBody(raw, limit))
+}
+
+/** Bodies at least this large are followed by a full garbage collection (see collectSoon). */
+const COLLECT_AFTER_BYTES = 8 * 1024 * 1024
+
+function afterRead(bytes: Buffer): Buffer {
+  if (bytes.byteLength >= COLLECT_AFTER_BYTES) collectSoon()
+  return bytes
+}
+
+let collecting: NodeJS.Timeout | undefined
+let gc: (() => void) | undefined
+
+/**
+ * One full garbage collection once the current request has parsed its large body. The text
+ * of a large body (a one-byte string as long as the body) and whatever else the request
+ * dropped are freed only by a full collection, and V8 starts one only under allocation
+ * pressure: an idle daemon kept a burst's garbage resident indefinitely. Node offers no
+ * collection call without --expose-gc, which is set here, when first needed, rather than on
+ * the command line (a start-up flag would cost every start; see setMemoryFlags in run.ts).
+ */
+function collectSoon(): void {
+  if (collecting) return
+  collecting = setTimeout(() => {
+    collecting = undefined
+    if (!gc) {
+      process.getBuiltinModule('node:v8').setFlagsFromString('--expose-gc')
+      gc = process.getBuiltinModule('node:vm').runInNewContext('gc') as () => void
+    }
+    gc()
+  }, 0)
+  collecting.unref()
+}
+
+/** Bodies at least this large have their memory given back as soon as they are parsed. */
+const RELEASE_AT_BYTES = 1024 * 1024
+
+/**
+ * Frees a large body's bytes now, once they have been read into text: a Buffer's memory is
+ * freed by the garbage collector, and an idle daemon may not collect for a long while, so a
+ * burst of large bodies would stay resident. Detaching the ArrayBuffer (transfer to length
+ * 0) frees its memory at once. Only a buffer that owns its ArrayBuffer is detached (a large
+ * Buffer.concat or decoder output does; small ones share Node's pool).
+ */
+export function releaseBody(bytes: Buffer): void {
+  const ab = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
+  if (bytes.byteLength < RELEASE_AT_BYTES || bytes.byteOffset !== 0 || ab.byteLength > bytes.byteLength + 1)
+    return
+  ab.transfer?.(0)
 }
 
 /** Whether the request framing announces a body (chunked, or a non-zero Content-Length). */

@@ -13,7 +13,10 @@ import {
   type OutgoingHttpHeaders,
   type Server,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { type ProblemCode, problemBody } from '../schemas/problems.ts'
 import { nodeBodyStream } from './body.ts'
 
 type Fetch = (req: Request, env: { incoming: IncomingMessage; outgoing: ServerResponse }) => unknown
@@ -644,6 +647,8 @@ function failed(outgoing: ServerResponse, status: number): void {
 export interface AdapterOptions {
   /** Told of an error the app did not turn into a response (the client got a bare 500). */
   onError?: (err: unknown) => void
+  /** How long the request headers may take to arrive (Node's headersTimeout); default 30 s. */
+  headersTimeoutMs?: number
 }
 
 /** A node:http request listener that serves `fetch` (a Hono app's). */
@@ -688,8 +693,53 @@ export function requestListener(
   }
 }
 
+/** The problem for a request Node's parser refused, by the error it reported. */
+function clientErrorProblem(code: string | undefined): ProblemCode {
+  if (code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large'
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADERS_TIMEOUT') return 'request_timeout'
+  return 'malformed_request'
+}
+
+/**
+ * A request Node's parser refused (broken framing, bad header bytes, headers past the limit)
+ * or whose headers never finished (headersTimeout) gets a problem+json answer, as every
+ * other error does, in place of Node's bare text 400/408/431. The connection then closes:
+ * after a framing error nothing that follows on it can be trusted. Our side ends first and
+ * what the client still sends is read and dropped for a moment, since closing with unread
+ * bytes sends a reset that can destroy the answer before the client reads it.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const pending = (socket as { _httpMessage?: ServerResponse })._httpMessage
+  if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    socket.destroy()
+    return
+  }
+  const code = clientErrorProblem(err.code)
+  const body = JSON.stringify(problemBody(code, `${problemBody(code).title} (${err.code ?? err.message})`))
+  const status = problemBody(code).status
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/problem+json\r\n` +
+      `cache-control: no-store\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  )
+  socket.resume()
+  setTimeout(() => socket.destroy(), LINGER_MS).unref()
+}
+
 /** An HTTP server whose requests go to `fetch`, with LightResponse as the global Response. */
 export function createFetchServer(fetch: Fetch, opts: AdapterOptions = {}): Server {
   installLightResponse()
-  return createServer(requestListener(fetch, opts))
+  const headersTimeout = opts.headersTimeoutMs ?? 30_000
+  const server = createServer(
+    {
+      headersTimeout,
+      // No bound on a whole request: a slow upload that keeps progressing may take its time.
+      // A body that stops arriving is timed out by the body reader (body.ts) instead.
+      requestTimeout: 0,
+      // How often Node checks headersTimeout (its default, 30 s, would make it up to 60 s).
+      connectionsCheckingInterval: Math.max(10, Math.min(headersTimeout / 4, 5_000)),
+    },
+    requestListener(fetch, opts),
+  )
+  server.on('clientError', answerClientError)
+  return server
 }

@@ -18,6 +18,35 @@ const decompress: ReturnType<typeof makeDecompress> = (buf, options) => {
   return decompressAsync(buf, options)
 }
 
+/** zlib refuses an output chunk smaller than this (zlib.constants.Z_MIN_CHUNK). */
+const MIN_CHUNK = 64
+
+/**
+ * Declared decoded bytes that may be in decoding at once, across requests. Each decode holds
+ * about twice its size (the decoder's window, as large as the content for a single-segment
+ * frame, and the output), so two bodies at the inputs route's limit fit and a third waits:
+ * 503 decode_busy with Retry-After. A body alone is always decoded, whatever its size.
+ */
+export const DECODE_BUDGET_BYTES = 144 * 1024 * 1024
+const DECODE_RETRY_AFTER_S = '1'
+let decoding = 0
+
+function reserveDecode(bytes: number): () => void {
+  if (decoding > 0 && decoding + bytes > DECODE_BUDGET_BYTES) {
+    throw new HearthError(
+      'decode_busy',
+      `Other request bodies are being decoded; retry in ${DECODE_RETRY_AFTER_S} s`,
+      { 'retry-after': DECODE_RETRY_AFTER_S },
+    )
+  }
+  decoding += bytes
+  let released = false
+  return () => {
+    if (!released) decoding -= bytes
+    released = true
+  }
+}
+
 export interface FrameHeader {
   /** Frame_Content_Size; undefined when the frame does not declare it. */
   contentSize: number | undefined
@@ -120,10 +149,15 @@ export async function decodeZstdBody(buf: Buffer, limit: number): Promise<Buffer
       end < buf.length ? 'The body has bytes after its zstd frame' : 'Truncated zstd frame',
     )
   }
+  const release = reserveDecode(header.contentSize)
   let out: Buffer
   try {
     out = await decompress(buf, {
       maxOutputLength: Math.max(1, header.contentSize),
+      // One output buffer of the declared size (and a byte to spare, so the decoder never
+      // fills it and asks for another): the default is 128 KiB chunks joined at the end,
+      // which doubled the peak and left hundreds of small blocks for malloc to keep.
+      chunkSize: Math.max(MIN_CHUNK, header.contentSize + 1),
       params: { [zlib().constants.ZSTD_d_windowLogMax]: MAX_WINDOW_LOG },
     })
   } catch (err) {
@@ -131,6 +165,8 @@ export async function decodeZstdBody(buf: Buffer, limit: number): Promise<Buffer
     if (code === 'ERR_BUFFER_TOO_LARGE')
       throw new HearthError('zstd_invalid', 'Decoded size exceeds the declared size')
     throw new HearthError('zstd_invalid', 'The zstd body could not be decoded')
+  } finally {
+    release()
   }
   if (out.length !== header.contentSize)
     throw new HearthError('zstd_invalid', 'Decoded size differs from the declared size')

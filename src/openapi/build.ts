@@ -169,6 +169,11 @@ const PROBLEM_HEADERS: Readonly<Record<number, ResponseHeader>> = {
   429: 'Retry-After',
 }
 
+/** Problems that carry a header the other problems of their status do not. */
+const CODE_HEADERS: Readonly<Partial<Record<ProblemCode, ResponseHeader>>> = {
+  decode_busy: 'Retry-After',
+}
+
 function headerRefs(names: readonly ResponseHeader[]): Json {
   return Object.fromEntries(names.map((h) => [h, { $ref: `#/components/headers/${h}` }]))
 }
@@ -204,7 +209,7 @@ function responses(id: string, op: OpSpec, c: Components): Json {
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     if (String(status) in out) throw new Error(`Op ${id} declares ${status} as a success and a problem`)
-    const header = PROBLEM_HEADERS[status]
+    const header = PROBLEM_HEADERS[status] ?? codes.map((k) => CODE_HEADERS[k]).find((h) => h !== undefined)
     out[String(status)] = {
       description: codes.map((k) => `\`${k}\`: ${PROBLEMS[k].title}`).join('; '),
       'x-problem-codes': codes,

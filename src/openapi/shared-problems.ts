@@ -14,6 +14,7 @@ export const SHARED_PROBLEMS: readonly ProblemCode[] = [
   'zstd_invalid',
   'zstd_size_undeclared',
   'zstd_window_too_large',
+  'decode_busy',
   'unauthorized',
   'host_not_allowed',
   'origin_not_allowed',
@@ -22,8 +23,12 @@ export const SHARED_PROBLEMS: readonly ProblemCode[] = [
   'not_acceptable',
   'body_too_large',
   'body_incomplete',
+  'malformed_request',
+  'request_timeout',
+  'headers_too_large',
   'unsupported_content_encoding',
   'daemon_draining',
+  'insufficient_storage',
   'internal',
 ]
 

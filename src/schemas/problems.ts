@@ -21,6 +21,12 @@ export const PROBLEMS = {
   zstd_size_undeclared: { status: 400, title: 'The zstd frame does not declare its decoded size' },
   zstd_window_too_large: { status: 400, title: 'The zstd frame needs a window larger than allowed' },
   body_incomplete: { status: 400, title: 'The connection ended before the request body did' },
+  malformed_request: { status: 400, title: 'The request is not valid HTTP/1.1 (framing or header bytes)' },
+  request_timeout: {
+    status: 408,
+    title: 'The request headers or body stopped arriving before they were complete',
+  },
+  headers_too_large: { status: 431, title: 'The request headers are larger than the daemon accepts' },
   // Access
   unauthorized: { status: 401, title: 'A valid bearer token is required' },
   host_not_allowed: { status: 403, title: 'The Host header is not a loopback name with this daemon port' },
@@ -135,6 +141,14 @@ export const PROBLEMS = {
   precondition_failed: { status: 412, title: 'The resource changed since the validator was read' },
   precondition_required: { status: 428, title: 'This operation needs a conditional header' },
   daemon_draining: { status: 503, title: 'The daemon is shutting down and admits no new requests' },
+  decode_busy: {
+    status: 503,
+    title: 'Other coded request bodies are being decoded; retry after Retry-After seconds',
+  },
+  insufficient_storage: {
+    status: 507,
+    title: "The home's file system is full: nothing was written; retry once there is space",
+  },
   internal: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>
 

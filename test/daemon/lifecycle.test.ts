@@ -2,7 +2,7 @@
 // binding, draining on SIGTERM/SIGINT, the log. Every test runs the real bundle.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
@@ -144,6 +144,29 @@ describe('home', { concurrency: true }, () => {
     } finally {
       assert.equal(await d.stop(), 0)
     }
+  })
+
+  it('tightens an existing home with a looser mode (0755) to 0700', async () => {
+    const home = tempHome()
+    chmodSync(home, 0o755)
+    const d = await startDaemon({ home })
+    try {
+      assert.equal(modeOf(home), 0o700)
+    } finally {
+      assert.equal(await d.stop(), 0)
+    }
+  })
+
+  it('refuses a home owned by another user, saying so, and leaves it as it was', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('needs root to give the home to another user')
+    const home = tempHome()
+    chmodSync(home, 0o755)
+    chownSync(home, 65534, 65534)
+    const r = await runCli(['daemon', '--home', home, '--port', '0'], {}, { timeoutMs: 10_000 })
+    assert.equal(r.code, 1, r.stderr)
+    assert.ok(r.stderr.includes(`cannot use the home ${home}: it is owned by uid 65534`), r.stderr)
+    assert.equal(modeOf(home), 0o755)
+    assert.equal(existsSync(join(home, 'token')), false)
   })
 
   it('uses HEARTH_HOME when --home is absent', async () => {

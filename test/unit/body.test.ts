@@ -128,4 +128,22 @@ describe('request body reading', () => {
     )
     assert.equal(got.toString(), '{"a":1}')
   })
+
+  it('times out a body that pauses (request_timeout), on a web stream and a Node stream', async () => {
+    const stalled = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(Buffer.from('{"a"'))
+      },
+    })
+    await rejectsWith(
+      readBody({ stream: stalled, contentLength: undefined, contentEncoding: undefined }, 100, 50),
+      'request_timeout',
+    )
+    const incoming = new PassThrough()
+    incoming.write('{"a"')
+    await rejectsWith(
+      readBody({ stream: incoming, contentLength: undefined, contentEncoding: undefined }, 100, 50),
+      'request_timeout',
+    )
+  })
 })
