@@ -22,8 +22,12 @@ if (major < 24) {
 // reads every export, which loads fs streams and promises (milliseconds) for nothing.
 const { enableCompileCache } = process.getBuiltinModule('node:module')
 const { existsSync } = process.getBuiltinModule('node:fs')
-// `hearth daemon` has a bundle of its own (scripts/build.mjs says why).
-const bundle = new URL(`../dist/${process.argv[2] === 'daemon' ? 'daemon' : 'hearth'}.mjs`, import.meta.url)
+// `hearth daemon` has a bundle of its own (scripts/build.mjs says why). The command is the
+// first word after the global options (`hearth --home DIR daemon`; src/cli/args.ts).
+let at = 2
+while (process.argv[at] === '--home' || process.argv[at]?.startsWith('--home='))
+  at += process.argv[at] === '--home' ? 2 : 1
+const bundle = new URL(`../dist/${process.argv[at] === 'daemon' ? 'daemon' : 'hearth'}.mjs`, import.meta.url)
 if (!existsSync(bundle)) {
   process.stderr.write(`hearth: ${bundle.pathname} is missing; build it with: npm run build\n`)
   process.exit(1)
