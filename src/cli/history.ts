@@ -36,7 +36,7 @@ async function entryText(client: HearthClient, sessionId: string, e: Entry): Pro
     case 'user':
       return `you: ${await wholeText(client, sessionId, e)}`
     case 'assistant': {
-      const status = e.content.status && e.content.status !== 'completed' ? ` (${e.content.status})` : ''
+      const status = e.content.status && e.content.status !== 'complete' ? ` (${e.content.status})` : ''
       return `assistant${status}: ${await wholeText(client, sessionId, e)}`
     }
     case 'error':
