@@ -154,7 +154,9 @@ describe('error texts point at commands that exist', () => {
       JSON.stringify({
         providers: {
           default_profile: 'sub',
-          profiles: { sub: { extension: 'chatgpt', endpoint: 'http://127.0.0.1:9/', model: 'gpt-5.1-codex' } },
+          profiles: {
+            sub: { extension: 'chatgpt', endpoint: 'http://127.0.0.1:9/', model: 'gpt-5.1-codex' },
+          },
         },
       }),
     )

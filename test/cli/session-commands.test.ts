@@ -6,7 +6,15 @@ import { spawn } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BIN, runCli } from '../helpers/daemon.ts'
-import { getSession, idle, message, putInput, type Setup, startWithUpstream, waitSession } from '../inputs/helpers.ts'
+import {
+  getSession,
+  idle,
+  message,
+  putInput,
+  type Setup,
+  startWithUpstream,
+  waitSession,
+} from '../inputs/helpers.ts'
 import { createSession, deleteLeaf } from '../streams/sse-client.ts'
 
 const noHome = { HEARTH_HOME: '' }
@@ -72,13 +80,27 @@ describe('hearth session commands', () => {
   })
 
   it('an ambiguous prefix lists the candidates; an unknown one says so', async () => {
-    const a = await createSession(s.d, { kind: 'new', workspace: home }, '01900000-0000-7000-8000-00000000000a')
-    const b = await createSession(s.d, { kind: 'new', workspace: home }, '01900000-0000-7000-8000-00000000000b')
+    const a = await createSession(
+      s.d,
+      { kind: 'new', workspace: home },
+      '01900000-0000-7000-8000-00000000000a',
+    )
+    const b = await createSession(
+      s.d,
+      { kind: 'new', workspace: home },
+      '01900000-0000-7000-8000-00000000000b',
+    )
     const r = await runCli(['session', 'show', '01900000-0000', '--home', home], noHome)
     assert.equal(r.code, 1)
-    assert.match(r.stderr, /^hearth: 01900000-0000 is the start of more than one session id; give more of it:\n/)
+    assert.match(
+      r.stderr,
+      /^hearth: 01900000-0000 is the start of more than one session id; give more of it:\n/,
+    )
     assert.ok(r.stderr.includes(`\n  ${a}`) && r.stderr.includes(`\n  ${b}`), r.stderr)
-    const one = await runCli(['session', 'show', '01900000-0000-7000-8000-00000000000b', '--home', home], noHome)
+    const one = await runCli(
+      ['session', 'show', '01900000-0000-7000-8000-00000000000b', '--home', home],
+      noHome,
+    )
     assert.equal(one.code, 0, one.stderr)
     const none = await runCli(['session', 'show', 'fffff', '--home', home], noHome)
     assert.equal(none.code, 1)
@@ -118,7 +140,11 @@ describe('hearth session commands', () => {
     s.upstream.enqueue(slowScript)
     const put = await putInput(s.d, sid, message('go'))
     assert.ok(put.status < 300, put.text())
-    const running = await waitSession(s.d, sid, (x) => x.status.phase === 'running' && x.status.run_id !== null)
+    const running = await waitSession(
+      s.d,
+      sid,
+      (x) => x.status.phase === 'running' && x.status.run_id !== null,
+    )
     const r = await runCli(['interrupt', sid, '--home', home], noHome)
     assert.equal(r.code, 0, r.stderr)
     assert.equal(r.stdout, `interrupted run ${running.status.run_id}\n`)
