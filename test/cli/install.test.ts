@@ -99,7 +99,8 @@ describe('npm ci', () => {
   }, async () => {
     // A dry run reads the same lock file and checks the same engines, without installing.
     const dir = tempHome('hearth-npm-ci-')
-    for (const f of ['package.json', 'package-lock.json', '.npmrc']) copyFileSync(join(ROOT, f), join(dir, f))
+    for (const f of ['package.json', 'package-lock.json', '.npmrc'])
+      if (existsSync(join(ROOT, f))) copyFileSync(join(ROOT, f), join(dir, f))
     const r = await run(
       npm!,
       ['ci', '--dry-run', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'],
