@@ -207,11 +207,9 @@ async function watchCommand(args: string[], out: Out, help: string): Promise<num
   const parsed = parseCommand(args, { json: { type: 'boolean' } }, out, help, true)
   if (!parsed) return 0
   const { values, positionals } = parsed
+  const arg = oneSessionArg(positionals, 'hearth session watch')
   const home = homeOf(values.home)
-  const id = await resolveSessionId(
-    HearthClient.fromHome(home),
-    oneSessionArg(positionals, 'hearth session watch'),
-  )
+  const id = await resolveSessionId(HearthClient.fromHome(home), arg)
   const stop = new AbortController()
   const onSignal = () => stop.abort()
   process.on('SIGINT', onSignal)
