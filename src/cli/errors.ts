@@ -54,12 +54,16 @@ export function problemText(err: ProblemError, loginProvider?: string): string {
   return text.replaceAll('run /login', `run: hearth login ${loginProvider ?? 'PROVIDER'}`)
 }
 
+/** What a CLI user can do about a refused token (the daemon's own advice is about headers). */
 function tokenAdvice(err: ProblemError): string {
   const home = err.endpoint?.home
   if (!home) return 'the token was refused'
+  // The daemon reads HOME/token once, when it starts: a file changed since then, or a
+  // daemon.json from another home, gives a token it does not know.
   return (
-    `the daemon at ${err.endpoint?.url} does not accept ${home}/token; the token belongs to the ` +
-    `daemon that runs for ${home}, so check that --home (or HEARTH_HOME) names that daemon's home`
+    `the daemon at ${err.endpoint?.url} does not accept ${home}/token; check that --home ` +
+    `(or HEARTH_HOME) names the home that daemon was started with, or restart it there ` +
+    `(hearth daemon --home ${home}) so that it reads the token again`
   )
 }
 

@@ -61,7 +61,7 @@ describe('hearth session commands', () => {
     await s.upstream.close()
   })
 
-  it('a unique id prefix is accepted by show, send, set and interrupt', async () => {
+  it('a unique id prefix is accepted by show, send, set, interrupt, chat and watch', async () => {
     const id = await createSession(s.d, { kind: 'new', workspace: home, name: 'prefixed' })
     // The other sessions of this daemon share at most the timestamp part; the end is unique.
     const prefix = id.slice(0, 24)
@@ -77,6 +77,13 @@ describe('hearth session commands', () => {
     const stop = await runCli(['interrupt', prefix, '--home', home], noHome)
     assert.equal(stop.code, 0, stop.stderr)
     assert.equal(stop.stdout, 'nothing was running\n')
+    const chat = await runCli(['chat', prefix, '--home', home], noHome, { stdin: 'again\n' })
+    assert.equal(chat.code, 0, chat.stderr)
+    assert.match(chat.stdout, /Hello, world!/)
+    const watch = start(['session', 'watch', prefix, '--home', home])
+    await until(() => watch.out.stdout.includes(' snapshot '), 'a snapshot line')
+    watch.p.kill('SIGINT')
+    assert.equal((await watch.exited).code, 0, watch.out.stderr)
   })
 
   it('an ambiguous prefix lists the candidates; an unknown one says so', async () => {
