@@ -152,6 +152,8 @@ describe('hearth session commands', () => {
       sid,
       (x) => x.status.phase === 'running' && x.status.run_id !== null,
     )
+    // Interrupted once it streams, so the slow script is used up, not left for a later test.
+    await until(() => s.upstream.pending === 0, 'the upstream request')
     const r = await runCli(['interrupt', sid, '--home', home], noHome)
     assert.equal(r.code, 0, r.stderr)
     assert.equal(r.stdout, `interrupted run ${running.status.run_id}\n`)
@@ -176,6 +178,7 @@ describe('hearth session commands', () => {
   })
 
   it('session show --history prints the conversation; --json one entry per line', async () => {
+    assert.equal(s.upstream.pending, 0, 'no script is left over from an earlier test')
     const sid = await createSession(s.d)
     s.upstream.enqueue({ text: ['Hi ', 'there.'] })
     assert.equal((await runCli(['send', sid, 'first question', '--home', home], noHome)).code, 0)
