@@ -41,7 +41,7 @@ async function runWithPinnedNode() {
   })
   // Ctrl-C at a terminal reaches both processes (one process group): this one only waits.
   // A signal sent to this pid alone (kill, a supervisor) is passed on.
-  const terminal = isatty(0)
+  const terminal = isatty(0) || isatty(1) || isatty(2)
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
     process.on(signal, () => {
       if (!(signal === 'SIGINT' && terminal)) child.kill(signal)
