@@ -1,5 +1,5 @@
 // Session ids on the command line: a whole UUIDv7, or the start of one that only one
-// session's id has (`hearth show 0193a4`). A prefix is resolved here, on the client, through
+// session's id has (`hearth session show 0193a4`). A prefix is resolved here, on the client, through
 // the session list (every session, children too): deleted sessions are not listed, so a
 // prefix never names one. An ambiguous prefix names its candidates.
 import { version as uuidVersion, validate as validateUuid } from 'uuid'
