@@ -1,7 +1,8 @@
-// `hearth send SESSION TEXT` and `hearth chat [SESSION]`: submit a message with a fresh
+// `hearth send SESSION [TEXT]` and `hearth chat [SESSION]`: submit a message with a fresh
 // input id (retried with the same id when the answer is uncertain, so it is never sent
-// twice) and print the answer as it streams. In chat, Ctrl-C interrupts the running turn
-// (naming the run and the inputs this client saw); a second Ctrl-C exits.
+// twice) and print the answer as it streams. `send` takes the message from standard input
+// when no TEXT is given. Ctrl-C interrupts the running turn (naming the run and the inputs
+// this client saw); `send` then exits, and in chat a second Ctrl-C exits.
 import { createInterface } from 'node:readline'
 import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
@@ -9,6 +10,8 @@ import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
+import { profilesOf } from './session-control.ts'
+import { checkSessionArg, resolveSessionId } from './session-id.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */
 const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
@@ -40,20 +43,22 @@ async function submit(
   }
 }
 
+const newTurn = (): Turn => ({ inputId: uuidv7(), runId: undefined, textContents: new Set() })
+
 /** Sends one message and prints its answer; resolves with the run's outcome. */
 async function sendAndStream(
   client: () => HearthClient,
   sessionId: string,
   text: string,
   out: Out,
-  onRun: (runId: string, inputOrder: number) => void,
+  turn: Turn,
+  onRun: (runId: string, inputOrder: number) => void = () => {},
 ): Promise<{ outcome: string; problem: ProblemError['problem'] | null }> {
   const { body: before } = await client().call('sessions.get', {
     params: { session_id: sessionId },
     query: { tail: 0 },
   })
   const session = before as { cursor: { generation: number; sequence: number } }
-  const turn: Turn = { inputId: uuidv7(), runId: undefined, textContents: new Set() }
   const stop = new AbortController()
   let result: { outcome: string; problem: ProblemError['problem'] | null } | undefined
   const onFrame = (f: StreamFrame) => {
@@ -95,15 +100,94 @@ function clientOf(home: string): () => HearthClient {
   return () => HearthClient.fromHome(home)
 }
 
+/** All of standard input as text, without one final newline. */
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('(type the message; end it with Ctrl-D)\n')
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
+}
+
+/**
+ * The name of the provider to sign in to when `problem` advises it (`run /login`): the
+ * extension of the session's profile, or undefined.
+ */
+async function loginProviderFor(
+  client: HearthClient,
+  sessionId: string,
+  problem: ProblemError['problem'],
+): Promise<string | undefined> {
+  if (!`${problem.title} ${problem.detail ?? ''}`.includes('/login')) return undefined
+  try {
+    const { body } = await client.call('sessions.get', {
+      params: { session_id: sessionId },
+      query: { tail: 0 },
+    })
+    const profile = (await profilesOf(client))[(body as { provider_profile: string }).provider_profile]
+    return (profile as { extension?: string } | undefined)?.extension
+  } catch {
+    return undefined // the advice keeps its placeholder
+  }
+}
+
+async function reportRunProblem(client: HearthClient, sessionId: string, problem: ProblemError['problem']) {
+  const provider = await loginProviderFor(client, sessionId, problem)
+  process.stderr.write(`hearth: ${problemText(new ProblemError(problem), provider)}\n`)
+}
+
+/**
+ * Stops what this command sent: the run serving its input once known (sessions.interrupt,
+ * with the input order read now), else the input itself while it waits (inputs.cancel).
+ */
+async function stopTurn(client: HearthClient, sessionId: string, turn: Turn): Promise<void> {
+  if (turn.runId !== undefined) {
+    const { body } = await client.call('sessions.get', {
+      params: { session_id: sessionId },
+      query: { tail: 0 },
+    })
+    await client.call('sessions.interrupt', {
+      params: { session_id: sessionId },
+      body: { run_id: turn.runId, through_input_order: (body as { input_order: number }).input_order },
+    })
+    return
+  }
+  await client.call('inputs.cancel', { params: { session_id: sessionId, input_id: turn.inputId }, body: {} })
+}
+
+/** How long Ctrl-C on `send` waits for the daemon to take the interrupt before exiting. */
+const STOP_WAIT_MS = 5000
+
 export async function sendCommand(args: string[], out: Out, help: string): Promise<number> {
   const parsed = parseCommand(args, {}, out, help, true)
   if (!parsed) return 0
   const { values, positionals } = parsed
-  const [sessionId, ...words] = positionals
-  if (!sessionId || words.length === 0) throw new UsageError('hearth send needs a session id and a message')
-  const client = clientOf(homeOf(values.home))
-  const r = await sendAndStream(client, sessionId, words.join(' '), out, () => {})
-  if (r.problem) process.stderr.write(`hearth: ${problemText(new ProblemError(r.problem))}\n`)
+  const [arg, ...words] = positionals
+  if (!arg) throw new UsageError('hearth send needs a session id (and a message, or one on standard input)')
+  checkSessionArg(arg)
+  const home = homeOf(values.home)
+  const client = clientOf(home)
+  const sessionId = await resolveSessionId(client(), arg)
+  const text = words.length > 0 ? words.join(' ') : await readStdin()
+  if (text.trim() === '') throw new UsageError('hearth send needs a message: TEXT... or on standard input')
+  const turn = newTurn()
+  // Ctrl-C: stop the turn, then exit 130 (whether the answer's end arrives first or not).
+  let stopping: Promise<never> | undefined
+  const onSigint = () => {
+    if (stopping) process.exit(130) // a second Ctrl-C: quit now
+    process.stderr.write('\n(interrupting; Ctrl-C again to quit)\n')
+    const stopped = stopTurn(client(), sessionId, turn).catch((err) => {
+      process.stderr.write(`hearth: could not interrupt: ${(err as Error).message}\n`)
+    })
+    const timeout = new Promise((r) => setTimeout(r, STOP_WAIT_MS))
+    stopping = Promise.race([stopped, timeout]).then(() => process.exit(130))
+  }
+  process.on('SIGINT', onSigint)
+  const r = await sendAndStream(client, sessionId, text, out, turn)
+  if (stopping) return await stopping
+  process.off('SIGINT', onSigint)
+  if (r.problem) await reportRunProblem(client(), sessionId, r.problem)
   return r.outcome === 'completed' ? 0 : 1
 }
 
@@ -119,9 +203,15 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
   )
   if (!parsed) return 0
   const { values, positionals } = parsed
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${positionals[1]}`)
+  if (positionals[0] !== undefined) checkSessionArg(positionals[0])
   const client = clientOf(homeOf(values.home))
   let sessionId = positionals[0]
-  if (!sessionId) {
+  if (sessionId) {
+    // An unknown or deleted session fails now, not at the first message.
+    sessionId = await resolveSessionId(client(), sessionId)
+    await client().call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
+  } else {
     const created = await createSessionOnce(
       uuidv7(),
       { kind: 'new', workspace: values.workspace ?? process.cwd() },
@@ -157,10 +247,10 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     }
     interrupts = 0
     try {
-      const r = await sendAndStream(client, sessionId, line, out, (runId) => {
+      const r = await sendAndStream(client, sessionId, line, out, newTurn(), (runId) => {
         running = { runId }
       })
-      if (r.problem) process.stderr.write(`hearth: ${problemText(new ProblemError(r.problem))}\n`)
+      if (r.problem) await reportRunProblem(client(), sessionId, r.problem)
       else if (r.outcome === 'interrupted') process.stderr.write('(interrupted)\n')
     } finally {
       running = undefined

@@ -1,9 +1,10 @@
-// `hearth config get|set` and `hearth profile add`: settings through a running daemon.
+// `hearth config get|set` and `hearth profile add|list|remove|use`: settings through a
+// running daemon.
 // Every change is a PATCH with the group's ETag read just before, so a concurrent change
 // is reported (412) rather than overwritten.
 import { HearthClient } from '../client/client.ts'
 import { SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
-import { homeOf, parseCommand } from './args.ts'
+import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
 
 function groupOf(name: string | undefined): SettingsGroup {
@@ -72,6 +73,7 @@ export async function profileCommand(args: string[], out: Out, help: string): Pr
       extension: { type: 'string', default: 'openai-compatible' },
       'api-key-stdin': { type: 'boolean' },
       default: { type: 'boolean' },
+      json: { type: 'boolean' },
     },
     out,
     help,
@@ -80,8 +82,36 @@ export async function profileCommand(args: string[], out: Out, help: string): Pr
   if (!parsed) return 0
   const { values, positionals } = parsed
   const [verb, name, extra] = positionals
-  if (verb !== 'add' || name === undefined || extra !== undefined)
-    throw new UsageError('hearth profile add NAME --endpoint URL --model ID [--api-key-stdin] [--default]')
+  if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`)
+  const client = () => HearthClient.fromHome(homeOf(values.home))
+  switch (verb) {
+    case 'add':
+      if (name === undefined)
+        throw new UsageError(
+          'hearth profile add NAME --endpoint URL --model ID [--api-key-stdin] [--default]',
+        )
+      return addProfile(client(), name, values, out)
+    case 'list':
+      if (name !== undefined) throw new UsageError(`unexpected argument ${name}`)
+      return listProfiles(client(), values.json ?? false, out)
+    case 'remove':
+    case 'use': {
+      if (name === undefined) throw new UsageError(`hearth profile ${verb} NAME`)
+      return verb === 'use' ? useProfile(client(), name, out) : removeProfile(client(), name, out)
+    }
+    case undefined:
+      throw new UsageError('hearth profile needs a command: add, list, remove or use')
+    default:
+      throw unknownSubcommand('profile', verb, 'add, list, remove or use')
+  }
+}
+
+async function addProfile(
+  client: HearthClient,
+  name: string,
+  values: Record<string, string | boolean | undefined>,
+  out: Out,
+): Promise<number> {
   const profile: Record<string, unknown> = { extension: values.extension, protocol: values.protocol }
   if (values.endpoint !== undefined) profile.endpoint = values.endpoint
   if (values.model !== undefined) profile.model = values.model
@@ -90,10 +120,78 @@ export async function profileCommand(args: string[], out: Out, help: string): Pr
     if (key === '') throw new CommandError('no API key on standard input')
     profile.api_key = key
   }
-  const client = HearthClient.fromHome(homeOf(values.home))
   const body = { profiles: { [name]: profile }, ...(values.default ? { default_profile: name } : {}) }
   const change = await patch(client, 'providers', body)
   const saved = (change.settings as { profiles: Record<string, { api_key: unknown }> }).profiles[name]
   out.write(`saved profile ${name}${saved?.api_key ? ' (with its API key)' : ''}\n`)
+  return 0
+}
+
+interface ProfileRow {
+  extension: string
+  model?: string | null
+  endpoint?: string | null
+  api_key: unknown
+  read_only?: boolean
+}
+
+async function providersOf(client: HearthClient) {
+  const { body } = await client.call('settings.get', { query: { group: 'providers' } })
+  return (body as { settings: { default_profile: string | null; profiles: Record<string, ProfileRow> } })
+    .settings
+}
+
+async function listProfiles(client: HearthClient, json: boolean, out: Out): Promise<number> {
+  const { default_profile, profiles } = await providersOf(client)
+  if (json) {
+    out.write(`${JSON.stringify({ default_profile, profiles }, null, 2)}\n`)
+    return 0
+  }
+  const names = Object.keys(profiles)
+  if (names.length === 0) {
+    out.write('No profiles. Add one with hearth profile add, or start the daemon with --demo.\n')
+    return 0
+  }
+  const rows = names.map((n) => {
+    const p = profiles[n]
+    const marks = [
+      n === default_profile ? 'default' : null,
+      p.read_only ? 'built in, read-only' : null,
+      p.api_key ? 'key saved' : null,
+    ].filter(Boolean)
+    return [`${n === default_profile ? '* ' : '  '}${n}`, p.extension, p.model ?? '', marks.join(', ')]
+  })
+  const head = ['  NAME', 'EXTENSION', 'MODEL', '']
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  for (const r of [head, ...rows])
+    out.write(
+      `${r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd()}\n`,
+    )
+  return 0
+}
+
+async function useProfile(client: HearthClient, name: string, out: Out): Promise<number> {
+  const { profiles } = await providersOf(client)
+  if (!profiles[name]) throw new CommandError(`no profile named ${name}; see hearth profile list`)
+  await patch(client, 'providers', { default_profile: name })
+  out.write(`new sessions use profile ${name}\n`)
+  return 0
+}
+
+async function removeProfile(client: HearthClient, name: string, out: Out): Promise<number> {
+  const { default_profile, profiles } = await providersOf(client)
+  if (!profiles[name]) throw new CommandError(`no profile named ${name}; see hearth profile list`)
+  if (profiles[name].read_only)
+    throw new CommandError(`profile ${name} is built into the running daemon (--demo) and cannot be removed`)
+  // The default may not name a removed profile: it goes with it.
+  const wasDefault = default_profile === name
+  await patch(client, 'providers', {
+    profiles: { [name]: null },
+    ...(wasDefault ? { default_profile: null } : {}),
+  })
+  out.write(`removed profile ${name}${wasDefault ? '; there is no default profile now' : ''}\n`)
   return 0
 }

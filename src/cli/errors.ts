@@ -41,16 +41,35 @@ export async function reported(command: () => Promise<number>): Promise<number> 
   }
 }
 
-/** `<title>: <detail> (<code>)`, the detail left out when it only repeats the title. */
-export function problemText(err: ProblemError): string {
-  const { title, detail, code } = err.problem
-  return detail && detail !== title ? `${title}: ${detail} (${code})` : `${title} (${code})`
+/**
+ * `<title>: <detail> (<code>)`, the detail left out when it only repeats the title. Advice
+ * written for other clients is put in the CLI's words: `run /login` (the terminal client's
+ * command) becomes `hearth login PROVIDER`, and a refused token says what to check.
+ */
+export function problemText(err: ProblemError, loginProvider?: string): string {
+  const { title, code } = err.problem
+  let detail = err.problem.detail
+  if (code === 'unauthorized') detail = tokenAdvice(err)
+  const text = detail && detail !== title ? `${title}: ${detail} (${code})` : `${title} (${code})`
+  return text.replaceAll('run /login', `run: hearth login ${loginProvider ?? 'PROVIDER'}`)
+}
+
+/** What a CLI user can do about a refused token (the daemon's own advice is about headers). */
+function tokenAdvice(err: ProblemError): string {
+  const home = err.endpoint?.home
+  if (!home) return 'the token was refused'
+  // The daemon reads HOME/token once, when it starts: a file changed since then, or a
+  // daemon.json from another home, gives a token it does not know.
+  return (
+    `the daemon at ${err.endpoint?.url} does not accept ${home}/token; check that --home ` +
+    `(or HEARTH_HOME) names the home that daemon was started with, or restart it there ` +
+    `(hearth daemon --home ${home}) so that it reads the token again`
+  )
 }
 
 /** The exit code and message for an error the command expects, or undefined. */
 export function reportOf(err: unknown): { code: 1 | 2; message: string } | undefined {
-  if (err instanceof UsageError || (err as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS'))
-    return { code: 2, message: `${(err as Error).message}\nRun hearth --help for usage.` }
+  if (err instanceof UsageError) return { code: 2, message: `${err.message}\nRun hearth --help for usage.` }
   if (err instanceof ProblemError) return { code: 1, message: problemText(err) }
   if (
     err instanceof NoDaemonError ||

@@ -3,10 +3,13 @@ import { VERSION } from '../build-info.ts'
 
 export const HELP = `hearth ${VERSION}: a local agent daemon speaking protocol 3
 
-Usage:
-  hearth daemon [--home DIR] [--port N] [--host 127.0.0.1|::1] [--demo]
-                           run the daemon (default port 0: any free port);
-                           --demo adds a \`demo\` profile that answers without any account
+Usage: hearth [--home DIR] COMMAND ...
+
+  hearth daemon [--home DIR] [--port N] [--host 127.0.0.1|::1] [--demo] [--quiet]
+                           run the daemon (default port 0: any free port); prints
+                           where it listens and when it stops (--quiet: neither);
+                           --demo adds a read-only \`demo\` profile that answers
+                           without any account
   hearth status [--home DIR]
                            print the running daemon's server resource
   hearth sessions [--home DIR] [--all] [--search TEXT] [--json]
@@ -14,14 +17,22 @@ Usage:
                            activity first; --json: one session per line
   hearth session new --workspace DIR [--name N] [--home DIR]
                            create a session; prints its id
-  hearth session show ID [--json] [--home DIR]
-                           print a session
+  hearth session show ID [--json] [--history] [--home DIR]
+                           print a session; --history: its conversation
+                           (--json: one history entry per line)
   hearth session watch ID [--json] [--home DIR]
                            follow a session's events, one line each (--json: one
                            frame per line); survives reconnects and daemon
                            restarts; Ctrl-C stops it
-  hearth send SESSION TEXT... [--home DIR]
-                           send a message and print the streamed answer
+  hearth session set ID [--profile P] [--model M] [--effort E] [--home DIR]
+                           change a session's profile, model or effort (a new
+                           profile brings its own model unless --model is given)
+  hearth send SESSION [TEXT...] [--home DIR]
+                           send a message (TEXT, else standard input) and print
+                           the streamed answer; Ctrl-C interrupts it and exits
+  hearth interrupt SESSION [--home DIR]
+                           stop the session's running answer and its waiting
+                           messages
   hearth chat [SESSION] [--workspace DIR] [--home DIR]
                            talk in a session (a new one in the current directory
                            when none is named); Ctrl-C interrupts the answer,
@@ -37,6 +48,13 @@ Usage:
                      [--extension E] [--api-key-stdin] [--default] [--home DIR]
                            save a provider profile; the key is read from standard
                            input and kept in HOME/creds.json
+  hearth profile list [--json] [--home DIR]
+                           list the profiles (* the default; the daemon's demo
+                           profile is built in and read-only)
+  hearth profile use NAME [--home DIR]
+                           make NAME the default profile of new sessions
+  hearth profile remove NAME [--home DIR]
+                           remove a saved profile (and its key)
   hearth models refresh [--url URL] [--home DIR]
                            download the public model catalogue (default: settings
                            models.catalogue_url, else https://models.dev/api.json)
@@ -56,8 +74,11 @@ Usage:
 
   hearth                   the same as hearth status (the terminal client comes later)
 
-Home: --home, else $HEARTH_HOME, else ~/.hearth. A running daemon writes
-HOME/daemon.json (its URL) and HOME/token (the bearer token).
+Home: --home (before or after the command), else $HEARTH_HOME, else ~/.hearth.
+A running daemon writes HOME/daemon.json (its URL) and HOME/token (the bearer token).
+
+Sessions: wherever an ID or SESSION is asked for, the start of an id will do when
+no other session's id starts the same way.
 
 Exit codes: 0 ok, 1 error, 2 usage.
 `

@@ -2,7 +2,7 @@
 // start a daemon, and only when asked (`hearth daemon`, in ./daemon.ts).
 import { BUILD } from '../build-info.ts'
 import { HearthClient } from '../client/client.ts'
-import { homeOf, parseCommand } from './args.ts'
+import { homeOf, parseCommand, takeGlobalOptions } from './args.ts'
 import { type Out, reported, stdout, UsageError } from './errors.ts'
 import { HELP } from './help.ts'
 
@@ -17,8 +17,8 @@ async function statusCommand(args: string[], out: Out): Promise<number> {
 }
 
 export async function main(argv: string[], out: Out = stdout): Promise<number> {
-  const [command, ...rest] = argv
   return reported(async () => {
+    const { command, rest } = takeGlobalOptions(argv)
     switch (command) {
       case '--help':
       case '-h':
@@ -39,6 +39,8 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
         return await (await import('./sessions.ts')).sessionCommand(rest, out, HELP)
       case 'send':
         return await (await import('./chat.ts')).sendCommand(rest, out, HELP)
+      case 'interrupt':
+        return await (await import('./session-control.ts')).interruptCommand(rest, out, HELP)
       case 'chat':
         return await (await import('./chat.ts')).chatCommand(rest, out, HELP)
       case 'models':

@@ -2,25 +2,19 @@
 // They talk to a running daemon through the typed client and never start one.
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
-import { version as uuidVersion, v7 as uuidv7, validate as validateUuid } from 'uuid'
+import { v7 as uuidv7 } from 'uuid'
 import { HearthClient } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { SessionRead, SessionSummary } from '../schemas/sessions.ts'
-import { homeOf, parseCommand } from './args.ts'
+import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
+import { printHistory } from './history.ts'
+import { oneSessionArg, resolveSessionId } from './session-id.ts'
 
 /** Page size asked for, and the most sessions `hearth sessions` prints. */
 const PAGE = 200
 const MAX_LISTED = 10_000
-
-function sessionIdOf(args: string[], command: string): string {
-  if (args.length === 0) throw new UsageError(`hearth session ${command} needs a session id`)
-  if (args.length > 1) throw new UsageError(`unexpected argument ${args[1]}`)
-  const id = args[0]
-  if (!validateUuid(id) || uuidVersion(id) !== 7) throw new UsageError(`${id} is not a session id (a UUIDv7)`)
-  return id.toLowerCase()
-}
 
 // ---- hearth sessions ------------------------------------------------------------------
 
@@ -124,14 +118,16 @@ export async function sessionCommand(args: string[], out: Out, help: string): Pr
       return showCommand(rest, out, help)
     case 'watch':
       return watchCommand(rest, out, help)
+    case 'set':
+      return (await import('./session-control.ts')).setCommand(rest, out, help)
     case '--help':
     case '-h':
       out.write(help)
       return 0
     case undefined:
-      throw new UsageError('hearth session needs a command: new, show or watch')
+      throw new UsageError('hearth session needs a command: new, show, watch or set')
     default:
-      throw new UsageError(`unknown session command ${sub} (new, show or watch)`)
+      throw unknownSubcommand('session', sub, 'new, show, watch or set')
   }
 }
 
@@ -165,11 +161,19 @@ async function newCommand(args: string[], out: Out, help: string): Promise<numbe
 }
 
 async function showCommand(args: string[], out: Out, help: string): Promise<number> {
-  const parsed = parseCommand(args, { json: { type: 'boolean' } }, out, help, true)
+  const parsed = parseCommand(
+    args,
+    { json: { type: 'boolean' }, history: { type: 'boolean' } },
+    out,
+    help,
+    true,
+  )
   if (!parsed) return 0
   const { values, positionals } = parsed
-  const id = sessionIdOf(positionals, 'show')
+  const arg = oneSessionArg(positionals, 'hearth session show')
   const client = HearthClient.fromHome(homeOf(values.home))
+  const id = await resolveSessionId(client, arg)
+  if (values.history) return printHistory(client, id, values.json ?? false, out)
   const { body } = await client.call('sessions.get', { params: { session_id: id }, query: { tail: 0 } })
   out.write(values.json ? `${JSON.stringify(body, null, 2)}\n` : sessionText(body, Date.now()))
   return 0
@@ -203,8 +207,9 @@ async function watchCommand(args: string[], out: Out, help: string): Promise<num
   const parsed = parseCommand(args, { json: { type: 'boolean' } }, out, help, true)
   if (!parsed) return 0
   const { values, positionals } = parsed
-  const id = sessionIdOf(positionals, 'watch')
+  const arg = oneSessionArg(positionals, 'hearth session watch')
   const home = homeOf(values.home)
+  const id = await resolveSessionId(HearthClient.fromHome(home), arg)
   const stop = new AbortController()
   const onSignal = () => stop.abort()
   process.on('SIGINT', onSignal)

@@ -33,12 +33,15 @@ export class ProblemError extends Error {
   readonly status: number
   readonly code: string
   readonly problem: Problem
-  constructor(problem: Problem) {
+  /** The daemon that answered, when known (for messages that name its home). */
+  readonly endpoint: Endpoint | undefined
+  constructor(problem: Problem, endpoint?: Endpoint) {
     super(`${problem.code}: ${problem.detail}`)
     this.name = 'ProblemError'
     this.status = problem.status
     this.code = problem.code
     this.problem = problem
+    this.endpoint = endpoint
   }
 }
 
@@ -75,17 +78,37 @@ export interface Endpoint {
 
 const startHint = (home: string) => `start one with: hearth daemon --home ${home}`
 
+/** Whether a process with this pid exists (it may belong to another user: EPERM). */
+function alive(pid: unknown): boolean {
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 export function endpointOfHome(home: string): Endpoint {
-  let runtime: { url?: unknown }
-  let token: string
+  let runtime: { url?: unknown; pid?: unknown }
   try {
     runtime = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8'))
-    token = readFileSync(join(home, 'token'), 'utf8').trim()
   } catch {
     throw new NoDaemonError(`no hearth daemon runs for ${home}; ${startHint(home)}`)
   }
   if (typeof runtime?.url !== 'string') {
     throw new NoDaemonError(`${join(home, 'daemon.json')} names no URL; ${startHint(home)}`)
+  }
+  let token: string
+  try {
+    token = readFileSync(join(home, 'token'), 'utf8').trim()
+  } catch {
+    if (!alive(runtime.pid)) throw new NoDaemonError(`no hearth daemon runs for ${home}; ${startHint(home)}`)
+    // The daemon reads its token once, at start: only a restart writes a new file.
+    throw new NoDaemonError(
+      `a hearth daemon runs for ${home} (pid ${runtime.pid} at ${runtime.url}), but ${join(home, 'token')} ` +
+        `is missing, so nothing can talk to it; stop it (kill ${runtime.pid}) and ${startHint(home)}`,
+    )
   }
   return { url: runtime.url, token, home }
 }
@@ -126,7 +149,7 @@ export class HearthClient {
       )
     }
     if (!res.ok) {
-      if (isProblem(parsed)) throw new ProblemError(parsed)
+      if (isProblem(parsed)) throw new ProblemError(parsed, this.endpoint)
       throw new ProtocolError(
         `${op.method} ${url.pathname}: HTTP ${res.status} without a problem body`,
         res.status,
@@ -155,7 +178,7 @@ export class HearthClient {
     } catch {
       // not a problem body: reported below
     }
-    if (isProblem(parsed)) throw new ProblemError(parsed)
+    if (isProblem(parsed)) throw new ProblemError(parsed, this.endpoint)
     throw new ProtocolError(
       `${op.method} ${url.pathname}: HTTP ${res.status} without a problem body`,
       res.status,

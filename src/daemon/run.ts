@@ -57,6 +57,10 @@ export interface DaemonOptions {
   host: string
   /** Add the `demo` profile, answered by a built-in upstream (no account needed). */
   demo?: boolean
+  /** Told once daemon.json is written (the CLI prints where the daemon listens). */
+  onReady?: (ready: { url: string; pid: number; home: string }) => void
+  /** Told when a drain has released the home, just before the process exits 0. */
+  onStopped?: () => void
 }
 
 /** How long after daemon.json the log file is opened (see the end of serve). */
@@ -227,6 +231,7 @@ async function serve(
     home: opts.home,
     lock: new CredentialLock(),
     etagKey: metaValue(db, 'settings_etag_key', () => randomBytes(32)),
+    builtInProfiles: () => profiles.builtInReads(),
   })
   const migrated = await migrateSecrets(opts.home, settings)
   const api = createApi({
@@ -326,6 +331,7 @@ async function serve(
     release()
     log.info('stopped')
     await openLog() // a stop right after start: the queued lines are written first
+    opts.onStopped?.()
     process.exit(0) // the log writes what it holds synchronously on exit (log-file.ts)
   }
 
@@ -361,6 +367,7 @@ async function serve(
     started_at: new Date().toISOString(),
   })
   log.info({ url, instance_id: instanceId, build: BUILD }, 'listening')
+  opts.onReady?.({ url, pid: process.pid, home: opts.home })
   // What a first request needs comes first: the request validators (the TypeBox compiler,
   // loaded now rather than before daemon.json) and the route matcher, which Hono builds at
   // the first match. Then the V8 memory flags, before any function is hot enough for

@@ -93,6 +93,12 @@ export const ProfileRead = Type.Object(
     ...Object.fromEntries(Object.entries(profileFields).map(([k, v]) => [k, Type.Optional(v)])),
     extension: profileFields.extension,
     api_key: Nullable(Saved),
+    read_only: Type.Optional(
+      Type.Boolean({
+        description:
+          'A profile the daemon adds itself (`demo` with --demo): listed, usable as default_profile, never stored or changed',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -5,7 +5,7 @@
 
 import type { TurnLimits } from '../kernel/protocol.ts'
 import type { TransportProfile } from '../providers/types.ts'
-import { type FileContents, readAllSettings } from './files.ts'
+import { type FileContents, type JsonObject, readAllSettings } from './files.ts'
 import { enabledExtensions } from './groups/extensions.ts'
 import { DEFAULT_EXTENSION, keyOf, profilesOf } from './groups/providers.ts'
 import { objectAt } from './merge.ts'
@@ -59,6 +59,23 @@ export class Profiles {
 
   addBuiltIn(p: ResolvedProfile): void {
     this.#builtIn.set(p.name, p)
+  }
+
+  /** The built-in profiles as settings reads show them (read-only, no key). */
+  builtInReads(): Record<string, JsonObject> {
+    return Object.fromEntries(
+      [...this.#builtIn.values()].map((p) => [
+        p.name,
+        {
+          extension: p.extension,
+          endpoint: p.transport.endpoint,
+          protocol: p.transport.protocol,
+          model: p.transport.model,
+          api_key: null,
+          read_only: true,
+        },
+      ]),
+    )
   }
 
   resolve(name: string): ResolvedProfile | undefined {

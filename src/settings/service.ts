@@ -5,7 +5,14 @@ import { createHmac } from 'node:crypto'
 import { HearthError } from '../schemas/problems.ts'
 import { GROUP_PATCH, SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
 import { requireIfMatch } from '../util/preconditions.ts'
-import { commitFiles, type FileContents, fileText, readAllSettings, SETTINGS_FILES } from './files.ts'
+import {
+  commitFiles,
+  type FileContents,
+  fileText,
+  type JsonObject,
+  readAllSettings,
+  SETTINGS_FILES,
+} from './files.ts'
 import { GROUPS } from './groups/index.ts'
 import { profilesOf } from './groups/providers.ts'
 import type { CredentialLock } from './lock.ts'
@@ -19,6 +26,12 @@ export interface SettingsDeps {
   lock: CredentialLock
   /** Keys the ETags: they cover secrets (a rotated key changes the ETag) without revealing them. */
   etagKey: Buffer
+  /**
+   * Profiles the daemon adds itself (the demo profile), as reads show them: listed read-only
+   * in the providers group (a saved profile of the same name wins), and a default may name
+   * them; a PATCH cannot create or change one.
+   */
+  builtInProfiles?: () => Record<string, JsonObject>
 }
 
 /** Told what a PATCH changed once committed; returns how many sessions now need a reload. */
@@ -48,11 +61,20 @@ export class Settings {
     return `"${mac.digest('base64url').slice(0, 22)}"`
   }
 
+  /** A group as reads show it: the files' view, plus the built-in profiles in providers. */
+  #readGroup(group: SettingsGroup, files: FileContents): unknown {
+    const read = GROUPS[group].read(files)
+    const builtIn = this.#d.builtInProfiles?.()
+    if (group !== 'providers' || !builtIn) return read
+    const r = read as { profiles: Record<string, unknown> }
+    return { ...r, profiles: { ...builtIn, ...r.profiles } }
+  }
+
   read(group?: SettingsGroup): { body: unknown; etag: string } {
     const files = this.files()
     if (group)
-      return { body: { group, settings: GROUPS[group].read(files) }, etag: this.etagOf(group, files) }
-    const settings = Object.fromEntries(SETTINGS_GROUPS.map((g) => [g, GROUPS[g].read(files)]))
+      return { body: { group, settings: this.#readGroup(group, files) }, etag: this.etagOf(group, files) }
+    const settings = Object.fromEntries(SETTINGS_GROUPS.map((g) => [g, this.#readGroup(g, files)]))
     const etags = Object.fromEntries(SETTINGS_GROUPS.map((g) => [g, this.etagOf(g, files)]))
     const whole = createHmac('sha256', this.#d.etagKey).update(JSON.stringify(etags)).digest('base64url')
     return { body: { settings, validators: GROUP_PATCH, etags }, etag: `"${whole.slice(0, 22)}"` }
@@ -67,8 +89,10 @@ export class Settings {
     return this.#d.lock.run(() => {
       const before = this.files()
       requireIfMatch(ifMatch, this.etagOf(group, before))
+      const builtIn = new Set(Object.keys(this.#d.builtInProfiles?.() ?? {}))
+      if (group === 'providers') refuseBuiltIn(patch, before, builtIn)
       const candidate = GROUPS[group].apply(before, patch)
-      checkCandidate(group, candidate, checkBody)
+      checkCandidate(group, candidate, checkBody, builtIn)
       const changedFiles = SETTINGS_FILES.filter((f) => fileText(before[f]) !== fileText(candidate[f]))
       commitFiles(this.#d.home, Object.fromEntries(changedFiles.map((f) => [f, candidate[f]])))
       const reload = changedFiles.length > 0 ? (this.onCommit?.(group, before, candidate) ?? 0) : 0
@@ -78,7 +102,7 @@ export class Settings {
         body: {
           group,
           etag,
-          settings: GROUPS[group].read(candidate),
+          settings: this.#readGroup(group, candidate),
           changed: changedFiles.length > 0 ? Object.keys(patch) : [],
           reload_sessions: reload,
         },
@@ -108,7 +132,12 @@ export class Settings {
  * hand edit may have broken it), then the group's own rules. A hand-written `apiKey` is
  * set aside here: it is a secret in the wrong file, moved at the next start, not an error.
  */
-function checkCandidate(group: SettingsGroup, candidate: FileContents, checkBody: Checker): void {
+function checkCandidate(
+  group: SettingsGroup,
+  candidate: FileContents,
+  checkBody: Checker,
+  builtIn: ReadonlySet<string>,
+): void {
   const file = group === 'extensions' ? candidate['extensions.json'] : candidate['config.json']
   let stored: unknown = group === 'extensions' ? file : objectAt(file, group)
   if (group === 'providers') {
@@ -127,5 +156,16 @@ function checkCandidate(group: SettingsGroup, candidate: FileContents, checkBody
     if (err instanceof HearthError) throw new HearthError('invalid_settings', `${group}: ${err.message}`)
     throw err
   }
-  GROUPS[group].check(candidate)
+  GROUPS[group].check(candidate, builtIn)
+}
+
+/** A PATCH may not save over a built-in profile (unless one of that name is saved already). */
+function refuseBuiltIn(patch: Record<string, unknown>, before: FileContents, builtIn: ReadonlySet<string>) {
+  const saved = profilesOf(before['config.json'])
+  for (const name of Object.keys((patch.profiles ?? {}) as object))
+    if (builtIn.has(name) && !isObject(saved[name]))
+      throw new HearthError(
+        'invalid_settings',
+        `profile ${name} is built into this daemon (--demo) and read-only`,
+      )
 }

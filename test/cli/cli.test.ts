@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { BIN, ROOT, runCli, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { oldNode } from '../helpers/old-node.ts'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 /** No daemon can be reached through this home, whatever the environment says. */
@@ -155,43 +156,25 @@ describe('status', () => {
   })
 })
 
-/** A Node older than 24 on this machine, if there is one. */
-function oldNode(): string | undefined {
-  const candidates = new Set(['/usr/bin/node', '/usr/local/bin/node', '/bin/node'])
-  try {
-    for (const p of execFileSync('which', ['-a', 'node'], { env: { PATH: '/usr/local/bin:/usr/bin:/bin' } })
-      .toString()
-      .split('\n'))
-      if (p) candidates.add(p)
-  } catch {
-    // no which
-  }
-  for (const p of candidates) {
-    if (!existsSync(p)) continue
-    try {
-      const v = execFileSync(p, ['--version']).toString().trim()
-      if (Number(/^v(\d+)/.exec(v)?.[1]) < 24) return p
-    } catch {
-      // not runnable
-    }
-  }
-  return undefined
-}
-
 describe('launcher', () => {
   const node = oldNode()
-  it('bin/hearth.mjs refuses Node < 24 with a clear message and exit 1', {
+  it('bin/hearth.mjs refuses Node < 24 with a clear message and exit 1 when no Node 24 is installed beside it', {
     skip: !node && 'no Node < 24 here',
   }, async () => {
     const version = execFileSync(node!, ['--version']).toString().trim()
-    const r = await runCli(['--version'], {}, { node })
+    // A launcher with no node_modules beside it (with them, it runs on the pinned Node:
+    // test/cli/install.test.ts).
+    const dir = tempHome()
+    mkdirSync(join(dir, 'bin'))
+    copyFileSync(BIN, join(dir, 'bin', 'hearth.mjs'))
+    const r = await runCli(['--version'], {}, { node, bin: join(dir, 'bin', 'hearth.mjs') })
     assert.equal(r.code, 1)
     assert.equal(r.stdout, '')
     assert.ok(r.stderr.includes(`hearth needs Node.js 24 or newer; this is ${version}.`), r.stderr)
     assert.match(r.stderr, /npm start/)
   })
 
-  it('bin/hearth.mjs refuses a Node that reports version 20', async () => {
+  it('bin/hearth.mjs refuses a Node that reports version 20 (even after trying the pinned Node)', async () => {
     const fixture = pathToFileURL(join(import.meta.dirname, 'fixtures', 'pretend-node-20.mjs')).href
     const r = await runCli(['--version'], {
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${fixture}`.trim(),

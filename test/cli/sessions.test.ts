@@ -370,7 +370,7 @@ describe('hearth session watch', () => {
 describe('session usage errors exit 2', { concurrency: true }, () => {
   const id = uuidv7()
   const cases: [string, string[], RegExp][] = [
-    ['session without a command', ['session'], /needs a command: new, show or watch/],
+    ['session without a command', ['session'], /needs a command: new, show, watch or set/],
     ['an unknown session command', ['session', 'frob'], /unknown session command frob/],
     ['new without --workspace', ['session', 'new'], /needs --workspace DIR/],
     ['new with an empty name', ['session', 'new', '--workspace', '/tmp', '--name', ''], /--name/],

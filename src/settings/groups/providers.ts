@@ -122,12 +122,13 @@ export const providers: GroupCodec = {
     return next
   },
 
-  check(candidate) {
+  check(candidate, builtIn) {
     const pub = objectAt(candidate['config.json'], 'providers')
     const profiles = profilesOf(candidate['config.json'])
     const enabled = enabledExtensions(candidate)
     const bad = (detail: string) => new HearthError('invalid_settings', detail)
-    if (typeof pub.default_profile === 'string' && !isObject(profiles[pub.default_profile]))
+    const named = pub.default_profile
+    if (typeof named === 'string' && !isObject(profiles[named]) && !builtIn?.has(named))
       throw bad(`default_profile names ${pub.default_profile}, which is not a saved profile`)
     for (const [name, p] of Object.entries(profiles)) {
       if (!isObject(p)) throw bad(`profile ${name} is not an object`)

@@ -6,8 +6,11 @@ export interface GroupCodec {
   read(files: FileContents): unknown
   /** The files after the patch (a deep copy; the inputs are not changed). */
   apply(files: FileContents, patch: Record<string, unknown>): FileContents
-  /** Throws a HearthError when the whole candidate group is not acceptable. */
-  check(candidate: FileContents): void
+  /**
+   * Throws a HearthError when the whole candidate group is not acceptable. `builtIn`: the
+   * profiles the running daemon adds itself (never stored), which a default may name.
+   */
+  check(candidate: FileContents, builtIn?: ReadonlySet<string>): void
 }
 
 /** Deep copy of the three files, so a codec can edit freely. */
