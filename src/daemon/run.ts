@@ -58,10 +58,10 @@ const KERNEL_IDLE_MS = 30_000
  * its own process within KERNEL_IDLE_MS + this, well inside five minutes.
  */
 const KERNEL_SPARE_IDLE_MS = 120_000
-/** Sessions one kernel process hosts at most (docs/architecture.md, "Kernels"). */
-const KERNEL_CAPACITY = 8
+/** Running turns one kernel process takes at most (docs/architecture.md, "Kernels"); HEARTH_KERNEL_CAPACITY overrides. */
+const KERNEL_CAPACITY = 16
 
-function positiveMs(value: string | undefined, fallback: number): number {
+function positiveInt(value: string | undefined, fallback: number): number {
   const n = Number(value)
   return Number.isSafeInteger(n) && n > 0 ? n : fallback
 }
@@ -70,10 +70,10 @@ function kernelPool(log: DaemonLog, env: NodeJS.ProcessEnv = process.env): Kerne
   return new KernelPool({
     // The kernel bundle sits beside the daemon bundle (scripts/build.mjs).
     entry: fileURLToPath(new URL('./kernel.mjs', import.meta.url)),
-    idleMs: positiveMs(env.HEARTH_KERNEL_IDLE_MS, KERNEL_IDLE_MS),
+    idleMs: positiveInt(env.HEARTH_KERNEL_IDLE_MS, KERNEL_IDLE_MS),
     spare: env.HEARTH_KERNEL_SPARE !== '0',
-    spareIdleMs: positiveMs(env.HEARTH_KERNEL_SPARE_IDLE_MS, KERNEL_SPARE_IDLE_MS),
-    capacity: KERNEL_CAPACITY,
+    spareIdleMs: positiveInt(env.HEARTH_KERNEL_SPARE_IDLE_MS, KERNEL_SPARE_IDLE_MS),
+    capacity: positiveInt(env.HEARTH_KERNEL_CAPACITY, KERNEL_CAPACITY),
     onEvent: ({ event, ...fields }) => log.info(fields, event.replaceAll('_', ' ')),
   })
 }

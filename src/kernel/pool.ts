@@ -1,8 +1,8 @@
 // Kernels, daemon side. A session's kernel (`Kernel`: its own instance id and state) runs on
-// a shared kernel process (`KernelProcess`) that hosts the turns of up to `capacity`
-// sessions. Sessions are packed into the fewest processes; one warmed process with room is
-// kept ready while the daemon is in use, and released once nothing has happened for
-// `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
+// a shared kernel process (`KernelProcess`) that runs the turns of up to `capacity` busy
+// sessions at once (idle sessions keep their kernel there without taking room). Sessions
+// are packed into the fewest processes; one warmed process with room is kept ready while
+// the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
 import { childProcess } from '../util/lazy-builtins.ts'
@@ -82,6 +82,13 @@ export class KernelProcess {
     return this.proc.exitCode === null && this.proc.signalCode === null && !this.#stopping
   }
 
+  /** Sessions whose turn runs here now. */
+  get busy(): number {
+    let n = 0
+    for (const k of this.sessions) if (k.state === 'running') n++
+    return n
+  }
+
   get answered(): boolean {
     return this.build !== null
   }
@@ -151,7 +158,7 @@ export interface PoolOptions {
   spare: boolean
   /** How long after the last activity the reserve process is kept. */
   spareIdleMs: number
-  /** Sessions one kernel process hosts at most. */
+  /** Running turns one kernel process takes at most. */
   capacity: number
   onEvent?: (e: PoolEvent) => void
 }
@@ -179,12 +186,16 @@ export class KernelPool {
     this.#settle()
   }
 
-  /** The session's kernel: kept from its last turn, or a new one on the process with most room used. */
+  /**
+   * The session's kernel: kept from its last turn unless its process is full of running
+   * turns (then, as after a release, a new instance elsewhere), else a new one.
+   */
   acquire(sessionId: string): Kernel {
     clearTimeout(this.#idleTimers.get(sessionId))
     this.#idleTimers.delete(sessionId)
     let k = this.#bySession.get(sessionId)
-    if (k?.alive && k.state !== 'stopping') return k
+    if (k?.alive && k.state !== 'stopping' && k.host.busy < this.#opts.capacity) return k
+    k?.detach()
     k = new Kernel(this.#hostForNewSession())
     this.#bySession.set(sessionId, k)
     setImmediate(() => this.warm())
@@ -216,10 +227,11 @@ export class KernelPool {
   }
 
   /** Live kernel processes and the sessions each hosts (for tests and the log). */
-  processes(): { pid: number; sessions: number; warmed: boolean }[] {
+  processes(): { pid: number; sessions: number; busy: number; warmed: boolean }[] {
     return [...this.#processes].map((p) => ({
       pid: p.proc.pid ?? 0,
       sessions: p.sessions.size,
+      busy: p.busy,
       warmed: p.warmed,
     }))
   }
@@ -237,7 +249,7 @@ export class KernelPool {
     let best: KernelProcess | undefined
     const rank = (p: KernelProcess) => (p.answered ? 1_000_000 : 0) + p.sessions.size
     for (const p of this.#processes) {
-      if (!p.alive || p.sessions.size >= this.#opts.capacity) continue
+      if (!p.alive || p.busy >= this.#opts.capacity) continue
       if (!best || rank(p) > rank(best)) best = p
     }
     return best ?? this.#fork()
@@ -275,7 +287,7 @@ export class KernelPool {
     if (this.#closed) return
     const active = this.#opts.spare && Date.now() - this.#lastActivity < this.#opts.spareIdleMs
     const live = [...this.#processes].filter((p) => p.alive)
-    const roomInUse = live.some((p) => p.sessions.size > 0 && p.sessions.size < this.#opts.capacity)
+    const roomInUse = live.some((p) => p.sessions.size > 0 && p.busy < this.#opts.capacity)
     const empty = live.filter((p) => p.sessions.size === 0)
     // A warmed process is the one worth keeping.
     empty.sort((a, b) => Number(b.answered) - Number(a.answered))

@@ -1,5 +1,5 @@
 // Kernel processes: the reserve process warms itself before a session gets it, sessions
-// share processes (at most eight each), idle kernels and processes are released, and a
+// share processes (up to a capacity), idle kernels and processes are released, and a
 // session whose kernel was released runs again on a new one. Real daemon, fake upstream;
 // processes are read from /proc and the pool's reports from HOME/logs/hearth.log.
 import assert from 'node:assert/strict'
@@ -71,18 +71,18 @@ describe('kernel processes', () => {
     }
   })
 
-  it('sessions share a kernel process, eight at most; each keeps its own kernel instance', async () => {
-    const s = await startWithUpstream()
+  it('busy sessions share a kernel process up to its capacity; each keeps its own kernel instance', async () => {
+    const s = await startWithUpstream({ env: { HEARTH_KERNEL_CAPACITY: '4' } })
     try {
       await until('the reserve kernel', () => logLines(s, 'kernel process ready')[0])
-      const sids = await Promise.all(Array.from({ length: 9 }, () => createSession(s.d)))
+      const sids = await Promise.all(Array.from({ length: 5 }, () => createSession(s.d)))
       for (let i = 0; i < sids.length; i++) s.upstream.enqueue({ text: ['a', 'b', 'c', 'd'], delayMs: 250 })
       await Promise.all(sids.map((sid) => putInput(s.d, sid, message('go'))))
       const busy = await Promise.all(
         sids.map((sid) => waitSession(s.d, sid, (x) => x.kernel.state === 'running')),
       )
-      assert.equal(new Set(busy.map((x) => x.kernel.instance_id)).size, 9)
-      assert.equal(kernelsOf(s).length, 2, 'nine busy sessions on two processes')
+      assert.equal(new Set(busy.map((x) => x.kernel.instance_id)).size, 5)
+      assert.equal(kernelsOf(s).length, 2, 'five busy sessions on two processes of four')
       const done = await Promise.all(
         sids.map((sid) => waitSession(s.d, sid, (x) => idle(x) && x.input_order === 1)),
       )
@@ -92,6 +92,13 @@ describe('kernel processes', () => {
         done.map((x) => [x.kernel.state, x.kernel.instance_id]),
         busy.map((x) => ['ready', x.kernel.instance_id]),
       )
+      // Idle sessions take no room: more sessions, one after another, need no new process.
+      for (let i = 0; i < 5; i++) {
+        const sid = await createSession(s.d)
+        await putInput(s.d, sid, message('one more'))
+        await waitSession(s.d, sid, (x) => idle(x) && x.input_order === 1)
+      }
+      assert.equal(kernelsOf(s).length, 2)
     } finally {
       await stop(s)
     }
