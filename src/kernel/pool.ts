@@ -31,9 +31,8 @@ export type PoolEvent =
 export class KernelProcess {
   readonly instanceId = uuidv7()
   readonly proc: ChildProcess
+  /** Set by `ready`, which the process sends once it has run its warm-up turns (warm.ts). */
   build: string | null = null
-  /** The process has run its warm-up turns (kernel/warm.ts) and answered `ready`. */
-  warmed = false
   readonly ready: Promise<void>
   readonly sessions = new Set<Kernel>()
   /** Which session kernel each turn in flight belongs to. */
@@ -51,7 +50,6 @@ export class KernelProcess {
       this.proc.on('message', (msg: FromKernel) => {
         if (msg.type === 'ready') {
           this.build = msg.build
-          this.warmed = msg.warm_turns > 0
           for (const k of this.sessions) if (k.state === 'starting') k.state = 'ready'
           onReady(this, msg.warm_turns, msg.warm_ms)
           resolve()
@@ -224,16 +222,6 @@ export class KernelPool {
     const k = this.#bySession.get(sessionId)
     if (!k?.alive && k?.state !== 'stopping') return { instance_id: null, state: 'none', build: null }
     return { instance_id: k.instanceId, state: k.state, build: k.build }
-  }
-
-  /** Live kernel processes and the sessions each hosts (for tests and the log). */
-  processes(): { pid: number; sessions: number; busy: number; warmed: boolean }[] {
-    return [...this.#processes].map((p) => ({
-      pid: p.proc.pid ?? 0,
-      sessions: p.sessions.size,
-      busy: p.busy,
-      warmed: p.warmed,
-    }))
   }
 
   close(): void {
