@@ -37,7 +37,7 @@ async function until<T>(what: string, probe: () => T | undefined | false, ms = 1
     const v = probe()
     if (v) return v
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(20)
+    await sleep(2)
   }
 }
 
@@ -66,6 +66,31 @@ describe('kernel processes', () => {
       assert.deepEqual(kernelsOf(s), [ready.pid])
       assert.equal(logLines(s, 'kernel process ready').length, 1)
       assert.equal(s.upstream.requests.length, 1)
+    } finally {
+      await stop(s)
+    }
+  })
+
+  it('without a reserve, a first turn waits for its new process to warm up before it reaches the upstream', async () => {
+    const s = await startWithUpstream({ env: { HEARTH_KERNEL_SPARE: '0' } })
+    try {
+      // The log is open (it opens just after start), so its lines carry their own time.
+      await until('the log', () => existsSync(join(s.d.home, 'logs', 'hearth.log')))
+      await sleep(300)
+      assert.deepEqual(kernelsOf(s), [])
+      const sid = await createSession(s.d)
+      await putInput(s.d, sid, message('hello'))
+      const reached = await until(
+        'the upstream request',
+        () => s.upstream.requests.length > 0 && Date.now(),
+        10_000,
+      )
+      const ready = await until('the process ready', () => logLines(s, 'kernel process ready')[0])
+      assert.equal(ready.warm_turns, 3)
+      assert.ok(ready.time <= reached, `ready at ${ready.time}, the upstream reached at ${reached}`)
+      const done = await waitSession(s.d, sid, (x) => idle(x) && x.input_order === 1)
+      assert.equal(done.latest_answer.outcome, 'completed')
+      assert.deepEqual(kernelsOf(s), [ready.pid])
     } finally {
       await stop(s)
     }
