@@ -131,7 +131,8 @@ describe('kernel processes', () => {
 
   it('idle kernels are released, then the reserve process; a released session runs again', async () => {
     const s = await startWithUpstream({
-      env: { HEARTH_KERNEL_IDLE_MS: '200', HEARTH_KERNEL_SPARE_IDLE_MS: '700' },
+      // Long enough that a loaded machine still sees the states in between.
+      env: { HEARTH_KERNEL_IDLE_MS: '1000', HEARTH_KERNEL_SPARE_IDLE_MS: '2000' },
     })
     try {
       const sid = await createSession(s.d)
