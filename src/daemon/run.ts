@@ -54,11 +54,12 @@ const AFTER_START_MS = 250
 const KERNEL_IDLE_MS = 30_000
 /**
  * How long the reserve kernel process is kept after the daemon's last activity (a session
- * created or running); HEARTH_KERNEL_SPARE_IDLE_MS overrides. An idle daemon is back to
- * its own process within KERNEL_IDLE_MS + this, well inside five minutes.
+ * created, a turn started); HEARTH_KERNEL_SPARE_IDLE_MS overrides. An idle daemon is back
+ * to its own process at most this long after its last turn ended (sessions give their
+ * kernels up after KERNEL_IDLE_MS), well inside five minutes.
  */
 const KERNEL_SPARE_IDLE_MS = 120_000
-/** Running turns one kernel process takes at most (docs/architecture.md, "Kernels"); HEARTH_KERNEL_CAPACITY overrides. */
+/** Running turns one kernel process takes at most; HEARTH_KERNEL_CAPACITY overrides (docs/architecture.md, "Kernels"). */
 const KERNEL_CAPACITY = 16
 
 function positiveInt(value: string | undefined, fallback: number): number {
