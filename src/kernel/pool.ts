@@ -96,6 +96,7 @@ export class KernelProcess {
     return n
   }
 
+  /** The process has sent `ready`, so its warm-up is done. */
   get answered(): boolean {
     return this.build !== null
   }
