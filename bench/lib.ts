@@ -2,7 +2,7 @@
 // bin/hearth.mjs), timing it to ready, reading its memory, statistics, and the table every
 // section's rows end up in. Benches print figures; they are not tests and assert nothing.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -158,4 +158,65 @@ export function printTable(rows: readonly Row[]): void {
   console.log(line(head))
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
   for (const b of body) console.log(line(b))
+}
+
+/** Every descendant of a process (children of every thread, recursively), from /proc. */
+export function descendantsOf(pid: number): number[] {
+  const out: number[] = []
+  const visit = (p: number) => {
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${p}/task`)
+    } catch {
+      return
+    }
+    for (const task of tasks) {
+      let text = ''
+      try {
+        text = readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim()
+      } catch {
+        continue
+      }
+      for (const child of text ? text.split(/\s+/).map(Number) : []) {
+        out.push(child)
+        visit(child)
+      }
+    }
+  }
+  visit(pid)
+  return out
+}
+
+/** Proportional set size of one process in bytes (shared pages split among their sharers). */
+export function pssOf(pid: number): number {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024
+  } catch {
+    return 0 // the process ended between listing and reading
+  }
+}
+
+/** PSS of a process and all its descendants, and how many processes that is. */
+export function treePss(pid: number): { bytes: number; processes: number } {
+  const pids = [pid, ...descendantsOf(pid)]
+  return { bytes: pids.reduce((sum, p) => sum + pssOf(p), 0), processes: pids.length }
+}
+
+/** Samples treePss every `everyMs` until stopped; keeps the peak. */
+export function sampleTreePss(pid: number, everyMs = 25) {
+  let peak = { bytes: 0, processes: 0 }
+  const take = () => {
+    const now = treePss(pid)
+    if (now.bytes > peak.bytes) peak = now
+  }
+  take()
+  const timer = setInterval(take, everyMs)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      take()
+      return peak
+    },
+  }
 }

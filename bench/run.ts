@@ -3,13 +3,14 @@
 // is a file in bench/sections/ exporting a Section, listed below.
 import { machine, printTable, type Row, type Section } from './lib.ts'
 import { http } from './sections/http.ts'
+import { kernels } from './sections/kernels.ts'
 import { profile } from './sections/profile.ts'
 import { runs } from './sections/runs.ts'
 import { sessions } from './sections/sessions.ts'
 import { startup } from './sections/startup.ts'
 
 /** Run by default, in this order. */
-const DEFAULT: readonly Section[] = [startup, http, sessions, runs]
+const DEFAULT: readonly Section[] = [startup, http, sessions, runs, kernels]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile]
 

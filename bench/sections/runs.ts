@@ -82,7 +82,7 @@ async function upstream() {
   }
 }
 
-function call(
+export function call(
   d: BenchDaemon,
   method: string,
   path: string,
@@ -107,7 +107,7 @@ function call(
 }
 
 /** Follows the session stream; resolves each watcher when its event arrives. */
-function follow(d: BenchDaemon, sessionId: string, readDelayMs = 0) {
+export function follow(d: BenchDaemon, sessionId: string, readDelayMs = 0) {
   const waiters: { event: string; resolve: (at: number) => void }[] = []
   let frames = 0
   const req = httpRequest({

@@ -133,6 +133,11 @@ export function createApi(d: ApiDeps): Api {
       // needs a kernel before then starts its own.
       spare = setTimeout(() => d.kernels.warm(), SPARE_DELAY_MS)
       spare.unref()
+      // A new session is the moment a first turn is near: a reserve kernel released while
+      // the daemon sat idle is started again (warm() is a no-op when there is room).
+      core.hub.subscribeCollection((c) => {
+        if (c.reason === 'created') d.kernels.warm()
+      })
       pruner = setInterval(() => pruneInputs(core), PRUNE_EVERY_MS)
       pruner.unref()
     },

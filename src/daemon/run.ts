@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
-import { DeferredLog } from '../deferred-log.ts'
+import { type DaemonLog, DeferredLog } from '../deferred-log.ts'
 import { buildApp, loadValidators, warmRoutes } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
@@ -66,16 +66,32 @@ export interface DaemonOptions {
 /** How long after daemon.json the log file is opened (see the end of serve). */
 const AFTER_START_MS = 250
 
-/** How long an idle session keeps its kernel process; HEARTH_KERNEL_IDLE_MS overrides. */
+/** How long an idle session keeps its kernel; HEARTH_KERNEL_IDLE_MS overrides. */
 const KERNEL_IDLE_MS = 30_000
+/**
+ * How long the reserve kernel process is kept after the daemon's last activity (a session
+ * created, a turn started); HEARTH_KERNEL_SPARE_IDLE_MS overrides. An idle daemon is back
+ * to its own process at most this long after its last turn ended (sessions give their
+ * kernels up after KERNEL_IDLE_MS), well inside five minutes.
+ */
+const KERNEL_SPARE_IDLE_MS = 120_000
+/** Running turns one kernel process takes at most; HEARTH_KERNEL_CAPACITY overrides (docs/architecture.md, "Kernels"). */
+const KERNEL_CAPACITY = 16
 
-function kernelPool(env: NodeJS.ProcessEnv = process.env): KernelPool {
-  const idle = Number(env.HEARTH_KERNEL_IDLE_MS)
+function positiveInt(value: string | undefined, fallback: number): number {
+  const n = Number(value)
+  return Number.isSafeInteger(n) && n > 0 ? n : fallback
+}
+
+function kernelPool(log: DaemonLog, env: NodeJS.ProcessEnv = process.env): KernelPool {
   return new KernelPool({
     // The kernel bundle sits beside the daemon bundle (scripts/build.mjs).
     entry: fileURLToPath(new URL('./kernel.mjs', import.meta.url)),
-    idleMs: Number.isSafeInteger(idle) && idle > 0 ? idle : KERNEL_IDLE_MS,
+    idleMs: positiveInt(env.HEARTH_KERNEL_IDLE_MS, KERNEL_IDLE_MS),
     spare: env.HEARTH_KERNEL_SPARE !== '0',
+    spareIdleMs: positiveInt(env.HEARTH_KERNEL_SPARE_IDLE_MS, KERNEL_SPARE_IDLE_MS),
+    capacity: positiveInt(env.HEARTH_KERNEL_CAPACITY, KERNEL_CAPACITY),
+    onEvent: ({ event, ...fields }) => log.info(fields, event.replaceAll('_', ' ')),
   })
 }
 
@@ -225,7 +241,7 @@ async function serve(
   // A settings commit cut by a crash is finished (or discarded) before anything reads them.
   const recovered = recoverCommit(opts.home)
   if (recovered !== 'none') log.warn({ recovered }, 'settings commit recovered')
-  const kernels = kernelPool()
+  const kernels = kernelPool(log)
   const profiles = await loadProfiles(opts)
   const settings = new Settings({
     home: opts.home,

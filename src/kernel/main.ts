@@ -1,10 +1,12 @@
-// The kernel process: runs one session's turns. It streams the provider's answer and
-// reports neutral events to the daemon; it holds no durable state and never opens the
-// database, so a crash here fails the run, never the daemon.
+// The kernel process: runs the turns of the sessions the daemon gives it, each keyed by its
+// run id. It streams the provider's answer and reports neutral events to the daemon; it
+// holds no durable state and never opens the database, so a crash here fails its runs,
+// never the daemon. It warms itself (warm.ts) before it says it is ready.
 import { BUILD } from '../build-info.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
 import type { FromKernel, ToKernel } from './protocol.ts'
+import { warmUp } from './warm.ts'
 
 const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
 const turns = new Map<string, AbortController>()
@@ -69,4 +71,12 @@ process.on('message', (msg: ToKernel) => {
 })
 // The daemon going away closes the channel: a kernel never outlives its daemon.
 process.on('disconnect', () => process.exit(0))
-send({ type: 'ready', instance_id: instanceId, build: BUILD })
+const warmStart = performance.now()
+const warmed = await warmUp()
+send({
+  type: 'ready',
+  instance_id: instanceId,
+  build: BUILD,
+  warm_turns: warmed,
+  warm_ms: performance.now() - warmStart,
+})

@@ -1,5 +1,8 @@
-// Kernel processes, daemon side: one per busy session, started on demand, stopped after an
-// idle linger, with one warm spare so a first message does not wait for a process start.
+// Kernels, daemon side. A session's kernel (`Kernel`: its own instance id and state) runs on
+// a shared kernel process (`KernelProcess`) that runs the turns of up to `capacity` busy
+// sessions at once (idle sessions keep their kernel there without taking room). Sessions
+// are packed into the fewest processes; one warmed process with room is kept ready while
+// the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
 import { childProcess } from '../util/lazy-builtins.ts'
@@ -19,19 +22,36 @@ export interface KernelListener {
   onExit: (code: number | null, signal: string | null) => void
 }
 
-export class Kernel {
+/** What the pool reports about its processes (the daemon logs it). */
+export type PoolEvent =
+  | { event: 'kernel_process_ready'; pid: number; warm_turns: number; warm_ms: number }
+  | { event: 'kernel_process_stopped'; pid: number; reason: 'idle' | 'spare_idle' | 'close' }
+
+/**
+ * A 2 MB young generation (V8 sizes it from the machine's memory otherwise): measured over
+ * a hundred short sessions then a 20,000-delta reply, the tree peaked ~12 MB lower (105.8
+ * vs 112.0–119.5 MB), with first tokens unchanged; 1 MB saved about as much and cost the
+ * first token ~1 ms. A heap size leaves V8's flag hash, and so Node's code cache, alone. No
+ * other flag: kernels keep every compiler tier for stream parsing.
+ */
+const KERNEL_NODE_FLAGS = ['--max-semi-space-size=2']
+
+/** One kernel process and the sessions it hosts. */
+export class KernelProcess {
   readonly instanceId = uuidv7()
   readonly proc: ChildProcess
+  /** Set by `ready`, which the process sends once it has run its warm-up turns (warm.ts). */
   build: string | null = null
-  state: KernelState = 'starting'
-  listener: KernelListener | undefined
   readonly ready: Promise<void>
+  readonly sessions = new Set<Kernel>()
+  /** Which session kernel each turn in flight belongs to. */
+  readonly #runs = new Map<string, Kernel>()
   #stopping = false
 
-  constructor(entry: string) {
+  constructor(entry: string, onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void) {
     this.proc = childProcess().fork(entry, [], {
       env: { ...process.env, HEARTH_KERNEL_INSTANCE: this.instanceId },
-      execArgv: [],
+      execArgv: KERNEL_NODE_FLAGS,
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     })
@@ -39,18 +59,26 @@ export class Kernel {
       this.proc.on('message', (msg: FromKernel) => {
         if (msg.type === 'ready') {
           this.build = msg.build
-          if (this.state === 'starting') this.state = 'ready'
+          for (const k of this.sessions) if (k.state === 'starting') k.state = 'ready'
+          onReady(this, msg.warm_turns, msg.warm_ms)
           resolve()
           return
         }
-        this.listener?.onMessage(msg)
+        const k = this.#runs.get(msg.run_id)
+        if (msg.type === 'turn_ended') this.#runs.delete(msg.run_id)
+        k?.listener?.onMessage(msg)
       })
       this.proc.on('exit', () => resolve())
     })
     this.proc.on('exit', (code, signal) => {
       const unexpected = !this.#stopping
-      this.state = 'none'
-      if (unexpected) this.listener?.onExit(code, signal)
+      const hosted = [...this.sessions]
+      this.sessions.clear()
+      this.#runs.clear()
+      for (const k of hosted) {
+        k.state = 'none'
+        if (unexpected) k.listener?.onExit(code, signal)
+      }
     })
     // A kernel must never keep the daemon alive on its own.
     this.proc.unref()
@@ -58,17 +86,31 @@ export class Kernel {
   }
 
   get alive(): boolean {
-    return this.proc.exitCode === null && this.proc.signalCode === null
+    return this.proc.exitCode === null && this.proc.signalCode === null && !this.#stopping
   }
 
-  send(msg: ToKernel): void {
-    if (this.alive && this.proc.connected) this.proc.send(msg)
+  /** Sessions whose turn runs here now. */
+  get busy(): number {
+    let n = 0
+    for (const k of this.sessions) if (k.state === 'running') n++
+    return n
+  }
+
+  /** The process has sent `ready`, so its warm-up is done. */
+  get answered(): boolean {
+    return this.build !== null
+  }
+
+  send(msg: ToKernel, from?: Kernel): void {
+    if (msg.type === 'turn' && from) this.#runs.set(msg.run_id, from)
+    if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.connected)
+      this.proc.send(msg)
   }
 
   stop(): void {
     if (this.#stopping) return
     this.#stopping = true
-    this.state = 'stopping'
+    for (const k of this.sessions) k.state = 'stopping'
     this.send({ type: 'shutdown' })
     const kill = setTimeout(() => this.proc.kill('SIGKILL'), 2000)
     kill.unref()
@@ -76,48 +118,99 @@ export class Kernel {
   }
 }
 
+/** A session's kernel: the session's instance on a shared kernel process. */
+export class Kernel {
+  readonly instanceId = uuidv7()
+  readonly host: KernelProcess
+  state: KernelState
+  listener: KernelListener | undefined
+  #detached = false
+
+  constructor(host: KernelProcess) {
+    this.host = host
+    this.state = host.answered ? 'ready' : 'starting'
+    host.sessions.add(this)
+  }
+
+  get build(): string | null {
+    return this.host.build
+  }
+
+  /** Resolves once the process has warmed up (or ended). */
+  get ready(): Promise<void> {
+    return this.host.ready
+  }
+
+  get alive(): boolean {
+    return !this.#detached && this.host.alive && this.state !== 'none'
+  }
+
+  send(msg: ToKernel): void {
+    if (this.alive || msg.type === 'abort') this.host.send(msg, this)
+  }
+
+  /** The session gives its kernel up; the process stays for its other sessions. */
+  detach(): void {
+    this.#detached = true
+    this.listener = undefined
+    this.state = 'none'
+    this.host.sessions.delete(this)
+  }
+}
+
 export interface PoolOptions {
   entry: string
   /** How long an idle session keeps its kernel. */
   idleMs: number
-  /** Keep one started kernel in reserve. */
+  /** Keep a warmed process with room in reserve while the daemon is in use. */
   spare: boolean
+  /** How long after the last activity the reserve process is kept. */
+  spareIdleMs: number
+  /** Running turns one kernel process takes at most. */
+  capacity: number
+  onEvent?: (e: PoolEvent) => void
 }
 
 export class KernelPool {
   readonly #opts: PoolOptions
+  readonly #processes = new Set<KernelProcess>()
   readonly #bySession = new Map<string, Kernel>()
   readonly #idleTimers = new Map<string, NodeJS.Timeout>()
-  #spare: Kernel | undefined
+  #spareTimer: NodeJS.Timeout | undefined
+  #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
 
   constructor(opts: PoolOptions) {
     this.#opts = opts
   }
 
-  /** Starts the spare (call once the daemon listens). */
+  /** Something is happening (the daemon started, a session was created or ran): have room ready. */
   warm(): void {
-    if (this.#closed || !this.#opts.spare || (this.#spare?.alive ?? false)) return
-    this.#spare = new Kernel(this.#opts.entry)
+    if (this.#closed) return
+    this.#lastActivity = Date.now()
+    clearTimeout(this.#spareTimer)
+    this.#spareTimer = setTimeout(() => this.#settle(), this.#opts.spareIdleMs)
+    this.#spareTimer.unref()
+    this.#settle()
   }
 
-  /** The session's kernel, started (or taken from the spare) if it has none. */
+  /**
+   * The session's kernel: kept from its last turn unless its process is full of running
+   * turns (then, as after a release, a new instance elsewhere), else a new one.
+   */
   acquire(sessionId: string): Kernel {
     clearTimeout(this.#idleTimers.get(sessionId))
     this.#idleTimers.delete(sessionId)
     let k = this.#bySession.get(sessionId)
-    if (k?.alive && k.state !== 'stopping') return k
-    k = this.#spare?.alive ? this.#spare : new Kernel(this.#opts.entry)
-    this.#spare = undefined
+    if (k?.alive && k.state !== 'stopping' && k.host.busy < this.#opts.capacity) return k
+    k?.detach()
+    k = new Kernel(this.#hostForNewSession())
     this.#bySession.set(sessionId, k)
-    k.proc.once('exit', () => {
-      if (this.#bySession.get(sessionId) === k) this.#bySession.delete(sessionId)
-    })
     setImmediate(() => this.warm())
     return k
   }
 
-  /** The session went idle: its kernel stops after the linger unless work comes back. */
+  /** The session went idle: it gives its kernel up after the linger unless work comes back. */
   release(sessionId: string): void {
     const k = this.#bySession.get(sessionId)
     if (!k) return
@@ -126,10 +219,10 @@ export class KernelPool {
     clearTimeout(this.#idleTimers.get(sessionId))
     const timer = setTimeout(() => {
       this.#idleTimers.delete(sessionId)
-      if (this.#bySession.get(sessionId) === k) {
-        this.#bySession.delete(sessionId)
-        k.stop()
-      }
+      if (this.#bySession.get(sessionId) !== k) return
+      this.#bySession.delete(sessionId)
+      k.detach()
+      this.#settle()
     }, this.#opts.idleMs)
     timer.unref()
     this.#idleTimers.set(sessionId, timer)
@@ -137,15 +230,67 @@ export class KernelPool {
 
   info(sessionId: string): KernelInfo {
     const k = this.#bySession.get(sessionId)
-    if (!k?.alive) return { instance_id: null, state: 'none', build: null }
+    if (!k?.alive && k?.state !== 'stopping') return { instance_id: null, state: 'none', build: null }
     return { instance_id: k.instanceId, state: k.state, build: k.build }
   }
 
   close(): void {
     this.#closed = true
+    clearTimeout(this.#spareTimer)
     for (const t of this.#idleTimers.values()) clearTimeout(t)
-    for (const k of this.#bySession.values()) k.stop()
-    this.#spare?.stop()
+    for (const p of this.#processes) this.#stop(p, 'close')
     this.#bySession.clear()
+  }
+
+  /** The warmed process with room that already hosts the most sessions, else a new one. */
+  #hostForNewSession(): KernelProcess {
+    let best: KernelProcess | undefined
+    const rank = (p: KernelProcess) => (p.answered ? 1_000_000 : 0) + p.sessions.size
+    for (const p of this.#processes) {
+      if (!p.alive || p.busy >= this.#opts.capacity) continue
+      if (!best || rank(p) > rank(best)) best = p
+    }
+    return best ?? this.#fork()
+  }
+
+  #fork(): KernelProcess {
+    const p = new KernelProcess(this.#opts.entry, (ready, warmTurns, warmMs) =>
+      this.#opts.onEvent?.({
+        event: 'kernel_process_ready',
+        pid: ready.proc.pid ?? 0,
+        warm_turns: warmTurns,
+        warm_ms: Math.round(warmMs),
+      }),
+    )
+    this.#processes.add(p)
+    p.proc.once('exit', () => {
+      this.#processes.delete(p)
+      for (const [sessionId, k] of this.#bySession) if (k.host === p) this.#bySession.delete(sessionId)
+      // A process that crashed may have been the reserve.
+      setImmediate(() => this.#settle())
+    })
+    return p
+  }
+
+  #stop(p: KernelProcess, reason: 'idle' | 'spare_idle' | 'close'): void {
+    this.#opts.onEvent?.({ event: 'kernel_process_stopped', pid: p.proc.pid ?? 0, reason })
+    p.stop()
+  }
+
+  /**
+   * Processes without sessions are stopped, except one kept in reserve when no other process
+   * has room and the daemon was active within `spareIdleMs`; that reserve is forked if missing.
+   */
+  #settle(): void {
+    if (this.#closed) return
+    const active = this.#opts.spare && Date.now() - this.#lastActivity < this.#opts.spareIdleMs
+    const live = [...this.#processes].filter((p) => p.alive)
+    const roomInUse = live.some((p) => p.sessions.size > 0 && p.busy < this.#opts.capacity)
+    const empty = live.filter((p) => p.sessions.size === 0)
+    // A warmed process is the one worth keeping.
+    empty.sort((a, b) => Number(b.answered) - Number(a.answered))
+    const keep = active && !roomInUse ? empty.shift() : undefined
+    for (const p of empty) this.#stop(p, active || !this.#opts.spare ? 'idle' : 'spare_idle')
+    if (active && !roomInUse && !keep) this.#fork()
   }
 }

@@ -22,6 +22,13 @@ export type ToKernel =
 
 /** Kernel → daemon. Events of one turn come in batches, in order. */
 export type FromKernel =
-  | { type: 'ready'; instance_id: string; build: string }
+  | {
+      type: 'ready'
+      instance_id: string
+      build: string
+      /** Warm-up turns that completed before this message (warm.ts), and how long they took. */
+      warm_turns: number
+      warm_ms: number
+    }
   | { type: 'events'; run_id: string; events: NeutralEvent[] }
   | { type: 'turn_ended'; run_id: string }

@@ -1,0 +1,115 @@
+// Warming a kernel process before it serves a session: one real turn per wire format
+// against a throwaway server on loopback, run through the same transports as a real turn.
+// Without it the first turn pays for loading fetch (undici, ~40 ms), compiling the
+// transports' encode/SSE/decode paths and opening the first connection pool: 60-75 ms on
+// a new session's first token. Nothing of the warm-up is kept but the loaded code.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { transportFor } from '../providers/registry.ts'
+import type { NeutralRequest, TransportProfile } from '../providers/types.ts'
+
+/** A Responses stream and a Chat Completions stream of two deltas each, with usage. */
+function reply(url: string): string {
+  const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`
+  if (url.endsWith('/chat/completions')) {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      frame({
+        id: 'w',
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      })
+    return [
+      chunk({ role: 'assistant', content: 'warm' }),
+      chunk({ content: ' up' }),
+      chunk({}, 'stop'),
+      frame({ id: 'w', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }),
+      'data: [DONE]\n\n',
+    ].join('')
+  }
+  const delta = (d: string) =>
+    frame({ type: 'response.output_text.delta', item_id: 'm', output_index: 0, content_index: 0, delta: d })
+  return [
+    frame({ type: 'response.created', response: { id: 'w' } }),
+    frame({ type: 'response.output_item.added', output_index: 0, item: { id: 'm', type: 'message' } }),
+    delta('warm'),
+    delta(' up'),
+    frame({
+      type: 'response.completed',
+      response: {
+        id: 'w',
+        status: 'completed',
+        output: [],
+        usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 },
+      },
+    }),
+  ].join('')
+}
+
+function answer(req: IncomingMessage, res: ServerResponse): void {
+  req.resume()
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    res.end(reply(req.url ?? ''))
+  })
+}
+
+const REQUEST: NeutralRequest = {
+  model: 'warm',
+  effort: null,
+  system: 'warm',
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'warm' }] }],
+  tools: [],
+  session_id: 'warm',
+}
+
+/** The turns of the warm-up: every wire format the kernel's transports speak. */
+const TURNS: { extension: string; profile: (url: string) => TransportProfile }[] = [
+  {
+    extension: 'openai-compatible',
+    profile: (url) => ({ endpoint: `${url}/v1`, protocol: 'responses', model: 'warm', api_key: 'warm' }),
+  },
+  {
+    extension: 'openai-compatible',
+    profile: (url) => ({
+      endpoint: `${url}/v1`,
+      protocol: 'chat_completions',
+      model: 'warm',
+      api_key: 'warm',
+    }),
+  },
+  {
+    extension: 'chatgpt',
+    profile: (url) => ({ endpoint: url, protocol: 'responses', model: 'warm', api_key: 'warm' }),
+  },
+]
+
+/**
+ * Runs the warm-up turns; resolves with how many of them ended with `done` (never rejects:
+ * a warm-up that fails leaves a kernel that is merely cold).
+ */
+export async function warmUp(timeoutMs = 5_000): Promise<number> {
+  const server = createServer(answer)
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(0, '127.0.0.1', resolve)
+    })
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const signal = AbortSignal.timeout(timeoutMs)
+    let completed = 0
+    for (const turn of TURNS) {
+      const transport = transportFor(turn.extension)
+      if (!transport) continue
+      for await (const e of transport.stream(turn.profile(url), REQUEST, { signal, maxRetries: 0 })) {
+        if (e.type === 'done') completed++
+      }
+    }
+    return completed
+  } catch {
+    return 0
+  } finally {
+    // The keep-alive connections fetch pooled to the throwaway server end with it.
+    server.closeAllConnections()
+    server.close()
+  }
+}
