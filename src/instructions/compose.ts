@@ -46,7 +46,7 @@ export function compose(files: FoundFile[], selection: Record<string, boolean>):
     reason: f.skipped,
     bytes: f.bytes,
     sent_bytes: 0,
-    truncated: f.truncated,
+    truncated: false,
   }))
   const texts: (string | null)[] = files.map(() => null)
   // The budget goes nearest first (the list is in send order, nearest last): the workspace's
@@ -64,7 +64,7 @@ export function compose(files: FoundFile[], selection: Record<string, boolean>):
     const end = bytes.length <= left ? bytes.length : characterBoundary(bytes, left)
     texts[i] = end === bytes.length ? text : bytes.subarray(0, end).toString('utf8')
     s.sent_bytes = end
-    s.truncated ||= end < bytes.length
+    s.truncated = files[i].truncated || end < bytes.length
     left -= end
   }
   const blocks = sources.flatMap((s, i) => (texts[i] === null ? [] : [wrap(s, texts[i])]))

@@ -5,12 +5,19 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { characterBoundary, decode, InstructionFiles, MAX_FILE_BYTES } from '../../src/instructions/files.ts'
+import { compose } from '../../src/instructions/compose.ts'
+import {
+  characterBoundary,
+  decode,
+  type FoundFile,
+  InstructionFiles,
+  MAX_FILE_BYTES,
+} from '../../src/instructions/files.ts'
 
 describe('instruction files', () => {
   const root = mkdtempSync(join(tmpdir(), 'hearth-instr-files-'))
   after(() => rmSync(root, { recursive: true, force: true }))
-  const ours = (files: { path: string }[]) => files.filter((f) => f.path.startsWith(root))
+  const ours = <T extends { path: string }>(files: T[]) => files.filter((f) => f.path.startsWith(root))
 
   it('opens no file again while the set is unchanged, and re-reads only the one that changed', () => {
     const home = join(root, 'home')
@@ -89,5 +96,34 @@ describe('instruction files', () => {
     assert.equal(decode(Buffer.from([0x61, 0x00, 0x62]), false), null, 'NUL bytes')
     assert.equal(decode(Buffer.from([0x61, 0xc3]), false), null, 'a split character in a whole file')
     assert.equal(decode(Buffer.from([0x61, 0xc3]), true), 'a', 'a split character at a cut')
+  })
+
+  it('a file that is off sends nothing and is not marked cut; the path entry beats the scope entry', () => {
+    const file = (path: string, scope: 'global' | 'workspace', truncated = false): FoundFile => ({
+      path,
+      scope,
+      bytes: truncated ? 40_000 : 4,
+      text: 'rule',
+      truncated,
+      skipped: null,
+    })
+    const files = [file('/h/AGENTS.md', 'global'), file('/w/AGENTS.md', 'workspace', true)]
+    const off = compose(files, { '/w/AGENTS.md': false })
+    assert.deepEqual(
+      off.sources.map((s) => [s.state, s.sent_bytes, s.truncated]),
+      [
+        ['loaded', 4, false],
+        ['off', 0, false],
+      ],
+    )
+    const on = compose(files, { workspace: false, global: false, '/w/AGENTS.md': true })
+    assert.deepEqual(
+      on.sources.map((s) => [s.state, s.sent_bytes, s.truncated]),
+      [
+        ['off', 0, false],
+        ['loaded', 4, true],
+      ],
+    )
+    assert.equal(compose(files, { global: false, workspace: false }).system, null)
   })
 })
