@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
-import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { runCli, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 import { getSession, idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { configure, createSession } from '../streams/sse-client.ts'
 
@@ -302,5 +302,21 @@ describe('instructions', () => {
     const item = page.json().items.find((x: any) => x.id === sid)
     assert.ok(item)
     assert.equal('instructions' in item, false)
+  })
+
+  it('hearth session show lists the files with their state', async () => {
+    const base = tree('cli', { 'AGENTS.md': 'outer\n', 'w/AGENTS.md': 'é'.repeat(20 * KiB) })
+    const sid = await newSession(join(base, 'w'))
+    await configure(d, sid, { selection: { instructions: { [join(base, 'AGENTS.md')]: false } } })
+    const r = await runCli(['session', 'show', sid, '--home', d.home], { HEARTH_HOME: '' })
+    assert.equal(r.code, 0, r.stderr)
+    const lines = r.stdout.split('\n')
+    const first = lines.findIndex((l) => l.startsWith('instructions'))
+    assert.match(lines[first], new RegExp(`^instructions\\s+${d.home}/AGENTS.md \\(28 bytes\\)$`))
+    const mine = lines.slice(first + 1).filter((l) => l.includes(base))
+    assert.deepEqual(
+      mine.map((l) => l.trim()),
+      [`${base}/AGENTS.md (off)`, `${base}/w/AGENTS.md (32768 bytes of 40960, cut)`],
+    )
   })
 })
