@@ -265,9 +265,10 @@ function isJson(headers: Headers): boolean {
 }
 
 /**
- * A whole Chat Completions answer (`choices[].message`) from a server that ignored
- * `stream: true`, as the one event-stream frame the chat decoder reads like a last chunk;
- * null for any other JSON.
+ * A whole answer from a server that ignored `stream: true`, as the frames the decoders
+ * read: a chat completion (`choices[].message`) as one last chunk, a Responses response
+ * (`object: "response"` with `output`) as its `response.completed` event; null for any
+ * other JSON.
  */
 function wholeCompletion(text: string): AsyncIterable<Uint8Array> | null {
   let body: any = null
@@ -276,8 +277,16 @@ function wholeCompletion(text: string): AsyncIterable<Uint8Array> | null {
   } catch {
     return null
   }
-  if (!Array.isArray(body?.choices) || !body.choices.some((c: any) => c?.message)) return null
-  const frame = new TextEncoder().encode(`data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`)
+  let frames: string
+  if (Array.isArray(body?.choices) && body.choices.some((c: any) => c?.message)) {
+    frames = `data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`
+  } else if (body?.object === 'response' && Array.isArray(body.output) && body.status !== 'failed') {
+    const type = body.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
+    frames = `data: ${JSON.stringify({ type, response: body })}\n\n`
+  } else {
+    return null
+  }
+  const frame = new TextEncoder().encode(frames)
   return (async function* () {
     yield frame
   })()
