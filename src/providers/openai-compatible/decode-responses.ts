@@ -159,7 +159,8 @@ export class ResponsesDecoder implements FrameDecoder {
       if (typeof item.call_id === 'string') call.id = item.call_id
       if (typeof item.name === 'string' && item.name !== '') call.name = item.name
       if (typeof item.arguments === 'string' && item.arguments !== '') call.args = item.arguments
-      else if (item.arguments && typeof item.arguments === 'object') call.args = JSON.stringify(item.arguments)
+      else if (item.arguments && typeof item.arguments === 'object')
+        call.args = JSON.stringify(item.arguments)
       return this.#emitCall(slot, call)
     }
     if (this.#streamed.has(slot)) return []
