@@ -164,5 +164,66 @@ for (const wire of WIRES) {
         { call_id: c, output: 'a.png b.txt', images: [] },
       ])
     })
+
+    test('a call replayed without its result is refused, as upstream (the fake checks the pairing)', async () => {
+      const history: NeutralMessage[] = [
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 'call_x', name: 'read', arguments: '{}' }] },
+        { role: 'user', content: [{ type: 'text', text: 'never mind' }] },
+      ]
+      const events = await turn(wire.transport, profile, request({ tools: [READ], messages: history }))
+      const last = events.at(-1)
+      strictEqual(last?.type, 'error')
+      if (last?.type !== 'error') return
+      strictEqual(last.code, 'upstream_rejected')
+      strictEqual(last.status, 400)
+      const expected = wire.name.endsWith('chat_completions')
+        ? "must be followed by tool messages responding to each 'tool_call_id'"
+        : 'No tool output found for function call call_x.'
+      strictEqual(last.message.includes(expected), true, last.message)
+    })
   })
 }
+
+describe('a whole Responses answer from a server that ignored stream: true', () => {
+  test('its function calls are decoded like the streamed ones', async () => {
+    const body = {
+      id: 'resp_1',
+      object: 'response',
+      status: 'completed',
+      output: [
+        { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'read', arguments: '{"path":"a"}' },
+      ],
+      usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 },
+    }
+    const fetch: typeof globalThis.fetch = async () =>
+      new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } })
+    const profile: TransportProfile = {
+      endpoint: 'http://h',
+      protocol: 'responses',
+      model: 'm',
+      api_key: null,
+    }
+    const events = await collect(
+      openaiCompatible.stream(profile, request({ tools: [READ] }), {
+        signal: new AbortController().signal,
+        fetch,
+      }),
+    )
+    deepStrictEqual(events, [
+      { type: 'start' },
+      { type: 'tool_call', index: 0, id: 'call_1', name: 'read', arguments: '{"path":"a"}' },
+      {
+        type: 'usage',
+        usage: {
+          prompt_tokens: 3,
+          cached_prompt_tokens: null,
+          cache_write_tokens: null,
+          completion_tokens: 4,
+          total_tokens: 7,
+        },
+      },
+      { type: 'done', stop_reason: 'tool_calls' },
+    ])
+  })
+})
