@@ -165,6 +165,35 @@ for (const wire of WIRES) {
       ])
     })
 
+    test("a model's parallel wrapper over the offered tools arrives as the calls it wraps", async () => {
+      const uses = [
+        { recipient_name: 'functions.read', parameters: { path: 'a' } },
+        { recipient_name: 'functions.read', parameters: { path: 'b' } },
+      ]
+      const reply = callTools({ name: 'parallel', arguments: { tool_uses: uses } })
+      const id = reply.toolCalls[0].id
+      fake.enqueue(reply, answer('ok'))
+      const user: NeutralMessage = { role: 'user', content: [{ type: 'text', text: 'go' }] }
+      const one = await turn(wire.transport, profile, request({ tools: [READ], messages: [user] }))
+      deepStrictEqual(callsIn(one), [
+        { type: 'tool_call', index: 0, id: `${id}_0`, name: 'read', arguments: '{"path":"a"}' },
+        { type: 'tool_call', index: 1, id: `${id}_1`, name: 'read', arguments: '{"path":"b"}' },
+      ])
+      const history: NeutralMessage[] = [
+        user,
+        assistantOf(one),
+        { role: 'tool', tool_call_id: `${id}_0`, content: 'A' },
+        { role: 'tool', tool_call_id: `${id}_1`, content: 'B' },
+      ]
+      deepStrictEqual(
+        doneOf(await turn(wire.transport, profile, request({ tools: [READ], messages: history }))),
+        {
+          type: 'done',
+          stop_reason: 'stop',
+        },
+      )
+    })
+
     test('a call replayed without its result is refused, as upstream (the fake checks the pairing)', async () => {
       const history: NeutralMessage[] = [
         { role: 'user', content: [{ type: 'text', text: 'go' }] },

@@ -3,8 +3,9 @@
 // with the bytes cut into 1-byte chunks and with CRLF event ends.
 import { deepStrictEqual, match, strictEqual } from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { decode } from '../../../src/providers/openai-compatible/transport.ts'
 import type { NeutralEvent } from '../../../src/providers/types.ts'
-import { fixture, frames, run, text, usage } from './helpers.ts'
+import { bytes, collect, fixture, frames, run, text, usage } from './helpers.ts'
 
 const call = (index: number, id: string, name: string, args: string): NeutralEvent => ({
   type: 'tool_call',
@@ -343,6 +344,54 @@ describe('Responses function calls', () => {
     const sse = frames(created, added(0, 'a', 'read'), argsDelta(0, 'a', ' {"path":"a"} '), completed())
     deepStrictEqual(await run(sse, 'responses'), [
       call(0, 'call_a', 'read', '{"path":"a"}'),
+      done('tool_calls'),
+    ])
+  })
+})
+
+describe("a model's parallel wrapper", () => {
+  const declared = ['weather', 'cityAttractions']
+  const unwrapped = (protocol: 'responses' | 'chat_completions', sse: string, tools = declared) =>
+    collect(decode(bytes(sse, 7), protocol, tools))
+
+  test('Responses: a `parallel` call over declared tools becomes the calls it wraps', async () => {
+    deepStrictEqual(await unwrapped('responses', fixture('responses-parallel-wrapper.sse')), [
+      call(0, 'call_parallel_0', 'weather', '{"location":"San Francisco"}'),
+      call(1, 'call_parallel_1', 'cityAttractions', '{"city":"Rome"}'),
+      usage(34, 0, null, 28, 62),
+      done('tool_calls'),
+    ])
+  })
+
+  test('it stays as it is when a tool of that name was offered, or a recipient was not', async () => {
+    const wrapper = (events: NeutralEvent[]) =>
+      events.filter((e) => e.type === 'tool_call').map((e) => e.type === 'tool_call' && e.name)
+    const sse = fixture('responses-parallel-wrapper.sse')
+    deepStrictEqual(wrapper(await unwrapped('responses', sse, [...declared, 'parallel'])), ['parallel'])
+    deepStrictEqual(wrapper(await unwrapped('responses', sse, ['weather'])), ['parallel'])
+    deepStrictEqual(wrapper(await unwrapped('responses', sse, [])), ['parallel'])
+  })
+
+  test('Chat: `multi_tool_use.parallel` unwraps, and the calls after it keep their own indexes', async () => {
+    const args = JSON.stringify({
+      tool_uses: [
+        { recipient_name: 'functions.weather', parameters: { location: 'Oslo' } },
+        { recipient_name: 'functions.weather', parameters: { location: 'Bergen' } },
+      ],
+    })
+    const sse = frames(
+      chunk({ content: 'Checking.' }),
+      piece(0, { id: 'call_w', function: { name: 'multi_tool_use.parallel', arguments: args.slice(0, 20) } }),
+      piece(0, { function: { arguments: args.slice(20) } }),
+      piece(1, { id: 'call_r', function: { name: 'cityAttractions', arguments: '{"city":"Rome"}' } }),
+      chunk({}, 'tool_calls'),
+      '[DONE]',
+    )
+    deepStrictEqual(await unwrapped('chat_completions', sse), [
+      text(0, 'Checking.'),
+      call(1, 'call_w_0', 'weather', '{"location":"Oslo"}'),
+      call(3, 'call_w_1', 'weather', '{"location":"Bergen"}'),
+      call(2, 'call_r', 'cityAttractions', '{"city":"Rome"}'),
       done('tool_calls'),
     ])
   })
