@@ -70,6 +70,7 @@ describe('Chat Completions body', () => {
       {
         role: 'assistant',
         content: 'Reading both.',
+        reasoning_content: 'two reads',
         tool_calls: [
           { id: 'call_a', type: 'function', function: { name: 'read', arguments: '{"path":"a.png"}' } },
           { id: 'call_b', type: 'function', function: { name: 'read', arguments: '{}' } },
@@ -215,6 +216,42 @@ describe('replay round trips', () => {
       { role: 'tool', tool_call_id: 'call_g4Q1vRbE0CaHGOs5if8mHsBq', content: '12 C, rain' },
       { role: 'tool', tool_call_id: 'call_gWj3HQxZEHnFvyJLEHIiJKBV', content: '231.40' },
     ])
+  })
+
+  test('Chat: the reasoning of a thinking model goes back with its calls as reasoning_content (DeepSeek refuses a tool loop without it)', async () => {
+    const events = await run(fixture('chat-deepseek-tool-call.sse'), 'chat_completions')
+    const thought = events.flatMap((e) => (e.type === 'reasoning_delta' ? [e.delta] : [])).join('')
+    strictEqual(thought.startsWith('The user is asking for the weather in San Francisco.'), true, thought)
+    const messages: NeutralMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: 'Weather in SF?' }] },
+      assistantFrom(events, 'deepseek-reasoner'),
+      { role: 'tool', tool_call_id: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF', content: 'sunny' },
+      assistantFrom(
+        [
+          { type: 'reasoning_delta', index: 0, delta: 'done' },
+          { type: 'text_delta', index: 1, delta: 'Sunny.' },
+        ],
+        'deepseek-reasoner',
+      ),
+    ]
+    const sent = chatBody(PROFILE, request({ messages })).messages as Record<string, unknown>[]
+    deepStrictEqual(sent[1], {
+      role: 'assistant',
+      content: null,
+      reasoning_content: thought,
+      tool_calls: [
+        {
+          id: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF',
+          type: 'function',
+          function: { name: 'weather', arguments: '{"location": "San Francisco"}' },
+        },
+      ],
+    })
+    deepStrictEqual(
+      sent[3],
+      { role: 'assistant', content: 'Sunny.' },
+      'an answer without calls carries no reasoning',
+    )
   })
 
   test('Responses: a recorded function-call stream replays as function_call then function_call_output', async () => {
