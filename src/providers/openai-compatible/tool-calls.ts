@@ -27,13 +27,15 @@ export interface CallDraft {
 }
 
 /**
- * The calls that may be emitted when a turn ends with `stop`: all of them, unless the
- * output was cut (`length`, `content_filter`), when only calls whose arguments are a whole
- * JSON object remain (the cut one would run with half its arguments).
+ * The calls that may be emitted when a turn ends with `stop`: those with a name (pieces
+ * of nothing a server sent late make no call), and when the output was cut (`length`,
+ * `content_filter`) only those whose arguments are a whole JSON object (the cut one would
+ * run with half its arguments).
  */
 export function completeCalls<C extends CallDraft>(calls: C[], stop: StopReason): C[] {
-  if (stop !== 'length' && stop !== 'content_filter') return calls
-  return calls.filter((c) => isJsonObject(finalArguments(c.args)))
+  const named = calls.filter((c) => c.name !== '')
+  if (stop !== 'length' && stop !== 'content_filter') return named
+  return named.filter((c) => isJsonObject(finalArguments(c.args)))
 }
 
 function isJsonObject(text: string): boolean {
@@ -87,7 +89,8 @@ export function unwrapParallel(call: CallDraft, declared: ReadonlySet<string>): 
     const recipient = typeof use?.recipient_name === 'string' ? use.recipient_name : ''
     const name = recipient.startsWith(RECIPIENT_PREFIX) ? recipient.slice(RECIPIENT_PREFIX.length) : ''
     const params = use?.parameters
-    if (!declared.has(name) || typeof params !== 'object' || params === null || Array.isArray(params)) return null
+    if (!declared.has(name) || typeof params !== 'object' || params === null || Array.isArray(params))
+      return null
     calls.push({ id: `${call.id}_${n}`, name, args: JSON.stringify(params) })
   }
   return calls

@@ -148,6 +148,19 @@ describe('Chat Completions tool calls', () => {
     ])
   })
 
+  test('argument pieces a server sends after the finish make no nameless call', async () => {
+    const sse = frames(
+      piece(0, { id: 'call_a', function: { name: 'read', arguments: '{"path":"a"}' } }),
+      chunk({}, 'tool_calls'),
+      piece(0, { function: { arguments: '' } }),
+      '[DONE]',
+    )
+    deepStrictEqual(await run(sse, 'chat_completions'), [
+      call(0, 'call_a', 'read', '{"path":"a"}'),
+      done('tool_calls'),
+    ])
+  })
+
   test('a server that says `stop` after calls reports tool_calls', async () => {
     const sse = frames(
       piece(0, { id: 'call_a', function: { name: 'read', arguments: '{}' } }),
