@@ -212,6 +212,20 @@ function specialKind(st: Stats): string | null {
   return null
 }
 
+/**
+ * Whether a file found by a walk (grep's matches) is another name of a file in hearth's
+ * home: only files with more than one link are looked at, so this costs one lstat a file.
+ */
+export async function isHomeHardLink(abs: string): Promise<boolean> {
+  if (hearthHomeReal === null) return false
+  try {
+    const st = await lstat(abs)
+    return st.isFile() && st.nlink > 1 && (await isHomeFile(st))
+  } catch {
+    return false
+  }
+}
+
 /** Whether a hard-linked file is one of the files at the top of hearth's home. */
 async function isHomeFile(st: Stats): Promise<boolean> {
   const home = hearthHomeReal

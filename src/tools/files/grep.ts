@@ -2,7 +2,7 @@
 // characters. ripgrep runs the search when it is on PATH, the built-in engine otherwise
 // (grep-engines.ts); which one ran is in the result's meta.
 import { type Static, Type } from 'typebox'
-import { type Confined, confine, displayUnder } from '../confine.ts'
+import { type Confined, confine, displayUnder, isHomeHardLink } from '../confine.ts'
 import type { ToolContext, ToolResult, ToolSpec } from '../types.ts'
 import { argsError, brief, count, fail, interrupted, ok } from './common.ts'
 import { findRipgrep, type GrepFound, type GrepQuery, grepBuiltin, grepWithRipgrep } from './grep-engines.ts'
@@ -92,6 +92,7 @@ async function runGrep(args: GrepArgs, ctx: ToolContext, engine: GrepEngine): Pr
   const rg = engine === 'builtin' ? null : await findRipgrep()
   if (engine === 'ripgrep' && !rg) return fail('ripgrep (rg) is not on PATH')
   const found = rg ? await grepWithRipgrep(rg, query) : await grepBuiltin(query)
+  await dropHomeLinks(found)
   if (found.interrupted) return interrupted(format(found, c, asked).output)
   if (found.error) return fail(found.error)
   const { output, shown } = format(found, c, asked)
@@ -101,6 +102,14 @@ async function runGrep(args: GrepArgs, ctx: ToolContext, engine: GrepEngine): Pr
     matches: shown,
     truncated: found.more || shown < found.matches.length,
   })
+}
+
+/** Drops matches in files that are hard links to hearth's home (walks see them as plain files). */
+async function dropHomeLinks(found: GrepFound): Promise<void> {
+  const files = [...new Set(found.matches.map((m) => m.abs))]
+  const home = new Set<string>()
+  for (const f of files) if (await isHomeHardLink(f)) home.add(f)
+  if (home.size > 0) found.matches = found.matches.filter((m) => !home.has(m.abs))
 }
 
 function format(found: GrepFound, start: Confined, asked: string): { output: string; shown: number } {
