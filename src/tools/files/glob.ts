@@ -122,7 +122,10 @@ async function runGlob(args: GlobArgs, ctx: ToolContext): Promise<ToolResult> {
     const hint = args.pattern.includes('/')
       ? ''
       : ` A pattern without "/" matches only directly in ${asked}; use **/${args.pattern} to search below it.`
-    return ok(`No files match ${args.pattern} in ${asked}.${hint}`, { path: dir.display, matches: 0 })
+    return ok(`No files match ${args.pattern} in ${asked === '.' ? 'the workspace' : asked}.${hint}`, {
+      path: dir.display,
+      matches: 0,
+    })
   }
   const output = shown.join('\n') + (notes.length > 0 ? `\n\n(${notes.join(' ')})` : '')
   return ok(output, { path: dir.display, matches: matches.length, truncated: more })
