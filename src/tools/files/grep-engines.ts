@@ -94,6 +94,7 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
   })
   const stop = () => child.kill('SIGTERM')
   q.signal.addEventListener('abort', stop, { once: true })
+  if (q.signal.aborted) stop()
   const exited = new Promise<number | null>((resolve) => {
     child.on('close', (code) => resolve(code))
     child.on('error', () => resolve(null))

@@ -69,6 +69,14 @@ for (const engine of ['ripgrep', 'builtin'] as const) {
       assert.equal(r.output, 'src/a.ts:1:const needle = 1\nsrc/b.js:1:let Needle = "x"')
     })
 
+    it('takes a pattern that starts with a dash as a pattern, not an option', async () => {
+      const r = await call(grep, { pattern: '-- needle', path: 'src' }, ctx)
+      assert.equal(r.outcome, 'ok', r.output)
+      assert.equal(r.output, 'No matches in src.')
+      const files = await call(grep, { pattern: '--files' }, ctx)
+      assert.equal(files.output, 'No matches in the workspace.')
+    })
+
     it('searches one file when path names a file', async () => {
       const r = await call(grep, { pattern: 'other', path: 'src/a.ts' }, ctx)
       assert.equal(r.output, 'src/a.ts:2:const other = 2')

@@ -2,7 +2,7 @@
 // file left, mode kept), exact-match edits refusing missing and ambiguous matches with the
 // reason, multi-edits all or nothing, CRLF and BOM kept.
 import assert from 'node:assert/strict'
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ChangedMeanwhile, writeAtomic } from '../../../src/tools/files/atomic.ts'
@@ -43,10 +43,27 @@ describe('write', () => {
     )
   })
 
+  it('keeps the owner of a file it replaces, where it may (as root)', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('only root may give a file to another user')
+    files(ws, { 'theirs.txt': 'old' })
+    chownSync(join(ws, 'theirs.txt'), 1234, 5678)
+    const w = await call(writeTool, { path: 'theirs.txt', content: 'new' }, ctx)
+    assert.equal(w.outcome, 'ok', w.output)
+    const st = statSync(join(ws, 'theirs.txt'))
+    assert.deepEqual([st.uid, st.gid], [1234, 5678])
+    const e = await call(editTool, { path: 'theirs.txt', old_string: 'new', new_string: 'newer' }, ctx)
+    assert.equal(e.outcome, 'ok', e.output)
+    assert.equal(statSync(join(ws, 'theirs.txt')).uid, 1234)
+  })
+
   it('refuses a directory and bad arguments', async () => {
     const d = await call(writeTool, { path: 'new', content: 'x' }, ctx)
     assert.equal(d.outcome, 'error')
     assert.match(d.output, /is a directory/)
+    const slash = await call(writeTool, { path: 'fresh/', content: 'x' }, ctx)
+    assert.equal(slash.outcome, 'error')
+    assert.match(slash.output, /names a directory/)
+    assert.throws(() => statSync(join(ws, 'fresh')))
     const a = await call(writeTool, { path: 'x.txt' }, ctx)
     assert.equal(a.outcome, 'error')
     assert.match(a.output, /content/)
