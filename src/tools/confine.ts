@@ -204,8 +204,8 @@ export async function confine(input: string, roots: Roots, access: Access): Prom
     if (stats.isFile() && stats.nlink > 1) {
       if (access === 'write')
         return refuse(
-          `${input}: has ${stats.nlink} hard links; writing through it would also change the other names, ` +
-            'which may lie outside the workspace. Refused; write a new file instead.',
+          `${input}: has ${stats.nlink} hard links; another name of this file may lie outside the workspace, ` +
+            'and writing here would split the two. Refused; write to a new file instead.',
         )
       if (await isHomeFile(stats)) return refuse(`${input}: is a hard link to a file in hearth's own home`)
     }
