@@ -150,6 +150,15 @@ describe('workspace confinement', () => {
     assert.match(no.output, /the allowed roots/)
   })
 
+  it("refuses /proc even when a root contains it (this process's environment)", async () => {
+    const wide = context(ws, { allowedRoots: ['/proc'] })
+    for (const path of ['/proc/self/environ', '/proc/self/cmdline', `/proc/${process.pid}/environ`]) {
+      const r = await call(readTool, { path }, wide)
+      assert.equal(r.outcome, 'error', path)
+      assert.match(r.output, /is under \/proc/)
+    }
+  })
+
   it('checks where an opened descriptor really points (the check-then-open window)', async () => {
     const inside = openSync(join(ws, 'README.md'), 'r')
     const out = openSync(join(outside, 'secret.txt'), 'r')
