@@ -73,12 +73,17 @@ export function leadingContinuation(buf: Buffer): number {
   return i
 }
 
+/** How many bytes the character that starts with byte `b` has (1 for a stray continuation byte). */
+export function charLength(b: number): number {
+  return b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1
+}
+
 /** The length of `buf` without a trailing character whose bytes are not all there yet. */
 export function completeLength(buf: Buffer): number {
   for (let back = 1; back <= Math.min(4, buf.length); back++) {
     const b = buf[buf.length - back]
     if ((b & 0xc0) === 0x80) continue // a continuation byte: keep looking for the lead
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1
+    const need = charLength(b)
     return need > back ? buf.length - back : buf.length
   }
   return buf.length
