@@ -58,10 +58,11 @@ export class HeadTailCapture {
       this.#tailLen < this.#tailCap
         ? this.#tail.subarray(0, this.#tailLen)
         : Buffer.concat([this.#tail.subarray(this.#tailPos), this.#tail.subarray(0, this.#tailPos)])
-    const cut = this.cutBytes
-    if (cut === 0) return Buffer.concat([head, tail]).toString('utf8')
-    const headText = head.subarray(0, completeLength(head)).toString('utf8')
-    const tailText = tail.subarray(leadingContinuation(tail)).toString('utf8')
+    if (this.cutBytes === 0) return Buffer.concat([head, tail]).toString('utf8')
+    const headKept = head.subarray(0, completeLength(head))
+    const tailKept = tail.subarray(leadingContinuation(tail))
+    const cut = this.#total - headKept.length - tailKept.length
+    const [headText, tailText] = [headKept.toString('utf8'), tailKept.toString('utf8')]
     return `${headText}\n[… ${cut} bytes of output cut …]\n${tailText}`
   }
 }
