@@ -175,4 +175,24 @@ describe('commands in the sandbox', {
     const r = await shell().run({ command: 'exit 42' }, t.ctx)
     assert.equal(r.meta?.exit_code, 42)
   })
+
+  it('runs jobs in the sandbox too, and stops them whole', async () => {
+    t = makeContext(ISOLATED)
+    const m = marker()
+    const job = t.jobs.start(
+      `echo sandboxed > inside.txt; touch ${t.root}/escaped; echo ready; sleep ${m} & sleep ${m}`,
+      {
+        cwd: t.workspace,
+        sandbox: ISOLATED,
+        allowedRoots: [],
+        runId: 'run-1',
+      },
+    )
+    while (!t.jobs.read(job.id, 0, 1000)?.text.includes('ready')) await sleep(20)
+    assert.equal(readFileSync(join(t.workspace, 'inside.txt'), 'utf8'), 'sandboxed\n')
+    assert.equal(existsSync(join(t.root, 'escaped')), false)
+    const stopped = await t.jobs.stop(job.id)
+    assert.equal(stopped?.state, 'stopped')
+    assert.deepEqual(processesWith(`sleep ${m}`), [])
+  })
 })
