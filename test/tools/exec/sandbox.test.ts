@@ -3,7 +3,7 @@
 // out of reach), hearth's home is hidden, the kernel's processes are out of sight, and a
 // stopped or finished command leaves nothing behind. Without bwrap the status says why.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
@@ -195,4 +195,30 @@ describe('commands in the sandbox', {
     assert.equal(stopped?.state, 'stopped')
     assert.deepEqual(processesWith(`sleep ${m}`), [])
   })
+
+  it('dies with the kernel: SIGKILL of the process that started it leaves nothing', async () => {
+    t = makeContext(ISOLATED)
+    const m = marker()
+    const script = join(t.root, 'kernel.ts')
+    const processTs = join(import.meta.dirname, '../../../src/tools/exec/process.ts')
+    writeFileSync(
+      script,
+      `import { startCommand } from ${JSON.stringify(processTs)}
+startCommand({ command: 'sleep ${m} & sleep ${m}', cwd: ${JSON.stringify(t.workspace)}, policy: { isolate: true, network: false }, writableRoots: [] })
+console.log('started')`,
+    )
+    const kernel = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    await new Promise((resolve) => kernel.stdout.once('data', resolve))
+    await until(() => processesWith(`sleep ${m}`).length >= 2)
+    kernel.kill('SIGKILL')
+    await until(() => processesWith(`sleep ${m}`).length === 0)
+  })
 })
+
+async function until(f: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000
+  while (!f()) {
+    if (Date.now() > deadline) throw new Error('timed out')
+    await sleep(20)
+  }
+}
