@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -143,8 +144,22 @@ describe('commands in the sandbox', {
   it('gets a fresh /tmp: only the workspace is bound into it', async () => {
     t = makeContext(ISOLATED)
     writeFileSync(join(t.root, 'planted'), 'outside the workspace')
-    const r = await shell().run({ command: `echo root=$(ls -A ${t.root}) tmp=$(ls -A /tmp | wc -l)` }, t.ctx)
-    assert.match(r.output, /^root=ws tmp=1$/m)
+    const planted = join(tmpdir(), `hearth-planted-${process.pid}`)
+    writeFileSync(planted, 'in the real /tmp')
+    try {
+      const r = await shell().run(
+        {
+          command: `echo root=$(ls -A ${t.root}); test -e ${planted} && echo planted-visible; echo > /tmp/hearth-new-${process.pid}`,
+        },
+        t.ctx,
+      )
+      assert.match(r.output, /^root=ws$/m)
+      assert.doesNotMatch(r.output, /planted-visible/)
+      assert.equal(r.meta?.exit_code, 0, 'the fresh /tmp is writable')
+      assert.equal(existsSync(join(tmpdir(), `hearth-new-${process.pid}`)), false)
+    } finally {
+      rmSync(planted, { force: true })
+    }
   })
 
   it('stops the whole sandbox on interrupt and leaves nothing when a command ends', async () => {
