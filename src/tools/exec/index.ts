@@ -6,7 +6,7 @@ import { createShellTool, type ExecToolOptions } from './shell.ts'
 
 export { commandEnv, isSecretName } from './env.ts'
 export { createJobManager, type JobManagerOptions } from './jobs.ts'
-export { isolates, sandboxStatus } from './sandbox.ts'
+export { isolates, sandboxStatus, sandboxStatusAsync } from './sandbox.ts'
 export type { ExecToolOptions } from './shell.ts'
 
 /** The exec tools with `opts` (hearth's home to hide: pass the daemon's when it is not the default). */

@@ -44,6 +44,40 @@ describe('sandbox status', () => {
     assert.deepEqual(sandboxStatus(), { available: true, kind: 'bubblewrap', reason: null })
   })
 
+  it("gives bwrap's own words when it refuses (user namespaces denied), probed either way", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hearth-fake-bwrap-'))
+    try {
+      const fake = join(dir, 'bwrap')
+      writeFileSync(fake, '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', {
+        mode: 0o755,
+      })
+      const sandboxTs = join(import.meta.dirname, '../../../src/tools/exec/sandbox.ts')
+      const script = `const m = await import(${JSON.stringify(sandboxTs)})
+console.log(JSON.stringify([await m.sandboxStatusAsync(), m.probeSandbox().status]))`
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...process.env, PATH: dir },
+      })
+      const expected = {
+        available: false,
+        kind: null,
+        reason: 'bwrap refused to build the sandbox: bwrap: No permissions to create new namespace',
+      }
+      assert.deepEqual(JSON.parse(out.toString()), [expected, expected])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('is the same when probed without blocking (a fresh process, so nothing cached)', () => {
+    const sandboxTs = join(import.meta.dirname, '../../../src/tools/exec/sandbox.ts')
+    const out = execFileSync(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(sandboxTs)}); console.log(JSON.stringify(await m.sandboxStatusAsync()))`,
+    ])
+    assert.deepEqual(JSON.parse(out.toString()), sandboxStatus())
+  })
+
   it('runs a command as it is when the policy does not isolate', () => {
     assert.deepEqual(wrap(['bash', '-lc', 'true'], { cwd: '/', policy: DIRECT, writableRoots: [] }), [
       'bash',
