@@ -219,6 +219,15 @@ describe('commands in the sandbox', {
     assert.deepEqual(processesWith(`sleep ${m2}`), [])
   })
 
+  it('takes down even a process that left the group (setsid): the pid namespace ends with the command', async () => {
+    t = makeContext(ISOLATED)
+    const m = marker()
+    const r = await shell().run({ command: `setsid sleep ${m} >/dev/null 2>&1 & echo started` }, t.ctx)
+    assert.equal(r.outcome, 'ok')
+    await sleep(200)
+    assert.deepEqual(processesWith(`sleep ${m}`), [])
+  })
+
   it('reports exit codes through bwrap', async () => {
     t = makeContext(ISOLATED)
     const r = await shell().run({ command: 'exit 42' }, t.ctx)
