@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { jobListTool, jobOutputTool, jobStartTool, jobStopTool } from '../../../src/tools/exec/job-tools.ts'
 import { createJobManager } from '../../../src/tools/exec/jobs.ts'
 import type { JobInfo, JobManager } from '../../../src/tools/types.ts'
-import { DIRECT, makeContext, marker, processesWith, type TestContext } from './helpers.ts'
+import { DIRECT, makeContext, marker, processesWith, sleepsOf, type TestContext } from './helpers.ts'
 
 let t: TestContext
 afterEach(() => t?.cleanup())
@@ -80,7 +80,7 @@ describe('background jobs', () => {
       t.ctx,
     )
     const id = (started.meta as { job: JobInfo }).job.id
-    await until('the sleeps', () => processesWith(`sleep ${m}`).length >= 2)
+    await until('the sleeps', () => sleepsOf(m).length === 2)
     const stopped = await jobStopTool.run({ id }, t.ctx)
     assert.equal(stopped.outcome, 'ok')
     assert.match(stopped.output, new RegExp(`^Job ${id} is stopped`))
@@ -96,11 +96,11 @@ describe('background jobs', () => {
     const ja = t.jobs.start(`sleep ${a}`, startOpts('run-a'))
     t.jobs.start(`sleep ${b}`, startOpts('run-a'))
     const jc = t.jobs.start(`sleep ${c}`, startOpts('run-c'))
-    await until('three sleeps', () => [a, b, c].every((m) => processesWith(`sleep ${m}`).length > 0))
+    await until('three sleeps', () => [a, b, c].every((m) => sleepsOf(m).length === 1))
     await t.jobs.stopForRun('run-a')
     assert.deepEqual(processesWith(`sleep ${a}`), [])
     assert.deepEqual(processesWith(`sleep ${b}`), [])
-    assert.ok(processesWith(`sleep ${c}`).length > 0, "another run's job runs on")
+    assert.equal(sleepsOf(c).length, 1, "another run's job runs on")
     assert.equal(t.jobs.list().find((j) => j.id === ja.id)?.state, 'stopped')
     assert.equal(t.jobs.list().find((j) => j.id === jc.id)?.state, 'running')
     await t.jobs.stopAll()

@@ -12,7 +12,16 @@ import { afterEach, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { probeSandbox, sandboxStatus, wrap } from '../../../src/tools/exec/sandbox.ts'
 import { createShellTool } from '../../../src/tools/exec/shell.ts'
-import { DIRECT, ISOLATED, makeContext, marker, processesWith, type TestContext, text } from './helpers.ts'
+import {
+  DIRECT,
+  ISOLATED,
+  makeContext,
+  marker,
+  processesWith,
+  sleepsOf,
+  type TestContext,
+  text,
+} from './helpers.ts'
 
 let t: TestContext
 afterEach(() => t?.cleanup())
@@ -200,9 +209,7 @@ describe('commands in the sandbox', {
     t = makeContext(ISOLATED)
     const m = marker()
     const pending = shell().run({ command: `echo partial; (trap '' TERM; sleep ${m}) & sleep ${m}` }, t.ctx)
-    while (!text(t.progress).includes('partial')) await sleep(20)
-    await sleep(100)
-    assert.ok(processesWith(`sleep ${m}`).length >= 2)
+    while (!text(t.progress).includes('partial') || sleepsOf(m).length < 2) await sleep(20)
     t.abort.abort()
     const r = await pending
     assert.equal(r.outcome, 'interrupted')
@@ -262,12 +269,12 @@ describe('commands in the sandbox', {
     writeFileSync(
       script,
       `import { startCommand } from ${JSON.stringify(processTs)}
-startCommand({ command: 'sleep ${m} & sleep ${m}', cwd: ${JSON.stringify(t.workspace)}, policy: { isolate: true, network: false }, writableRoots: [] })
+startCommand({ command: 'sleep ${m} & sleep ${m}', cwd: ${JSON.stringify(t.workspace)}, policy: { isolate: true, network: false }, writableRoots: [${JSON.stringify(t.workspace)}] })
 console.log('started')`,
     )
     const kernel = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] })
     await new Promise((resolve) => kernel.stdout.once('data', resolve))
-    await until(() => processesWith(`sleep ${m}`).length >= 2)
+    await until(() => sleepsOf(m).length === 2)
     kernel.kill('SIGKILL')
     await until(() => processesWith(`sleep ${m}`).length === 0)
   })
