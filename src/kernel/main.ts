@@ -6,6 +6,7 @@ import { BUILD } from '../build-info.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
 import type { FromKernel, ToKernel } from './protocol.ts'
+import { ToolHost } from './tools-host.ts'
 import { warmUp } from './warm.ts'
 
 const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
@@ -14,10 +15,18 @@ const turns = new Map<string, AbortController>()
 function send(msg: FromKernel): void {
   // A daemon killed with -9 leaves a closed channel: writing to it must end this process
   // quietly (no unhandled EPIPE), since nobody is left to read its events.
-  if (!process.connected) process.exit(0)
+  if (!process.connected) return quit()
   process.send?.(msg, undefined, {}, (err) => {
-    if (err) process.exit(0)
+    if (err) quit()
   })
+}
+
+let quitting = false
+/** Ends this process; its jobs (children in their own process groups) go first. */
+function quit(): void {
+  if (quitting) return
+  quitting = true
+  void tools.stopAll().finally(() => process.exit(0))
 }
 
 async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> {
@@ -64,13 +73,21 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
   }
 }
 
+const tools = new ToolHost(send)
+
 process.on('message', (msg: ToKernel) => {
   if (msg.type === 'turn') void runTurn(msg)
-  else if (msg.type === 'abort') turns.get(msg.run_id)?.abort()
-  else if (msg.type === 'shutdown') process.exit(0)
+  else if (msg.type === 'abort') {
+    turns.get(msg.run_id)?.abort()
+    tools.abort(msg.run_id)
+  } else if (msg.type === 'check') tools.check(msg.run_id, msg.calls)
+  else if (msg.type === 'tool') void tools.run(msg)
+  else if (msg.type === 'stop_jobs') void tools.stopJobs(msg.session_id)
+  // Jobs are stopped with their process groups before the process goes.
+  else if (msg.type === 'shutdown') quit()
 })
 // The daemon going away closes the channel: a kernel never outlives its daemon.
-process.on('disconnect', () => process.exit(0))
+process.on('disconnect', quit)
 const warmStart = performance.now()
 const warmed = await warmUp()
 send({
@@ -79,4 +96,5 @@ send({
   build: BUILD,
   warm_turns: warmed,
   warm_ms: performance.now() - warmStart,
+  tools: tools.offered(),
 })

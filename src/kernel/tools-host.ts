@@ -1,0 +1,175 @@
+// The kernel's side of tools: it checks calls against the tools' schemas, runs them with
+// their context (workspace, sandbox, the session's jobs, an abort signal per run), streams
+// their output and answers with their results. Nothing here is durable: the daemon records
+// calls and results, and decides whether a call may run before it sends it.
+import type { TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import type { JobManager, ToolProgress, ToolResult, ToolSpec } from '../tools/types.ts'
+import type { CallRequest, CheckedCall, FromKernel, OfferedTool, ToKernel } from './protocol.ts'
+import { BUILTIN_TOOLS, newJobManager } from './tool-list.ts'
+
+type Send = (msg: FromKernel) => void
+type Validator = ReturnType<typeof Compile>
+
+/** Characters of a validation error the model gets back. */
+const MAX_ERROR_CHARS = 2000
+
+export class ToolHost {
+  readonly #send: Send
+  readonly #tools = new Map<string, ToolSpec>(BUILTIN_TOOLS.map((t) => [t.name, t as ToolSpec]))
+  readonly #validators = new Map<string, Validator>()
+  /** Aborts of the calls running now, per run. */
+  readonly #running = new Map<string, Set<AbortController>>()
+  /** Each session's background jobs (this process hosts many sessions). */
+  readonly #jobs = new Map<string, JobManager>()
+
+  constructor(send: Send) {
+    this.#send = send
+  }
+
+  /** The tools as the model is offered them (plain JSON Schema, no TypeBox markers). */
+  offered(): OfferedTool[] {
+    return [...this.#tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: JSON.parse(JSON.stringify(t.parameters)),
+      effect: t.effect,
+    }))
+  }
+
+  check(runId: string, calls: CallRequest[]): void {
+    this.#send({ type: 'checked', run_id: runId, calls: calls.map((c) => this.#checkOne(c)) })
+  }
+
+  #validator(tool: ToolSpec): Validator {
+    let v = this.#validators.get(tool.name)
+    if (!v) {
+      v = Compile(tool.parameters as TSchema)
+      this.#validators.set(tool.name, v)
+    }
+    return v
+  }
+
+  /** The call's arguments parsed and checked, or the error the model gets instead. */
+  #parse(tool: ToolSpec, text: string): { args: unknown } | { error: string } {
+    let args: unknown
+    try {
+      args = text.trim() === '' ? {} : JSON.parse(text)
+    } catch (err) {
+      return { error: `The arguments are not valid JSON: ${(err as Error).message}` }
+    }
+    const v = this.#validator(tool)
+    if (v.Check(args)) return { args }
+    const errors = [...v.Errors(args)]
+      .slice(0, 8)
+      .map((e) => `${e.instancePath || '/'}: ${e.message}`)
+      .join('; ')
+    return { error: `The arguments do not fit the ${tool.name} schema: ${errors}`.slice(0, MAX_ERROR_CHARS) }
+  }
+
+  #checkOne(c: CallRequest): CheckedCall {
+    const tool = this.#tools.get(c.name)
+    if (!tool) {
+      const known = [...this.#tools.keys()].join(', ')
+      return { call_id: c.call_id, ok: false, effect: null, summary: c.name, error: `No tool ${c.name}; tools: ${known}` }
+    }
+    const parsed = this.#parse(tool, c.arguments)
+    if ('error' in parsed)
+      return { call_id: c.call_id, ok: false, effect: tool.effect, summary: tool.name, error: parsed.error }
+    let summary: string
+    try {
+      summary = tool.summarize(parsed.args)
+    } catch {
+      summary = tool.name
+    }
+    return { call_id: c.call_id, ok: true, effect: tool.effect, summary }
+  }
+
+  jobsOf(sessionId: string): JobManager {
+    let m = this.#jobs.get(sessionId)
+    if (!m) {
+      m = newJobManager((jobs) => this.#send({ type: 'jobs', session_id: sessionId, jobs }))
+      this.#jobs.set(sessionId, m)
+    }
+    return m
+  }
+
+  async run(msg: Extract<ToKernel, { type: 'tool' }>): Promise<void> {
+    const { run_id: runId, call } = msg
+    const abort = new AbortController()
+    let running = this.#running.get(runId)
+    if (!running) {
+      running = new Set()
+      this.#running.set(runId, running)
+    }
+    running.add(abort)
+    // Output is batched per turn of the event loop, like a turn's deltas.
+    let chunks: ToolProgress[] = []
+    const flush = () => {
+      if (chunks.length === 0) return
+      this.#send({ type: 'tool_progress', run_id: runId, call_id: call.call_id, chunks })
+      chunks = []
+    }
+    const progress = (chunk: ToolProgress) => {
+      if (chunk.text === '') return
+      if (chunks.length === 0) setImmediate(flush)
+      const last = chunks.at(-1)
+      if (last?.stream === chunk.stream) last.text += chunk.text
+      else chunks.push({ ...chunk })
+    }
+    let result: ToolResult
+    try {
+      result = await this.#execute(msg, abort.signal, progress)
+    } catch (err) {
+      result = { outcome: 'error', output: `The tool failed: ${(err as Error)?.message ?? String(err)}` }
+    } finally {
+      running.delete(abort)
+      if (running.size === 0) this.#running.delete(runId)
+    }
+    flush()
+    if (abort.signal.aborted && result.outcome === 'ok') result = { ...result, outcome: 'interrupted' }
+    this.#send({ type: 'tool_result', run_id: runId, call_id: call.call_id, ...result })
+  }
+
+  async #execute(
+    msg: Extract<ToKernel, { type: 'tool' }>,
+    signal: AbortSignal,
+    progress: (c: ToolProgress) => void,
+  ): Promise<ToolResult> {
+    const tool = this.#tools.get(msg.call.name)
+    if (!tool) return { outcome: 'error', output: `No tool ${msg.call.name}` }
+    const parsed = this.#parse(tool, msg.call.arguments)
+    if ('error' in parsed) return { outcome: 'error', output: parsed.error }
+    return tool.run(parsed.args, {
+      workspace: msg.workspace,
+      allowedRoots: msg.allowed_roots,
+      signal,
+      progress,
+      sandbox: msg.sandbox,
+      jobs: this.jobsOf(msg.session_id),
+      runId: msg.run_id,
+    })
+  }
+
+  /** An interrupt: the run's running calls are aborted and the jobs it started stopped. */
+  abort(runId: string): void {
+    for (const a of this.#running.get(runId) ?? []) a.abort()
+    for (const m of this.#jobs.values()) void m.stopForRun(runId).catch(() => {})
+  }
+
+  async stopJobs(sessionId: string): Promise<void> {
+    const m = this.#jobs.get(sessionId)
+    if (!m) {
+      this.#send({ type: 'jobs', session_id: sessionId, jobs: [] })
+      return
+    }
+    await m.stopAll().catch(() => {})
+    this.#jobs.delete(sessionId)
+    this.#send({ type: 'jobs', session_id: sessionId, jobs: m.list() })
+  }
+
+  /** Shutdown: every job of every session, with its process group. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.#jobs.values()].map((m) => m.stopAll().catch(() => {})))
+  }
+}
