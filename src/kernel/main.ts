@@ -15,7 +15,10 @@ const turns = new Map<string, AbortController>()
 function send(msg: FromKernel): void {
   // A daemon killed with -9 leaves a closed channel: writing to it must end this process
   // quietly (no unhandled EPIPE), since nobody is left to read its events.
-  if (!process.connected) return quit()
+  if (!process.connected) {
+    quit()
+    return
+  }
   process.send?.(msg, undefined, {}, (err) => {
     if (err) quit()
   })

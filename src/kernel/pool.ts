@@ -5,8 +5,8 @@
 // the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
-import { childProcess } from '../util/lazy-builtins.ts'
 import type { JobInfo } from '../tools/types.ts'
+import { childProcess } from '../util/lazy-builtins.ts'
 import type { FromKernel, OfferedTool, ToKernel } from './protocol.ts'
 
 export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
@@ -112,7 +112,8 @@ export class KernelProcess {
   }
 
   send(msg: ToKernel, from?: Kernel): void {
-    if ((msg.type === 'turn' || msg.type === 'check' || msg.type === 'tool') && from) this.#runs.set(msg.run_id, from)
+    if ((msg.type === 'turn' || msg.type === 'check' || msg.type === 'tool') && from)
+      this.#runs.set(msg.run_id, from)
     if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.connected)
       this.proc.send(msg)
   }

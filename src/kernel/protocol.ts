@@ -1,6 +1,13 @@
 // Typed IPC between the daemon and a kernel process (structured clone over the fork channel).
 import type { NeutralEvent, NeutralRequest, NeutralTool, TransportProfile } from '../providers/types.ts'
-import type { JobInfo, SandboxPolicy, ToolEffect, ToolImage, ToolOutcome, ToolProgress } from '../tools/types.ts'
+import type {
+  JobInfo,
+  SandboxPolicy,
+  ToolEffect,
+  ToolImage,
+  ToolOutcome,
+  ToolProgress,
+} from '../tools/types.ts'
 
 /** A profile's stream limits, when it sets them (else the transport's defaults). */
 export interface TurnLimits {

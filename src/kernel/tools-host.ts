@@ -71,7 +71,13 @@ export class ToolHost {
     const tool = this.#tools.get(c.name)
     if (!tool) {
       const known = [...this.#tools.keys()].join(', ')
-      return { call_id: c.call_id, ok: false, effect: null, summary: c.name, error: `No tool ${c.name}; tools: ${known}` }
+      return {
+        call_id: c.call_id,
+        ok: false,
+        effect: null,
+        summary: c.name,
+        error: `No tool ${c.name}; tools: ${known}`,
+      }
     }
     const parsed = this.#parse(tool, c.arguments)
     if ('error' in parsed)

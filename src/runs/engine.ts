@@ -1,11 +1,15 @@
 // The run engine: feeds each session's queue to its kernel, one run at a time, turns the
 // kernel's neutral events into log events (batched per turn of the event loop), and
-// commits each run's outcome. Every step is in the session log, so a stream shows a turn
-// live and replays it after a reconnect.
+// commits each run's outcome. A run is a loop of steps: each sends the history as it is now
+// to the model; a step that asks for tools commits its answer, has the kernel run the calls
+// (tool-round.ts) and goes on, until an answer without calls, an interrupt or the step
+// limit. Every step is in the session log, so a stream shows a run live and replays it
+// after a reconnect.
 
+import { realpathSync } from 'node:fs'
 import { v7 as uuidv7 } from 'uuid'
 import type { Kernel, KernelPool } from '../kernel/pool.ts'
-import type { FromKernel } from '../kernel/protocol.ts'
+import type { CheckedCall, FromKernel, OfferedTool, TurnLimits } from '../kernel/protocol.ts'
 import { hasTransport } from '../providers/registry.ts'
 import type {
   AssistantPart,
@@ -15,12 +19,17 @@ import type {
   TransportProfile,
 } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
+import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
+import type { SandboxPolicy } from '../tools/types.ts'
+import type { Decision } from './approvals.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
 import { buildRequest } from './request.ts'
 import { type StartedRun, startRun } from './start.ts'
+import type { CallResult } from './steps.ts'
+import { runToolRound } from './tool-round.ts'
 
 /** How long an interrupt waits for the kernel to confirm before the run is ended anyway. */
 const INTERRUPT_GRACE_MS = 3000
@@ -32,6 +41,31 @@ export interface RunsDeps {
   onError: (err: unknown) => void
   /** The credential of a turn for profiles that sign in (absent: the profile's own key). */
   credentials?: TurnCredentials
+  /** The `tools` settings as they are now (absent: the defaults). */
+  tools?: () => ToolSettings
+}
+
+export interface ToolSettings {
+  approval_policy: ApprovalPolicy
+  max_steps: number
+  allowed_roots: string[]
+  network: boolean
+}
+
+const DEFAULT_TOOL_SETTINGS: ToolSettings = {
+  approval_policy: 'ask',
+  max_steps: 100,
+  allowed_roots: [],
+  network: false,
+}
+
+/** What the tools of one run may do and where (resolved when it starts). */
+export interface RunToolScope {
+  policy: ApprovalPolicy
+  maxSteps: number
+  workspace: string
+  allowedRoots: string[]
+  sandbox: SandboxPolicy
 }
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
@@ -48,7 +82,7 @@ export interface TurnCredentials {
   limited(profile: ResolvedProfile, accountId: string, untilMs: number): Promise<void>
 }
 
-class ActiveRun {
+export class ActiveRun {
   readonly started: StartedRun
   readonly live: LiveRun
   readonly startedMs: number
@@ -60,7 +94,8 @@ class ActiveRun {
   model = ''
   usage: NeutralUsage | null = null
   /** Log events waiting for the next batch commit. */
-  queue: { kind: string; payload: Record<string, unknown> }[] = []
+  // biome-ignore lint/suspicious/noExplicitAny: payloads are merged in place (deltas, progress)
+  queue: { kind: string; payload: Record<string, any> }[] = []
   flushScheduled = false
   /** The turn went to the kernel (an interrupt before that needs no kernel's answer). */
   sent = false
@@ -70,6 +105,24 @@ class ActiveRun {
   profile: ResolvedProfile | undefined
   /** The signed-in account whose credential the turn uses, if any. */
   accountId: string | null = null
+  /** Model requests made so far (the step limit counts them). */
+  step = 0
+  /** The model step in flight has ended (its `done` or `error` came). */
+  stepEnded = false
+  /** Asked to stop: the loop ends at its next boundary. */
+  interrupted = false
+  scope!: RunToolScope
+  /** The tools offered to the model (filtered by the policy). */
+  offered: OfferedTool[] = []
+  /** What each model turn of the run sends besides its request. */
+  turn!: { extension: string; profile: TransportProfile; limits: TurnLimits }
+  effort: string | null = null
+  /** Waiting for the kernel's check of the step's calls. */
+  checkWaiter: ((calls: CheckedCall[]) => void) | undefined
+  /** Calls running in the kernel, by call id. */
+  readonly resultWaiters = new Map<string, (r: CallResult) => void>()
+  /** Calls waiting for a person, by approval request id. */
+  readonly approvalWaiters = new Map<string, (d: Decision | 'expired') => void>()
   readonly ended: Promise<void>
   resolveEnded!: () => void
 
@@ -152,7 +205,8 @@ export class Runs {
     // The session's resolved model goes upstream; the profile's only fills a session without one.
     const model = started.model || profile.transport.model
     run.model = model
-    const request = buildRequest(core, sessionId, model, started.effort ?? profile.effort)
+    run.effort = started.effort ?? profile.effort
+    run.scope = this.#scopeOf(sessionId)
     run.profile = profile
     const credential = this.#d.credentials
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
@@ -163,14 +217,14 @@ export class Runs {
         run.sent = true
         run.accountId = c.accountId
         live.kernel.build = kernel.build
-        kernel.send({
-          type: 'turn',
-          run_id: started.run_id,
+        const tools = kernel.host.tools
+        run.offered = run.scope.policy === 'read-only' ? tools.filter((t) => t.effect === 'read') : tools
+        run.turn = {
           extension: profile.extension,
           profile: { ...c.transport, model },
-          request,
           limits: profile.limits,
-        })
+        }
+        this.sendStep(sessionId, run)
       },
       (err: unknown) => {
         if (run.abort.signal.aborted) return this.#finish(sessionId, run, 'interrupted', null)
@@ -180,9 +234,58 @@ export class Runs {
     )
   }
 
+  /** The session's policy (its own, else the settings'), workspace and sandbox for this run. */
+  #scopeOf(sessionId: string): RunToolScope {
+    const settings = this.#d.tools?.() ?? DEFAULT_TOOL_SETTINGS
+    const row = this.#d.core.row(sessionId)
+    const policy = (row?.approval_policy as ApprovalPolicy | null) ?? settings.approval_policy
+    let workspace = row?.workspace ?? '/'
+    try {
+      workspace = realpathSync(workspace)
+    } catch {
+      // A workspace that is gone: file tools refuse every path in it.
+    }
+    return {
+      policy,
+      maxSteps: settings.max_steps,
+      workspace,
+      allowedRoots: settings.allowed_roots,
+      sandbox: { network: settings.network, isolate: true },
+    }
+  }
+
+  /** Sends the next model step: the request rebuilt from the history as committed now. */
+  sendStep(sessionId: string, run: ActiveRun): void {
+    if (run.finished) return
+    run.step += 1
+    run.stepEnded = false
+    const request = buildRequest(this.#d.core, sessionId, run.model, run.effort)
+    request.tools = run.offered.map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters,
+    }))
+    run.kernel?.send({ type: 'turn', run_id: run.started.run_id, ...run.turn, request })
+  }
+
   #onKernel(sessionId: string, run: ActiveRun, msg: FromKernel): void {
     if (run.finished || !('run_id' in msg) || msg.run_id !== run.started.run_id) return
+    if (msg.type === 'checked') {
+      run.checkWaiter?.(msg.calls)
+      return
+    }
+    if (msg.type === 'tool_progress') {
+      for (const c of msg.chunks) this.#appendProgress(sessionId, run, msg.call_id, c.stream, c.text)
+      return
+    }
+    if (msg.type === 'tool_result') {
+      const { outcome, output, images, meta } = msg
+      run.resultWaiters.get(msg.call_id)?.({ outcome, output, images, meta })
+      return
+    }
     if (msg.type === 'turn_ended') {
+      // A step that ended with its `done` goes on (or has finished); one without failed.
+      if (run.stepEnded) return
       this.#finish(
         sessionId,
         run,
@@ -239,9 +342,12 @@ export class Runs {
         run.usage = e.usage
         return
       case 'done':
-        this.#finish(sessionId, run, 'completed', null)
+        run.stepEnded = true
+        if (run.tool_calls.length > 0) void this.#toolRound(sessionId, run)
+        else this.#finish(sessionId, run, 'completed', null)
         return
       case 'error':
+        run.stepEnded = true
         if (e.code === 'aborted') this.#finish(sessionId, run, 'interrupted', null)
         else this.#finish(sessionId, run, 'failed', problemBody(e.code as ProblemCode, e.message))
         this.#markAccount(run, e)
@@ -261,6 +367,43 @@ export class Runs {
       void credentials.limited(run.profile, run.accountId, e.limited_until_ms).catch(this.#d.onError)
   }
 
+  /** A step asked for tools: run them (tool-round.ts), then the next step. */
+  async #toolRound(sessionId: string, run: ActiveRun): Promise<void> {
+    try {
+      const next = await runToolRound(this.#roundDeps(sessionId), run)
+      if (run.finished) return
+      if (next.end) this.#finish(sessionId, run, next.end.outcome, next.end.problem)
+      else this.sendStep(sessionId, run)
+    } catch (err) {
+      this.#d.onError(err)
+      this.#finish(sessionId, run, 'failed', problemBody('internal', 'The tool round failed'))
+    }
+  }
+
+  #roundDeps(sessionId: string) {
+    return {
+      core: this.#d.core,
+      sessionId,
+      flush: (run: ActiveRun) => this.#flush(sessionId, run),
+      queue: (run: ActiveRun, kind: string, payload: Record<string, unknown>) =>
+        this.#queue(sessionId, run, kind, payload),
+    }
+  }
+
+  /** Output of a running call: chunks of one call and stream that meet in a batch merge. */
+  #appendProgress(sessionId: string, run: ActiveRun, callId: string, stream: string, text: string): void {
+    run.live.observed_ms = Date.now()
+    const last = run.queue.at(-1)
+    if (last?.kind === 'tool.progress' && last.payload.call_id === callId && last.payload.stream === stream)
+      last.payload.text += text
+    else this.#queue(sessionId, run, 'tool.progress', { call_id: callId, stream, text })
+  }
+
+  /** An approval input decided a request of this session's run (after its commit). */
+  approvalDecided(sessionId: string, requestId: string, decision: Decision): void {
+    this.#active.get(sessionId)?.approvalWaiters.get(requestId)?.(decision)
+  }
+
   #appendDelta(sessionId: string, run: ActiveRun, c: LiveContent, delta: string): void {
     c.text += delta
     c.utf8_bytes += Buffer.byteLength(delta)
@@ -271,7 +414,7 @@ export class Runs {
     else this.#queue(sessionId, run, 'output.delta', { content_id: c.content_id, delta })
   }
 
-  #queue(sessionId: string, run: ActiveRun, kind: string, payload: Record<string, unknown>): void {
+  #queue(sessionId: string, run: ActiveRun, kind: string, payload: Record<string, any>): void {
     run.queue.push({ kind, payload })
     if (run.flushScheduled) return
     run.flushScheduled = true
@@ -313,7 +456,11 @@ export class Runs {
     }
     this.#active.delete(sessionId)
     this.#d.core.live.delete(sessionId)
+    run.kernel?.host.forget(run.started.run_id)
     if (run.kernel?.alive) this.#d.kernels.release(sessionId)
+    // Whatever still waits inside the run sees it finished.
+    for (const w of run.approvalWaiters.values()) w('expired')
+    for (const w of run.resultWaiters.values()) w({ outcome: 'interrupted', output: '' })
     run.resolveEnded()
     setImmediate(() => this.kick(sessionId))
   }
@@ -326,6 +473,7 @@ export class Runs {
     const run = this.#active.get(sessionId)
     if (!run || (runId !== undefined && run.started.run_id !== runId)) return false
     if (!run.finished) {
+      run.interrupted = true
       const { core } = this.#d
       core.transact((tx) => {
         const s = core.row(sessionId)
@@ -336,7 +484,8 @@ export class Runs {
         tx.append(sessionId, 'run.interrupt_requested', { run_id: run.started.run_id })
         tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
       })
-      if (!run.sent) {
+      // Not sent yet, or waiting for a person: nothing runs that needs stopping.
+      if (!run.sent || run.approvalWaiters.size > 0) {
         run.abort.abort()
         this.#finish(sessionId, run, 'interrupted', null)
         return true

@@ -30,13 +30,18 @@ export function buildRequest(
     'SELECT field, media_type, data FROM entry_images WHERE session_id = ? AND position = ? ORDER BY field',
   )
   const messages: NeutralMessage[] = []
+  const calls = new ToolAnswers(messages)
   for (const r of rows) {
     const c = JSON.parse(r.content) as {
       text?: string
       images?: unknown[]
       tool_calls?: AssistantPart[]
       replay?: AssistantPart[]
+      call_id?: string
+      output?: string
     }
+    if (r.kind === 'tool_result') calls.answer(c.call_id as string, c.output ?? '')
+    if (r.kind === 'user' || r.kind === 'assistant') calls.close()
     if (r.kind === 'user') {
       const parts: UserPart[] = c.text ? [{ type: 'text', text: c.text }] : []
       if (c.images?.length) {
@@ -50,7 +55,41 @@ export function buildRequest(
       if (c.text) parts.push({ type: 'text', text: c.text })
       parts.push(...(c.tool_calls ?? []))
       if (parts.length > 0) messages.push({ role: 'assistant', content: parts })
+      calls.ask(c.tool_calls ?? [])
     }
   }
+  calls.close()
   return { model, effort, system: null, messages, tools: [], session_id: sessionId }
+}
+
+/**
+ * Tool results follow the answer that asked for them, in the order of its calls (parallel
+ * calls may end in any order). A call without a result still gets one (providers refuse a
+ * call left unanswered): the run ended before it finished.
+ */
+class ToolAnswers {
+  readonly #messages: NeutralMessage[]
+  #asked: string[] = []
+  readonly #answers = new Map<string, string>()
+
+  constructor(messages: NeutralMessage[]) {
+    this.#messages = messages
+  }
+
+  ask(parts: AssistantPart[]): void {
+    for (const p of parts) if (p.type === 'tool_call') this.#asked.push(p.id)
+  }
+
+  answer(callId: string, output: string): void {
+    this.#answers.set(callId, output)
+  }
+
+  close(): void {
+    for (const id of this.#asked) {
+      const content = this.#answers.get(id) ?? 'The call has no result: the run ended before it finished.'
+      this.#messages.push({ role: 'tool', tool_call_id: id, content })
+    }
+    this.#asked = []
+    this.#answers.clear()
+  }
 }
