@@ -94,7 +94,6 @@ export class ActiveRun {
   model = ''
   usage: NeutralUsage | null = null
   /** Log events waiting for the next batch commit. */
-  // biome-ignore lint/suspicious/noExplicitAny: payloads are merged in place (deltas, progress)
   queue: { kind: string; payload: Record<string, any> }[] = []
   flushScheduled = false
   /** The turn went to the kernel (an interrupt before that needs no kernel's answer). */
