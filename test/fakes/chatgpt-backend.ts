@@ -5,7 +5,7 @@
 //                                      and each is valid once; tokens are unsigned JWTs
 //                                      carrying the `https://api.openai.com/auth` claims.
 //   POST /backend-api/codex/responses  Responses SSE (frames from openai-frames.ts), scripted
-//                                      per request: text, reasoning, tool call, 401, plain
+//                                      per request: text, reasoning, tool calls, 401, plain
 //                                      429, usage-limit 429, 500, stall, drop. Nothing is
 //                                      stored (store: false): an input item with an `id` is
 //                                      404, as the backend answers; a reasoning item is
@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { playFrames, type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
-import { DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
+import { DEFAULT_SCRIPT, type FakeScript, responsesFrames, scriptFor } from './openai-frames.ts'
 
 export type { RecordedRequest } from './http-record.ts'
 
@@ -86,7 +86,7 @@ export class FakeChatgptBackend {
   rotate = true
   /** When true, the backend answers 401 unless the bearer is an access token it issued and did not revoke. */
   strictAuth = false
-  readonly #queue: ChatgptScript[] = []
+  readonly #queue: (ChatgptScript | ((request: RecordedRequest) => ChatgptScript))[] = []
   readonly #codes = new Map<string, Pending>()
   /** refresh token → seat and whether it was used. */
   readonly #refresh = new Map<string, { seat: FakeSeat; used: boolean }>()
@@ -137,7 +137,8 @@ export class FakeChatgptBackend {
     return sealed
   }
 
-  enqueue(...scripts: ChatgptScript[]): this {
+  /** Scripts for the next requests, in order (a function gets the recorded request). */
+  enqueue(...scripts: (ChatgptScript | ((request: RecordedRequest) => ChatgptScript))[]): this {
     this.#queue.push(...scripts)
     return this
   }
@@ -222,7 +223,7 @@ export class FakeChatgptBackend {
     if (req.method !== 'POST' || path !== RESPONSES_PATH) {
       return json(res, record, 404, { detail: 'Not Found' })
     }
-    const script = this.#queue.shift() ?? this.defaultScript
+    const script = scriptFor(this.#queue.shift() ?? this.defaultScript, record)
     if (script.firstByteDelayMs) await sleep(script.firstByteDelayMs)
     if (script.mode === 'stall-before-headers') return
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1]

@@ -2,17 +2,30 @@
 // usage requested). A user message that is one text part is sent as a plain string, the
 // form every compatible server accepts; images travel as `image_url` data URLs.
 // Reasoning parts of earlier assistant turns are not replayed.
-import type { AssistantPart, NeutralMessage, NeutralRequest, TransportProfile, UserPart } from '../types.ts'
+//
+// Tools: `tools` as `{type: "function", function: {name, description, parameters}}` with
+// `tool_choice: "auto"`. `parallel_tool_calls` is left to the server's default (true on
+// OpenAI): some models and servers refuse the parameter. Tool results are `role: "tool"`
+// messages, which take text only, so the images of a run of tool results go in one user
+// message right after the last of them (a user message between two tool messages would
+// break the pairing of calls and results).
+
+import type {
+  AssistantPart,
+  NeutralMessage,
+  NeutralRequest,
+  ToolResultMessage,
+  TransportProfile,
+  UserPart,
+} from '../types.ts'
+import { replayArguments } from './tool-calls.ts'
 
 type ChatMessage = Record<string, unknown>
 
 export function chatBody(profile: TransportProfile, req: NeutralRequest): Record<string, unknown> {
-  const messages: ChatMessage[] = []
-  if (req.system) messages.push({ role: 'system', content: req.system })
-  for (const message of req.messages) messages.push(chatMessage(message))
   const body: Record<string, unknown> = {
     model: req.model || profile.model,
-    messages,
+    messages: chatMessages(req),
     stream: true,
     stream_options: { include_usage: true },
   }
@@ -22,18 +35,55 @@ export function chatBody(profile: TransportProfile, req: NeutralRequest): Record
       type: 'function',
       function: { name: t.name, description: t.description, parameters: t.parameters },
     }))
+    body.tool_choice = 'auto'
   }
   return body
 }
 
-function chatMessage(message: NeutralMessage): ChatMessage {
-  if (message.role === 'user') {
-    const only = message.content.length === 1 ? message.content[0] : null
-    if (only && only.type === 'text') return { role: 'user', content: only.text }
-    return { role: 'user', content: message.content.map(userPart) }
+/** The messages in order; images of consecutive tool results follow the last of them. */
+function chatMessages(req: NeutralRequest): ChatMessage[] {
+  const messages: ChatMessage[] = []
+  if (req.system) messages.push({ role: 'system', content: req.system })
+  let withImages: ToolResultMessage[] = []
+  const flushImages = () => {
+    if (withImages.length > 0) messages.push(toolImagesMessage(withImages))
+    withImages = []
   }
+  for (const message of req.messages) {
+    if (message.role === 'tool') {
+      messages.push(toolMessage(message))
+      if (message.images?.length) withImages.push(message)
+      continue
+    }
+    flushImages()
+    messages.push(chatMessage(message))
+  }
+  flushImages()
+  return messages
+}
+
+function chatMessage(message: Exclude<NeutralMessage, ToolResultMessage>): ChatMessage {
   if (message.role === 'assistant') return assistantMessage(message.content)
-  return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content }
+  const only = message.content.length === 1 ? message.content[0] : null
+  if (only && only.type === 'text') return { role: 'user', content: only.text }
+  return { role: 'user', content: message.content.map(userPart) }
+}
+
+function toolMessage(message: ToolResultMessage): ChatMessage {
+  const pointer = message.images?.length ? '(the images follow in the next message)' : ''
+  return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content || pointer }
+}
+
+/** One user message carrying the images of tool results, each introduced by its call id. */
+function toolImagesMessage(results: ToolResultMessage[]): ChatMessage {
+  const content: Record<string, unknown>[] = []
+  for (const result of results) {
+    const images = result.images ?? []
+    const noun = images.length === 1 ? 'image' : 'images'
+    content.push({ type: 'text', text: `The ${noun} returned by tool call ${result.tool_call_id}:` })
+    for (const image of images) content.push(userPart({ type: 'image', ...image }))
+  }
+  return { role: 'user', content }
 }
 
 function userPart(part: UserPart): Record<string, unknown> {
@@ -48,7 +98,7 @@ function assistantMessage(parts: AssistantPart[]): ChatMessage {
     .join('')
   const calls = parts.flatMap((p) =>
     p.type === 'tool_call'
-      ? [{ id: p.id, type: 'function', function: { name: p.name, arguments: p.arguments } }]
+      ? [{ id: p.id, type: 'function', function: { name: p.name, arguments: replayArguments(p.arguments) } }]
       : [],
   )
   const message: ChatMessage = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text }

@@ -110,8 +110,11 @@ describe('requests on the wire', () => {
           name: 'read_file',
           description: 'Read a file',
           parameters: { type: 'object', required: ['path'] },
+          strict: false,
         },
       ],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
       prompt_cache_key: RICH.session_id,
     })
   })
@@ -170,6 +173,7 @@ describe('requests on the wire', () => {
           },
         },
       ],
+      tool_choice: 'auto',
     })
   })
 
