@@ -5,6 +5,7 @@
 import { BUILD } from '../build-info.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
+import { sandboxStatus } from '../tools/exec/index.ts'
 import type { FromKernel, ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
 import { warmUp } from './warm.ts'
@@ -100,4 +101,5 @@ send({
   warm_turns: warmed,
   warm_ms: performance.now() - warmStart,
   tools: tools.offered(),
+  sandbox: sandboxStatus(),
 })

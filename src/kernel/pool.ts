@@ -5,7 +5,7 @@
 // the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
-import type { JobInfo } from '../tools/types.ts'
+import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { childProcess } from '../util/lazy-builtins.ts'
 import type { FromKernel, OfferedTool, ToKernel } from './protocol.ts'
 
@@ -47,15 +47,21 @@ export class KernelProcess {
   build: string | null = null
   /** The built-in tools it runs (from `ready`). */
   tools: OfferedTool[] = []
+  /** What the machine offers commands, as this process probed it (from `ready`). */
+  sandbox: SandboxStatus | null = null
   readonly ready: Promise<void>
   readonly sessions = new Set<Kernel>()
   /** Which session kernel each turn in flight belongs to. */
   readonly #runs = new Map<string, Kernel>()
   #stopping = false
 
-  constructor(entry: string, onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void) {
+  constructor(
+    entry: string,
+    env: Record<string, string>,
+    onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void,
+  ) {
     this.proc = childProcess().fork(entry, [], {
-      env: { ...process.env, HEARTH_KERNEL_INSTANCE: this.instanceId },
+      env: { ...process.env, ...env, HEARTH_KERNEL_INSTANCE: this.instanceId },
       execArgv: KERNEL_NODE_FLAGS,
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -65,6 +71,7 @@ export class KernelProcess {
         if (msg.type === 'ready') {
           this.build = msg.build
           this.tools = msg.tools
+          this.sandbox = msg.sandbox
           for (const k of this.sessions) if (k.state === 'starting') k.state = 'ready'
           onReady(this, msg.warm_turns, msg.warm_ms)
           resolve()
@@ -193,6 +200,8 @@ export class Kernel {
 
 export interface PoolOptions {
   entry: string
+  /** Variables kernels get besides the daemon's environment. */
+  env?: Record<string, string>
   /** How long an idle session keeps its kernel. */
   idleMs: number
   /** Keep a warmed process with room in reserve while the daemon is in use. */
@@ -202,8 +211,6 @@ export interface PoolOptions {
   /** Running turns one kernel process takes at most. */
   capacity: number
   onEvent?: (e: PoolEvent) => void
-  /** A session's background jobs changed (started, wrote, ended, or went with a crash). */
-  onJobs?: (sessionId: string, jobs: JobInfo[]) => void
 }
 
 export class KernelPool {
@@ -212,6 +219,9 @@ export class KernelPool {
   readonly #bySession = new Map<string, Kernel>()
   readonly #idleTimers = new Map<string, NodeJS.Timeout>()
   #spareTimer: NodeJS.Timeout | undefined
+  #sandbox: SandboxStatus | null = null
+  /** A session's background jobs changed (started, wrote, ended, or went with a crash). */
+  onJobs: ((sessionId: string, jobs: JobInfo[]) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
 
@@ -242,7 +252,7 @@ export class KernelPool {
       return k
     k?.detach()
     k = new Kernel(this.#hostForNewSession(), sessionId)
-    k.onJobs = (jobs) => this.#opts.onJobs?.(sessionId, jobs)
+    k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
     this.#bySession.set(sessionId, k)
     setImmediate(() => this.warm())
     return k
@@ -273,6 +283,11 @@ export class KernelPool {
     if (!k?.alive && k?.state !== 'stopping')
       return { instance_id: null, state: 'none', build: null, running_jobs: [] }
     return { instance_id: k.instanceId, state: k.state, build: k.build, running_jobs: k.liveJobs }
+  }
+
+  /** The sandbox as the last warmed kernel process probed it; null before one answered. */
+  get sandbox(): SandboxStatus | null {
+    return this.#sandbox
   }
 
   /** The session's kernel if it has one now (no new one is started). */
@@ -306,14 +321,15 @@ export class KernelPool {
   }
 
   #fork(): KernelProcess {
-    const p = new KernelProcess(this.#opts.entry, (ready, warmTurns, warmMs) =>
+    const p = new KernelProcess(this.#opts.entry, this.#opts.env ?? {}, (ready, warmTurns, warmMs) => {
+      this.#sandbox = ready.sandbox
       this.#opts.onEvent?.({
         event: 'kernel_process_ready',
         pid: ready.proc.pid ?? 0,
         warm_turns: warmTurns,
         warm_ms: Math.round(warmMs),
-      }),
-    )
+      })
+    })
     this.#processes.add(p)
     p.proc.once('exit', () => {
       this.#processes.delete(p)

@@ -3,6 +3,7 @@ import type { NeutralEvent, NeutralRequest, NeutralTool, TransportProfile } from
 import type {
   JobInfo,
   SandboxPolicy,
+  SandboxStatus,
   ToolEffect,
   ToolImage,
   ToolOutcome,
@@ -71,6 +72,8 @@ export type FromKernel =
       warm_ms: number
       /** The built-in tools this kernel runs. */
       tools: OfferedTool[]
+      /** Whether commands can run inside the sandbox on this machine. */
+      sandbox: SandboxStatus
     }
   | { type: 'events'; run_id: string; events: NeutralEvent[] }
   | { type: 'turn_ended'; run_id: string }

@@ -1,9 +1,9 @@
 // The built-in tools a kernel runs, and how it makes a session's job manager.
+import { createJobManager, execTools } from '../tools/exec/index.ts'
 import type { JobInfo, JobManager, ToolSpec } from '../tools/types.ts'
 
-export const BUILTIN_TOOLS: readonly ToolSpec<never>[] = []
+export const BUILTIN_TOOLS: readonly ToolSpec<never>[] = [...execTools]
 
 export function newJobManager(onChange: (jobs: JobInfo[]) => void): JobManager {
-  void onChange
-  throw new Error('Background jobs are not available')
+  return createJobManager({ onChange })
 }

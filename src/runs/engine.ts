@@ -23,7 +23,7 @@ import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
-import type { SandboxPolicy } from '../tools/types.ts'
+import type { JobInfo, SandboxPolicy } from '../tools/types.ts'
 import type { Decision } from './approvals.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
 import { buildRequest } from './request.ts'
@@ -146,10 +146,49 @@ export class Runs {
       const k = d.kernels.info(sessionId)
       return { instance_id: k.instance_id, state: k.state, build: k.build }
     }
+    d.core.live.jobsOf = (sessionId) =>
+      d.kernels.info(sessionId).running_jobs.map(({ id, command, started_at, output_bytes, run_id }) => ({
+        id,
+        command,
+        started_at,
+        output_bytes,
+        run_id,
+      }))
+    d.core.live.sandboxOf = () => {
+      const status = d.kernels.sandbox
+      const network = (d.tools?.() ?? DEFAULT_TOOL_SETTINGS).network
+      if (!status)
+        return { isolated: false, kind: null, network, reason: 'No kernel process has started yet' }
+      return { isolated: status.available, kind: status.kind, network, reason: status.reason }
+    }
+    d.kernels.onJobs = (sessionId, jobs) => this.#jobsChanged(sessionId, jobs)
   }
 
   active(sessionId: string): { run_id: string; input_ids: string[] } | undefined {
     return this.#active.get(sessionId)?.started
+  }
+
+  /** Which jobs of each session ran at the last report, to log only starts and ends. */
+  readonly #liveJobs = new Map<string, string>()
+
+  /**
+   * A job started or ended (output alone changes no event): `kernel.jobs_changed` goes to the
+   * session's log, so streams and ETags follow. Jobs lost with a crashed kernel end here too.
+   */
+  #jobsChanged(sessionId: string, jobs: JobInfo[]): void {
+    const live = jobs.filter((j) => j.state === 'running').map((j) => j.id)
+    const key = live.join(',')
+    if ((this.#liveJobs.get(sessionId) ?? '') === key) return
+    if (key === '') this.#liveJobs.delete(sessionId)
+    else this.#liveJobs.set(sessionId, key)
+    try {
+      this.#d.core.transact((tx) => {
+        if (!this.#d.core.row(sessionId)) return
+        tx.append(sessionId, 'kernel.jobs_changed', { live_job_count: live.length, running: live })
+      })
+    } catch (err) {
+      this.#d.onError(err)
+    }
   }
 
   /** Starts the next run of a session if it is free and inputs wait. */

@@ -2,7 +2,13 @@
 // images) and earlier answers (with their tool calls, and the encrypted reasoning a
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
 // to people, not replayed to the model.
-import type { AssistantPart, NeutralMessage, NeutralRequest, UserPart } from '../providers/types.ts'
+import type {
+  AssistantPart,
+  NeutralMessage,
+  NeutralRequest,
+  ToolResultMessage,
+  UserPart,
+} from '../providers/types.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 
 interface Row {
@@ -40,7 +46,13 @@ export function buildRequest(
       call_id?: string
       output?: string
     }
-    if (r.kind === 'tool_result') calls.answer(c.call_id as string, c.output ?? '')
+    if (r.kind === 'tool_result') {
+      const shown = c.images?.length ? (images.all(sessionId, r.position) as ImageRow[]) : []
+      calls.answer(c.call_id as string, {
+        content: c.output ?? '',
+        images: shown.map((img) => ({ media_type: img.media_type, data: img.data.toString('base64') })),
+      })
+    }
     if (r.kind === 'user' || r.kind === 'assistant') calls.close()
     if (r.kind === 'user') {
       const parts: UserPart[] = c.text ? [{ type: 'text', text: c.text }] : []
@@ -70,7 +82,7 @@ export function buildRequest(
 class ToolAnswers {
   readonly #messages: NeutralMessage[]
   #asked: string[] = []
-  readonly #answers = new Map<string, string>()
+  readonly #answers = new Map<string, Pick<ToolResultMessage, 'content' | 'images'>>()
 
   constructor(messages: NeutralMessage[]) {
     this.#messages = messages
@@ -80,14 +92,17 @@ class ToolAnswers {
     for (const p of parts) if (p.type === 'tool_call') this.#asked.push(p.id)
   }
 
-  answer(callId: string, output: string): void {
-    this.#answers.set(callId, output)
+  answer(callId: string, result: Pick<ToolResultMessage, 'content' | 'images'>): void {
+    this.#answers.set(callId, result)
   }
 
   close(): void {
     for (const id of this.#asked) {
-      const content = this.#answers.get(id) ?? 'The call has no result: the run ended before it finished.'
-      this.#messages.push({ role: 'tool', tool_call_id: id, content })
+      const a = this.#answers.get(id) ?? {
+        content: 'The call has no result: the run ended before it finished.',
+      }
+      const images = a.images?.length ? { images: a.images } : {}
+      this.#messages.push({ role: 'tool', tool_call_id: id, content: a.content, ...images })
     }
     this.#asked = []
     this.#answers.clear()

@@ -4,6 +4,7 @@
 // runs alone, so the model's order holds wherever it matters.
 import type { CheckedCall } from '../kernel/protocol.ts'
 import { type Problem, problemBody } from '../schemas/problems.ts'
+import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import { type GatedCall, gate, requestApproval } from './approvals.ts'
 import type { ActiveRun } from './engine.ts'
@@ -105,7 +106,9 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
   if (!checked.ok) return commit(d, run, call, { outcome: 'error', output: checked.error })
   const row = d.core.row(d.sessionId)
   if (!row) return
-  const verdict = gate(run.scope.policy, row, call)
+  // A policy changed during the run applies from its next call.
+  const policy = (row.approval_policy as ApprovalPolicy | null) ?? run.scope.policy
+  const verdict = gate(policy, row, call)
   if (verdict === 'refuse') {
     const output = `Not run: this session's approval policy is read-only, which allows no ${call.effect} tool (${call.summary}).`
     return commit(d, run, call, { outcome: 'denied', output })
