@@ -3,9 +3,11 @@
 // holds no durable state and never opens the database, so a crash here fails its runs,
 // never the daemon. It warms itself (warm.ts) before it says it is ready.
 import { BUILD } from '../build-info.ts'
+import { resolveHome } from '../daemon/home.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
 import { sandboxStatus } from '../tools/exec/index.ts'
+import { setHearthHome } from '../tools/files/index.ts'
 import type { FromKernel, ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
 import { warmUp } from './warm.ts'
@@ -92,6 +94,8 @@ process.on('message', (msg: ToKernel) => {
 })
 // The daemon going away closes the channel: a kernel never outlives its daemon.
 process.on('disconnect', quit)
+// Paths in hearth's home (token, keys) are refused to file tools whatever the roots say.
+await setHearthHome(resolveHome(undefined))
 const warmStart = performance.now()
 const warmed = await warmUp()
 send({
