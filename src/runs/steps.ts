@@ -211,8 +211,11 @@ function runGroupOrZero(core: SessionsCore, runId: string): number {
 }
 
 /** Why an open call got no result of its own, as the model and the history are told. */
-export function unfinishedResult(reason: 'interrupted' | 'failed' | 'restarted' | 'step_limit'): CallResult {
+export function unfinishedResult(
+  reason: 'interrupted' | 'failed' | 'restarted' | 'step_limit' | 'unapproved',
+): CallResult {
   const why = {
+    unapproved: 'The call was not run: the run ended while it waited for approval, and the request expired.',
     interrupted: 'The call did not finish: the run was interrupted.',
     failed: 'The call did not finish: the run failed.',
     restarted:
@@ -232,8 +235,12 @@ export function closeOpenCalls(
   tx: Tx,
   sessionId: string,
   runId: string,
-  reason: Parameters<typeof unfinishedResult>[0],
+  reason: Exclude<Parameters<typeof unfinishedResult>[0], 'unapproved'>,
 ): void {
-  for (const call of openCalls(core, sessionId, runId))
-    addResult(core, tx, sessionId, runId, call, unfinishedResult(reason))
+  const waiting = core.sql("SELECT 1 FROM approvals WHERE run_id = ? AND call_id = ? AND state = 'pending'")
+  for (const call of openCalls(core, sessionId, runId)) {
+    // A call that still waited for a person never ran, whatever ended the run.
+    const r = waiting.get(runId, call.call_id) ? unfinishedResult('unapproved') : unfinishedResult(reason)
+    addResult(core, tx, sessionId, runId, call, r)
+  }
 }

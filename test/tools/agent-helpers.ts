@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
 import { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
 import { type RawResponse, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
-import { createSession } from '../streams/sse-client.ts'
 import { getSession, idle, message, putInput, waitSession } from '../inputs/helpers.ts'
+import { createSession } from '../streams/sse-client.ts'
 
 export interface AgentSetup {
   d: TestDaemon
@@ -27,7 +27,11 @@ export interface AgentOptions {
 }
 
 export function writeConfig(home: string, upstream: FakeOpenAIUpstream, opts: AgentOptions): void {
-  const profile = { endpoint: `${upstream.url}/v1`, protocol: opts.protocol ?? 'responses', model: 'fake-model' }
+  const profile = {
+    endpoint: `${upstream.url}/v1`,
+    protocol: opts.protocol ?? 'responses',
+    model: 'fake-model',
+  }
   writeFileSync(
     join(home, 'config.json'),
     JSON.stringify({
@@ -72,7 +76,12 @@ export function approve(
   remember: 'once' | 'session' = 'once',
   inputId = uuidv7(),
 ): Promise<RawResponse & { inputId: string }> {
-  return putInput(d, sid, { kind: 'approval', request_id: requestId, decision, remember, client_id: 'test' }, inputId)
+  return putInput(
+    d,
+    sid,
+    { kind: 'approval', request_id: requestId, decision, remember, client_id: 'test' },
+    inputId,
+  )
 }
 
 /** Waits until the session's run waits for an approval; returns the blocking reason. */

@@ -30,7 +30,10 @@ for (const protocol of ['responses', 'chat_completions'] as const) {
       const snapshot = await live.next()
       assert.equal(snapshot?.event, 'snapshot')
       s.upstream.enqueue(
-        callTools({ name: 'read', arguments: { path: 'notes.txt' }, id: 'call_r1' }, { text: 'Let me look.' }),
+        callTools(
+          { name: 'read', arguments: { path: 'notes.txt' }, id: 'call_r1' },
+          { text: 'Let me look.' },
+        ),
         (req) => answer(`It says ${JSON.stringify(toolResultsOf(req.body)[0]?.output)}`),
       )
       const read = await runMessage(s, sid, 'what is in notes.txt?')
@@ -38,14 +41,17 @@ for (const protocol of ['responses', 'chat_completions'] as const) {
       // The second request replays the call and carries its result.
       assert.equal(s.upstream.requests.length, 2)
       const second = s.upstream.requests[1].body
-      assert.deepEqual(toolCallsOf(second), [{ call_id: 'call_r1', name: 'read', arguments: '{"path":"notes.txt"}' }])
+      assert.deepEqual(toolCallsOf(second), [
+        { call_id: 'call_r1', name: 'read', arguments: '{"path":"notes.txt"}' },
+      ])
       const results = toolResultsOf(second)
       assert.equal(results.length, 1)
       assert.match(results[0].output, /alpha/)
       assert.match(results[0].output, /beta/)
       // The first request offered the tools with their schemas.
       const tools = s.upstream.requests[0].body.tools.map((t: any) => t.name ?? t.function?.name)
-      for (const name of ['read', 'write', 'edit', 'shell', 'job_start']) assert.ok(tools.includes(name), name)
+      for (const name of ['read', 'write', 'edit', 'shell', 'job_start'])
+        assert.ok(tools.includes(name), name)
 
       const history = await historyOf(s.d, sid)
       assert.deepEqual(
@@ -54,7 +60,10 @@ for (const protocol of ['responses', 'chat_completions'] as const) {
       )
       const [user, asked, call, result, final] = history
       assert.equal(asked.content.text, 'Let me look.')
-      assert.deepEqual(asked.content.tool_calls.map((c: any) => c.id), ['call_r1'])
+      assert.deepEqual(
+        asked.content.tool_calls.map((c: any) => c.id),
+        ['call_r1'],
+      )
       assert.equal(call.content.name, 'read')
       assert.equal(call.content.effect, 'read')
       assert.equal(call.content.summary.includes('notes.txt'), true)
@@ -114,13 +123,17 @@ for (const protocol of ['responses', 'chat_completions'] as const) {
       assert.equal(calls.length, 2)
       assert.equal(res.length, 2)
       assert.notEqual(calls[0].group, calls[1].group, 'each call has its own display group')
-      for (const r of res) assert.equal(r.group, calls.find((c: any) => c.content.call_id === r.content.call_id).group)
+      for (const r of res)
+        assert.equal(r.group, calls.find((c: any) => c.content.call_id === r.content.call_id).group)
     })
 
     it('arguments streamed in many pieces arrive whole', async () => {
       writeFileSync(join(s.workspace, 'pieces.txt'), 'in pieces\n')
       const sid = await newSession(s)
-      s.upstream.enqueue(callTools({ name: 'read', arguments: { path: 'pieces.txt' }, pieces: 9 }), answer('ok'))
+      s.upstream.enqueue(
+        callTools({ name: 'read', arguments: { path: 'pieces.txt' }, pieces: 9 }),
+        answer('ok'),
+      )
       await runMessage(s, sid, 'read it')
       const [result] = toolResultsOf(s.upstream.requests[1].body)
       assert.match(result.output, /in pieces/)
