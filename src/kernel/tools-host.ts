@@ -174,8 +174,9 @@ export class ToolHost {
     this.#send({ type: 'jobs', session_id: sessionId, jobs: m.list() })
   }
 
-  /** Shutdown: every job of every session, with its process group. */
+  /** Shutdown: every running call and every job of every session, with their process groups. */
   async stopAll(): Promise<void> {
+    for (const running of this.#running.values()) for (const a of running) a.abort()
     await Promise.all([...this.#jobs.values()].map((m) => m.stopAll().catch(() => {})))
   }
 }
