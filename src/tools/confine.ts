@@ -11,9 +11,11 @@
 //   refused, however many links the chain has;
 // - hearth's home (the token, creds.json, the database) is refused even under a root;
 // - a write or edit through a regular file with more than one hard link is refused: the other
-//   name may be outside the roots (a package manager's store, a file in another project), and
-//   writing in place would change that file too. Reads through hard links are allowed (pnpm
-//   and ccache fill workspaces with them), except to a file of hearth's home.
+//   name may be outside the roots (a package manager's store, a file in another project). The
+//   atomic write would leave that file as it was and silently split the two names, which is
+//   not what whoever linked them meant either; the model is told to write a new file instead.
+//   Reads through hard links are allowed (pnpm and ccache fill workspaces with them), except
+//   to a file of hearth's home.
 //
 // Checking and using are separate system calls, so a process racing the tool (a background
 // job swapping a directory for a symlink between the check and the open) could win the
@@ -22,7 +24,7 @@
 // are renamed over the target (rename replaces a symlink, never follows it), which leaves
 // only a swap of a parent directory inside the window. The shell is the larger door anyway:
 // what a command may reach is the sandbox's business (src/tools/exec/).
-import type { Stats } from 'node:fs'
+import { realpathSync, type Stats } from 'node:fs'
 import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { ToolContext } from './types.ts'
@@ -57,9 +59,15 @@ let hearthHomeReal: string | null = null
  * Sets hearth's home (HEARTH_HOME): the kernel calls it once at start. Paths inside it are
  * refused whatever the roots say, and walks (list, glob, grep) skip it.
  */
-export async function setHearthHome(dir: string | null): Promise<void> {
+export function setHearthHome(dir: string | null): void {
   hearthHome = dir === null ? null : resolve(dir)
-  hearthHomeReal = hearthHome === null ? null : await realOrSelf(hearthHome)
+  hearthHomeReal = null
+  if (hearthHome === null) return
+  try {
+    hearthHomeReal = realpathSync(hearthHome)
+  } catch {
+    hearthHomeReal = hearthHome // not made yet: its own path is all there is to refuse
+  }
 }
 
 /** The home as set (real path), for walkers that must skip it. */
@@ -196,8 +204,8 @@ export async function confine(input: string, roots: Roots, access: Access): Prom
     if (stats.isFile() && stats.nlink > 1) {
       if (access === 'write')
         return refuse(
-          `${input}: has ${stats.nlink} hard links; writing through it would also change the other names, ` +
-            'which may lie outside the workspace. Refused; write a new file instead.',
+          `${input}: has ${stats.nlink} hard links; another name of this file may lie outside the workspace, ` +
+            'and writing here would split the two. Refused; write to a new file instead.',
         )
       if (await isHomeFile(stats)) return refuse(`${input}: is a hard link to a file in hearth's own home`)
     }

@@ -5,7 +5,7 @@
 // resolves the target's symlinks first, by design). A crash leaves the old file or the new
 // one, never half of either; at worst a stray `.name.*.tmp` file.
 import { randomBytes } from 'node:crypto'
-import { chmod, lstat, open, rename, unlink } from 'node:fs/promises'
+import { chmod, type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 export interface Expected {
@@ -20,6 +20,8 @@ export class ChangedMeanwhile extends Error {}
 export interface AtomicOptions {
   /** Permission bits for the file (an overwritten file keeps its own); default 0666 less umask. */
   mode?: number
+  /** The owner to keep (an overwritten file's), best effort: only root may give a file away. */
+  owner?: { uid: number; gid: number }
   /** Refuse when the target is no longer the file that was read. */
   expect?: Expected
 }
@@ -35,6 +37,7 @@ export async function writeAtomic(target: string, data: Uint8Array, opts: Atomic
   try {
     try {
       await fh.writeFile(data)
+      if (opts.owner) await keepOwner(fh, opts.owner)
       if (opts.mode !== undefined) await chmod(tmp, opts.mode)
       await fh.sync()
     } finally {
@@ -51,6 +54,16 @@ export async function writeAtomic(target: string, data: Uint8Array, opts: Atomic
     throw err
   }
   await syncDir(dirname(target))
+}
+
+async function keepOwner(fh: FileHandle, owner: { uid: number; gid: number }): Promise<void> {
+  const st = await fh.stat()
+  if (st.uid === owner.uid && st.gid === owner.gid) return
+  try {
+    await fh.chown(owner.uid, owner.gid)
+  } catch {
+    // not root (nor in the group): the new file stays the writer's
+  }
 }
 
 /** Makes the rename itself durable (the directory entry), best effort. */

@@ -96,6 +96,7 @@ interface Loaded {
   bom: boolean
   crlf: boolean
   mode: number
+  owner: { uid: number; gid: number }
   expect: Expected
 }
 
@@ -121,7 +122,8 @@ async function load(path: string, shown: string, ctx: ToolContext): Promise<Load
       text,
       bom,
       crlf,
-      mode: st.mode & 0o7777,
+      mode: st.mode & 0o777,
+      owner: { uid: st.uid, gid: st.gid },
       expect: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs },
     }
   } finally {
@@ -157,7 +159,7 @@ async function runEdit(args: EditArgs, ctx: ToolContext): Promise<ToolResult> {
   const data = file.bom ? Buffer.concat([BOM, Buffer.from(body, 'utf8')]) : Buffer.from(body, 'utf8')
   if (ctx.signal.aborted) return interrupted('Interrupted before writing; the file is unchanged.')
   try {
-    await writeAtomic(c.path, data, { mode: file.mode, expect: file.expect })
+    await writeAtomic(c.path, data, { mode: file.mode, owner: file.owner, expect: file.expect })
   } catch (err) {
     if (err instanceof ChangedMeanwhile)
       return fail(

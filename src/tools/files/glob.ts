@@ -119,10 +119,14 @@ async function runGlob(args: GlobArgs, ctx: ToolContext): Promise<ToolResult> {
         `${count(matches.length)} matches (newest first); narrow the pattern or the path to see the rest.`,
     )
   if (shown.length === 0) {
+    const where = asked === '.' ? 'the workspace' : asked
     const hint = args.pattern.includes('/')
       ? ''
-      : ` A pattern without "/" matches only directly in ${asked}; use **/${args.pattern} to search below it.`
-    return ok(`No files match ${args.pattern} in ${asked}.${hint}`, { path: dir.display, matches: 0 })
+      : ` A pattern without "/" matches only directly in ${where}; use **/${args.pattern} to search below it.`
+    return ok(`No files match ${args.pattern} in ${where}.${hint}`, {
+      path: dir.display,
+      matches: 0,
+    })
   }
   const output = shown.join('\n') + (notes.length > 0 ? `\n\n(${notes.join(' ')})` : '')
   return ok(output, { path: dir.display, matches: matches.length, truncated: more })

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process'
 import { constants } from 'node:fs'
 import { access, open } from 'node:fs/promises'
-import { basename, delimiter, join, matchesGlob } from 'node:path'
+import { basename, delimiter, dirname, join, matchesGlob, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { inHearthHome } from '../confine.ts'
 import { looksBinary } from './common.ts'
@@ -80,9 +80,12 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
   for (const dir of IGNORED_DIRS) args.push(`--glob=!${dir}`)
   if (q.ignoreCase) args.push('--ignore-case')
   if (q.include) args.push(`--glob=${q.include}`)
-  args.push('--regexp', q.pattern, '--', q.start)
+  // rg matches a glob with "/" against paths relative to where it runs: it runs in the
+  // start directory (beside the file, for one file) and names paths relative to it.
+  const cwd = q.startIsFile ? dirname(q.start) : q.start
+  args.push('--regexp', q.pattern, '--', q.startIsFile ? basename(q.start) : '.')
 
-  const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(rg, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   const found: GrepFound = { matches: [], more: false, notes: [] }
   let stderr = ''
   child.stderr.setEncoding('utf8')
@@ -91,6 +94,7 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
   })
   const stop = () => child.kill('SIGTERM')
   q.signal.addEventListener('abort', stop, { once: true })
+  if (q.signal.aborted) stop()
   const exited = new Promise<number | null>((resolve) => {
     child.on('close', (code) => resolve(code))
     child.on('error', () => resolve(null))
@@ -98,7 +102,7 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
   try {
     const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })
     for await (const raw of lines) {
-      const m = parseRgLine(raw)
+      const m = parseRgLine(raw, cwd)
       if (!m || inHearthHome(m.abs)) continue
       if (found.matches.length >= q.maxMatches) {
         found.more = true
@@ -121,14 +125,14 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
 }
 
 /** "path\0line:text" (rg's --null output) → a match. */
-function parseRgLine(raw: string): GrepMatch | null {
+function parseRgLine(raw: string, cwd: string): GrepMatch | null {
   const nul = raw.indexOf('\0')
   if (nul < 0) return null
   const rest = raw.slice(nul + 1)
   const colon = rest.indexOf(':')
   const line = Number.parseInt(rest.slice(0, colon), 10)
   if (colon < 0 || !Number.isFinite(line)) return null
-  return { abs: raw.slice(0, nul), line, text: stripCr(rest.slice(colon + 1)) }
+  return { abs: resolve(cwd, raw.slice(0, nul)), line, text: stripCr(rest.slice(colon + 1)) }
 }
 
 function stripCr(text: string): string {

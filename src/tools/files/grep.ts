@@ -115,7 +115,7 @@ async function dropHomeLinks(found: GrepFound): Promise<void> {
 function format(found: GrepFound, start: Confined, asked: string): { output: string; shown: number } {
   if (found.matches.length === 0) {
     const notes = found.notes.length > 0 ? ` (${found.notes.join(' ')})` : ''
-    return { output: `No matches in ${asked}.${notes}`, shown: 0 }
+    return { output: `No matches in ${asked === '.' ? 'the workspace' : asked}.${notes}`, shown: 0 }
   }
   const lines: string[] = []
   let chars = 0

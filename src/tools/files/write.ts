@@ -44,6 +44,7 @@ async function runWrite(args: WriteArgs, ctx: ToolContext): Promise<ToolResult> 
   const bad = argsError(WriteArgs, args)
   if (bad) return fail(bad)
   if (ctx.signal.aborted) return interrupted('Interrupted before writing; nothing was written.')
+  if (args.path.endsWith('/')) return fail(`${args.path}: names a directory; give a file path.`)
   const c = await confine(args.path, ctx, 'write')
   if (!c.ok) return fail(c.message)
   if (c.stats?.isDirectory()) return fail(`${args.path}: is a directory; give a file path.`)
@@ -52,7 +53,8 @@ async function runWrite(args: WriteArgs, ctx: ToolContext): Promise<ToolResult> 
   const data = Buffer.from(args.content, 'utf8')
   try {
     if (!c.stats) await mkdir(dirname(c.path), { recursive: true })
-    await writeAtomic(c.path, data, c.stats ? { mode: c.stats.mode & 0o7777 } : {})
+    const keep = c.stats ? { mode: c.stats.mode & 0o777, owner: { uid: c.stats.uid, gid: c.stats.gid } } : {}
+    await writeAtomic(c.path, data, keep)
   } catch (err) {
     return fail(`Nothing was written. ${fsMessage(err, args.path)}`)
   }
