@@ -58,10 +58,11 @@ export class HeadTailCapture {
       this.#tailLen < this.#tailCap
         ? this.#tail.subarray(0, this.#tailLen)
         : Buffer.concat([this.#tail.subarray(this.#tailPos), this.#tail.subarray(0, this.#tailPos)])
-    const cut = this.cutBytes
-    if (cut === 0) return Buffer.concat([head, tail]).toString('utf8')
-    const headText = head.subarray(0, completeLength(head)).toString('utf8')
-    const tailText = tail.subarray(leadingContinuation(tail)).toString('utf8')
+    if (this.cutBytes === 0) return Buffer.concat([head, tail]).toString('utf8')
+    const headKept = head.subarray(0, completeLength(head))
+    const tailKept = tail.subarray(leadingContinuation(tail))
+    const cut = this.#total - headKept.length - tailKept.length
+    const [headText, tailText] = [headKept.toString('utf8'), tailKept.toString('utf8')]
     return `${headText}\n[… ${cut} bytes of output cut …]\n${tailText}`
   }
 }
@@ -73,12 +74,17 @@ export function leadingContinuation(buf: Buffer): number {
   return i
 }
 
+/** How many bytes the character that starts with byte `b` has (1 for a stray continuation byte). */
+export function charLength(b: number): number {
+  return b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1
+}
+
 /** The length of `buf` without a trailing character whose bytes are not all there yet. */
 export function completeLength(buf: Buffer): number {
   for (let back = 1; back <= Math.min(4, buf.length); back++) {
     const b = buf[buf.length - back]
     if ((b & 0xc0) === 0x80) continue // a continuation byte: keep looking for the lead
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1
+    const need = charLength(b)
     return need > back ? buf.length - back : buf.length
   }
   return buf.length

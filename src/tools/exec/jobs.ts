@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { JobInfo, JobManager, JobOutput, JobStartOptions, JobState } from '../types.ts'
-import { completeLength, leadingContinuation } from './capture.ts'
+import { charLength, completeLength, leadingContinuation } from './capture.ts'
 import { type RunningCommand, startCommand } from './process.ts'
 import { OutputRing } from './ring.ts'
 
@@ -117,12 +117,15 @@ class Jobs implements JobManager {
     const job = this.#jobs.get(id)
     if (!job) return undefined
     const want = Math.max(1, Math.min(Math.trunc(maxBytes), MAX_READ_BYTES))
-    const r = job.ring.read(Math.max(0, Math.trunc(offset)), want)
-    // Start and end on character borders; the next read picks up what was held back.
-    const lead = leadingContinuation(r.bytes)
-    const mayGrow = job.state === 'running' || r.start + r.bytes.length < job.ring.totalBytes
+    // A few bytes more than asked, to finish a character the limit would cut.
+    const r = job.ring.read(Math.max(0, Math.trunc(offset)), want + 3)
+    const lead = leadingContinuation(r.bytes) // a read that starts inside a character skips its rest
     const body = r.bytes.subarray(lead)
-    const end = mayGrow ? completeLength(body) || body.length : body.length
+    const end = textEnd(
+      body,
+      want,
+      job.state !== 'running' && r.start + r.bytes.length === job.ring.totalBytes,
+    )
     return {
       text: body.subarray(0, end).toString('utf8'),
       next_offset: r.start + lead + end,
@@ -208,4 +211,17 @@ function info(job: Job): JobInfo {
     exit_code: job.exitCode,
     run_id: job.runId,
   }
+}
+
+/**
+ * Where a read of `body` ends: at most `want` bytes, on a character border. A character
+ * longer than `want` is given whole; one not yet fully written waits for the next read,
+ * unless the output is complete (`final`), where a broken character is shown as it is.
+ */
+function textEnd(body: Buffer, want: number, final: boolean): number {
+  if (final && body.length <= want) return body.length
+  const end = completeLength(body.subarray(0, Math.min(body.length, want)))
+  if (end > 0 || body.length === 0) return end
+  const first = charLength(body[0])
+  return first <= body.length ? first : final ? body.length : 0
 }

@@ -25,6 +25,19 @@ const NAMESPACE_FLAGS = ['--unshare-all', '--cap-drop', 'ALL', '--die-with-paren
 /** The fresh /tmp is memory; a cap keeps a runaway command from filling it. */
 const TMP_SIZE_BYTES = 1024 * 1024 * 1024
 
+/**
+ * The home is read-only in the sandbox: tools that cache there (npm, pip, go, anything that
+ * follows XDG) are pointed at the fresh /tmp instead, so they work, uncached, and leave nothing.
+ */
+const CACHE_ENV = [
+  '--setenv',
+  'XDG_CACHE_HOME',
+  '/tmp/.cache',
+  '--setenv',
+  'npm_config_cache',
+  '/tmp/.npm',
+] as const
+
 /** Sockets that would let a command act as the user outside the sandbox. */
 const SOCKET_FILES = ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock'] as const
 
@@ -80,6 +93,7 @@ export function wrap(argv: readonly string[], opts: WrapOptions): string[] {
     '--proc',
     '/proc',
     ...mountArgs(opts, probe.sizedTmp),
+    ...CACHE_ENV,
     '--chdir',
     opts.cwd,
     '--',
