@@ -10,7 +10,8 @@
 //                                      stored (store: false): an input item with an `id` is
 //                                      404, as the backend answers; a reasoning item is
 //                                      accepted only with `encrypted_content` this backend
-//                                      issued (else 400 invalid_encrypted_content), and a
+//                                      issued (else 400 invalid_encrypted_content), function
+//                                      calls and outputs must pair up (tool-pairing.ts), and a
 //                                      request that includes `reasoning.encrypted_content`
 //                                      gets it on its finished reasoning items.
 // Every request is recorded with its headers and parsed body.
@@ -20,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { playFrames, type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 import { DEFAULT_SCRIPT, type FakeScript, responsesFrames, scriptFor } from './openai-frames.ts'
+import { responsesPairingError } from './tool-pairing.ts'
 
 export type { RecordedRequest } from './http-record.ts'
 
@@ -291,6 +293,18 @@ export class FakeChatgptBackend {
   /** The backend's answer to input it cannot use without stored items, or null. */
   #refuseInput(body: any): { status: number; error: Record<string, unknown> } | null {
     const input: any[] = Array.isArray(body?.input) ? body.input : []
+    const unpaired = responsesPairingError(body)
+    if (unpaired) {
+      return {
+        status: 400,
+        error: {
+          message: unpaired.message,
+          type: 'invalid_request_error',
+          param: unpaired.param,
+          code: null,
+        },
+      }
+    }
     for (const item of input) {
       if (typeof item?.id === 'string') {
         return {

@@ -5,6 +5,8 @@
 // request (to answer what was sent; see tool-script.ts for tool turns). Scripts can stream
 // text, reasoning and tool calls (one or several, arguments in pieces) with a per-delta delay, report usage, answer an error status (with Retry-After), or
 // misbehave: stall, drop the connection, send a malformed frame, delay the first byte.
+// Like the real APIs, it answers 400 to replayed tool calls and results that do not pair up
+// (tool-pairing.ts).
 // Used by tests and by bench code.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -18,6 +20,7 @@ import {
   responsesFrames,
   scriptFor,
 } from './openai-frames.ts'
+import { chatPairingError, responsesPairingError } from './tool-pairing.ts'
 
 export type { RecordedRequest } from './http-record.ts'
 export type { FakeMode, FakeReply, FakeScript, FakeToolCall, FakeUsage } from './openai-frames.ts'
@@ -86,6 +89,8 @@ export class FakeOpenAIUpstream {
     if (req.method !== 'POST' || protocol === null) {
       return this.#error(res, record, 404, `no route for ${req.method} ${record.path}`, undefined)
     }
+    const unpaired = protocol === 'chat' ? chatPairingError(record.body) : responsesPairingError(record.body)
+    if (unpaired) return this.#error(res, record, 400, unpaired.message, undefined, unpaired.param)
     if (script.status && script.status !== 200) {
       return this.#error(res, record, script.status, script.errorMessage, script.retryAfter)
     }
@@ -107,6 +112,7 @@ export class FakeOpenAIUpstream {
     status: number,
     message?: string,
     retryAfter?: string,
+    param: string | null = null,
   ) {
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     if (retryAfter !== undefined) headers['retry-after'] = retryAfter
@@ -114,7 +120,9 @@ export class FakeOpenAIUpstream {
     const type =
       status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error'
     res.end(
-      JSON.stringify({ error: { message: message ?? `fake upstream error ${status}`, type, code: null } }),
+      JSON.stringify({
+        error: { message: message ?? `fake upstream error ${status}`, type, param, code: null },
+      }),
     )
     record.completed = true
   }

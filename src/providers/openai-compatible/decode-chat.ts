@@ -12,12 +12,12 @@
 // emitted whole, in order, when the choice finishes; a finish that cut the output
 // (`length`, `content_filter`) drops calls whose arguments are not a complete JSON
 // object. A `stop` finish after calls is reported as `tool_calls`, which some servers
-// fail to say.
+// fail to say. A model's parallel wrapper call becomes the calls it wraps (tool-calls.ts).
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
 import { type FrameDecoder, incomplete, num, parseFrame } from './decode-stream.ts'
 import { codeForStreamError, errorEvent, streamErrorMessage } from './errors.ts'
 import type { SseFrame } from './sse.ts'
-import { type CallDraft, completeCalls, toolCallEvent } from './tool-calls.ts'
+import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from './tool-calls.ts'
 
 interface Call extends CallDraft {
   slot: number
@@ -34,6 +34,12 @@ export class ChatDecoder implements FrameDecoder {
   #stop: StopReason | null = null
   #usage: NeutralUsage | null = null
   #sawCall = false
+  readonly #declared: ReadonlySet<string>
+
+  /** `declared`: the names of the tools the request offered (to unwrap a parallel wrapper). */
+  constructor(declared: Iterable<string> = []) {
+    this.#declared = new Set(declared)
+  }
 
   frame(frame: SseFrame): NeutralEvent[] {
     if (frame.data.trim() === '[DONE]') return this.#finish(this.#terminal(this.#stop ?? this.#impliedStop()))
@@ -123,7 +129,11 @@ export class ChatDecoder implements FrameDecoder {
     this.#calls = []
     this.#open.clear()
     if (calls.length > 0) this.#sawCall = true
-    return calls.map((c) => toolCallEvent(c.slot, c))
+    return calls.flatMap((c) => {
+      const wrapped = unwrapParallel(c, this.#declared)
+      if (!wrapped) return [toolCallEvent(c.slot, c)]
+      return wrapped.map((inner, n) => toolCallEvent(n === 0 ? c.slot : this.#next++, inner))
+    })
   }
 }
 

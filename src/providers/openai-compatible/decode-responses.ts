@@ -6,13 +6,14 @@
 // `response.output_item.done` when they carry it; each is emitted once, from its
 // `output_item.done` (or at the terminal event for a call whose item never closed: all of
 // them at `response.completed`, only those with whole JSON arguments when the output was
-// cut). A finished reasoning item that carries `encrypted_content` is also emitted whole,
-// for replay on the next turn.
+// cut); a model's parallel wrapper call becomes the calls it wraps (tool-calls.ts). A
+// finished reasoning item that carries `encrypted_content` is also emitted whole, for
+// replay on the next turn.
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
 import { type FrameDecoder, incomplete, num, parseFrame } from './decode-stream.ts'
 import { codeForStreamError, errorEvent, streamErrorMessage } from './errors.ts'
 import type { SseFrame } from './sse.ts'
-import { type CallDraft, completeCalls, toolCallEvent } from './tool-calls.ts'
+import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from './tool-calls.ts'
 
 interface Call extends CallDraft {
   emitted: boolean
@@ -28,6 +29,12 @@ export class ResponsesDecoder implements FrameDecoder {
   #streamed = new Set<number>()
   #partKey = new Map<number, string>()
   #toolCalls = 0
+  readonly #declared: ReadonlySet<string>
+
+  /** `declared`: the names of the tools the request offered (to unwrap a parallel wrapper). */
+  constructor(declared: Iterable<string> = []) {
+    this.#declared = new Set(declared)
+  }
 
   frame(frame: SseFrame): NeutralEvent[] {
     if (frame.data === '[DONE]') return []
@@ -178,8 +185,13 @@ export class ResponsesDecoder implements FrameDecoder {
   #emitCall(slot: number, call: Call): NeutralEvent[] {
     if (call.emitted) return []
     call.emitted = true
-    this.#toolCalls++
-    return [toolCallEvent(slot, call)]
+    const wrapped = unwrapParallel(call, this.#declared)
+    if (!wrapped) {
+      this.#toolCalls++
+      return [toolCallEvent(slot, call)]
+    }
+    this.#toolCalls += wrapped.length
+    return wrapped.map((inner, n) => toolCallEvent(n === 0 ? slot : this.#next++, inner))
   }
 
   /** `response.completed` / `.incomplete`: pending calls, usage, then `done`. */

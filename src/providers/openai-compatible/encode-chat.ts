@@ -1,7 +1,9 @@
 // Neutral request → Chat Completions request body (`POST …/chat/completions`, streamed,
 // usage requested). A user message that is one text part is sent as a plain string, the
 // form every compatible server accepts; images travel as `image_url` data URLs.
-// Reasoning parts of earlier assistant turns are not replayed.
+// Reasoning parts are not replayed, except on an assistant message that calls tools: it
+// carries them as `reasoning_content`, which thinking models that stream that field
+// (DeepSeek, Kimi) require back during a tool loop (a 400 otherwise).
 //
 // Tools: `tools` as `{type: "function", function: {name, description, parameters}}` with
 // `tool_choice: "auto"`. `parallel_tool_calls` is left to the server's default (true on
@@ -102,6 +104,12 @@ function assistantMessage(parts: AssistantPart[]): ChatMessage {
       : [],
   )
   const message: ChatMessage = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text }
-  if (calls.length > 0) message.tool_calls = calls
+  if (calls.length === 0) return message
+  const reasoning = parts
+    .filter((p) => p.type === 'reasoning')
+    .map((p) => p.text)
+    .join('')
+  if (reasoning !== '') message.reasoning_content = reasoning
+  message.tool_calls = calls
   return message
 }

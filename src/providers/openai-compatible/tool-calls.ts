@@ -27,13 +27,15 @@ export interface CallDraft {
 }
 
 /**
- * The calls that may be emitted when a turn ends with `stop`: all of them, unless the
- * output was cut (`length`, `content_filter`), when only calls whose arguments are a whole
- * JSON object remain (the cut one would run with half its arguments).
+ * The calls that may be emitted when a turn ends with `stop`: those with a name (pieces
+ * of nothing a server sent late make no call), and when the output was cut (`length`,
+ * `content_filter`) only those whose arguments are a whole JSON object (the cut one would
+ * run with half its arguments).
  */
 export function completeCalls<C extends CallDraft>(calls: C[], stop: StopReason): C[] {
-  if (stop !== 'length' && stop !== 'content_filter') return calls
-  return calls.filter((c) => isJsonObject(finalArguments(c.args)))
+  const named = calls.filter((c) => c.name !== '')
+  if (stop !== 'length' && stop !== 'content_filter') return named
+  return named.filter((c) => isJsonObject(finalArguments(c.args)))
 }
 
 function isJsonObject(text: string): boolean {
@@ -60,4 +62,36 @@ const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456
 function generatedCallId(): string {
   const bytes = randomBytes(9)
   return [...bytes].map((b) => ID_ALPHABET[b % ID_ALPHABET.length]).join('')
+}
+
+const PARALLEL_WRAPPERS = new Set(['parallel', 'multi_tool_use.parallel'])
+const RECIPIENT_PREFIX = 'functions.'
+
+/**
+ * The calls an OpenAI model's parallel wrapper stands for, or null for any other call.
+ * Models sometimes emit their internal wrapper as a function call of its own: `parallel`
+ * (or `multi_tool_use.parallel`) with `{"tool_uses": [{"recipient_name": "functions.read",
+ * "parameters": {…}}, …]}`. When no declared tool has that name and every recipient is a
+ * declared tool with object parameters, each becomes a call: id `<id>_<n>`, arguments the
+ * parameters' JSON. Each is then replayed and answered as its own call.
+ */
+export function unwrapParallel(call: CallDraft, declared: ReadonlySet<string>): CallDraft[] | null {
+  if (!PARALLEL_WRAPPERS.has(call.name) || declared.has(call.name)) return null
+  let uses: unknown
+  try {
+    uses = JSON.parse(finalArguments(call.args))?.tool_uses
+  } catch {
+    return null
+  }
+  if (!Array.isArray(uses) || uses.length === 0) return null
+  const calls: CallDraft[] = []
+  for (const [n, use] of uses.entries()) {
+    const recipient = typeof use?.recipient_name === 'string' ? use.recipient_name : ''
+    const name = recipient.startsWith(RECIPIENT_PREFIX) ? recipient.slice(RECIPIENT_PREFIX.length) : ''
+    const params = use?.parameters
+    if (!declared.has(name) || typeof params !== 'object' || params === null || Array.isArray(params))
+      return null
+    calls.push({ id: `${call.id}_${n}`, name, args: JSON.stringify(params) })
+  }
+  return calls
 }

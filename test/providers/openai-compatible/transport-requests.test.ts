@@ -150,6 +150,7 @@ describe('requests on the wire', () => {
         {
           role: 'assistant',
           content: 'Let me look.',
+          reasoning_content: 'hmm',
           tool_calls: [
             {
               id: 'call_1',
