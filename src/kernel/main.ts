@@ -95,7 +95,7 @@ process.on('message', (msg: ToKernel) => {
 // The daemon going away closes the channel: a kernel never outlives its daemon.
 process.on('disconnect', quit)
 // Paths in hearth's home (token, keys) are refused to file tools whatever the roots say.
-await setHearthHome(resolveHome(undefined))
+setHearthHome(resolveHome(undefined))
 const warmStart = performance.now()
 const warmed = await warmUp()
 send({

@@ -36,7 +36,11 @@ function processesWith(marker: string): number[] {
   return found
 }
 
-async function waitFor<T>(what: string, probe: () => T | Promise<T>, ms = 10_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 10_000,
+): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const v = await probe()
