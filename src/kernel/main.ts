@@ -8,7 +8,7 @@ import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
 import { sandboxStatus } from '../tools/exec/index.ts'
 import { setHearthHome } from '../tools/files/index.ts'
-import type { FromKernel, ToKernel } from './protocol.ts'
+import type { CallRequest, FromKernel, ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
 import { warmUp } from './warm.ts'
 
@@ -41,6 +41,7 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
   // Events are batched per turn of the event loop: the first delta goes out at once, a
   // burst of deltas read from one network chunk travels as one message.
   let batch: NeutralEvent[] = []
+  const calls: CallRequest[] = []
   const flush = () => {
     if (batch.length === 0) return
     send({ type: 'events', run_id: msg.run_id, events: batch })
@@ -63,6 +64,7 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
       })) {
         if (batch.length === 0) setImmediate(flush)
         batch.push(e)
+        if (e.type === 'tool_call') calls.push({ call_id: e.id, name: e.name, arguments: e.arguments })
       }
     }
   } catch (err) {
@@ -74,6 +76,9 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
     })
   } finally {
     flush()
+    // The calls are checked at once: the daemon needs their summaries and effects before
+    // it can record the step, and asking for them would cost a round trip.
+    if (calls.length > 0) tools.check(msg.run_id, calls)
     turns.delete(msg.run_id)
     send({ type: 'turn_ended', run_id: msg.run_id })
   }
@@ -86,8 +91,7 @@ process.on('message', (msg: ToKernel) => {
   else if (msg.type === 'abort') {
     turns.get(msg.run_id)?.abort()
     tools.abort(msg.run_id)
-  } else if (msg.type === 'check') tools.check(msg.run_id, msg.calls)
-  else if (msg.type === 'tool') void tools.run(msg)
+  } else if (msg.type === 'tool') void tools.run(msg)
   else if (msg.type === 'stop_jobs') void tools.stopJobs(msg.session_id)
   // Jobs are stopped with their process groups before the process goes.
   else if (msg.type === 'shutdown') quit()

@@ -119,8 +119,7 @@ export class KernelProcess {
   }
 
   send(msg: ToKernel, from?: Kernel): void {
-    if ((msg.type === 'turn' || msg.type === 'check' || msg.type === 'tool') && from)
-      this.#runs.set(msg.run_id, from)
+    if ((msg.type === 'turn' || msg.type === 'tool') && from) this.#runs.set(msg.run_id, from)
     if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.connected)
       this.proc.send(msg)
   }

@@ -46,8 +46,6 @@ export type ToKernel =
     }
   /** Stops the run's turn, the tool it runs now, and the jobs it started. */
   | { type: 'abort'; run_id: string }
-  /** Checks calls' names and arguments against the tools' schemas; answered by `checked`. */
-  | { type: 'check'; run_id: string; calls: CallRequest[] }
   | {
       type: 'tool'
       run_id: string
@@ -77,6 +75,10 @@ export type FromKernel =
     }
   | { type: 'events'; run_id: string; events: NeutralEvent[] }
   | { type: 'turn_ended'; run_id: string }
+  /**
+   * The calls a turn asked for, checked against the tools' schemas (sent after the turn's
+   * last events and before `turn_ended`).
+   */
   | { type: 'checked'; run_id: string; calls: CheckedCall[] }
   /** Output of a running call, batched per turn of the event loop. */
   | { type: 'tool_progress'; run_id: string; call_id: string; chunks: ToolProgress[] }

@@ -108,6 +108,10 @@ export class ActiveRun {
   step = 0
   /** The model step in flight has ended (its `done` or `error` came). */
   stepEnded = false
+  /** The kernel has not yet said `turn_ended` for the last turn sent. */
+  turnOpen = false
+  /** The next step waits for that `turn_ended` (the kernel keys turns by run id). */
+  stepWaiting = false
   /** Asked to stop: the loop ends at its next boundary. */
   interrupted = false
   scope!: RunToolScope
@@ -118,6 +122,8 @@ export class ActiveRun {
   effort: string | null = null
   /** Waiting for the kernel's check of the step's calls. */
   checkWaiter: ((calls: CheckedCall[]) => void) | undefined
+  /** The check, when it came before anybody waited for it. */
+  checked: CheckedCall[] | undefined
   /** Calls running in the kernel, by call id. */
   readonly resultWaiters = new Map<string, (r: CallResult) => void>()
   /** Calls waiting for a person, by approval request id. */
@@ -295,7 +301,12 @@ export class Runs {
   /** Sends the next model step: the request rebuilt from the history as committed now. */
   sendStep(sessionId: string, run: ActiveRun): void {
     if (run.finished) return
+    if (run.turnOpen) {
+      run.stepWaiting = true
+      return
+    }
     run.step += 1
+    run.turnOpen = true
     run.stepEnded = false
     const request = buildRequest(this.#d.core, sessionId, run.model, run.effort)
     request.tools = run.offered.map(({ name, description, parameters }) => ({
@@ -309,7 +320,9 @@ export class Runs {
   #onKernel(sessionId: string, run: ActiveRun, msg: FromKernel): void {
     if (run.finished || !('run_id' in msg) || msg.run_id !== run.started.run_id) return
     if (msg.type === 'checked') {
-      run.checkWaiter?.(msg.calls)
+      // It comes after the step's last events, so the round usually waits for it already.
+      if (run.checkWaiter) run.checkWaiter(msg.calls)
+      else run.checked = msg.calls
       return
     }
     if (msg.type === 'tool_progress') {
@@ -323,7 +336,14 @@ export class Runs {
     }
     if (msg.type === 'turn_ended') {
       // A step that ended with its `done` goes on (or has finished); one without failed.
-      if (run.stepEnded) return
+      if (run.stepEnded) {
+        run.turnOpen = false
+        if (run.stepWaiting) {
+          run.stepWaiting = false
+          this.sendStep(sessionId, run)
+        }
+        return
+      }
       this.#finish(
         sessionId,
         run,

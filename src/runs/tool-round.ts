@@ -31,10 +31,7 @@ interface Call extends GatedCall {
 export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundEnd> {
   d.flush(run)
   const asked = run.tool_calls.filter((p) => p.type === 'tool_call')
-  const checked = await check(
-    run,
-    asked.map((c) => ({ call_id: c.id, name: c.name, arguments: c.arguments })),
-  )
+  const checked = await checkedCalls(run)
   if (run.finished) return {}
   const groups = commitStep(
     d.core,
@@ -48,6 +45,7 @@ export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundE
     checked,
   )
   // The step is history now: the next one starts from nothing.
+  run.checked = undefined
   run.live.contents = []
   run.tool_calls = []
   run.encrypted = []
@@ -85,17 +83,15 @@ export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundE
   return {}
 }
 
-/** The kernel checks names and arguments against the tools' schemas. */
-function check(
-  run: ActiveRun,
-  calls: { call_id: string; name: string; arguments: string }[],
-): Promise<CheckedCall[]> {
+/** The kernel's check of the step's calls (names and arguments against the tools' schemas). */
+function checkedCalls(run: ActiveRun): Promise<CheckedCall[]> {
+  const early = run.checked
+  if (early) return Promise.resolve(early)
   return new Promise((resolve) => {
     run.checkWaiter = (checked) => {
       run.checkWaiter = undefined
       resolve(checked)
     }
-    run.kernel?.send({ type: 'check', run_id: run.started.run_id, calls })
   })
 }
 
