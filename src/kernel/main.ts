@@ -65,6 +65,12 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
         if (batch.length === 0) setImmediate(flush)
         batch.push(e)
         if (e.type === 'tool_call') calls.push({ call_id: e.id, name: e.name, arguments: e.arguments })
+        // A step that asked for tools goes on at once: its events and the check of its
+        // calls leave now, not after the stream closes and the batch's next turn.
+        if (e.type === 'done' && calls.length > 0) {
+          flush()
+          tools.check(msg.run_id, calls.splice(0))
+        }
       }
     }
   } catch (err) {
@@ -76,8 +82,8 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
     })
   } finally {
     flush()
-    // The calls are checked at once: the daemon needs their summaries and effects before
-    // it can record the step, and asking for them would cost a round trip.
+    // The calls are checked by the kernel unasked: the daemon needs their summaries and
+    // effects before it can record the step, and asking would cost a round trip.
     if (calls.length > 0) tools.check(msg.run_id, calls)
     turns.delete(msg.run_id)
     send({ type: 'turn_ended', run_id: msg.run_id })

@@ -20,7 +20,7 @@ import type {
 } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { ApprovalPolicy } from '../schemas/settings.ts'
-import type { SessionsCore } from '../sessions/core.ts'
+import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
 import type { JobInfo, SandboxPolicy } from '../tools/types.ts'
@@ -443,6 +443,11 @@ export class Runs {
       core: this.#d.core,
       sessionId,
       flush: (run: ActiveRun) => this.#flush(sessionId, run),
+      drain: (run: ActiveRun, tx: Tx) => {
+        const batch = run.queue
+        run.queue = []
+        for (const e of batch) tx.append(sessionId, e.kind, e.payload)
+      },
       queue: (run: ActiveRun, kind: string, payload: Record<string, unknown>) =>
         this.#queue(sessionId, run, kind, payload),
     }

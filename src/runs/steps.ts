@@ -85,11 +85,14 @@ export function commitStep(
   runId: string,
   step: StepAnswer,
   checked: CheckedCall[],
+  before: (tx: Tx) => void = () => {},
 ): Map<string, number> {
   return core.transact((tx) => {
     const groups = new Map<string, number>()
     const s = core.row(sessionId)
     if (!s || s.run_id !== runId) return groups
+    // The step's last events (deltas) are committed ahead of its entries, in one commit.
+    before(tx)
     const grp = runGroup(core, runId)
     const ordered = [...step.contents].sort((a, b) => a.index - b.index)
     const items: { grp: number; kind: string; content: Record<string, unknown> }[] = []

@@ -5,7 +5,7 @@
 import type { CheckedCall } from '../kernel/protocol.ts'
 import { type Problem, problemBody } from '../schemas/problems.ts'
 import type { ApprovalPolicy } from '../schemas/settings.ts'
-import type { SessionsCore } from '../sessions/core.ts'
+import type { SessionsCore, Tx } from '../sessions/core.ts'
 import { type GatedCall, gate, requestApproval } from './approvals.ts'
 import type { ActiveRun } from './engine.ts'
 import type { RunOutcome } from './finish.ts'
@@ -15,6 +15,8 @@ export interface RoundDeps {
   core: SessionsCore
   sessionId: string
   flush: (run: ActiveRun) => void
+  /** Appends the run's queued events inside `tx` (they go before what `tx` adds). */
+  drain: (run: ActiveRun, tx: Tx) => void
   queue: (run: ActiveRun, kind: string, payload: Record<string, unknown>) => void
 }
 
@@ -29,7 +31,6 @@ interface Call extends GatedCall {
 }
 
 export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundEnd> {
-  d.flush(run)
   const asked = run.tool_calls.filter((p) => p.type === 'tool_call')
   const checked = await checkedCalls(run)
   if (run.finished) return {}
@@ -43,6 +44,7 @@ export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundE
       replay: run.encrypted.sort((a, b) => a.index - b.index).map((x) => x.part),
     },
     checked,
+    (tx) => d.drain(run, tx),
   )
   // The step is history now: the next one starts from nothing.
   run.checked = undefined
@@ -156,10 +158,10 @@ function ask(d: RoundDeps, run: ActiveRun, call: Call): Promise<'allow' | 'deny'
 
 /** The call's result entry and `tool.ended`, after the events queued before them. */
 function commit(d: RoundDeps, run: ActiveRun, call: Call, r: CallResult): void {
-  d.flush(run)
   d.core.transact((tx) => {
     const s = d.core.row(d.sessionId)
     if (!s || s.run_id !== run.started.run_id) return
+    d.drain(run, tx)
     addResult(d.core, tx, d.sessionId, run.started.run_id, call, r)
   })
 }
