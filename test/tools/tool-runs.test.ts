@@ -8,7 +8,7 @@ import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { answer, callTools, toolResultsOf } from '../fakes/tool-script.ts'
 import { startDaemon } from '../helpers/daemon.ts'
-import { idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
+import { childrenOf, idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
 import { deleteLeaf, openSse } from '../streams/sse-client.ts'
 import {
   type AgentSetup,
@@ -159,7 +159,106 @@ describe('tool runs', () => {
   })
 })
 
+describe('jobs and their ends', () => {
+  let s: AgentSetup
+  before(async () => {
+    s = await startAgent({ tools: { approval_policy: 'auto' } })
+  })
+  after(async () => {
+    await s.d.stop()
+    await s.upstream.close()
+  })
+  beforeEach(() => {
+    s.upstream.reset()
+  })
+
+  /** Starts a job in a run that then answers; returns the session once the job shows. */
+  async function withJob(marker: string): Promise<string> {
+    const sid = await newSession(s)
+    s.upstream.enqueue(callTools({ name: 'job_start', arguments: { command: marker } }), answer('started'))
+    await runMessage(s, sid, 'start a job')
+    await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 1)
+    assert.ok(processesWith(marker).length > 0)
+    return sid
+  }
+
+  it('an interrupt stops the jobs its run started, with the call running now', async () => {
+    const job = `sleep 300.${tag}4`
+    const command = `sleep 30.${tag}5`
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools({ name: 'job_start', arguments: { command: job } }),
+      callTools({ name: 'shell', arguments: { command } }),
+    )
+    await putInput(s.d, sid, message('start and wait'))
+    await waitFor('both processes', () => processesWith(job).length > 0 && processesWith(command).length > 0)
+    const running = await getSession(s.d, sid)
+    assert.equal(running.kernel.live_job_count, 1)
+    await post(s.d, `/sessions/${sid}/interrupt`, {
+      run_id: running.status.run_id,
+      through_input_order: running.input_order,
+    })
+    await waitSession(s.d, sid, idle)
+    await waitFor(
+      'the job and the command to stop',
+      () => processesWith(job).length + processesWith(command).length === 0,
+    )
+    const after = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 0)
+    assert.deepEqual(after.kernel.running_jobs, [])
+  })
+
+  it('a job of an earlier run is not stopped by an interrupt of a later one', async () => {
+    const job = `sleep 300.${tag}6`
+    const sid = await withJob(job)
+    s.upstream.enqueue(callTools({ name: 'shell', arguments: { command: `sleep 30.${tag}7` } }))
+    await putInput(s.d, sid, message('wait'))
+    await waitFor('the command', () => processesWith(`sleep 30.${tag}7`).length > 0)
+    const running = await getSession(s.d, sid)
+    await post(s.d, `/sessions/${sid}/interrupt`, {
+      run_id: running.status.run_id,
+      through_input_order: running.input_order,
+    })
+    await waitSession(s.d, sid, idle)
+    await waitFor('the command to stop', () => processesWith(`sleep 30.${tag}7`).length === 0)
+    assert.ok(processesWith(job).length > 0, 'the earlier job runs on')
+    assert.equal((await getSession(s.d, sid)).kernel.live_job_count, 1)
+    await deleteLeaf(s.d, sid)
+    await waitFor('the job to stop', () => processesWith(job).length === 0)
+  })
+
+  it('a kernel process that crashes: the session reports its jobs gone', async () => {
+    const job = `sleep 300.${tag}8`
+    const sid = await withJob(job)
+    const live = openSse(s.d, `/sessions/${sid}?tail=0`)
+    await live.next()
+    for (const pid of childrenOf(s.d.proc.pid as number)) process.kill(pid, 'SIGKILL')
+    const read = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 0)
+    assert.deepEqual(read.kernel.running_jobs, [])
+    const [changed] = await live.collect((f) => f.event === 'kernel.jobs_changed')
+    live.destroy()
+    assert.deepEqual(JSON.parse(changed.data).payload, { live_job_count: 0, running: [] })
+    // What bubblewrap leaves behind when its kernel is killed outright is not hearth's to
+    // reach any more (docs/tools.md, limits): this test cleans it up itself.
+    for (const pid of processesWith(job)) process.kill(pid, 'SIGKILL')
+  })
+})
+
 describe('tool runs across kill -9', () => {
+  it('a drain (SIGTERM) stops every job before the daemon exits', async () => {
+    const job = `sleep 300.${tag}9`
+    const s = await startAgent({ tools: { approval_policy: 'auto' } })
+    try {
+      const sid = await newSession(s)
+      s.upstream.enqueue(callTools({ name: 'job_start', arguments: { command: job } }), answer('started'))
+      await runMessage(s, sid, 'start a job')
+      await waitFor('the job', () => processesWith(job).length > 0)
+      assert.equal(await s.d.stop('SIGTERM'), 0)
+      await waitFor('the job to stop', () => processesWith(job).length === 0, 10_000)
+    } finally {
+      await s.upstream.close()
+    }
+  })
+
   it('a daemon killed during a call leaves a history with no half call, and no command behind', async () => {
     const marker = `sleep 30.${tag}3`
     const s = await startAgent({ tools: { approval_policy: 'auto' } })
