@@ -36,6 +36,7 @@ function quit(): void {
 }
 
 async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> {
+  tools.turnStarted(msg.run_id)
   const abort = new AbortController()
   turns.set(msg.run_id, abort)
   // Events are batched per turn of the event loop: the first delta goes out at once, a
@@ -69,7 +70,7 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
         // calls leave now, not after the stream closes and the batch's next turn.
         if (e.type === 'done' && calls.length > 0) {
           flush()
-          tools.check(msg.run_id, calls.splice(0))
+          tools.check(msg.run_id, calls.splice(0), msg.tool_context)
         }
       }
     }

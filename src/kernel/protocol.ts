@@ -34,6 +34,14 @@ export interface OfferedTool extends NeutralTool {
   effect: ToolEffect
 }
 
+/** Where a session's calls run and what they may reach (with each `tool`, and each `turn`). */
+export interface ToolContextMessage {
+  session_id: string
+  workspace: string
+  allowed_roots: string[]
+  sandbox: SandboxPolicy
+}
+
 /** Daemon → kernel. */
 export type ToKernel =
   | {
@@ -43,18 +51,12 @@ export type ToKernel =
       profile: TransportProfile
       request: NeutralRequest
       limits: TurnLimits
+      /** Lets the kernel start the reads the turn asks for before the daemon asks. */
+      tool_context?: ToolContextMessage
     }
   /** Stops the run's turn, the tool it runs now, and the jobs it started. */
   | { type: 'abort'; run_id: string }
-  | {
-      type: 'tool'
-      run_id: string
-      session_id: string
-      call: CallRequest
-      workspace: string
-      allowed_roots: string[]
-      sandbox: SandboxPolicy
-    }
+  | ({ type: 'tool'; run_id: string; call: CallRequest } & ToolContextMessage)
   /** Stops a session's jobs (session deleted); answered by a `jobs` message. */
   | { type: 'stop_jobs'; session_id: string }
   | { type: 'shutdown' }

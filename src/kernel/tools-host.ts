@@ -5,11 +5,24 @@
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { JobManager, ToolProgress, ToolResult, ToolSpec } from '../tools/types.ts'
-import type { CallRequest, CheckedCall, FromKernel, OfferedTool, ToKernel } from './protocol.ts'
+import type {
+  CallRequest,
+  CheckedCall,
+  FromKernel,
+  OfferedTool,
+  ToKernel,
+  ToolContextMessage,
+} from './protocol.ts'
 import { BUILTIN_TOOLS, newJobManager } from './tool-list.ts'
 
 type Send = (msg: FromKernel) => void
 type Validator = ReturnType<typeof Compile>
+
+/** How long a stopping kernel waits for its aborted calls (a command gets SIGTERM, then SIGKILL). */
+const STOP_WAIT_MS = 3000
+
+/** Early reads kept at most (results nobody asked for are dropped oldest first). */
+const MAX_EARLY = 256
 
 /** Characters of a validation error the model gets back. */
 const MAX_ERROR_CHARS = 2000
@@ -20,6 +33,10 @@ export class ToolHost {
   readonly #validators = new Map<string, Validator>()
   /** Aborts of the calls running now, per run. */
   readonly #running = new Map<string, Set<AbortController>>()
+  /** Calls running now (stopAll waits for them). */
+  readonly #inFlight = new Set<Promise<unknown>>()
+  /** Reads started as their turn ended, by run and call id, until the daemon asks for them. */
+  readonly #early = new Map<string, Promise<Extract<FromKernel, { type: 'tool_result' }>>>()
   /** Each session's background jobs (this process hosts many sessions). */
   readonly #jobs = new Map<string, JobManager>()
 
@@ -37,8 +54,29 @@ export class ToolHost {
     }))
   }
 
-  check(runId: string, calls: CallRequest[]): void {
-    this.#send({ type: 'checked', run_id: runId, calls: calls.map((c) => this.#checkOne(c)) })
+  /**
+   * Checks a turn's calls and tells the daemon. With the turn's tool context, the calls that
+   * only read start at once: a read changes nothing, so running it before the daemon has
+   * recorded the call is safe, and its result is ready when the daemon asks for it (every
+   * policy lets reads run). Calls that change something always wait for the daemon.
+   */
+  check(runId: string, calls: CallRequest[], context?: ToolContextMessage): void {
+    const checked = calls.map((c) => this.#checkOne(c))
+    this.#send({ type: 'checked', run_id: runId, calls: checked })
+    if (!context) return
+    for (const [i, c] of checked.entries()) {
+      if (!c.ok || c.effect !== 'read') continue
+      if (this.#early.size >= MAX_EARLY) this.#early.delete(this.#early.keys().next().value as string)
+      this.#early.set(
+        `${runId}\0${c.call_id}`,
+        this.#runCall({ type: 'tool', run_id: runId, call: calls[i], ...context }),
+      )
+    }
+  }
+
+  /** A new step of a run: results started early for the last one and never asked for go. */
+  turnStarted(runId: string): void {
+    for (const key of this.#early.keys()) if (key.startsWith(`${runId}\0`)) this.#early.delete(key)
   }
 
   #validator(tool: ToolSpec): Validator {
@@ -101,6 +139,22 @@ export class ToolHost {
   }
 
   async run(msg: Extract<ToKernel, { type: 'tool' }>): Promise<void> {
+    const key = `${msg.run_id}\0${msg.call.call_id}`
+    const early = this.#early.get(key)
+    this.#early.delete(key)
+    this.#send(await (early ?? this.#runCall(msg)))
+  }
+
+  #runCall(msg: Extract<ToKernel, { type: 'tool' }>): Promise<Extract<FromKernel, { type: 'tool_result' }>> {
+    const p = this.#callOnce(msg)
+    this.#inFlight.add(p)
+    void p.finally(() => this.#inFlight.delete(p))
+    return p
+  }
+
+  async #callOnce(
+    msg: Extract<ToKernel, { type: 'tool' }>,
+  ): Promise<Extract<FromKernel, { type: 'tool_result' }>> {
     const { run_id: runId, call } = msg
     const abort = new AbortController()
     let running = this.#running.get(runId)
@@ -134,7 +188,7 @@ export class ToolHost {
     }
     flush()
     if (abort.signal.aborted && result.outcome === 'ok') result = { ...result, outcome: 'interrupted' }
-    this.#send({ type: 'tool_result', run_id: runId, call_id: call.call_id, ...result })
+    return { type: 'tool_result', run_id: runId, call_id: call.call_id, ...result }
   }
 
   async #execute(
@@ -159,6 +213,7 @@ export class ToolHost {
 
   /** An interrupt: the run's running calls are aborted and the jobs it started stopped. */
   abort(runId: string): void {
+    this.turnStarted(runId)
     for (const a of this.#running.get(runId) ?? []) a.abort()
     for (const m of this.#jobs.values()) void m.stopForRun(runId).catch(() => {})
   }
@@ -177,6 +232,9 @@ export class ToolHost {
   /** Shutdown: every running call and every job of every session, with their process groups. */
   async stopAll(): Promise<void> {
     for (const running of this.#running.values()) for (const a of running) a.abort()
+    // An aborted command is stopped with its process group before the process may go.
+    const calls = Promise.allSettled([...this.#inFlight])
+    await Promise.race([calls, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())])
     await Promise.all([...this.#jobs.values()].map((m) => m.stopAll().catch(() => {})))
   }
 }

@@ -314,7 +314,15 @@ export class Runs {
       description,
       parameters,
     }))
-    run.kernel?.send({ type: 'turn', run_id: run.started.run_id, ...run.turn, request })
+    const { workspace, allowedRoots, sandbox } = run.scope
+    const context = { session_id: sessionId, workspace, allowed_roots: allowedRoots, sandbox }
+    run.kernel?.send({
+      type: 'turn',
+      run_id: run.started.run_id,
+      ...run.turn,
+      request,
+      tool_context: context,
+    })
   }
 
   #onKernel(sessionId: string, run: ActiveRun, msg: FromKernel): void {
