@@ -58,14 +58,17 @@ export class ToolHost {
    * Checks a turn's calls and tells the daemon. With the turn's tool context, the calls that
    * only read start at once: a read changes nothing, so running it before the daemon has
    * recorded the call is safe, and its result is ready when the daemon asks for it (every
-   * policy lets reads run). Calls that change something always wait for the daemon.
+   * policy lets reads run). Only the reads before the first call that changes something:
+   * those and every call after them wait for the daemon, in the model's order.
    */
   check(runId: string, calls: CallRequest[], context?: ToolContextMessage): void {
     const checked = calls.map((c) => this.#checkOne(c))
     this.#send({ type: 'checked', run_id: runId, calls: checked })
     if (!context) return
     for (const [i, c] of checked.entries()) {
-      if (!c.ok || c.effect !== 'read') continue
+      if (!c.ok) continue
+      // A read after a write or a command must see what they did: it waits for its turn.
+      if (c.effect !== 'read') break
       if (this.#early.size >= MAX_EARLY) this.#early.delete(this.#early.keys().next().value as string)
       this.#early.set(
         `${runId}\0${c.call_id}`,

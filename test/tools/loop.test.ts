@@ -161,6 +161,28 @@ for (const protocol of ['responses', 'chat_completions'] as const) {
       assert.deepEqual(outcomes, ['error', 'error', 'error'])
     })
 
+    it('a read after a write in one step sees the write (model order)', async () => {
+      writeFileSync(join(s.workspace, 'order.txt'), 'before\n')
+      const sid = await newSession(s)
+      s.upstream.enqueue(
+        callTools(
+          { name: 'read', arguments: { path: 'order.txt' }, id: 'call_first_read' },
+          { name: 'write', arguments: { path: 'order.txt', content: 'after\n' }, id: 'call_write' },
+          { name: 'read', arguments: { path: 'order.txt' }, id: 'call_second_read' },
+        ),
+        answer('ok'),
+      )
+      await runMessage(s, sid, 'go')
+      const results = toolResultsOf(s.upstream.requests[1].body)
+      assert.deepEqual(
+        results.map((r) => r.call_id),
+        ['call_first_read', 'call_write', 'call_second_read'],
+      )
+      assert.match(results[0].output, /before/)
+      assert.match(results[2].output, /after/)
+      assert.doesNotMatch(results[2].output, /before/)
+    })
+
     it('a write in auto policy is applied and the answer follows', async () => {
       const sid = await newSession(s)
       s.upstream.enqueue(
