@@ -9,7 +9,8 @@
 // - every component is resolved as the kernel would (realpath), dangling links included, and
 //   the result must still lie inside a root: a symlink anywhere on the way that leads out is
 //   refused, however many links the chain has;
-// - hearth's home (the token, creds.json, the database) is refused even under a root;
+// - hearth's home (the token, creds.json, the database) is refused even under a root, and so
+//   is /proc (the kernel process's own environment and memory), should a root contain it;
 // - a write or edit through a regular file with more than one hard link is refused: the other
 //   name may be outside the roots (a package manager's store, a file in another project). The
 //   atomic write would leave that file as it was and silently split the two names, which is
@@ -191,6 +192,8 @@ export async function confine(input: string, roots: Roots, access: Access): Prom
     return outside(input, r, 'leads through a symbolic link to a place')
   if (inHearthHome(real))
     return refuse(`${input}: is inside hearth's own home, which the file tools never touch`)
+  if (isWithin(real, '/proc'))
+    return refuse(`${input}: is under /proc, which shows this process's own environment and memory`)
 
   let stats: Stats | null = null
   try {

@@ -92,8 +92,9 @@ function missing(text: string, old: string): string {
       'copy it exactly as read shows it.'
     )
   const first = oldLines.find((l) => l.trim() !== '')?.trim() ?? ''
+  // A first line as short as "}" says nothing about where the text was meant to be.
   const exact = fileLines.findIndex((l) => l.includes(first))
-  if (first !== '' && exact >= 0)
+  if (first.length >= 6 && exact >= 0)
     return `${head} Its first line is at line ${exact + 1}, but what follows differs; read the file again there.`
   const near = closestLine(fileLines, first)
   if (near !== null)

@@ -3,10 +3,19 @@
 // workspace is read, created or changed.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { confine, setHearthHome } from '../../../src/tools/confine.ts'
+import { checkOpened, confine, setHearthHome } from '../../../src/tools/confine.ts'
 import { editTool } from '../../../src/tools/files/edit.ts'
 import { createGrepTool } from '../../../src/tools/files/grep.ts'
 import { listTool } from '../../../src/tools/files/list.ts'
@@ -139,6 +148,28 @@ describe('workspace confinement', () => {
     const no = await call(readTool, { path: join(outside, 'secret.txt') }, withRoot)
     assert.equal(no.outcome, 'error')
     assert.match(no.output, /the allowed roots/)
+  })
+
+  it("refuses /proc even when a root contains it (this process's environment)", async () => {
+    const wide = context(ws, { allowedRoots: ['/proc'] })
+    for (const path of ['/proc/self/environ', '/proc/self/cmdline', `/proc/${process.pid}/environ`]) {
+      const r = await call(readTool, { path }, wide)
+      assert.equal(r.outcome, 'error', path)
+      assert.match(r.output, /is under \/proc/)
+    }
+  })
+
+  it('checks where an opened descriptor really points (the check-then-open window)', async () => {
+    const inside = openSync(join(ws, 'README.md'), 'r')
+    const out = openSync(join(outside, 'secret.txt'), 'r')
+    try {
+      assert.equal(await checkOpened(inside, 'README.md', ctx), null)
+      const moved = await checkOpened(out, 'README.md', ctx)
+      assert.match(moved?.message ?? '', /changed while it was being opened/)
+    } finally {
+      closeSync(inside)
+      closeSync(out)
+    }
   })
 
   it('confine() never throws and reports the real path and how to show it', async () => {

@@ -2,11 +2,12 @@
 // fails here rather than skipping) and the built-in one. Both give the same lines, skip
 // binary files, .git, node_modules and symlinks, and cap what they return.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { createGrepTool, GREP_MAX_CHARS } from '../../../src/tools/files/grep.ts'
-import { findRipgrep } from '../../../src/tools/files/grep-engines.ts'
+import { findRipgrep, grepBuiltin, grepWithRipgrep } from '../../../src/tools/files/grep-engines.ts'
 import { call, context, files, tempDir } from './helpers.ts'
 
 const ws = tempDir()
@@ -133,6 +134,39 @@ for (const engine of ['ripgrep', 'builtin'] as const) {
     })
   })
 }
+
+describe('grep engines stop when the run is interrupted mid-search', () => {
+  const query = (signal: AbortSignal) => ({
+    pattern: 'needle',
+    ignoreCase: false,
+    start: ws,
+    startIsFile: false,
+    maxMatches: 100,
+    signal,
+  })
+
+  it('kills ripgrep', { timeout: 10_000 }, async () => {
+    const rg = await findRipgrep()
+    assert.ok(rg)
+    // rg blocks opening a pipe nobody writes to: only killing it ends this search.
+    const fifo = join(tempDir(), 'pipe')
+    execFileSync('mkfifo', [fifo])
+    const ac = new AbortController()
+    const running = grepWithRipgrep(rg, { ...query(ac.signal), start: fifo, startIsFile: true })
+    setTimeout(() => ac.abort(), 200)
+    const found = await running
+    assert.equal(found.interrupted, true)
+  })
+
+  it('stops the built-in walk', async () => {
+    const ac = new AbortController()
+    const running = grepBuiltin(query(ac.signal))
+    ac.abort()
+    const found = await running
+    assert.equal(found.interrupted, true)
+    assert.ok(found.matches.length < 10)
+  })
+})
 
 describe('grep engines agree', () => {
   it('give the same output on the same tree', async () => {
