@@ -6,13 +6,13 @@ import { createShellTool, type ExecToolOptions } from './shell.ts'
 
 export { commandEnv, isSecretName } from './env.ts'
 export { createJobManager, type JobManagerOptions } from './jobs.ts'
-export { isolates, sandboxStatus } from './sandbox.ts'
+export { isolates, sandboxStatus, sandboxStatusAsync } from './sandbox.ts'
 export type { ExecToolOptions } from './shell.ts'
 
 /** The exec tools with `opts` (hearth's home to hide: pass the daemon's when it is not the default). */
-export function createExecTools(opts: ExecToolOptions = {}): ToolSpec<any>[] {
+export function createExecTools(opts: ExecToolOptions = {}): ToolSpec[] {
   return [createShellTool(opts), jobStartTool, jobOutputTool, jobStopTool, jobListTool]
 }
 
 /** The exec tools, hiding the home HEARTH_HOME names (or ~/.hearth). */
-export const execTools: ToolSpec<any>[] = createExecTools()
+export const execTools: ToolSpec[] = createExecTools()

@@ -4,7 +4,7 @@
 // /proc (its own pid namespace: the kernel's environment in /proc/<pid>/environ is out of
 // reach), no network unless the policy allows it, and never sees hearth's home (the daemon
 // token and creds.json) nor the user's agent sockets. docs/tools-exec.md has the threat model.
-import { spawnSync } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs'
 import { delimiter, join, resolve, sep } from 'node:path'
 import { resolveHome } from '../../daemon/home.ts'
@@ -157,27 +157,62 @@ export function probeSandbox(bwrap: string | null = findOnPath('bwrap')): Probe 
   if (!bwrap) return unavailable('bwrap (bubblewrap) is not on PATH')
   let reason = ''
   for (const sizedTmp of [true, false]) {
-    const tmp = sizedTmp ? ['--size', String(TMP_SIZE_BYTES), '--tmpfs', '/tmp'] : ['--tmpfs', '/tmp']
-    const args = [
-      ...NAMESPACE_FLAGS,
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      ...tmp,
-      'true',
-    ]
-    const r = spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 })
-    if (r.status === 0)
-      return { status: { available: true, kind: 'bubblewrap', reason: null }, bwrap, sizedTmp }
-    reason ||= r.error
-      ? `bwrap could not run: ${r.error.message}`
-      : `bwrap refused to build the sandbox: ${r.stderr.toString().trim() || `exit ${r.status}`}`
+    const r = spawnSync(bwrap, probeArgs(sizedTmp), { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 })
+    if (r.status === 0) return available(bwrap, sizedTmp)
+    reason ||= refusal(r.error, r.stderr.toString(), r.status)
   }
   return unavailable(reason)
+}
+
+/**
+ * sandboxStatus() without blocking the event loop while bwrap runs (~10 ms): for a process
+ * whose thread serves requests (the daemon's GET /server). Shares the same cache.
+ */
+export async function sandboxStatusAsync(): Promise<SandboxStatus> {
+  if (cached) return cached.status
+  const bwrap = findOnPath('bwrap')
+  let probe = unavailable('bwrap (bubblewrap) is not on PATH')
+  if (bwrap) {
+    let reason = ''
+    for (const sizedTmp of [true, false]) {
+      const r = await run(bwrap, probeArgs(sizedTmp))
+      if (r.status === 0) {
+        probe = available(bwrap, sizedTmp)
+        break
+      }
+      reason ||= refusal(r.error, r.stderr, r.status)
+      probe = unavailable(reason)
+    }
+  }
+  cached ??= probe
+  return cached.status
+}
+
+function probeArgs(sizedTmp: boolean): string[] {
+  const tmp = sizedTmp ? ['--size', String(TMP_SIZE_BYTES), '--tmpfs', '/tmp'] : ['--tmpfs', '/tmp']
+  return [...NAMESPACE_FLAGS, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...tmp, 'true']
+}
+
+function run(
+  file: string,
+  args: string[],
+): Promise<{ status: number | null; stderr: string; error?: Error }> {
+  return new Promise((resolve) => {
+    const child = execFile(file, args, { timeout: 10_000 }, (err, _stdout, stderr) => {
+      const spawnFailed = err && typeof (err as NodeJS.ErrnoException).code === 'string'
+      resolve({ status: err ? (child.exitCode ?? null) : 0, stderr, error: spawnFailed ? err : undefined })
+    })
+  })
+}
+
+function refusal(error: Error | undefined, stderr: string, status: number | null): string {
+  return error
+    ? `bwrap could not run: ${error.message}`
+    : `bwrap refused to build the sandbox: ${stderr.trim() || `exit ${status}`}`
+}
+
+function available(bwrap: string, sizedTmp: boolean): Probe {
+  return { status: { available: true, kind: 'bubblewrap', reason: null }, bwrap, sizedTmp }
 }
 
 function unavailable(reason: string): Probe {

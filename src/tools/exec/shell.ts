@@ -78,6 +78,9 @@ async function runShell(args: ShellArgs, ctx: ToolContext, opts: ExecToolOptions
 
   let stoppedBy: 'timeout' | 'interrupt' | null = null
   const stop = (why: 'timeout' | 'interrupt') => {
+    // Once the shell has exited, its leftovers are being stopped already and the command
+    // itself did end: that is not a timeout.
+    if (cmd.child.exitCode !== null || cmd.child.signalCode !== null) return
     stoppedBy ??= why
     void cmd.stop()
   }

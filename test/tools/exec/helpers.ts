@@ -69,6 +69,17 @@ export function processesWith(needle: string): number[] {
   return found
 }
 
+/** Live `sleep <m>` processes themselves (not the shells whose command line names them). */
+export function sleepsOf(m: string): number[] {
+  return processesWith(`sleep ${m}`).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${m}\0`
+    } catch {
+      return false
+    }
+  })
+}
+
 /** Live (not zombie) processes in process group `pgid`. */
 export function groupMembers(pgid: number): number[] {
   const found: number[] = []

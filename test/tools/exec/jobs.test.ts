@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { jobListTool, jobOutputTool, jobStartTool, jobStopTool } from '../../../src/tools/exec/job-tools.ts'
 import { createJobManager } from '../../../src/tools/exec/jobs.ts'
 import type { JobInfo, JobManager } from '../../../src/tools/types.ts'
-import { DIRECT, makeContext, marker, processesWith, type TestContext } from './helpers.ts'
+import { DIRECT, makeContext, marker, processesWith, sleepsOf, type TestContext } from './helpers.ts'
 
 let t: TestContext
 afterEach(() => t?.cleanup())
@@ -80,7 +80,7 @@ describe('background jobs', () => {
       t.ctx,
     )
     const id = (started.meta as { job: JobInfo }).job.id
-    await until('the sleeps', () => processesWith(`sleep ${m}`).length >= 2)
+    await until('the sleeps', () => sleepsOf(m).length === 2)
     const stopped = await jobStopTool.run({ id }, t.ctx)
     assert.equal(stopped.outcome, 'ok')
     assert.match(stopped.output, new RegExp(`^Job ${id} is stopped`))
@@ -96,11 +96,11 @@ describe('background jobs', () => {
     const ja = t.jobs.start(`sleep ${a}`, startOpts('run-a'))
     t.jobs.start(`sleep ${b}`, startOpts('run-a'))
     const jc = t.jobs.start(`sleep ${c}`, startOpts('run-c'))
-    await until('three sleeps', () => [a, b, c].every((m) => processesWith(`sleep ${m}`).length > 0))
+    await until('three sleeps', () => [a, b, c].every((m) => sleepsOf(m).length === 1))
     await t.jobs.stopForRun('run-a')
     assert.deepEqual(processesWith(`sleep ${a}`), [])
     assert.deepEqual(processesWith(`sleep ${b}`), [])
-    assert.ok(processesWith(`sleep ${c}`).length > 0, "another run's job runs on")
+    assert.equal(sleepsOf(c).length, 1, "another run's job runs on")
     assert.equal(t.jobs.list().find((j) => j.id === ja.id)?.state, 'stopped')
     assert.equal(t.jobs.list().find((j) => j.id === jc.id)?.state, 'running')
     await t.jobs.stopAll()
@@ -117,10 +117,12 @@ describe('background jobs', () => {
     t = makeContext()
     const calls: JobInfo[][] = []
     const jobs = withManager({ onChange: (list) => calls.push(list), changeIntervalMs: 200 })
+    const started = performance.now()
     const job = jobs.start('for i in $(seq 1 20); do echo $i; sleep 0.05; done', startOpts())
     assert.equal(calls.length, 1)
     assert.equal(calls[0][0].state, 'running')
     await until('the end', () => jobs.list()[0].state === 'exited')
+    const ran = performance.now() - started
     await sleep(300)
     const last = calls.at(-1) as JobInfo[]
     assert.equal(last[0].id, job.id)
@@ -128,7 +130,8 @@ describe('background jobs', () => {
     assert.equal(last[0].output_bytes, jobs.list()[0].output_bytes)
     const growing = calls.filter((l) => l[0].state === 'running' && l[0].output_bytes > 0)
     assert.ok(growing.length >= 1, 'output growth was reported')
-    assert.ok(growing.length <= 6, `at most one report per 200 ms of a ~1 s job, got ${growing.length}`)
+    const most = Math.ceil(ran / 200) + 1
+    assert.ok(growing.length <= most, `at most one report per 200 ms: ${growing.length} in ${ran} ms`)
     await jobs.stopAll()
   })
 
@@ -145,11 +148,11 @@ describe('background jobs', () => {
     assert.deepEqual(processesWith(`sleep ${m}`), [])
   })
 
-  it('keeps disk and memory bounded while a job prints 200 MB; reads count what was dropped', async () => {
+  it('keeps disk and memory bounded while a job prints 300 MB; reads count what was dropped', async () => {
     t = makeContext()
     const maxOutputBytes = 4 * 1024 * 1024
     const jobs = withManager({ maxOutputBytes })
-    const total = 200 * 1024 * 1024
+    const total = 300 * 1024 * 1024
     const rssBefore = process.memoryUsage().rss
     let rssPeak = rssBefore
     let diskPeak = 0
@@ -164,7 +167,9 @@ describe('background jobs', () => {
     assert.equal(info.exit_code, 0)
     assert.equal(info.output_bytes, total + 1 + 8)
     assert.ok(diskPeak <= maxOutputBytes, `disk peaked at ${diskPeak} bytes`)
-    assert.ok(rssPeak - rssBefore < 64 * 1024 * 1024, `RSS grew by ${(rssPeak - rssBefore) >> 20} MB`)
+    // Read chunks are freed by V8 once ~64 MB of them are garbage, so RSS climbs that much and
+    // then stays flat (bench: the same after 1 GB and 3 GB); output kept in memory would be 300 MB.
+    assert.ok(rssPeak - rssBefore < 128 * 1024 * 1024, `RSS grew by ${(rssPeak - rssBefore) >> 20} MB`)
 
     const first = jobs.read(job.id, 0, 100) as NonNullable<ReturnType<JobManager['read']>>
     assert.ok(first.skipped_bytes >= total - maxOutputBytes, `skipped ${first.skipped_bytes}`)

@@ -3,15 +3,25 @@
 // out of reach), hearth's home is hidden, the kernel's processes are out of sight, and a
 // stopped or finished command leaves nothing behind. Without bwrap the status says why.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { probeSandbox, sandboxStatus, wrap } from '../../../src/tools/exec/sandbox.ts'
 import { createShellTool } from '../../../src/tools/exec/shell.ts'
-import { DIRECT, ISOLATED, makeContext, marker, processesWith, type TestContext, text } from './helpers.ts'
+import {
+  DIRECT,
+  ISOLATED,
+  makeContext,
+  marker,
+  processesWith,
+  sleepsOf,
+  type TestContext,
+  text,
+} from './helpers.ts'
 
 let t: TestContext
 afterEach(() => t?.cleanup())
@@ -41,6 +51,40 @@ describe('sandbox status', () => {
   it('is available where bwrap is installed (the CI installs it)', (tc) => {
     if (!bwrapInstalled) return tc.skip('bwrap is not installed here')
     assert.deepEqual(sandboxStatus(), { available: true, kind: 'bubblewrap', reason: null })
+  })
+
+  it("gives bwrap's own words when it refuses (user namespaces denied), probed either way", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hearth-fake-bwrap-'))
+    try {
+      const fake = join(dir, 'bwrap')
+      writeFileSync(fake, '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', {
+        mode: 0o755,
+      })
+      const sandboxTs = join(import.meta.dirname, '../../../src/tools/exec/sandbox.ts')
+      const script = `const m = await import(${JSON.stringify(sandboxTs)})
+console.log(JSON.stringify([await m.sandboxStatusAsync(), m.probeSandbox().status]))`
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...process.env, PATH: dir },
+      })
+      const expected = {
+        available: false,
+        kind: null,
+        reason: 'bwrap refused to build the sandbox: bwrap: No permissions to create new namespace',
+      }
+      assert.deepEqual(JSON.parse(out.toString()), [expected, expected])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('is the same when probed without blocking (a fresh process, so nothing cached)', () => {
+    const sandboxTs = join(import.meta.dirname, '../../../src/tools/exec/sandbox.ts')
+    const out = execFileSync(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(sandboxTs)}); console.log(JSON.stringify(await m.sandboxStatusAsync()))`,
+    ])
+    assert.deepEqual(JSON.parse(out.toString()), sandboxStatus())
   })
 
   it('runs a command as it is when the policy does not isolate', () => {
@@ -143,17 +187,29 @@ describe('commands in the sandbox', {
   it('gets a fresh /tmp: only the workspace is bound into it', async () => {
     t = makeContext(ISOLATED)
     writeFileSync(join(t.root, 'planted'), 'outside the workspace')
-    const r = await shell().run({ command: `echo root=$(ls -A ${t.root}) tmp=$(ls -A /tmp | wc -l)` }, t.ctx)
-    assert.match(r.output, /^root=ws tmp=1$/m)
+    const planted = join(tmpdir(), `hearth-planted-${process.pid}`)
+    writeFileSync(planted, 'in the real /tmp')
+    try {
+      const r = await shell().run(
+        {
+          command: `echo root=$(ls -A ${t.root}); test -e ${planted} && echo planted-visible; echo > /tmp/hearth-new-${process.pid}`,
+        },
+        t.ctx,
+      )
+      assert.match(r.output, /^root=ws$/m)
+      assert.doesNotMatch(r.output, /planted-visible/)
+      assert.equal(r.meta?.exit_code, 0, 'the fresh /tmp is writable')
+      assert.equal(existsSync(join(tmpdir(), `hearth-new-${process.pid}`)), false)
+    } finally {
+      rmSync(planted, { force: true })
+    }
   })
 
   it('stops the whole sandbox on interrupt and leaves nothing when a command ends', async () => {
     t = makeContext(ISOLATED)
     const m = marker()
     const pending = shell().run({ command: `echo partial; (trap '' TERM; sleep ${m}) & sleep ${m}` }, t.ctx)
-    while (!text(t.progress).includes('partial')) await sleep(20)
-    await sleep(100)
-    assert.ok(processesWith(`sleep ${m}`).length >= 2)
+    while (!text(t.progress).includes('partial') || sleepsOf(m).length < 2) await sleep(20)
     t.abort.abort()
     const r = await pending
     assert.equal(r.outcome, 'interrupted')
@@ -168,6 +224,15 @@ describe('commands in the sandbox', {
     )
     assert.equal(ended.outcome, 'ok')
     assert.deepEqual(processesWith(`sleep ${m2}`), [])
+  })
+
+  it('takes down even a process that left the group (setsid): the pid namespace ends with the command', async () => {
+    t = makeContext(ISOLATED)
+    const m = marker()
+    const r = await shell().run({ command: `setsid sleep ${m} >/dev/null 2>&1 & echo started` }, t.ctx)
+    assert.equal(r.outcome, 'ok')
+    await sleep(200)
+    assert.deepEqual(processesWith(`sleep ${m}`), [])
   })
 
   it('reports exit codes through bwrap', async () => {
@@ -195,4 +260,30 @@ describe('commands in the sandbox', {
     assert.equal(stopped?.state, 'stopped')
     assert.deepEqual(processesWith(`sleep ${m}`), [])
   })
+
+  it('dies with the kernel: SIGKILL of the process that started it leaves nothing', async () => {
+    t = makeContext(ISOLATED)
+    const m = marker()
+    const script = join(t.root, 'kernel.ts')
+    const processTs = join(import.meta.dirname, '../../../src/tools/exec/process.ts')
+    writeFileSync(
+      script,
+      `import { startCommand } from ${JSON.stringify(processTs)}
+startCommand({ command: 'sleep ${m} & sleep ${m}', cwd: ${JSON.stringify(t.workspace)}, policy: { isolate: true, network: false }, writableRoots: [${JSON.stringify(t.workspace)}] })
+console.log('started')`,
+    )
+    const kernel = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    await new Promise((resolve) => kernel.stdout.once('data', resolve))
+    await until(() => sleepsOf(m).length === 2)
+    kernel.kill('SIGKILL')
+    await until(() => processesWith(`sleep ${m}`).length === 0)
+  })
 })
+
+async function until(f: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000
+  while (!f()) {
+    if (Date.now() > deadline) throw new Error('timed out')
+    await sleep(20)
+  }
+}
