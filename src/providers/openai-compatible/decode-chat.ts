@@ -42,7 +42,7 @@ export class ChatDecoder implements FrameDecoder {
   }
 
   frame(frame: SseFrame): NeutralEvent[] {
-    if (frame.data.trim() === '[DONE]') return this.#finish(this.#terminal(this.#stop ?? this.#impliedStop()))
+    if (frame.data.trim() === '[DONE]') return this.#finish(this.#terminal(this.#stop))
     const parsed = parseFrame(frame)
     if (!parsed.ok) return this.#finish([parsed.event])
     const chunk = parsed.value
@@ -87,15 +87,12 @@ export class ChatDecoder implements FrameDecoder {
     return events
   }
 
-  #terminal(stop: StopReason): NeutralEvent[] {
-    const events = this.#flushCalls(stop)
+  /** Calls still open, usage, `done`; without a finish_reason, calls imply `tool_calls`. */
+  #terminal(stop: StopReason | null): NeutralEvent[] {
+    const events = this.#flushCalls(stop ?? 'stop')
     if (this.#usage) events.push({ type: 'usage', usage: this.#usage })
-    events.push({ type: 'done', stop_reason: stop })
+    events.push({ type: 'done', stop_reason: stop ?? (this.#sawCall ? 'tool_calls' : 'stop') })
     return events
-  }
-
-  #impliedStop(): StopReason {
-    return this.#sawCall || this.#calls.length > 0 ? 'tool_calls' : 'stop'
   }
 
   #slot(key: string): number {

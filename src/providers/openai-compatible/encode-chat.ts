@@ -3,7 +3,9 @@
 // form every compatible server accepts; images travel as `image_url` data URLs.
 // Reasoning parts are not replayed, except on an assistant message that calls tools: it
 // carries them as `reasoning_content`, which thinking models that stream that field
-// (DeepSeek, Kimi) require back during a tool loop (a 400 otherwise).
+// (DeepSeek, Kimi) require back during a tool loop (a 400 otherwise). Mistral's API is the
+// exception: it refuses any field it does not know (422 `extra_forbidden`) and its thinking
+// models stream content parts instead, so an endpoint on mistral.ai never gets it.
 //
 // Tools: `tools` as `{type: "function", function: {name, description, parameters}}` with
 // `tool_choice: "auto"`. `parallel_tool_calls` is left to the server's default (true on
@@ -11,7 +13,6 @@
 // messages, which take text only, so the images of a run of tool results go in one user
 // message right after the last of them (a user message between two tool messages would
 // break the pairing of calls and results).
-
 import type {
   AssistantPart,
   NeutralMessage,
@@ -27,7 +28,7 @@ type ChatMessage = Record<string, unknown>
 export function chatBody(profile: TransportProfile, req: NeutralRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: req.model || profile.model,
-    messages: chatMessages(req),
+    messages: chatMessages(req, { reasoningContent: !isMistral(profile.endpoint) }),
     stream: true,
     stream_options: { include_usage: true },
   }
@@ -42,8 +43,22 @@ export function chatBody(profile: TransportProfile, req: NeutralRequest): Record
   return body
 }
 
+interface MessageOptions {
+  /** Send the reasoning of an assistant message with tool calls as `reasoning_content`. */
+  reasoningContent: boolean
+}
+
+function isMistral(endpoint: string): boolean {
+  try {
+    const host = new URL(endpoint.trim()).hostname
+    return host === 'mistral.ai' || host.endsWith('.mistral.ai')
+  } catch {
+    return false
+  }
+}
+
 /** The messages in order; images of consecutive tool results follow the last of them. */
-function chatMessages(req: NeutralRequest): ChatMessage[] {
+function chatMessages(req: NeutralRequest, opts: MessageOptions): ChatMessage[] {
   const messages: ChatMessage[] = []
   if (req.system) messages.push({ role: 'system', content: req.system })
   let withImages: ToolResultMessage[] = []
@@ -58,14 +73,14 @@ function chatMessages(req: NeutralRequest): ChatMessage[] {
       continue
     }
     flushImages()
-    messages.push(chatMessage(message))
+    messages.push(chatMessage(message, opts))
   }
   flushImages()
   return messages
 }
 
-function chatMessage(message: Exclude<NeutralMessage, ToolResultMessage>): ChatMessage {
-  if (message.role === 'assistant') return assistantMessage(message.content)
+function chatMessage(message: Exclude<NeutralMessage, ToolResultMessage>, opts: MessageOptions): ChatMessage {
+  if (message.role === 'assistant') return assistantMessage(message.content, opts)
   const only = message.content.length === 1 ? message.content[0] : null
   if (only && only.type === 'text') return { role: 'user', content: only.text }
   return { role: 'user', content: message.content.map(userPart) }
@@ -93,7 +108,7 @@ function userPart(part: UserPart): Record<string, unknown> {
   return { type: 'image_url', image_url: { url: `data:${part.media_type};base64,${part.data}` } }
 }
 
-function assistantMessage(parts: AssistantPart[]): ChatMessage {
+function assistantMessage(parts: AssistantPart[], opts: MessageOptions): ChatMessage {
   const text = parts
     .filter((p) => p.type === 'text')
     .map((p) => p.text)
@@ -109,7 +124,7 @@ function assistantMessage(parts: AssistantPart[]): ChatMessage {
     .filter((p) => p.type === 'reasoning')
     .map((p) => p.text)
     .join('')
-  if (reasoning !== '') message.reasoning_content = reasoning
+  if (reasoning !== '' && opts.reasoningContent) message.reasoning_content = reasoning
   message.tool_calls = calls
   return message
 }

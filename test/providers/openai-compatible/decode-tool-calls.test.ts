@@ -161,6 +161,16 @@ describe('Chat Completions tool calls', () => {
     ])
   })
 
+  test('without a finish_reason, [DONE] after calls means tool_calls, after nameless pieces stop', async () => {
+    const named = frames(piece(0, { id: 'call_a', function: { name: 'list', arguments: '{}' } }), '[DONE]')
+    deepStrictEqual(await run(named, 'chat_completions'), [
+      call(0, 'call_a', 'list', '{}'),
+      done('tool_calls'),
+    ])
+    const nameless = frames(chunk({ content: 'hi' }), piece(0, { function: { arguments: '' } }), '[DONE]')
+    deepStrictEqual(await run(nameless, 'chat_completions'), [text(0, 'hi'), done('stop')])
+  })
+
   test('a server that says `stop` after calls reports tool_calls', async () => {
     const sse = frames(
       piece(0, { id: 'call_a', function: { name: 'read', arguments: '{}' } }),

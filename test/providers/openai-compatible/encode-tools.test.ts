@@ -254,6 +254,22 @@ describe('replay round trips', () => {
     )
   })
 
+  test('Chat: Mistral, which refuses fields it does not know, gets no reasoning_content', () => {
+    for (const endpoint of ['https://api.mistral.ai/v1', 'https://mistral.ai']) {
+      const sent = chatBody({ ...PROFILE, endpoint }, request({ messages: HISTORY })).messages as Record<
+        string,
+        unknown
+      >[]
+      strictEqual('reasoning_content' in sent[1], false, endpoint)
+      strictEqual(Array.isArray(sent[1].tool_calls), true)
+    }
+    const elsewhere = chatBody(
+      { ...PROFILE, endpoint: 'https://notmistral.ai.example/v1' },
+      request({ messages: HISTORY }),
+    )
+    strictEqual((elsewhere.messages as Record<string, unknown>[])[1].reasoning_content, 'two reads')
+  })
+
   test('Responses: a recorded function-call stream replays as function_call then function_call_output', async () => {
     const events = await run(fixture('responses-azure-function-call.sse'), 'responses', 11)
     const messages: NeutralMessage[] = [
