@@ -1,12 +1,13 @@
 // The kernel process: runs the turns of the sessions the daemon gives it, each keyed by its
-// run id. It streams the provider's answer and reports neutral events to the daemon; it
-// holds no durable state and never opens the database, so a crash here fails its runs,
-// never the daemon. It warms itself (warm.ts) before it says it is ready.
+// run id. It streams the provider's answer and reports neutral events to the daemon, and
+// runs the tool calls and background jobs of its sessions (tools-host.ts); it holds no
+// durable state and never opens the database, so a crash here fails its runs, never the
+// daemon. It warms itself (warm.ts) and probes the sandbox before it says it is ready.
 import { BUILD } from '../build-info.ts'
 import { resolveHome } from '../daemon/home.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
-import { sandboxStatus } from '../tools/exec/index.ts'
+import { sandboxStatusAsync } from '../tools/exec/index.ts'
 import { setHearthHome } from '../tools/files/index.ts'
 import type { CallRequest, FromKernel, ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
@@ -108,7 +109,8 @@ process.on('disconnect', quit)
 // Paths in hearth's home (token, keys) are refused to file tools whatever the roots say.
 setHearthHome(resolveHome(undefined))
 const warmStart = performance.now()
-const warmed = await warmUp()
+// The sandbox probe (running bwrap once) overlaps the warm-up turns.
+const [warmed, sandbox] = await Promise.all([warmUp(), sandboxStatusAsync()])
 send({
   type: 'ready',
   instance_id: instanceId,
@@ -116,5 +118,5 @@ send({
   warm_turns: warmed,
   warm_ms: performance.now() - warmStart,
   tools: tools.offered(),
-  sandbox: sandboxStatus(),
+  sandbox,
 })
