@@ -6,29 +6,21 @@
 // limit. Every step is in the session log, so a stream shows a run live and replays it
 // after a reconnect.
 
-import { realpathSync } from 'node:fs'
 import { v7 as uuidv7 } from 'uuid'
-import type { Kernel, KernelPool } from '../kernel/pool.ts'
-import type { CheckedCall, FromKernel, OfferedTool, TurnLimits } from '../kernel/protocol.ts'
+import type { KernelPool } from '../kernel/pool.ts'
+import type { FromKernel } from '../kernel/protocol.ts'
 import { hasTransport } from '../providers/registry.ts'
-import type {
-  AssistantPart,
-  EncryptedReasoningPart,
-  NeutralEvent,
-  NeutralUsage,
-  TransportProfile,
-} from '../providers/types.ts'
+import type { EncryptedReasoningPart, NeutralEvent, TransportProfile } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
-import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
-import type { JobInfo, SandboxPolicy } from '../tools/types.ts'
+import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf, type ToolSettings } from './active-run.ts'
 import type { Decision } from './approvals.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
+import { watchKernels } from './kernel-views.ts'
 import { buildRequest } from './request.ts'
 import { type StartedRun, startRun } from './start.ts'
-import type { CallResult } from './steps.ts'
 import { runToolRound } from './tool-round.ts'
 
 /** How long an interrupt waits for the kernel to confirm before the run is ended anyway. */
@@ -45,29 +37,6 @@ export interface RunsDeps {
   tools?: () => ToolSettings
 }
 
-export interface ToolSettings {
-  approval_policy: ApprovalPolicy
-  max_steps: number
-  allowed_roots: string[]
-  network: boolean
-}
-
-const DEFAULT_TOOL_SETTINGS: ToolSettings = {
-  approval_policy: 'ask',
-  max_steps: 100,
-  allowed_roots: [],
-  network: false,
-}
-
-/** What the tools of one run may do and where (resolved when it starts). */
-export interface RunToolScope {
-  policy: ApprovalPolicy
-  maxSteps: number
-  workspace: string
-  allowedRoots: string[]
-  sandbox: SandboxPolicy
-}
-
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
 export interface TurnCredentials {
   /** The transport profile carrying this turn's credential; rejects with a HearthError. */
@@ -82,65 +51,6 @@ export interface TurnCredentials {
   limited(profile: ResolvedProfile, accountId: string, untilMs: number): Promise<void>
 }
 
-export class ActiveRun {
-  readonly started: StartedRun
-  readonly live: LiveRun
-  readonly startedMs: number
-  kernel: Kernel | undefined
-  tool_calls: AssistantPart[] = []
-  /** Encrypted reasoning items, by output index, kept with the answer for replay. */
-  encrypted: { index: number; part: EncryptedReasoningPart }[] = []
-  /** The model the turn went to (the session's resolved model). */
-  model = ''
-  usage: NeutralUsage | null = null
-  /** Log events waiting for the next batch commit. */
-  queue: { kind: string; payload: Record<string, any> }[] = []
-  flushScheduled = false
-  /** The turn went to the kernel (an interrupt before that needs no kernel's answer). */
-  sent = false
-  finished = false
-  /** Aborts getting the turn's credential (a token refresh) when the run is interrupted. */
-  readonly abort = new AbortController()
-  profile: ResolvedProfile | undefined
-  /** The signed-in account whose credential the turn uses, if any. */
-  accountId: string | null = null
-  /** Model requests made so far (the step limit counts them). */
-  step = 0
-  /** The model step in flight has ended (its `done` or `error` came). */
-  stepEnded = false
-  /** The kernel has not yet said `turn_ended` for the last turn sent. */
-  turnOpen = false
-  /** The next step waits for that `turn_ended` (the kernel keys turns by run id). */
-  stepWaiting = false
-  /** Asked to stop: the loop ends at its next boundary. */
-  interrupted = false
-  scope!: RunToolScope
-  /** The tools offered to the model (filtered by the policy). */
-  offered: OfferedTool[] = []
-  /** What each model turn of the run sends besides its request. */
-  turn!: { extension: string; profile: TransportProfile; limits: TurnLimits }
-  effort: string | null = null
-  /** Waiting for the kernel's check of the step's calls. */
-  checkWaiter: ((calls: CheckedCall[]) => void) | undefined
-  /** The check, when it came before anybody waited for it. */
-  checked: CheckedCall[] | undefined
-  /** Calls running in the kernel, by call id. */
-  readonly resultWaiters = new Map<string, (r: CallResult) => void>()
-  /** Calls waiting for a person, by approval request id. */
-  readonly approvalWaiters = new Map<string, (d: Decision | 'expired') => void>()
-  readonly ended: Promise<void>
-  resolveEnded!: () => void
-
-  constructor(started: StartedRun, live: LiveRun) {
-    this.started = started
-    this.live = live
-    this.startedMs = Date.now()
-    this.ended = new Promise((resolve) => {
-      this.resolveEnded = resolve
-    })
-  }
-}
-
 export class Runs {
   readonly #d: RunsDeps
   readonly #active = new Map<string, ActiveRun>()
@@ -148,53 +58,11 @@ export class Runs {
 
   constructor(d: RunsDeps) {
     this.#d = d
-    d.core.live.kernelOf = (sessionId) => {
-      const k = d.kernels.info(sessionId)
-      return { instance_id: k.instance_id, state: k.state, build: k.build }
-    }
-    d.core.live.jobsOf = (sessionId) =>
-      d.kernels.info(sessionId).running_jobs.map(({ id, command, started_at, output_bytes, run_id }) => ({
-        id,
-        command,
-        started_at,
-        output_bytes,
-        run_id,
-      }))
-    d.core.live.sandboxOf = () => {
-      const status = d.kernels.sandbox
-      const network = (d.tools?.() ?? DEFAULT_TOOL_SETTINGS).network
-      if (!status)
-        return { isolated: false, kind: null, network, reason: 'No kernel process has started yet' }
-      return { isolated: status.available, kind: status.kind, network, reason: status.reason }
-    }
-    d.kernels.onJobs = (sessionId, jobs) => this.#jobsChanged(sessionId, jobs)
+    watchKernels(d)
   }
 
   active(sessionId: string): { run_id: string; input_ids: string[] } | undefined {
     return this.#active.get(sessionId)?.started
-  }
-
-  /** Which jobs of each session ran at the last report, to log only starts and ends. */
-  readonly #liveJobs = new Map<string, string>()
-
-  /**
-   * A job started or ended (output alone changes no event): `kernel.jobs_changed` goes to the
-   * session's log, so streams and ETags follow. Jobs lost with a crashed kernel end here too.
-   */
-  #jobsChanged(sessionId: string, jobs: JobInfo[]): void {
-    const live = jobs.filter((j) => j.state === 'running').map((j) => j.id)
-    const key = live.join(',')
-    if ((this.#liveJobs.get(sessionId) ?? '') === key) return
-    if (key === '') this.#liveJobs.delete(sessionId)
-    else this.#liveJobs.set(sessionId, key)
-    try {
-      this.#d.core.transact((tx) => {
-        if (!this.#d.core.row(sessionId)) return
-        tx.append(sessionId, 'kernel.jobs_changed', { live_job_count: live.length, running: live })
-      })
-    } catch (err) {
-      this.#d.onError(err)
-    }
   }
 
   /** Starts the next run of a session if it is free and inputs wait. */
@@ -250,7 +118,7 @@ export class Runs {
     const model = started.model || profile.transport.model
     run.model = model
     run.effort = started.effort ?? profile.effort
-    run.scope = this.#scopeOf(sessionId)
+    run.scope = scopeOf(core, sessionId, this.#d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
     run.profile = profile
     const credential = this.#d.credentials
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
@@ -276,26 +144,6 @@ export class Runs {
         this.#finish(sessionId, run, 'failed', problemBody(code, (err as Error).message))
       },
     )
-  }
-
-  /** The session's policy (its own, else the settings'), workspace and sandbox for this run. */
-  #scopeOf(sessionId: string): RunToolScope {
-    const settings = this.#d.tools?.() ?? DEFAULT_TOOL_SETTINGS
-    const row = this.#d.core.row(sessionId)
-    const policy = (row?.approval_policy as ApprovalPolicy | null) ?? settings.approval_policy
-    let workspace = row?.workspace ?? '/'
-    try {
-      workspace = realpathSync(workspace)
-    } catch {
-      // A workspace that is gone: file tools refuse every path in it.
-    }
-    return {
-      policy,
-      maxSteps: settings.max_steps,
-      workspace,
-      allowedRoots: settings.allowed_roots,
-      sandbox: { network: settings.network, isolate: true },
-    }
   }
 
   /** Sends the next model step: the request rebuilt from the history as committed now. */
