@@ -92,6 +92,8 @@ export type FromKernel =
       output: string
       images?: ToolImage[]
       meta?: Record<string, unknown>
+      /** A read the kernel ran unasked as its turn ended (the daemon has not sent `tool` yet). */
+      early?: boolean
     }
   /** A session's background jobs, sent whenever one starts, ends or writes. */
   | { type: 'jobs'; session_id: string; jobs: JobInfo[] }

@@ -57,8 +57,9 @@ export class ToolHost {
   /**
    * Checks a turn's calls and tells the daemon. With the turn's tool context, the calls that
    * only read start at once: a read changes nothing, so running it before the daemon has
-   * recorded the call is safe, and its result is ready when the daemon asks for it (every
-   * policy lets reads run). Only the reads before the first call that changes something:
+   * recorded the call is safe (every policy lets reads run). Its result is sent as soon as
+   * it is ready (`early`), unless the daemon asked for the call first; the daemon uses it
+   * when it comes to the call. Only the reads before the first call that changes something:
    * those and every call after them wait for the daemon, in the model's order.
    */
   check(runId: string, calls: CallRequest[], context?: ToolContextMessage): void {
@@ -70,10 +71,15 @@ export class ToolHost {
       // A read after a write or a command must see what they did: it waits for its turn.
       if (c.effect !== 'read') break
       if (this.#early.size >= MAX_EARLY) this.#early.delete(this.#early.keys().next().value as string)
-      this.#early.set(
-        `${runId}\0${c.call_id}`,
-        this.#runCall({ type: 'tool', run_id: runId, call: calls[i], ...context }),
-      )
+      const key = `${runId}\0${c.call_id}`
+      const result = this.#runCall({ type: 'tool', run_id: runId, call: calls[i], ...context })
+      this.#early.set(key, result)
+      void result.then((r) => {
+        // Still unasked (the daemon's `tool` takes it from the map otherwise): send it now.
+        if (this.#early.get(key) !== result) return
+        this.#early.delete(key)
+        this.#send({ ...r, early: true })
+      })
     }
   }
 

@@ -103,6 +103,8 @@ export class ActiveRun {
   checkWaiter: ((calls: CheckedCall[]) => void) | undefined
   /** The check, when it came before anybody waited for it. */
   checked: CheckedCall[] | undefined
+  /** Results of reads the kernel ran as the step ended, by call id, until the round uses them. */
+  readonly earlyResults = new Map<string, CallResult>()
   /** Calls running in the kernel, by call id. */
   readonly resultWaiters = new Map<string, (r: CallResult) => void>()
   /** Calls waiting for a person, by approval request id. */

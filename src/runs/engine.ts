@@ -155,6 +155,7 @@ export class Runs {
     }
     run.step += 1
     run.turnOpen = true
+    run.earlyResults.clear()
     run.stepEnded = false
     const request = buildRequest(this.#d.core, sessionId, run.model, run.effort)
     request.tools = run.offered.map(({ name, description, parameters }) => ({
@@ -187,7 +188,10 @@ export class Runs {
     }
     if (msg.type === 'tool_result') {
       const { outcome, output, images, meta } = msg
-      run.resultWaiters.get(msg.call_id)?.({ outcome, output, images, meta })
+      const waiter = run.resultWaiters.get(msg.call_id)
+      // A read the kernel ran as the step ended waits here until the round comes to it.
+      if (waiter) waiter({ outcome, output, images, meta })
+      else if (msg.early) run.earlyResults.set(msg.call_id, { outcome, output, images, meta })
       return
     }
     if (msg.type === 'turn_ended') {

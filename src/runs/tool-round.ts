@@ -127,19 +127,23 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
     summary: call.summary,
     effect: call.effect,
   })
-  const result = await new Promise<CallResult>((resolve) => {
-    run.resultWaiters.set(call.call_id, resolve)
-    const { scope } = run
-    run.kernel?.send({
-      type: 'tool',
-      run_id: run.started.run_id,
-      session_id: d.sessionId,
-      call: { call_id: call.call_id, name: call.name, arguments: call.arguments },
-      workspace: scope.workspace,
-      allowed_roots: scope.allowedRoots,
-      sandbox: scope.sandbox,
-    })
-  })
+  const early = run.earlyResults.get(call.call_id)
+  run.earlyResults.delete(call.call_id)
+  const result =
+    early ??
+    (await new Promise<CallResult>((resolve) => {
+      run.resultWaiters.set(call.call_id, resolve)
+      const { scope } = run
+      run.kernel?.send({
+        type: 'tool',
+        run_id: run.started.run_id,
+        session_id: d.sessionId,
+        call: { call_id: call.call_id, name: call.name, arguments: call.arguments },
+        workspace: scope.workspace,
+        allowed_roots: scope.allowedRoots,
+        sandbox: scope.sandbox,
+      })
+    }))
   run.resultWaiters.delete(call.call_id)
   if (!run.finished) commit(d, run, call, result)
 }
