@@ -426,12 +426,12 @@ export class Runs {
     this.#stopped = true
     for (const [sessionId, run] of this.#active) {
       run.kernel?.send({ type: 'abort', run_id: run.started.run_id })
-      this.#finish(
-        sessionId,
-        run,
-        'interrupted',
-        problemBody('daemon_restarted', 'The daemon stopped during the run'),
-      )
+      // A run that waited for a person fails, as after a crash: its request expires.
+      const waited = run.approvalWaiters.size > 0
+      const detail = waited
+        ? 'The daemon stopped while a call waited for approval; the request expired and the call did not run'
+        : 'The daemon stopped during the run'
+      this.#finish(sessionId, run, waited ? 'failed' : 'interrupted', problemBody('daemon_restarted', detail))
     }
   }
 }

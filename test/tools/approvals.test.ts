@@ -220,35 +220,36 @@ describe('approvals', () => {
 })
 
 describe('approvals across a restart', () => {
-  it('a daemon restart while a call waits fails the run, expires the request, and writes nothing', async () => {
-    const s = await startAgent({ tools: { approval_policy: 'ask' } })
-    try {
-      const sid = await newSession(s)
-      s.upstream.enqueue(writeCall('restart.txt', 'no'))
-      await putInput(s.d, sid, message('go'))
-      const reason = await waitBlocked(s.d, sid)
-      await s.d.stop('SIGKILL')
-      const d = await startDaemon({ home: s.home })
+  for (const signal of ['SIGKILL', 'SIGTERM'] as const)
+    it(`a daemon stopped (${signal}) while a call waits fails the run, expires the request, and writes nothing`, async () => {
+      const s = await startAgent({ tools: { approval_policy: 'ask' } })
       try {
-        const done = await waitSession(d, sid, idle)
-        assert.equal(done.status.blocking_reason, null)
-        assert.equal(done.latest_answer.outcome, 'failed')
-        const [row] = approvalRows(s.home, sid)
-        assert.equal(row.state, 'expired')
-        assert.equal(row.decided_by, null)
-        assertProblem(await approve(d, sid, reason.request_id, 'allow'), 409, 'approval_not_pending')
-        assert.equal(existsSync(join(s.workspace, 'restart.txt')), false)
-        const history = await historyOf(d, sid)
-        assert.deepEqual(
-          history.map((e: any) => e.kind),
-          ['user', 'assistant', 'tool_call', 'tool_result', 'error'],
-        )
-        assert.equal(history[4].content.problem.code, 'daemon_restarted')
+        const sid = await newSession(s)
+        s.upstream.enqueue(writeCall('restart.txt', 'no'))
+        await putInput(s.d, sid, message('go'))
+        const reason = await waitBlocked(s.d, sid)
+        await s.d.stop(signal)
+        const d = await startDaemon({ home: s.home })
+        try {
+          const done = await waitSession(d, sid, idle)
+          assert.equal(done.status.blocking_reason, null)
+          assert.equal(done.latest_answer.outcome, 'failed')
+          const [row] = approvalRows(s.home, sid)
+          assert.equal(row.state, 'expired')
+          assert.equal(row.decided_by, null)
+          assertProblem(await approve(d, sid, reason.request_id, 'allow'), 409, 'approval_not_pending')
+          assert.equal(existsSync(join(s.workspace, 'restart.txt')), false)
+          const history = await historyOf(d, sid)
+          assert.deepEqual(
+            history.map((e: any) => e.kind),
+            ['user', 'assistant', 'tool_call', 'tool_result', 'error'],
+          )
+          assert.equal(history[4].content.problem.code, 'daemon_restarted')
+        } finally {
+          await d.stop()
+        }
       } finally {
-        await d.stop()
+        await s.upstream.close()
       }
-    } finally {
-      await s.upstream.close()
-    }
-  })
+    })
 })
