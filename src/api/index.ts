@@ -15,7 +15,12 @@ import type { Notice } from '../schemas/server.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
 import { Sessions } from '../sessions/service.ts'
 import { usageModelOf } from '../sessions/views.ts'
-import { enabledCapabilities, enabledExtensionsOf, modelsSettingsOf } from '../settings/derived.ts'
+import {
+  enabledCapabilities,
+  enabledExtensionsOf,
+  modelsSettingsOf,
+  toolsSettingsOf,
+} from '../settings/derived.ts'
 import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
@@ -36,6 +41,7 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   collection_invalidation: 1,
   durable_inputs: 1,
   provider_auth: 1,
+  tool_progress: 1,
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -93,6 +99,7 @@ export function createApi(d: ApiDeps): Api {
     profiles: d.profiles,
     onError: d.onError,
     credentials: turnCredentials(auth, d.settings),
+    tools: () => toolsSettingsOf(d.settings),
   })
   core.live.snapshotOf = snapshotMinter(d.continuations)
   core.olderHistory = (sessionId, before) => olderHistoryToken(d.continuations, sessionId, before)
@@ -107,6 +114,7 @@ export function createApi(d: ApiDeps): Api {
       ...d,
       capabilities: () => enabledCapabilities(d.settings, CAPABILITIES),
       extensions: () => enabledExtensionsOf(d.settings),
+      sandbox: () => d.kernels.sandbox,
     }),
     ...settingsRoutes(d.settings),
     ...authRoutes(auth),
@@ -139,6 +147,8 @@ export function createApi(d: ApiDeps): Api {
       // the daemon sat idle is started again (warm() is a no-op when there is room).
       core.hub.subscribeCollection((c) => {
         if (c.reason === 'created') d.kernels.warm()
+        // A deleted session's background jobs stop with their process groups.
+        if (c.reason === 'deleted') d.kernels.stopJobs(c.session_id)
       })
       pruner = setInterval(() => pruneInputs(core), PRUNE_EVERY_MS)
       pruner.unref()

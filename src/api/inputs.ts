@@ -31,7 +31,10 @@ export function inputsRoutes(d: InputsDeps) {
       const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body)
       if (a.status === 429)
         throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
-      d.runs.kick(sessionId)
+      // A decision reaches the run waiting for it (once: a repeat finds nobody waiting).
+      if (a.input.approval)
+        d.runs.approvalDecided(sessionId, a.input.approval.request_id, a.input.approval.decision)
+      else d.runs.kick(sessionId)
       return { status: 202, body: a.input }
     },
     'inputs.get': ({ params }) => ({

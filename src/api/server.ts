@@ -2,6 +2,7 @@
 import { bindGroup } from '../http/route.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { type Notice, serverOps } from '../schemas/server.ts'
+import type { SandboxStatus } from '../tools/types.ts'
 
 export interface ServerDeps {
   instanceId: string
@@ -14,6 +15,8 @@ export interface ServerDeps {
   /** Starts the drain once the current response has been sent. */
   requestShutdown: () => void
   openapi: () => unknown
+  /** Whether tool commands run in a sandbox here (probed by a kernel process; null before). */
+  sandbox: () => SandboxStatus | null
 }
 
 export function serverRoutes(d: ServerDeps) {
@@ -31,6 +34,7 @@ export function serverRoutes(d: ServerDeps) {
         extensions: d.extensions(),
         quota: null,
         notices: d.notices(),
+        sandbox: d.sandbox() ?? { available: null, kind: null, reason: 'Not probed yet: ask again shortly' },
       },
     }),
     'server.shutdown': ({ body }) => {

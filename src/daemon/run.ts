@@ -83,8 +83,10 @@ function positiveInt(value: string | undefined, fallback: number): number {
   return Number.isSafeInteger(n) && n > 0 ? n : fallback
 }
 
-function kernelPool(log: DaemonLog, env: NodeJS.ProcessEnv = process.env): KernelPool {
+function kernelPool(log: DaemonLog, home: string, env: NodeJS.ProcessEnv = process.env): KernelPool {
   return new KernelPool({
+    // Commands run by tools must not see the home (tokens, keys): the sandbox hides it.
+    env: { HEARTH_HOME: home },
     // The kernel bundle sits beside the daemon bundle (scripts/build.mjs).
     entry: fileURLToPath(new URL('./kernel.mjs', import.meta.url)),
     idleMs: positiveInt(env.HEARTH_KERNEL_IDLE_MS, KERNEL_IDLE_MS),
@@ -241,7 +243,7 @@ async function serve(
   // A settings commit cut by a crash is finished (or discarded) before anything reads them.
   const recovered = recoverCommit(opts.home)
   if (recovered !== 'none') log.warn({ recovered }, 'settings commit recovered')
-  const kernels = kernelPool(log)
+  const kernels = kernelPool(log, opts.home)
   const profiles = await loadProfiles(opts)
   const settings = new Settings({
     home: opts.home,

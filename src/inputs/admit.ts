@@ -2,7 +2,8 @@
 // answers the original decision with the current delivery; a new id is validated, then
 // committed with fsync before the 202. The decision is one synchronous savepoint of a group
 // commit (group-commit.ts), so concurrent repeats of one id can never admit it twice.
-import type { Input, InputRequest } from '../schemas/inputs.ts'
+import { decideApproval } from '../runs/approvals.ts'
+import type { ApprovalRequest, Input, InputRequest } from '../schemas/inputs.ts'
 import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
 import { HearthError, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
@@ -52,6 +53,7 @@ export async function admitInput(
     throw new HearthError('input_expired', `Input id ${inputId} is older than seven days`)
   const req = validate()
   core.require(sessionId)
+  if (req.kind === 'approval') return admitApproval(core, commits, sessionId, inputId, intent, req)
   if (Buffer.byteLength(req.text) > MAX_TEXT_BYTES) throw new HearthError('text_too_large')
   const images = decodeImages(req.images ?? [])
   if (req.text.trim() === '' && images.length === 0) throw new HearthError('empty_message')
@@ -102,6 +104,38 @@ export async function admitInput(
     tx.append(sessionId, 'input.accepted', { input: pendingView(row) })
     tx.changed({ session_id: sessionId, reason: 'changed', before: session, after: core.row(sessionId) })
     return { status: 202 as const, input: toInput(row) }
+  })
+}
+
+/**
+ * An approval is applied in its admission's transaction: it never waits in the queue and
+ * does not count toward it. A request that is unknown, of another session or no longer
+ * pending is refused (409 approval_not_pending) and nothing is stored.
+ */
+function admitApproval(
+  core: SessionsCore,
+  commits: GroupCommit,
+  sessionId: string,
+  inputId: string,
+  intent: string,
+  req: ApprovalRequest,
+): Promise<Admission> {
+  return commits.run((tx) => {
+    const decided = inputRow(core, inputId)
+    if (decided) return repeatOf(decided, sessionId, intent)
+    const a = decideApproval(core, tx, sessionId, inputId, req)
+    const text = JSON.stringify({
+      request_id: req.request_id,
+      decision: req.decision,
+      remember: req.remember,
+    })
+    core
+      .sql(
+        `INSERT INTO inputs (id, session_id, kind, intent, client_id, text, image_count, admission, http_status,
+           accepted_at, delivery, turn, decided_ms) VALUES (?, ?, 'approval', ?, ?, ?, 0, 'accepted', 202, ?, 'completed', ?, ?)`,
+      )
+      .run(inputId, sessionId, intent, req.client_id, text, tx.at, a.run_id, tx.now)
+    return { status: 202 as const, input: toInput(inputRow(core, inputId) as InputRow) }
   })
 }
 

@@ -5,6 +5,7 @@ import type { SessionsCore } from '../sessions/core.ts'
 
 export interface InputRow {
   id: string
+  kind: 'message' | 'approval'
   session_id: string
   intent: string
   client_id: string
@@ -34,7 +35,7 @@ export function toInput(r: InputRow): Input {
   return {
     id: r.id,
     session_id: r.session_id,
-    kind: 'message',
+    kind: r.kind,
     admission: r.admission,
     http_status: r.http_status,
     problem: r.problem === null ? null : JSON.parse(r.problem),
@@ -45,6 +46,8 @@ export function toInput(r: InputRow): Input {
     transcript_position: r.transcript_position,
     turn: r.turn,
     client_id: r.client_id,
+    // An approval keeps what it decided in its text.
+    ...(r.kind === 'approval' ? { approval: JSON.parse(r.text) } : {}),
   }
 }
 

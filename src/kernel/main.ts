@@ -1,11 +1,16 @@
 // The kernel process: runs the turns of the sessions the daemon gives it, each keyed by its
-// run id. It streams the provider's answer and reports neutral events to the daemon; it
-// holds no durable state and never opens the database, so a crash here fails its runs,
-// never the daemon. It warms itself (warm.ts) before it says it is ready.
+// run id. It streams the provider's answer and reports neutral events to the daemon, and
+// runs the tool calls and background jobs of its sessions (tools-host.ts); it holds no
+// durable state and never opens the database, so a crash here fails its runs, never the
+// daemon. It warms itself (warm.ts) and probes the sandbox before it says it is ready.
 import { BUILD } from '../build-info.ts'
+import { resolveHome } from '../daemon/home.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
-import type { FromKernel, ToKernel } from './protocol.ts'
+import { sandboxStatusAsync } from '../tools/exec/index.ts'
+import { setHearthHome } from '../tools/files/index.ts'
+import type { CallRequest, FromKernel, ToKernel } from './protocol.ts'
+import { ToolHost } from './tools-host.ts'
 import { warmUp } from './warm.ts'
 
 const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
@@ -14,18 +19,31 @@ const turns = new Map<string, AbortController>()
 function send(msg: FromKernel): void {
   // A daemon killed with -9 leaves a closed channel: writing to it must end this process
   // quietly (no unhandled EPIPE), since nobody is left to read its events.
-  if (!process.connected) process.exit(0)
+  if (!process.connected) {
+    quit()
+    return
+  }
   process.send?.(msg, undefined, {}, (err) => {
-    if (err) process.exit(0)
+    if (err) quit()
   })
 }
 
+let quitting = false
+/** Ends this process; its jobs (children in their own process groups) go first. */
+function quit(): void {
+  if (quitting) return
+  quitting = true
+  void tools.stopAll().finally(() => process.exit(0))
+}
+
 async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> {
+  tools.turnStarted(msg.run_id)
   const abort = new AbortController()
   turns.set(msg.run_id, abort)
   // Events are batched per turn of the event loop: the first delta goes out at once, a
   // burst of deltas read from one network chunk travels as one message.
   let batch: NeutralEvent[] = []
+  const calls: CallRequest[] = []
   const flush = () => {
     if (batch.length === 0) return
     send({ type: 'events', run_id: msg.run_id, events: batch })
@@ -48,6 +66,13 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
       })) {
         if (batch.length === 0) setImmediate(flush)
         batch.push(e)
+        if (e.type === 'tool_call') calls.push({ call_id: e.id, name: e.name, arguments: e.arguments })
+        // A step that asked for tools goes on at once: its events and the check of its
+        // calls leave now, not after the stream closes and the batch's next turn.
+        if (e.type === 'done' && calls.length > 0) {
+          flush()
+          tools.check(msg.run_id, calls.splice(0), msg.tool_context)
+        }
       }
     }
   } catch (err) {
@@ -59,24 +84,39 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
     })
   } finally {
     flush()
+    // The calls are checked by the kernel unasked: the daemon needs their summaries and
+    // effects before it can record the step, and asking would cost a round trip.
+    if (calls.length > 0) tools.check(msg.run_id, calls)
     turns.delete(msg.run_id)
     send({ type: 'turn_ended', run_id: msg.run_id })
   }
 }
 
+const tools = new ToolHost(send)
+
 process.on('message', (msg: ToKernel) => {
   if (msg.type === 'turn') void runTurn(msg)
-  else if (msg.type === 'abort') turns.get(msg.run_id)?.abort()
-  else if (msg.type === 'shutdown') process.exit(0)
+  else if (msg.type === 'abort') {
+    turns.get(msg.run_id)?.abort()
+    tools.abort(msg.run_id)
+  } else if (msg.type === 'tool') void tools.run(msg)
+  else if (msg.type === 'stop_jobs') void tools.stopJobs(msg.session_id)
+  // Jobs are stopped with their process groups before the process goes.
+  else if (msg.type === 'shutdown') quit()
 })
 // The daemon going away closes the channel: a kernel never outlives its daemon.
-process.on('disconnect', () => process.exit(0))
+process.on('disconnect', quit)
+// Paths in hearth's home (token, keys) are refused to file tools whatever the roots say.
+setHearthHome(resolveHome(undefined))
 const warmStart = performance.now()
-const warmed = await warmUp()
+// The sandbox probe (running bwrap once) overlaps the warm-up turns.
+const [warmed, sandbox] = await Promise.all([warmUp(), sandboxStatusAsync()])
 send({
   type: 'ready',
   instance_id: instanceId,
   build: BUILD,
   warm_turns: warmed,
   warm_ms: performance.now() - warmStart,
+  tools: tools.offered(),
+  sandbox,
 })

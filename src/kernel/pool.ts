@@ -5,8 +5,9 @@
 // the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
+import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { childProcess } from '../util/lazy-builtins.ts'
-import type { FromKernel, ToKernel } from './protocol.ts'
+import type { FromKernel, OfferedTool, ToKernel } from './protocol.ts'
 
 export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
 
@@ -14,6 +15,8 @@ export interface KernelInfo {
   instance_id: string | null
   state: KernelState
   build: string | null
+  /** The session's background jobs that still run. */
+  running_jobs: JobInfo[]
 }
 
 export interface KernelListener {
@@ -42,15 +45,23 @@ export class KernelProcess {
   readonly proc: ChildProcess
   /** Set by `ready`, which the process sends once it has run its warm-up turns (warm.ts). */
   build: string | null = null
+  /** The built-in tools it runs (from `ready`). */
+  tools: OfferedTool[] = []
+  /** What the machine offers commands, as this process probed it (from `ready`). */
+  sandbox: SandboxStatus | null = null
   readonly ready: Promise<void>
   readonly sessions = new Set<Kernel>()
   /** Which session kernel each turn in flight belongs to. */
   readonly #runs = new Map<string, Kernel>()
   #stopping = false
 
-  constructor(entry: string, onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void) {
+  constructor(
+    entry: string,
+    env: Record<string, string>,
+    onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void,
+  ) {
     this.proc = childProcess().fork(entry, [], {
-      env: { ...process.env, HEARTH_KERNEL_INSTANCE: this.instanceId },
+      env: { ...process.env, ...env, HEARTH_KERNEL_INSTANCE: this.instanceId },
       execArgv: KERNEL_NODE_FLAGS,
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -59,14 +70,18 @@ export class KernelProcess {
       this.proc.on('message', (msg: FromKernel) => {
         if (msg.type === 'ready') {
           this.build = msg.build
+          this.tools = msg.tools
+          this.sandbox = msg.sandbox
           for (const k of this.sessions) if (k.state === 'starting') k.state = 'ready'
           onReady(this, msg.warm_turns, msg.warm_ms)
           resolve()
           return
         }
-        const k = this.#runs.get(msg.run_id)
-        if (msg.type === 'turn_ended') this.#runs.delete(msg.run_id)
-        k?.listener?.onMessage(msg)
+        if (msg.type === 'jobs') {
+          for (const k of this.sessions) if (k.sessionId === msg.session_id) k.jobsChanged(msg.jobs)
+          return
+        }
+        this.#runs.get(msg.run_id)?.listener?.onMessage(msg)
       })
       this.proc.on('exit', () => resolve())
     })
@@ -77,6 +92,8 @@ export class KernelProcess {
       this.#runs.clear()
       for (const k of hosted) {
         k.state = 'none'
+        // Jobs are the process's children: they went with it.
+        k.jobsChanged([])
         if (unexpected) k.listener?.onExit(code, signal)
       }
     })
@@ -102,9 +119,14 @@ export class KernelProcess {
   }
 
   send(msg: ToKernel, from?: Kernel): void {
-    if (msg.type === 'turn' && from) this.#runs.set(msg.run_id, from)
+    if ((msg.type === 'turn' || msg.type === 'tool') && from) this.#runs.set(msg.run_id, from)
     if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.connected)
       this.proc.send(msg)
+  }
+
+  /** The run ended: its messages have nobody left to go to. */
+  forget(runId: string): void {
+    this.#runs.delete(runId)
   }
 
   stop(): void {
@@ -112,7 +134,8 @@ export class KernelProcess {
     this.#stopping = true
     for (const k of this.sessions) k.state = 'stopping'
     this.send({ type: 'shutdown' })
-    const kill = setTimeout(() => this.proc.kill('SIGKILL'), 2000)
+    // Jobs get a moment to stop with their process groups before the process is killed.
+    const kill = setTimeout(() => this.proc.kill('SIGKILL'), 4000)
     kill.unref()
     this.proc.once('exit', () => clearTimeout(kill))
   }
@@ -122,18 +145,34 @@ export class KernelProcess {
 export class Kernel {
   readonly instanceId = uuidv7()
   readonly host: KernelProcess
+  readonly sessionId: string
   state: KernelState
   listener: KernelListener | undefined
+  /** The session's background jobs as the kernel last reported them. */
+  jobs: JobInfo[] = []
+  /** Told when the session's jobs change (the pool's onJobs). */
+  onJobs: ((jobs: JobInfo[]) => void) | undefined
   #detached = false
 
-  constructor(host: KernelProcess) {
+  constructor(host: KernelProcess, sessionId: string) {
     this.host = host
+    this.sessionId = sessionId
     this.state = host.answered ? 'ready' : 'starting'
     host.sessions.add(this)
   }
 
   get build(): string | null {
     return this.host.build
+  }
+
+  /** Jobs that still run: while there are any, the session keeps this kernel. */
+  get liveJobs(): JobInfo[] {
+    return this.jobs.filter((j) => j.state === 'running')
+  }
+
+  jobsChanged(jobs: JobInfo[]): void {
+    this.jobs = jobs
+    this.onJobs?.(jobs)
   }
 
   /** Resolves once the process has warmed up (or ended). */
@@ -160,6 +199,8 @@ export class Kernel {
 
 export interface PoolOptions {
   entry: string
+  /** Variables kernels get besides the daemon's environment. */
+  env?: Record<string, string>
   /** How long an idle session keeps its kernel. */
   idleMs: number
   /** Keep a warmed process with room in reserve while the daemon is in use. */
@@ -177,6 +218,9 @@ export class KernelPool {
   readonly #bySession = new Map<string, Kernel>()
   readonly #idleTimers = new Map<string, NodeJS.Timeout>()
   #spareTimer: NodeJS.Timeout | undefined
+  #sandbox: SandboxStatus | null = null
+  /** A session's background jobs changed (started, wrote, ended, or went with a crash). */
+  onJobs: ((sessionId: string, jobs: JobInfo[]) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
 
@@ -202,9 +246,12 @@ export class KernelPool {
     clearTimeout(this.#idleTimers.get(sessionId))
     this.#idleTimers.delete(sessionId)
     let k = this.#bySession.get(sessionId)
-    if (k?.alive && k.state !== 'stopping' && k.host.busy < this.#opts.capacity) return k
+    // A session with live jobs stays where its jobs run, even past the process's capacity.
+    if (k?.alive && k.state !== 'stopping' && (k.host.busy < this.#opts.capacity || k.liveJobs.length > 0))
+      return k
     k?.detach()
-    k = new Kernel(this.#hostForNewSession())
+    k = new Kernel(this.#hostForNewSession(), sessionId)
+    k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
     this.#bySession.set(sessionId, k)
     setImmediate(() => this.warm())
     return k
@@ -220,6 +267,8 @@ export class KernelPool {
     const timer = setTimeout(() => {
       this.#idleTimers.delete(sessionId)
       if (this.#bySession.get(sessionId) !== k) return
+      // Jobs are children of the process: the session keeps its kernel while they run.
+      if (k.alive && k.liveJobs.length > 0) return this.release(sessionId)
       this.#bySession.delete(sessionId)
       k.detach()
       this.#settle()
@@ -230,8 +279,25 @@ export class KernelPool {
 
   info(sessionId: string): KernelInfo {
     const k = this.#bySession.get(sessionId)
-    if (!k?.alive && k?.state !== 'stopping') return { instance_id: null, state: 'none', build: null }
-    return { instance_id: k.instanceId, state: k.state, build: k.build }
+    if (!k?.alive && k?.state !== 'stopping')
+      return { instance_id: null, state: 'none', build: null, running_jobs: [] }
+    return { instance_id: k.instanceId, state: k.state, build: k.build, running_jobs: k.liveJobs }
+  }
+
+  /** The sandbox as the last warmed kernel process probed it; null before one answered. */
+  get sandbox(): SandboxStatus | null {
+    return this.#sandbox
+  }
+
+  /** The session's kernel if it has one now (no new one is started). */
+  current(sessionId: string): Kernel | undefined {
+    const k = this.#bySession.get(sessionId)
+    return k?.alive ? k : undefined
+  }
+
+  /** Stops the session's jobs (the session is being deleted). */
+  stopJobs(sessionId: string): void {
+    this.current(sessionId)?.send({ type: 'stop_jobs', session_id: sessionId })
   }
 
   close(): void {
@@ -254,14 +320,15 @@ export class KernelPool {
   }
 
   #fork(): KernelProcess {
-    const p = new KernelProcess(this.#opts.entry, (ready, warmTurns, warmMs) =>
+    const p = new KernelProcess(this.#opts.entry, this.#opts.env ?? {}, (ready, warmTurns, warmMs) => {
+      this.#sandbox = ready.sandbox
       this.#opts.onEvent?.({
         event: 'kernel_process_ready',
         pid: ready.proc.pid ?? 0,
         warm_turns: warmTurns,
         warm_ms: Math.round(warmMs),
-      }),
-    )
+      })
+    })
     this.#processes.add(p)
     p.proc.once('exit', () => {
       this.#processes.delete(p)

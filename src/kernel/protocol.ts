@@ -1,10 +1,45 @@
 // Typed IPC between the daemon and a kernel process (structured clone over the fork channel).
-import type { NeutralEvent, NeutralRequest, TransportProfile } from '../providers/types.ts'
+import type { NeutralEvent, NeutralRequest, NeutralTool, TransportProfile } from '../providers/types.ts'
+import type {
+  JobInfo,
+  SandboxPolicy,
+  SandboxStatus,
+  ToolEffect,
+  ToolImage,
+  ToolOutcome,
+  ToolProgress,
+} from '../tools/types.ts'
 
 /** A profile's stream limits, when it sets them (else the transport's defaults). */
 export interface TurnLimits {
   idle_timeout_ms?: number
   max_retries?: number
+}
+
+/** A tool call as the model asked for it. */
+export interface CallRequest {
+  call_id: string
+  name: string
+  /** The arguments as the model wrote them: JSON text, checked by the kernel. */
+  arguments: string
+}
+
+/** What the kernel says about a call before it runs: what it would do, or why it cannot. */
+export type CheckedCall =
+  | { call_id: string; ok: true; effect: ToolEffect; summary: string }
+  | { call_id: string; ok: false; effect: ToolEffect | null; summary: string; error: string }
+
+/** A built-in tool as the model is offered it, with what it may change. */
+export interface OfferedTool extends NeutralTool {
+  effect: ToolEffect
+}
+
+/** Where a session's calls run and what they may reach (with each `tool`, and each `turn`). */
+export interface ToolContextMessage {
+  session_id: string
+  workspace: string
+  allowed_roots: string[]
+  sandbox: SandboxPolicy
 }
 
 /** Daemon → kernel. */
@@ -16,8 +51,14 @@ export type ToKernel =
       profile: TransportProfile
       request: NeutralRequest
       limits: TurnLimits
+      /** Lets the kernel start the reads the turn asks for before the daemon asks. */
+      tool_context?: ToolContextMessage
     }
+  /** Stops the run's turn, the tool it runs now, and the jobs it started. */
   | { type: 'abort'; run_id: string }
+  | ({ type: 'tool'; run_id: string; call: CallRequest } & ToolContextMessage)
+  /** Stops a session's jobs (session deleted); answered by a `jobs` message. */
+  | { type: 'stop_jobs'; session_id: string }
   | { type: 'shutdown' }
 
 /** Kernel → daemon. Events of one turn come in batches, in order. */
@@ -29,6 +70,30 @@ export type FromKernel =
       /** Warm-up turns that completed before this message (warm.ts), and how long they took. */
       warm_turns: number
       warm_ms: number
+      /** The built-in tools this kernel runs. */
+      tools: OfferedTool[]
+      /** Whether commands can run inside the sandbox on this machine. */
+      sandbox: SandboxStatus
     }
   | { type: 'events'; run_id: string; events: NeutralEvent[] }
   | { type: 'turn_ended'; run_id: string }
+  /**
+   * The calls a turn asked for, checked against the tools' schemas (sent after the turn's
+   * last events and before `turn_ended`).
+   */
+  | { type: 'checked'; run_id: string; calls: CheckedCall[] }
+  /** Output of a running call, batched per turn of the event loop. */
+  | { type: 'tool_progress'; run_id: string; call_id: string; chunks: ToolProgress[] }
+  | {
+      type: 'tool_result'
+      run_id: string
+      call_id: string
+      outcome: ToolOutcome
+      output: string
+      images?: ToolImage[]
+      meta?: Record<string, unknown>
+      /** A read the kernel ran unasked as its turn ended (the daemon has not sent `tool` yet). */
+      early?: boolean
+    }
+  /** A session's background jobs, sent whenever one starts, ends or writes. */
+  | { type: 'jobs'; session_id: string; jobs: JobInfo[] }

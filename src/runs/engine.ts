@@ -1,26 +1,27 @@
 // The run engine: feeds each session's queue to its kernel, one run at a time, turns the
 // kernel's neutral events into log events (batched per turn of the event loop), and
-// commits each run's outcome. Every step is in the session log, so a stream shows a turn
-// live and replays it after a reconnect.
+// commits each run's outcome. A run is a loop of steps: each sends the history as it is now
+// to the model; a step that asks for tools commits its answer, has the kernel run the calls
+// (tool-round.ts) and goes on, until an answer without calls, an interrupt or the step
+// limit. Every step is in the session log, so a stream shows a run live and replays it
+// after a reconnect.
 
 import { v7 as uuidv7 } from 'uuid'
-import type { Kernel, KernelPool } from '../kernel/pool.ts'
+import type { KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
 import { hasTransport } from '../providers/registry.ts'
-import type {
-  AssistantPart,
-  EncryptedReasoningPart,
-  NeutralEvent,
-  NeutralUsage,
-  TransportProfile,
-} from '../providers/types.ts'
+import type { EncryptedReasoningPart, NeutralEvent, TransportProfile } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
-import type { SessionsCore } from '../sessions/core.ts'
+import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
+import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf, type ToolSettings } from './active-run.ts'
+import type { Decision } from './approvals.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
+import { watchKernels } from './kernel-views.ts'
 import { buildRequest } from './request.ts'
 import { type StartedRun, startRun } from './start.ts'
+import { runToolRound } from './tool-round.ts'
 
 /** How long an interrupt waits for the kernel to confirm before the run is ended anyway. */
 const INTERRUPT_GRACE_MS = 3000
@@ -32,6 +33,8 @@ export interface RunsDeps {
   onError: (err: unknown) => void
   /** The credential of a turn for profiles that sign in (absent: the profile's own key). */
   credentials?: TurnCredentials
+  /** The `tools` settings as they are now (absent: the defaults). */
+  tools?: () => ToolSettings
 }
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
@@ -48,41 +51,6 @@ export interface TurnCredentials {
   limited(profile: ResolvedProfile, accountId: string, untilMs: number): Promise<void>
 }
 
-class ActiveRun {
-  readonly started: StartedRun
-  readonly live: LiveRun
-  readonly startedMs: number
-  kernel: Kernel | undefined
-  tool_calls: AssistantPart[] = []
-  /** Encrypted reasoning items, by output index, kept with the answer for replay. */
-  encrypted: { index: number; part: EncryptedReasoningPart }[] = []
-  /** The model the turn went to (the session's resolved model). */
-  model = ''
-  usage: NeutralUsage | null = null
-  /** Log events waiting for the next batch commit. */
-  queue: { kind: string; payload: Record<string, unknown> }[] = []
-  flushScheduled = false
-  /** The turn went to the kernel (an interrupt before that needs no kernel's answer). */
-  sent = false
-  finished = false
-  /** Aborts getting the turn's credential (a token refresh) when the run is interrupted. */
-  readonly abort = new AbortController()
-  profile: ResolvedProfile | undefined
-  /** The signed-in account whose credential the turn uses, if any. */
-  accountId: string | null = null
-  readonly ended: Promise<void>
-  resolveEnded!: () => void
-
-  constructor(started: StartedRun, live: LiveRun) {
-    this.started = started
-    this.live = live
-    this.startedMs = Date.now()
-    this.ended = new Promise((resolve) => {
-      this.resolveEnded = resolve
-    })
-  }
-}
-
 export class Runs {
   readonly #d: RunsDeps
   readonly #active = new Map<string, ActiveRun>()
@@ -90,10 +58,7 @@ export class Runs {
 
   constructor(d: RunsDeps) {
     this.#d = d
-    d.core.live.kernelOf = (sessionId) => {
-      const k = d.kernels.info(sessionId)
-      return { instance_id: k.instance_id, state: k.state, build: k.build }
-    }
+    watchKernels(d)
   }
 
   active(sessionId: string): { run_id: string; input_ids: string[] } | undefined {
@@ -152,7 +117,8 @@ export class Runs {
     // The session's resolved model goes upstream; the profile's only fills a session without one.
     const model = started.model || profile.transport.model
     run.model = model
-    const request = buildRequest(core, sessionId, model, started.effort ?? profile.effort)
+    run.effort = started.effort ?? profile.effort
+    run.scope = scopeOf(core, sessionId, this.#d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
     run.profile = profile
     const credential = this.#d.credentials
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
@@ -163,14 +129,14 @@ export class Runs {
         run.sent = true
         run.accountId = c.accountId
         live.kernel.build = kernel.build
-        kernel.send({
-          type: 'turn',
-          run_id: started.run_id,
+        const tools = kernel.host.tools
+        run.offered = run.scope.policy === 'read-only' ? tools.filter((t) => t.effect === 'read') : tools
+        run.turn = {
           extension: profile.extension,
           profile: { ...c.transport, model },
-          request,
           limits: profile.limits,
-        })
+        }
+        this.sendStep(sessionId, run)
       },
       (err: unknown) => {
         if (run.abort.signal.aborted) return this.#finish(sessionId, run, 'interrupted', null)
@@ -180,9 +146,64 @@ export class Runs {
     )
   }
 
+  /** Sends the next model step: the request rebuilt from the history as committed now. */
+  sendStep(sessionId: string, run: ActiveRun): void {
+    if (run.finished) return
+    if (run.turnOpen) {
+      run.stepWaiting = true
+      return
+    }
+    run.step += 1
+    run.turnOpen = true
+    run.earlyResults.clear()
+    run.stepEnded = false
+    const request = buildRequest(this.#d.core, sessionId, run.model, run.effort)
+    request.tools = run.offered.map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters,
+    }))
+    const { workspace, allowedRoots, sandbox } = run.scope
+    const context = { session_id: sessionId, workspace, allowed_roots: allowedRoots, sandbox }
+    run.kernel?.send({
+      type: 'turn',
+      run_id: run.started.run_id,
+      ...run.turn,
+      request,
+      tool_context: context,
+    })
+  }
+
   #onKernel(sessionId: string, run: ActiveRun, msg: FromKernel): void {
     if (run.finished || !('run_id' in msg) || msg.run_id !== run.started.run_id) return
+    if (msg.type === 'checked') {
+      // It comes after the step's last events, so the round usually waits for it already.
+      if (run.checkWaiter) run.checkWaiter(msg.calls)
+      else run.checked = msg.calls
+      return
+    }
+    if (msg.type === 'tool_progress') {
+      for (const c of msg.chunks) this.#appendProgress(sessionId, run, msg.call_id, c.stream, c.text)
+      return
+    }
+    if (msg.type === 'tool_result') {
+      const { outcome, output, images, meta } = msg
+      const waiter = run.resultWaiters.get(msg.call_id)
+      // A read the kernel ran as the step ended waits here until the round comes to it.
+      if (waiter) waiter({ outcome, output, images, meta })
+      else if (msg.early) run.earlyResults.set(msg.call_id, { outcome, output, images, meta })
+      return
+    }
     if (msg.type === 'turn_ended') {
+      // A step that ended with its `done` goes on (or has finished); one without failed.
+      if (run.stepEnded) {
+        run.turnOpen = false
+        if (run.stepWaiting) {
+          run.stepWaiting = false
+          this.sendStep(sessionId, run)
+        }
+        return
+      }
       this.#finish(
         sessionId,
         run,
@@ -239,9 +260,12 @@ export class Runs {
         run.usage = e.usage
         return
       case 'done':
-        this.#finish(sessionId, run, 'completed', null)
+        run.stepEnded = true
+        if (run.tool_calls.length > 0) void this.#toolRound(sessionId, run)
+        else this.#finish(sessionId, run, 'completed', null)
         return
       case 'error':
+        run.stepEnded = true
         if (e.code === 'aborted') this.#finish(sessionId, run, 'interrupted', null)
         else this.#finish(sessionId, run, 'failed', problemBody(e.code as ProblemCode, e.message))
         this.#markAccount(run, e)
@@ -261,6 +285,48 @@ export class Runs {
       void credentials.limited(run.profile, run.accountId, e.limited_until_ms).catch(this.#d.onError)
   }
 
+  /** A step asked for tools: run them (tool-round.ts), then the next step. */
+  async #toolRound(sessionId: string, run: ActiveRun): Promise<void> {
+    try {
+      const next = await runToolRound(this.#roundDeps(sessionId), run)
+      if (run.finished) return
+      if (next.end) this.#finish(sessionId, run, next.end.outcome, next.end.problem)
+      else this.sendStep(sessionId, run)
+    } catch (err) {
+      this.#d.onError(err)
+      this.#finish(sessionId, run, 'failed', problemBody('internal', 'The tool round failed'))
+    }
+  }
+
+  #roundDeps(sessionId: string) {
+    return {
+      core: this.#d.core,
+      sessionId,
+      flush: (run: ActiveRun) => this.#flush(sessionId, run),
+      drain: (run: ActiveRun, tx: Tx) => {
+        const batch = run.queue
+        run.queue = []
+        for (const e of batch) tx.append(sessionId, e.kind, e.payload)
+      },
+      queue: (run: ActiveRun, kind: string, payload: Record<string, unknown>) =>
+        this.#queue(sessionId, run, kind, payload),
+    }
+  }
+
+  /** Output of a running call: chunks of one call and stream that meet in a batch merge. */
+  #appendProgress(sessionId: string, run: ActiveRun, callId: string, stream: string, text: string): void {
+    run.live.observed_ms = Date.now()
+    const last = run.queue.at(-1)
+    if (last?.kind === 'tool.progress' && last.payload.call_id === callId && last.payload.stream === stream)
+      last.payload.text += text
+    else this.#queue(sessionId, run, 'tool.progress', { call_id: callId, stream, text })
+  }
+
+  /** An approval input decided a request of this session's run (after its commit). */
+  approvalDecided(sessionId: string, requestId: string, decision: Decision): void {
+    this.#active.get(sessionId)?.approvalWaiters.get(requestId)?.(decision)
+  }
+
   #appendDelta(sessionId: string, run: ActiveRun, c: LiveContent, delta: string): void {
     c.text += delta
     c.utf8_bytes += Buffer.byteLength(delta)
@@ -271,7 +337,7 @@ export class Runs {
     else this.#queue(sessionId, run, 'output.delta', { content_id: c.content_id, delta })
   }
 
-  #queue(sessionId: string, run: ActiveRun, kind: string, payload: Record<string, unknown>): void {
+  #queue(sessionId: string, run: ActiveRun, kind: string, payload: Record<string, any>): void {
     run.queue.push({ kind, payload })
     if (run.flushScheduled) return
     run.flushScheduled = true
@@ -313,7 +379,11 @@ export class Runs {
     }
     this.#active.delete(sessionId)
     this.#d.core.live.delete(sessionId)
+    run.kernel?.host.forget(run.started.run_id)
     if (run.kernel?.alive) this.#d.kernels.release(sessionId)
+    // Whatever still waits inside the run sees it finished.
+    for (const w of run.approvalWaiters.values()) w('expired')
+    for (const w of run.resultWaiters.values()) w({ outcome: 'interrupted', output: '' })
     run.resolveEnded()
     setImmediate(() => this.kick(sessionId))
   }
@@ -326,6 +396,7 @@ export class Runs {
     const run = this.#active.get(sessionId)
     if (!run || (runId !== undefined && run.started.run_id !== runId)) return false
     if (!run.finished) {
+      run.interrupted = true
       const { core } = this.#d
       core.transact((tx) => {
         const s = core.row(sessionId)
@@ -336,7 +407,8 @@ export class Runs {
         tx.append(sessionId, 'run.interrupt_requested', { run_id: run.started.run_id })
         tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
       })
-      if (!run.sent) {
+      // Not sent yet, or waiting for a person: nothing runs that needs stopping.
+      if (!run.sent || run.approvalWaiters.size > 0) {
         run.abort.abort()
         this.#finish(sessionId, run, 'interrupted', null)
         return true
@@ -354,12 +426,12 @@ export class Runs {
     this.#stopped = true
     for (const [sessionId, run] of this.#active) {
       run.kernel?.send({ type: 'abort', run_id: run.started.run_id })
-      this.#finish(
-        sessionId,
-        run,
-        'interrupted',
-        problemBody('daemon_restarted', 'The daemon stopped during the run'),
-      )
+      // A run that waited for a person fails, as after a crash: its request expires.
+      const waited = run.approvalWaiters.size > 0
+      const detail = waited
+        ? 'The daemon stopped while a call waited for approval; the request expired and the call did not run'
+        : 'The daemon stopped during the run'
+      this.#finish(sessionId, run, waited ? 'failed' : 'interrupted', problemBody('daemon_restarted', detail))
     }
   }
 }

@@ -9,6 +9,7 @@ import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
 import type { LiveContent } from '../sessions/live.ts'
 import { indexSession } from '../sessions/search.ts'
 import { nameFromExchange, previewOf } from '../sessions/summary-text.ts'
+import { closeOpenCalls } from './steps.ts'
 
 export type RunOutcome = 'completed' | 'interrupted' | 'failed'
 
@@ -44,10 +45,23 @@ function usageOf(r: RunResult, at: string) {
   }
 }
 
+/** Why the run's open calls (if any) got no result of their own. */
+function unfinishedReason(r: RunResult) {
+  if (r.problem?.code === 'daemon_restarted') return 'restarted' as const
+  if (r.problem?.code === 'step_limit_reached') return 'step_limit' as const
+  return r.outcome === 'interrupted' ? ('interrupted' as const) : ('failed' as const)
+}
+
 export function finishRun(core: SessionsCore, sessionId: string, runId: string, r: RunResult): void {
   core.transact((tx) => {
-    const s = core.row(sessionId)
-    if (!s || s.run_id !== runId) return // deleted meanwhile, or already ended
+    const before = core.row(sessionId)
+    if (!before || before.run_id !== runId) return // deleted meanwhile, or already ended
+    closeOpenCalls(core, tx, sessionId, runId, unfinishedReason(r))
+    // An approval still waiting is moot now: nothing runs without a decision.
+    core
+      .sql("UPDATE approvals SET state = 'expired', decided_at = ? WHERE run_id = ? AND state = 'pending'")
+      .run(tx.at, runId)
+    const s = core.row(sessionId) as NonNullable<typeof before>
     const { grp } = core.sql('SELECT grp FROM runs WHERE id = ?').get(runId) as { grp: number }
     let position = s.transcript_count
     const added: HistoryEntry[] = []
@@ -92,7 +106,7 @@ export function finishRun(core: SessionsCore, sessionId: string, runId: string, 
       answer !== '' ? previewOf(answer) : { text: s.preview_text, truncated: s.preview_truncated === 1 }
     core
       .sql(
-        `UPDATE sessions SET phase = ?, run_id = NULL, interrupt_requested = 0, transcript_count = ?,
+        `UPDATE sessions SET phase = ?, run_id = NULL, interrupt_requested = 0, blocking_reason = NULL, transcript_count = ?,
            preview_text = ?, preview_truncated = ?, latest_answer = ?, usage = COALESCE(?, usage),
            activity_ms = ? WHERE id = ?`,
       )
@@ -110,6 +124,6 @@ export function finishRun(core: SessionsCore, sessionId: string, runId: string, 
     indexSession(core, s)
     for (const entry of added) tx.append(sessionId, 'entry.added', { entry })
     tx.append(sessionId, 'run.ended', { run_id: runId, outcome: r.outcome, problem: r.problem, usage })
-    tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
+    tx.changed({ session_id: sessionId, reason: 'changed', before, after: core.row(sessionId) })
   })
 }

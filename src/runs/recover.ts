@@ -1,5 +1,7 @@
 // After a crash: a run the previous daemon left open is ended as interrupted, keeping the
-// output its log recorded; sessions with waiting inputs are queued to run again.
+// output its log recorded since its last committed step; a call left without a result gets
+// one saying so (finish.ts). A run that waited for an approval fails instead: its request
+// expires, and the call never runs. Sessions with waiting inputs are queued to run again.
 import { problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveContent } from '../sessions/live.ts'
@@ -18,12 +20,15 @@ function outputFromLog(core: SessionsCore, run: OpenRun): LiveContent[] {
   const events = core
     .sql(
       `SELECT kind, payload FROM events WHERE session_id = ? AND generation = ? AND seq > ?
-         AND kind IN ('output.started', 'output.delta') ORDER BY seq`,
+         AND kind IN ('output.started', 'output.delta', 'entry.added') ORDER BY seq`,
     )
     .all(run.session_id, run.start_generation, run.start_seq) as { kind: string; payload: string }[]
   const contents = new Map<string, LiveContent>()
   for (const e of events) {
     const p = JSON.parse(e.payload)
+    // A step that asked for tools committed its output: what came before is history.
+    if (e.kind === 'entry.added' && p.entry?.kind === 'assistant' && p.entry.content?.run_id === run.id)
+      contents.clear()
     if (e.kind === 'output.started' && p.run_id === run.id)
       contents.set(p.content_id, { ...p, text: '', utf8_bytes: 0 })
     const c = e.kind === 'output.delta' ? contents.get(p.content_id) : undefined
@@ -44,11 +49,16 @@ export function recoverRuns(core: SessionsCore): string[] {
       core.sql("UPDATE runs SET ended_at = started_at, outcome = 'interrupted' WHERE id = ?").run(run.id)
       continue
     }
+    const waited = core
+      .sql("SELECT tool, summary FROM approvals WHERE run_id = ? AND state = 'pending'")
+      .get(run.id) as { tool: string; summary: string } | undefined
     finishRun(core, run.session_id, run.id, {
-      outcome: 'interrupted',
+      outcome: waited ? 'failed' : 'interrupted',
       problem: problemBody(
         'daemon_restarted',
-        'The daemon stopped during the run; its output so far is kept',
+        waited
+          ? `The daemon stopped while a call waited for approval (${waited.summary}); the request expired and the call did not run`
+          : 'The daemon stopped during the run; its output so far is kept',
       ),
       contents: outputFromLog(core, run),
       tool_calls: [],

@@ -3,7 +3,13 @@
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
 // to people, not replayed to the model. The system text is the workspace's instruction
 // files (src/instructions), found afresh at each request.
-import type { AssistantPart, NeutralMessage, NeutralRequest, UserPart } from '../providers/types.ts'
+import type {
+  AssistantPart,
+  NeutralMessage,
+  NeutralRequest,
+  ToolResultMessage,
+  UserPart,
+} from '../providers/types.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import { selectionOf } from '../sessions/views.ts'
 
@@ -32,13 +38,24 @@ export function buildRequest(
     'SELECT field, media_type, data FROM entry_images WHERE session_id = ? AND position = ? ORDER BY field',
   )
   const messages: NeutralMessage[] = []
+  const calls = new ToolAnswers(messages)
   for (const r of rows) {
     const c = JSON.parse(r.content) as {
       text?: string
       images?: unknown[]
       tool_calls?: AssistantPart[]
       replay?: AssistantPart[]
+      call_id?: string
+      output?: string
     }
+    if (r.kind === 'tool_result') {
+      const shown = c.images?.length ? (images.all(sessionId, r.position) as ImageRow[]) : []
+      calls.answer(c.call_id as string, {
+        content: c.output ?? '',
+        images: shown.map((img) => ({ media_type: img.media_type, data: img.data.toString('base64') })),
+      })
+    }
+    if (r.kind === 'user' || r.kind === 'assistant') calls.close()
     if (r.kind === 'user') {
       const parts: UserPart[] = c.text ? [{ type: 'text', text: c.text }] : []
       if (c.images?.length) {
@@ -52,8 +69,10 @@ export function buildRequest(
       if (c.text) parts.push({ type: 'text', text: c.text })
       parts.push(...(c.tool_calls ?? []))
       if (parts.length > 0) messages.push({ role: 'assistant', content: parts })
+      calls.ask(c.tool_calls ?? [])
     }
   }
+  calls.close()
   return { model, effort, system: systemOf(core, sessionId), messages, tools: [], session_id: sessionId }
 }
 
@@ -61,4 +80,39 @@ export function buildRequest(
 function systemOf(core: SessionsCore, sessionId: string): string | null {
   const row = core.row(sessionId)
   return row ? core.instructions.of(row.workspace, selectionOf(row).instructions).system : null
+}
+
+/**
+ * Tool results follow the answer that asked for them, in the order of its calls (parallel
+ * calls may end in any order). A call without a result still gets one (providers refuse a
+ * call left unanswered): the run ended before it finished.
+ */
+class ToolAnswers {
+  readonly #messages: NeutralMessage[]
+  #asked: string[] = []
+  readonly #answers = new Map<string, Pick<ToolResultMessage, 'content' | 'images'>>()
+
+  constructor(messages: NeutralMessage[]) {
+    this.#messages = messages
+  }
+
+  ask(parts: AssistantPart[]): void {
+    for (const p of parts) if (p.type === 'tool_call') this.#asked.push(p.id)
+  }
+
+  answer(callId: string, result: Pick<ToolResultMessage, 'content' | 'images'>): void {
+    this.#answers.set(callId, result)
+  }
+
+  close(): void {
+    for (const id of this.#asked) {
+      const a = this.#answers.get(id) ?? {
+        content: 'The call has no result: the run ended before it finished.',
+      }
+      const images = a.images?.length ? { images: a.images } : {}
+      this.#messages.push({ role: 'tool', tool_call_id: id, content: a.content, ...images })
+    }
+    this.#asked = []
+    this.#answers.clear()
+  }
 }

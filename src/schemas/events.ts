@@ -100,6 +100,75 @@ export const LOG_EVENTS = {
       description: 'The run ended; its output entries were added just before; the session is idle or queued',
     },
   ),
+  'tool.started': Type.Object(
+    {
+      run_id: Type.String(),
+      call_id: Type.String(),
+      name: Type.String(),
+      summary: Type.String(),
+      effect: Type.Enum(['read', 'write', 'exec']),
+    },
+    {
+      additionalProperties: false,
+      description: 'A tool call began to run (its tool_call entry was added when its step ended)',
+    },
+  ),
+  'tool.progress': Type.Object(
+    { call_id: Type.String(), stream: Type.Enum(['stdout', 'stderr']), text: Type.String() },
+    { additionalProperties: false, description: 'Output of a running call (a command), in order' },
+  ),
+  'tool.ended': Type.Object(
+    {
+      run_id: Type.String(),
+      call_id: Type.String(),
+      outcome: Type.Enum(['ok', 'error', 'interrupted', 'timeout', 'denied']),
+      output: Type.String({ description: 'The first 4,096 characters of what the model got back' }),
+      output_truncated: Type.Boolean(),
+      meta: Type.Record(Type.String(), Type.Unknown()),
+    },
+    {
+      additionalProperties: false,
+      description: 'A call ended; its tool_result entry is added in the same commit',
+    },
+  ),
+  'approval.requested': Type.Object(
+    {
+      kind: Type.Literal('approval'),
+      request_id: Type.String(),
+      tool: Type.String(),
+      summary: Type.String(),
+      effect: Type.Enum(['read', 'write', 'exec']),
+      run_id: Type.String(),
+      call_id: Type.String(),
+      arguments: Type.String({ description: 'The arguments as the model wrote them (JSON text)' }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'A call waits for a person: answer with an input of kind approval (status.blocking_reason)',
+    },
+  ),
+  'approval.decided': Type.Object(
+    {
+      request_id: Type.String(),
+      run_id: Type.String(),
+      call_id: Type.String(),
+      decision: Type.Enum(['allow', 'deny']),
+      remember: Type.Enum(['once', 'session']),
+      input_id: Type.String(),
+    },
+    { additionalProperties: false, description: 'An approval input decided the request' },
+  ),
+  'kernel.jobs_changed': Type.Object(
+    {
+      live_job_count: Type.Integer({ minimum: 0 }),
+      running: Type.Array(Type.String(), { description: 'Ids of the jobs that run now' }),
+    },
+    {
+      additionalProperties: false,
+      description: 'A background job started or ended (kernel.running_jobs of a read has the details)',
+    },
+  ),
 } as const
 
 const frame = (event: string, data: TSchema, withId: boolean, description: string) =>

@@ -26,9 +26,9 @@ export const inputsOps = defineOps({
   'inputs.put': {
     method: 'PUT',
     path: '/sessions/{session_id}/inputs/{input_id}',
-    summary: 'Submit a message (durable, idempotent by input id)',
+    summary: 'Submit a message or an approval (durable, idempotent by input id)',
     description:
-      'The input id is a client-generated UUIDv7. A known id is looked up before anything else is validated: the same request returns the original decision (202, or 429 for a rejection) with the current delivery; a different request is 409 input_conflict. A new input is committed to disk before the 202. A session with 32 waiting inputs rejects with 429 queue_full and Retry-After; the rejection is kept as the decision. An unknown id older than seven days is 410.',
+      'The input id is a client-generated UUIDv7. An input of kind `approval` decides a waiting approval request (status.blocking_reason) at once, in the admission commit: it is never queued and does not count toward the 32; one for an unknown request, one of another session or one no longer pending is 409 approval_not_pending and nothing is stored. A known id is looked up before anything else is validated: the same request returns the original decision (202, or 429 for a rejection) with the current delivery; a different request is 409 input_conflict. A new input is committed to disk before the 202. A session with 32 waiting inputs rejects with 429 queue_full and Retry-After; the rejection is kept as the decision. An unknown id older than seven days is 410.',
     tags: ['inputs'],
     params: InputParams,
     body: InputRequest,
@@ -39,6 +39,7 @@ export const inputsOps = defineOps({
       'session_not_found',
       'session_deleted',
       'input_conflict',
+      'approval_not_pending',
       'input_expired',
       'queue_full',
       'empty_message',

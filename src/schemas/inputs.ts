@@ -22,7 +22,7 @@ export const InputImage = Type.Object(
   { additionalProperties: false, $id: 'InputImage' },
 )
 
-export const InputRequest = Type.Object(
+export const MessageRequest = Type.Object(
   {
     kind: Type.Literal('message'),
     text: Type.String({
@@ -37,8 +37,46 @@ export const InputRequest = Type.Object(
     }),
     images: Type.Optional(Type.Array(InputImage, { maxItems: MAX_IMAGES })),
   },
-  { additionalProperties: false, $id: 'InputRequest' },
+  { additionalProperties: false, $id: 'MessageRequest' },
 )
+export type MessageRequest = Static<typeof MessageRequest>
+
+const ApprovalFields = {
+  request_id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'The approval request (status.blocking_reason.request_id) this answers',
+  }),
+  decision: Type.Enum(['allow', 'deny']),
+  remember: Type.Enum(['once', 'session'], {
+    description:
+      '`session` also allows later calls of the same tool in this session (for a command, the same command line); docs/tools.md',
+  }),
+}
+
+export const ApprovalRequest = Type.Object(
+  {
+    kind: Type.Literal('approval'),
+    ...ApprovalFields,
+    client_id: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'The client that decided, echoed back',
+    }),
+  },
+  {
+    additionalProperties: false,
+    $id: 'ApprovalRequest',
+    description:
+      'Decides a waiting approval at once: never queued behind messages and not counted among the 32 waiting inputs',
+  },
+)
+export type ApprovalRequest = Static<typeof ApprovalRequest>
+
+export const InputRequest = Type.Union([MessageRequest, ApprovalRequest], {
+  $id: 'InputRequest',
+  discriminator: { propertyName: 'kind' },
+})
 export type InputRequest = Static<typeof InputRequest>
 
 export const DELIVERY = ['pending', 'running', 'completed', 'interrupted', 'failed', 'cancelled'] as const
@@ -48,7 +86,7 @@ export const Input = Type.Object(
   {
     id: Type.String(),
     session_id: Type.String(),
-    kind: Type.Literal('message'),
+    kind: Type.Enum(['message', 'approval']),
     admission: Type.Enum(['accepted', 'rejected']),
     http_status: Type.Integer({ description: 'The original admission status: 202 or 429' }),
     problem: Nullable(Problem),
@@ -59,6 +97,12 @@ export const Input = Type.Object(
     transcript_position: Nullable(Type.Integer({ minimum: 1 })),
     turn: Nullable(Type.String({ description: 'The run that took this input' })),
     client_id: Type.String(),
+    approval: Type.Optional(
+      Type.Object(ApprovalFields, {
+        additionalProperties: false,
+        description: 'What an input of kind approval decided (its delivery is completed once applied)',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'Input' },
 )

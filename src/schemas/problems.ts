@@ -71,6 +71,10 @@ export const PROBLEMS = {
     title: 'The family already has 1024 sessions; delete some before adding children',
   },
   input_not_found: { status: 404, title: 'No input has this id in this session' },
+  approval_not_pending: {
+    status: 409,
+    title: 'No approval request of this session waits under this id (unknown, or already decided or expired)',
+  },
   input_expired: {
     status: 410,
     title: 'The input id is older than the seven days decisions are kept; it is never admitted afresh',
@@ -100,6 +104,10 @@ export const PROBLEMS = {
   upstream_incomplete: { status: 502, title: 'The provider stream ended without a final event' },
   kernel_crashed: { status: 500, title: 'The session kernel process exited during the run' },
   daemon_restarted: { status: 503, title: 'The daemon stopped during the run' },
+  step_limit_reached: {
+    status: 409,
+    title: 'The run made as many model requests as tools.max_steps allows; send a message to go on',
+  },
   signed_out: { status: 401, title: 'No account is signed in for this provider; run /login' },
   no_usable_account: { status: 401, title: 'No signed-in account of this provider can be used; run /login' },
   // Settings
@@ -172,6 +180,7 @@ export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(
   'upstream_incomplete',
   'kernel_crashed',
   'daemon_restarted',
+  'step_limit_reached',
 ])
 
 /** Thrown by any layer; rendered once as problem+json by the HTTP layer. */

@@ -39,6 +39,22 @@ export const Server = Type.Object(
     ),
     quota: Type.Null({ description: 'Latest quota readings; null until quota recording is enabled' }),
     notices: Type.Array(Notice),
+    sandbox: Type.Object(
+      {
+        available: Nullable(
+          Type.Boolean({
+            description:
+              'Whether commands of tools can run inside bubblewrap here; null until the first kernel process probed it (within a second of start)',
+          }),
+        ),
+        kind: Nullable(Type.Enum(['bubblewrap'])),
+        reason: Nullable(Type.String({ description: 'Why not (bwrap missing, user namespaces refused…)' })),
+      },
+      {
+        additionalProperties: false,
+        description: 'Where tool commands run; without a sandbox they run directly, and sessions say so',
+      },
+    ),
   },
   { additionalProperties: false, $id: 'Server' },
 )

@@ -16,12 +16,27 @@ export const Cursor = Type.Object(
   { additionalProperties: false },
 )
 
+export const BlockingReason = Type.Object(
+  {
+    kind: Type.Literal('approval'),
+    request_id: Type.String({ description: 'Answer it with an input of kind approval naming this id' }),
+    tool: Type.String(),
+    summary: Type.String({
+      description: 'One line: what the call would do (`write src/a.ts`, `shell: npm test`)',
+    }),
+    effect: Type.Enum(['read', 'write', 'exec']),
+  },
+  { additionalProperties: false, $id: 'BlockingReason' },
+)
+
 export const Status = Type.Object(
   {
-    phase: Type.Enum(['idle', 'queued', 'running', 'interrupting', 'deleting']),
+    phase: Type.Enum(['idle', 'queued', 'running', 'blocked', 'interrupting', 'deleting'], {
+      description: '`blocked`: the run waits for what blocking_reason names (an approval)',
+    }),
     run_id: Nullable(Type.String()),
     interrupt_requested: Type.Boolean(),
-    blocking_reason: Nullable(Type.String()),
+    blocking_reason: Nullable(BlockingReason),
   },
   { additionalProperties: false },
 )
@@ -72,6 +87,12 @@ export const ConfigurationValue = Type.Object(
     preferences: Preferences,
     selection: Selection,
     catalog_revision: Nullable(Type.String()),
+    approval_policy: Nullable(
+      Type.Enum(['read-only', 'ask', 'auto'], {
+        description:
+          "Which tool calls run without asking (docs/tools.md); null follows the settings' tools.approval_policy",
+      }),
+    ),
     revision: Type.Integer({ minimum: 1 }),
     family_revision: Type.Integer({ minimum: 1 }),
     workspace_change: Nullable(WorkspaceChange),
@@ -237,7 +258,28 @@ export const SessionRead = Type.Object(
         stale: Type.Boolean(),
         staleness_reasons: Type.Array(Type.String()),
         live_job_count: Type.Integer({ minimum: 0 }),
-        running_jobs: Type.Array(Type.Unknown()),
+        running_jobs: Type.Array(
+          Type.Object(
+            {
+              id: Type.String(),
+              command: Type.String(),
+              started_at: Timestamp,
+              output_bytes: Type.Integer({ minimum: 0 }),
+              run_id: Type.String({ description: 'The run that started it' }),
+            },
+            { additionalProperties: false },
+          ),
+          { description: 'Background jobs that still run (started by the job_start tool)' },
+        ),
+        sandbox: Type.Object(
+          {
+            isolated: Type.Boolean({ description: 'Whether its commands run inside the sandbox' }),
+            kind: Nullable(Type.Enum(['bubblewrap'])),
+            network: Type.Boolean({ description: 'Whether its commands may use the network' }),
+            reason: Nullable(Type.String({ description: 'Why commands are not isolated' })),
+          },
+          { additionalProperties: false },
+        ),
       },
       { additionalProperties: false },
     ),
@@ -370,6 +412,14 @@ export const SessionChangeRequest = Type.Object(
       ),
     ),
     catalog_revision: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    approval_policy: Type.Optional(
+      Nullable(
+        Type.Enum(['read-only', 'ask', 'auto'], {
+          description:
+            'Which tool calls run without asking; null follows the settings (tools.approval_policy)',
+        }),
+      ),
+    ),
     workspace: Type.Optional(Workspace),
     family_revision: Type.Optional(Type.Integer({ minimum: 1 })),
   },

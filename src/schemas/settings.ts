@@ -9,7 +9,15 @@ import { Nullable } from './common.ts'
 import { CachePolicy } from './models.ts'
 import { defineOps } from './op.ts'
 
-export const SETTINGS_GROUPS = ['providers', 'mcp', 'extensions', 'capabilities', 'models', 'ui'] as const
+export const SETTINGS_GROUPS = [
+  'providers',
+  'mcp',
+  'extensions',
+  'capabilities',
+  'models',
+  'ui',
+  'tools',
+] as const
 export type SettingsGroup = (typeof SETTINGS_GROUPS)[number]
 
 /** Extensions hearth knows; a profile's `extension` is one of the provider ones. */
@@ -319,6 +327,33 @@ const UiPatch = Type.Object(
   { additionalProperties: false },
 )
 
+// ---- tools ----------------------------------------------------------------------------
+
+export const APPROVAL_POLICIES = ['read-only', 'ask', 'auto'] as const
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number]
+export const ApprovalPolicySchema = Type.Enum([...APPROVAL_POLICIES], {
+  description:
+    '`read-only`: only read tools are offered; `ask`: reads run, writes and commands wait for an approval; `auto`: every call runs (commands inside the sandbox)',
+})
+const toolFields = {
+  approval_policy: ApprovalPolicySchema,
+  max_steps: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    description: 'Model requests one run may make; a run that reaches it ends with step_limit_reached',
+  }),
+  allowed_roots: Type.Array(
+    Type.String({ minLength: 1, maxLength: 4096, pattern: '^/', description: 'An absolute directory' }),
+    { maxItems: 64, description: 'Directories besides the workspace that tools may read and write' },
+  ),
+  network: Type.Boolean({ description: 'Whether commands (shell, jobs) may use the network' }),
+}
+const ToolsRead = Type.Object(toolFields, { additionalProperties: false })
+const ToolsPatch = Type.Object(
+  Object.fromEntries(Object.entries(toolFields).map(([k, v]) => [k, Removable(v)])),
+  { additionalProperties: false },
+)
+
 export const GROUP_READ: Record<SettingsGroup, TSchema> = {
   providers: ProvidersRead,
   mcp: McpRead,
@@ -326,6 +361,7 @@ export const GROUP_READ: Record<SettingsGroup, TSchema> = {
   capabilities: CapabilitiesRead,
   models: ModelsRead,
   ui: UiRead,
+  tools: ToolsRead,
 }
 export const GROUP_PATCH: Record<SettingsGroup, TSchema> = {
   providers: ProvidersPatch,
@@ -334,6 +370,7 @@ export const GROUP_PATCH: Record<SettingsGroup, TSchema> = {
   capabilities: CapabilitiesPatch,
   models: ModelsPatch,
   ui: UiPatch,
+  tools: ToolsPatch,
 }
 export type ProvidersPatch = Static<typeof ProvidersPatch>
 export type McpPatch = Static<typeof McpPatch>

@@ -72,6 +72,7 @@ function applyFields(
     archived: req.preferences?.archived === undefined ? r.archived : Number(req.preferences.archived),
     selection: JSON.stringify(req.selection ? mergeSelection(selectionOf(r), req.selection) : selectionOf(r)),
     catalog_revision: req.catalog_revision !== undefined ? req.catalog_revision : r.catalog_revision,
+    approval_policy: req.approval_policy !== undefined ? req.approval_policy : r.approval_policy,
   }
   const changed = (Object.keys(next) as (keyof typeof next)[]).filter((k) => next[k] !== r[k])
   if (changed.length === 0) return r
@@ -79,7 +80,7 @@ function applyFields(
   core
     .sql(
       `UPDATE sessions SET name = ?, provider_profile = ?, model = ?, effort = ?, pinned = ?, pin_order = ?,
-         archived = ?, selection = ?, catalog_revision = ?, revision = revision + 1,
+         archived = ?, selection = ?, catalog_revision = ?, approval_policy = ?, revision = revision + 1,
          desired_revision = desired_revision + ? WHERE id = ?`,
     )
     .run(
@@ -92,6 +93,7 @@ function applyFields(
       next.archived,
       next.selection,
       next.catalog_revision,
+      next.approval_policy,
       recompose ? 1 : 0,
       r.id,
     )

@@ -12,6 +12,22 @@ export interface LiveContent {
   utf8_bytes: number
 }
 
+/** A background job as a session read shows it. */
+export interface LiveJob {
+  id: string
+  command: string
+  started_at: string
+  output_bytes: number
+  run_id: string
+}
+
+export interface SessionSandbox {
+  isolated: boolean
+  kind: 'bubblewrap' | null
+  network: boolean
+  reason: string | null
+}
+
 export interface LiveRun {
   run_id: string
   started_at: string
@@ -29,6 +45,16 @@ export class LiveRuns {
     instance_id: null,
     state: 'none',
     build: null,
+  })
+
+  /** A session's background jobs that still run (set by the run engine). */
+  jobsOf: (sessionId: string) => LiveJob[] = () => []
+  /** Whether a session's commands run in the sandbox (set by the run engine). */
+  sandboxOf: (sessionId: string) => SessionSandbox = () => ({
+    isolated: false,
+    kind: null,
+    network: false,
+    reason: 'No kernel process has started yet',
   })
 
   get(sessionId: string): LiveRun | undefined {

@@ -52,6 +52,12 @@ export interface SessionRow {
   latest_input: string | null
   latest_answer: string | null
   usage: string | null
+  /** `read-only`, `ask` or `auto`; null follows the `tools` settings. */
+  approval_policy: string | null
+  /** JSON: what the session allowed for its rest (docs/tools.md, approvals). */
+  tool_allows: string
+  /** JSON: what the run waits for (an approval), or null. */
+  blocking_reason: string | null
   /** Joined from families. */
   family_revision: number
 }

@@ -92,7 +92,7 @@ export function toSummary(r: SessionRow, live?: LiveRuns): SessionSummary {
       phase: r.phase as SessionSummary['status']['phase'],
       run_id: r.run_id,
       interrupt_requested: r.interrupt_requested === 1,
-      blocking_reason: null,
+      blocking_reason: json(r.blocking_reason),
     },
     preview: {
       text: r.preview_text,
@@ -137,6 +137,7 @@ export function toConfiguration(r: SessionRow): ConfigurationResource {
       },
       selection: selectionOf(r),
       catalog_revision: r.catalog_revision,
+      approval_policy: r.approval_policy as ConfigurationResource['value']['approval_policy'],
       revision: r.revision,
       family_revision: r.family_revision,
       workspace_change: r.workspace_change === null ? null : JSON.parse(r.workspace_change),
@@ -185,6 +186,7 @@ export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
   const selection = selectionOf(r)
   const historyItems = extras.history ?? []
   const kernel = extras.live?.get(r.id)?.kernel ?? extras.live?.kernelOf(r.id)
+  const jobs = extras.live?.jobsOf(r.id) ?? []
   return {
     ...toSummary(r, extras.live),
     creation: JSON.parse(r.creation),
@@ -205,8 +207,14 @@ export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
       build: kernel?.build ?? null,
       stale: false,
       staleness_reasons: [],
-      live_job_count: 0,
-      running_jobs: [],
+      live_job_count: jobs.length,
+      running_jobs: jobs,
+      sandbox: extras.live?.sandboxOf(r.id) ?? {
+        isolated: false,
+        kind: null,
+        network: false,
+        reason: 'No kernel process has started yet',
+      },
     },
     pending_inputs: extras.pending ?? [],
     input_order: r.input_order,

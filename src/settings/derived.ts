@@ -2,7 +2,7 @@
 // GET /server lists, and the models group GET /models applies. An unreadable config.json
 // reads as the defaults here; GET /settings is where its problem is reported.
 import { enabledExtensions } from './groups/extensions.ts'
-import { capabilities, modelsSettings } from './groups/simple.ts'
+import { capabilities, modelsSettings, TOOL_DEFAULTS, toolsSettings } from './groups/simple.ts'
 import type { Settings } from './service.ts'
 
 /** The capabilities minus those the `capabilities` settings group turns off. */
@@ -45,5 +45,14 @@ export function modelsSettingsOf(settings: Settings) {
     return modelsSettings(settings.files())
   } catch {
     return { catalogue_url: '', overrides: {}, cache_rules: [] }
+  }
+}
+
+/** The `tools` settings group; an unreadable config.json reads as the defaults. */
+export function toolsSettingsOf(settings: Settings) {
+  try {
+    return toolsSettings(settings.files())
+  } catch {
+    return { ...TOOL_DEFAULTS }
   }
 }

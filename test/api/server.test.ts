@@ -26,6 +26,7 @@ describe('GET /server and POST /server/shutdown', () => {
       collection_invalidation: 1,
       durable_inputs: 1,
       provider_auth: 1,
+      tool_progress: 1,
     })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)
@@ -36,6 +37,8 @@ describe('GET /server and POST /server/shutdown', () => {
     ])
     assert.equal(body.quota, null)
     assert.deepEqual(body.notices, [])
+    // Where tool commands run: probed by the first kernel process, null until then.
+    assert.deepEqual(Object.keys(body.sandbox), ['available', 'kind', 'reason'])
   })
 
   it('refuses to shut down another instance', async () => {

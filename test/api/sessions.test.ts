@@ -95,6 +95,8 @@ const NESTED_KEYS: Record<string, string[]> = {
     'staleness_reasons',
     'live_job_count',
     'running_jobs',
+    // Whether its commands run in the sandbox (docs/tools.md).
+    'sandbox',
   ],
   usage: [
     'model',
@@ -112,7 +114,8 @@ const NESTED_KEYS: Record<string, string[]> = {
   ],
   history: ['items', 'older', 'newer', 'high_water'],
 }
-// The spec's configuration value plus catalog_revision, which SessionChangeRequest writes.
+// The spec's configuration value plus catalog_revision and approval_policy, which
+// SessionChangeRequest writes.
 const CONFIG_VALUE_KEYS = [
   'id',
   'name',
@@ -123,6 +126,7 @@ const CONFIG_VALUE_KEYS = [
   'preferences',
   'selection',
   'catalog_revision',
+  'approval_policy',
   'revision',
   'family_revision',
   'workspace_change',

@@ -59,6 +59,7 @@ describe('hearth config and hearth profile', () => {
       'capabilities',
       'models',
       'ui',
+      'tools',
     ])
   })
 })

@@ -8,7 +8,7 @@ import { assertProblem } from '../api/hostile.ts'
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 import { change, fileJson, modeOf, patchGroup, readGroup } from './helpers.ts'
 
-const GROUPS = ['providers', 'mcp', 'extensions', 'capabilities', 'models', 'ui']
+const GROUPS = ['providers', 'mcp', 'extensions', 'capabilities', 'models', 'ui', 'tools']
 
 describe('settings', () => {
   let d: TestDaemon
@@ -19,7 +19,7 @@ describe('settings', () => {
     await d.stop()
   })
 
-  it('reads all six groups with their validators and ETags, or one group with its own ETag', async () => {
+  it('reads all seven groups with their validators and ETags, or one group with its own ETag', async () => {
     const all = await d.request({ path: '/settings' })
     assert.equal(all.status, 200)
     const body = all.json()
@@ -32,6 +32,12 @@ describe('settings', () => {
       assert.deepEqual(one.settings, body.settings[g], g)
     }
     assert.deepEqual(body.settings.ui, { dismissed_notices: [], theme: null, show_reasoning: true })
+    assert.deepEqual(body.settings.tools, {
+      approval_policy: 'ask',
+      max_steps: 100,
+      allowed_roots: [],
+      network: false,
+    })
     assert.equal(body.settings.extensions.extensions.chatgpt.enabled, true)
     assert.deepEqual(body.settings.extensions.extensions.chatgpt.requires, ['openai-compatible'])
   })

@@ -2,7 +2,7 @@ import type { SettingsGroup } from '../../schemas/settings.ts'
 import { extensions } from './extensions.ts'
 import { mcp } from './mcp.ts'
 import { providers } from './providers.ts'
-import { capabilities, models, ui } from './simple.ts'
+import { capabilities, models, tools, ui } from './simple.ts'
 import type { GroupCodec } from './types.ts'
 
 export const GROUPS: Record<SettingsGroup, GroupCodec> = {
@@ -12,4 +12,5 @@ export const GROUPS: Record<SettingsGroup, GroupCodec> = {
   capabilities,
   models,
   ui,
+  tools,
 }

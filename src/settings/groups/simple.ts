@@ -1,8 +1,9 @@
 // Groups without secrets, each a top-level key of config.json: `capabilities` (optional
 // capabilities an operator may turn off), `models` (catalogue source and per-model
-// overrides) and `ui` (client preferences, including dismissed notices).
+// overrides), `ui` (client preferences, including dismissed notices) and `tools` (the default
+// approval policy, the step limit, extra roots and network for commands: docs/tools.md).
 import { HearthError } from '../../schemas/problems.ts'
-import { OPTIONAL_CAPABILITIES } from '../../schemas/settings.ts'
+import { APPROVAL_POLICIES, type ApprovalPolicy, OPTIONAL_CAPABILITIES } from '../../schemas/settings.ts'
 import type { FileContents, JsonObject } from '../files.ts'
 import { isObject, mergePatch, objectAt, setOrDrop } from '../merge.ts'
 import { copyFiles, type GroupCodec } from './types.ts'
@@ -47,6 +48,27 @@ export const ui = plain('ui', (s) => ({
   theme: typeof s.theme === 'string' ? s.theme : null,
   show_reasoning: s.show_reasoning !== false,
 }))
+
+export const TOOL_DEFAULTS = {
+  approval_policy: 'ask' as ApprovalPolicy,
+  max_steps: 100,
+  allowed_roots: [] as string[],
+  network: false,
+}
+
+export const tools = plain('tools', (s) => ({
+  approval_policy: APPROVAL_POLICIES.includes(s.approval_policy as ApprovalPolicy)
+    ? (s.approval_policy as ApprovalPolicy)
+    : TOOL_DEFAULTS.approval_policy,
+  max_steps: typeof s.max_steps === 'number' ? s.max_steps : TOOL_DEFAULTS.max_steps,
+  allowed_roots: Array.isArray(s.allowed_roots) ? (s.allowed_roots as string[]) : TOOL_DEFAULTS.allowed_roots,
+  network: typeof s.network === 'boolean' ? s.network : TOOL_DEFAULTS.network,
+}))
+
+/** The `tools` group as runs consume it. */
+export function toolsSettings(files: FileContents): typeof TOOL_DEFAULTS {
+  return tools.read(files) as typeof TOOL_DEFAULTS
+}
 
 /** The public `models` group as the catalogue and cache-policy views consume it. */
 export function modelsSettings(files: FileContents): {

@@ -9,6 +9,7 @@ import { m005InputIndexes } from './005-input-indexes.ts'
 import { m006Logins } from './006-logins.ts'
 import { m007SearchPending } from './007-search-pending.ts'
 import { m008SessionReads } from './008-session-reads.ts'
+import { m009Approvals } from './009-approvals.ts'
 
 export interface Migration {
   version: number
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m006Logins,
   m007SearchPending,
   m008SessionReads,
+  m009Approvals,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */

@@ -1,0 +1,249 @@
+// The kernel's side of tools: it checks calls against the tools' schemas, runs them with
+// their context (workspace, sandbox, the session's jobs, an abort signal per run), streams
+// their output and answers with their results. Nothing here is durable: the daemon records
+// calls and results, and decides whether a call may run before it sends it.
+import type { TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import type { JobManager, ToolProgress, ToolResult, ToolSpec } from '../tools/types.ts'
+import type {
+  CallRequest,
+  CheckedCall,
+  FromKernel,
+  OfferedTool,
+  ToKernel,
+  ToolContextMessage,
+} from './protocol.ts'
+import { BUILTIN_TOOLS, newJobManager } from './tool-list.ts'
+
+type Send = (msg: FromKernel) => void
+type Validator = ReturnType<typeof Compile>
+
+/** How long a stopping kernel waits for its aborted calls (a command gets SIGTERM, then SIGKILL). */
+const STOP_WAIT_MS = 3000
+
+/** Early reads kept at most (results nobody asked for are dropped oldest first). */
+const MAX_EARLY = 256
+
+/** Characters of a validation error the model gets back. */
+const MAX_ERROR_CHARS = 2000
+
+export class ToolHost {
+  readonly #send: Send
+  readonly #tools = new Map<string, ToolSpec>(BUILTIN_TOOLS.map((t) => [t.name, t as ToolSpec]))
+  readonly #validators = new Map<string, Validator>()
+  /** Aborts of the calls running now, per run. */
+  readonly #running = new Map<string, Set<AbortController>>()
+  /** Calls running now (stopAll waits for them). */
+  readonly #inFlight = new Set<Promise<unknown>>()
+  /** Reads started as their turn ended, by run and call id, until the daemon asks for them. */
+  readonly #early = new Map<string, Promise<Extract<FromKernel, { type: 'tool_result' }>>>()
+  /** Each session's background jobs (this process hosts many sessions). */
+  readonly #jobs = new Map<string, JobManager>()
+
+  constructor(send: Send) {
+    this.#send = send
+  }
+
+  /** The tools as the model is offered them (plain JSON Schema, no TypeBox markers). */
+  offered(): OfferedTool[] {
+    return [...this.#tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: JSON.parse(JSON.stringify(t.parameters)),
+      effect: t.effect,
+    }))
+  }
+
+  /**
+   * Checks a turn's calls and tells the daemon. With the turn's tool context, the calls that
+   * only read start at once: a read changes nothing, so running it before the daemon has
+   * recorded the call is safe (every policy lets reads run). Its result is sent as soon as
+   * it is ready (`early`), unless the daemon asked for the call first; the daemon uses it
+   * when it comes to the call. Only the reads before the first call that changes something:
+   * those and every call after them wait for the daemon, in the model's order.
+   */
+  check(runId: string, calls: CallRequest[], context?: ToolContextMessage): void {
+    const checked = calls.map((c) => this.#checkOne(c))
+    this.#send({ type: 'checked', run_id: runId, calls: checked })
+    if (!context) return
+    for (const [i, c] of checked.entries()) {
+      if (!c.ok) continue
+      // A read after a write or a command must see what they did: it waits for its turn.
+      if (c.effect !== 'read') break
+      if (this.#early.size >= MAX_EARLY) this.#early.delete(this.#early.keys().next().value as string)
+      const key = `${runId}\0${c.call_id}`
+      const result = this.#runCall({ type: 'tool', run_id: runId, call: calls[i], ...context })
+      this.#early.set(key, result)
+      void result.then((r) => {
+        // Still unasked (the daemon's `tool` takes it from the map otherwise): send it now.
+        if (this.#early.get(key) !== result) return
+        this.#early.delete(key)
+        this.#send({ ...r, early: true })
+      })
+    }
+  }
+
+  /** A new step of a run: results started early for the last one and never asked for go. */
+  turnStarted(runId: string): void {
+    for (const key of this.#early.keys()) if (key.startsWith(`${runId}\0`)) this.#early.delete(key)
+  }
+
+  #validator(tool: ToolSpec): Validator {
+    let v = this.#validators.get(tool.name)
+    if (!v) {
+      v = Compile(tool.parameters as TSchema)
+      this.#validators.set(tool.name, v)
+    }
+    return v
+  }
+
+  /** The call's arguments parsed and checked, or the error the model gets instead. */
+  #parse(tool: ToolSpec, text: string): { args: unknown } | { error: string } {
+    let args: unknown
+    try {
+      args = text.trim() === '' ? {} : JSON.parse(text)
+    } catch (err) {
+      return { error: `The arguments are not valid JSON: ${(err as Error).message}` }
+    }
+    const v = this.#validator(tool)
+    if (v.Check(args)) return { args }
+    const errors = [...v.Errors(args)]
+      .slice(0, 8)
+      .map((e) => `${e.instancePath || '/'}: ${e.message}`)
+      .join('; ')
+    return { error: `The arguments do not fit the ${tool.name} schema: ${errors}`.slice(0, MAX_ERROR_CHARS) }
+  }
+
+  #checkOne(c: CallRequest): CheckedCall {
+    const tool = this.#tools.get(c.name)
+    if (!tool) {
+      const known = [...this.#tools.keys()].join(', ')
+      return {
+        call_id: c.call_id,
+        ok: false,
+        effect: null,
+        summary: c.name,
+        error: `No tool ${c.name}; tools: ${known}`,
+      }
+    }
+    const parsed = this.#parse(tool, c.arguments)
+    if ('error' in parsed)
+      return { call_id: c.call_id, ok: false, effect: tool.effect, summary: tool.name, error: parsed.error }
+    let summary: string
+    try {
+      summary = tool.summarize(parsed.args)
+    } catch {
+      summary = tool.name
+    }
+    return { call_id: c.call_id, ok: true, effect: tool.effect, summary }
+  }
+
+  jobsOf(sessionId: string): JobManager {
+    let m = this.#jobs.get(sessionId)
+    if (!m) {
+      m = newJobManager((jobs) => this.#send({ type: 'jobs', session_id: sessionId, jobs }))
+      this.#jobs.set(sessionId, m)
+    }
+    return m
+  }
+
+  async run(msg: Extract<ToKernel, { type: 'tool' }>): Promise<void> {
+    const key = `${msg.run_id}\0${msg.call.call_id}`
+    const early = this.#early.get(key)
+    this.#early.delete(key)
+    this.#send(await (early ?? this.#runCall(msg)))
+  }
+
+  #runCall(msg: Extract<ToKernel, { type: 'tool' }>): Promise<Extract<FromKernel, { type: 'tool_result' }>> {
+    const p = this.#callOnce(msg)
+    this.#inFlight.add(p)
+    void p.finally(() => this.#inFlight.delete(p))
+    return p
+  }
+
+  async #callOnce(
+    msg: Extract<ToKernel, { type: 'tool' }>,
+  ): Promise<Extract<FromKernel, { type: 'tool_result' }>> {
+    const { run_id: runId, call } = msg
+    const abort = new AbortController()
+    let running = this.#running.get(runId)
+    if (!running) {
+      running = new Set()
+      this.#running.set(runId, running)
+    }
+    running.add(abort)
+    // Output is batched per turn of the event loop, like a turn's deltas.
+    let chunks: ToolProgress[] = []
+    const flush = () => {
+      if (chunks.length === 0) return
+      this.#send({ type: 'tool_progress', run_id: runId, call_id: call.call_id, chunks })
+      chunks = []
+    }
+    const progress = (chunk: ToolProgress) => {
+      if (chunk.text === '') return
+      if (chunks.length === 0) setImmediate(flush)
+      const last = chunks.at(-1)
+      if (last?.stream === chunk.stream) last.text += chunk.text
+      else chunks.push({ ...chunk })
+    }
+    let result: ToolResult
+    try {
+      result = await this.#execute(msg, abort.signal, progress)
+    } catch (err) {
+      result = { outcome: 'error', output: `The tool failed: ${(err as Error)?.message ?? String(err)}` }
+    } finally {
+      running.delete(abort)
+      if (running.size === 0) this.#running.delete(runId)
+    }
+    flush()
+    if (abort.signal.aborted && result.outcome === 'ok') result = { ...result, outcome: 'interrupted' }
+    return { type: 'tool_result', run_id: runId, call_id: call.call_id, ...result }
+  }
+
+  async #execute(
+    msg: Extract<ToKernel, { type: 'tool' }>,
+    signal: AbortSignal,
+    progress: (c: ToolProgress) => void,
+  ): Promise<ToolResult> {
+    const tool = this.#tools.get(msg.call.name)
+    if (!tool) return { outcome: 'error', output: `No tool ${msg.call.name}` }
+    const parsed = this.#parse(tool, msg.call.arguments)
+    if ('error' in parsed) return { outcome: 'error', output: parsed.error }
+    return tool.run(parsed.args, {
+      workspace: msg.workspace,
+      allowedRoots: msg.allowed_roots,
+      signal,
+      progress,
+      sandbox: msg.sandbox,
+      jobs: this.jobsOf(msg.session_id),
+      runId: msg.run_id,
+    })
+  }
+
+  /** An interrupt: the run's running calls are aborted and the jobs it started stopped. */
+  abort(runId: string): void {
+    this.turnStarted(runId)
+    for (const a of this.#running.get(runId) ?? []) a.abort()
+    for (const m of this.#jobs.values()) void m.stopForRun(runId).catch(() => {})
+  }
+
+  async stopJobs(sessionId: string): Promise<void> {
+    const m = this.#jobs.get(sessionId)
+    if (!m) {
+      this.#send({ type: 'jobs', session_id: sessionId, jobs: [] })
+      return
+    }
+    await m.stopAll().catch(() => {})
+    this.#jobs.delete(sessionId)
+    this.#send({ type: 'jobs', session_id: sessionId, jobs: m.list() })
+  }
+
+  /** Shutdown: every running call and every job of every session, with their process groups. */
+  async stopAll(): Promise<void> {
+    for (const running of this.#running.values()) for (const a of running) a.abort()
+    // An aborted command is stopped with its process group before the process may go.
+    const calls = Promise.allSettled([...this.#inFlight])
+    await Promise.race([calls, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())])
+    await Promise.all([...this.#jobs.values()].map((m) => m.stopAll().catch(() => {})))
+  }
+}

@@ -1,0 +1,123 @@
+// A run in flight, as the engine holds it: what its current step produced so far, the
+// state of its loop (steps, the kernel's check, calls and approvals it waits for), and what
+// its tools may do (the scope, resolved when it starts).
+import { realpathSync } from 'node:fs'
+import type { Kernel } from '../kernel/pool.ts'
+import type { CheckedCall, OfferedTool, TurnLimits } from '../kernel/protocol.ts'
+import type {
+  AssistantPart,
+  EncryptedReasoningPart,
+  NeutralUsage,
+  TransportProfile,
+} from '../providers/types.ts'
+import type { ApprovalPolicy } from '../schemas/settings.ts'
+import type { SessionsCore } from '../sessions/core.ts'
+import type { LiveRun } from '../sessions/live.ts'
+import type { ResolvedProfile } from '../settings/profiles.ts'
+import type { SandboxPolicy } from '../tools/types.ts'
+import type { Decision } from './approvals.ts'
+import type { StartedRun } from './start.ts'
+import type { CallResult } from './steps.ts'
+
+export interface ToolSettings {
+  approval_policy: ApprovalPolicy
+  max_steps: number
+  allowed_roots: string[]
+  network: boolean
+}
+
+export const DEFAULT_TOOL_SETTINGS: ToolSettings = {
+  approval_policy: 'ask',
+  max_steps: 100,
+  allowed_roots: [],
+  network: false,
+}
+
+/** What the tools of one run may do and where (resolved when it starts). */
+export interface RunToolScope {
+  policy: ApprovalPolicy
+  maxSteps: number
+  workspace: string
+  allowedRoots: string[]
+  sandbox: SandboxPolicy
+}
+
+/** The session's policy (its own, else the settings'), workspace and sandbox for a run. */
+export function scopeOf(core: SessionsCore, sessionId: string, settings: ToolSettings): RunToolScope {
+  const row = core.row(sessionId)
+  const policy = (row?.approval_policy as ApprovalPolicy | null) ?? settings.approval_policy
+  let workspace = row?.workspace ?? '/'
+  try {
+    workspace = realpathSync(workspace)
+  } catch {
+    // A workspace that is gone: file tools refuse every path in it.
+  }
+  return {
+    policy,
+    maxSteps: settings.max_steps,
+    workspace,
+    allowedRoots: settings.allowed_roots,
+    sandbox: { network: settings.network, isolate: true },
+  }
+}
+
+export class ActiveRun {
+  readonly started: StartedRun
+  readonly live: LiveRun
+  readonly startedMs: number
+  kernel: Kernel | undefined
+  tool_calls: AssistantPart[] = []
+  /** Encrypted reasoning items, by output index, kept with the answer for replay. */
+  encrypted: { index: number; part: EncryptedReasoningPart }[] = []
+  /** The model the turn went to (the session's resolved model). */
+  model = ''
+  usage: NeutralUsage | null = null
+  /** Log events waiting for the next batch commit. */
+  queue: { kind: string; payload: Record<string, any> }[] = []
+  flushScheduled = false
+  /** The turn went to the kernel (an interrupt before that needs no kernel's answer). */
+  sent = false
+  finished = false
+  /** Aborts getting the turn's credential (a token refresh) when the run is interrupted. */
+  readonly abort = new AbortController()
+  profile: ResolvedProfile | undefined
+  /** The signed-in account whose credential the turn uses, if any. */
+  accountId: string | null = null
+  /** Model requests made so far (the step limit counts them). */
+  step = 0
+  /** The model step in flight has ended (its `done` or `error` came). */
+  stepEnded = false
+  /** The kernel has not yet said `turn_ended` for the last turn sent. */
+  turnOpen = false
+  /** The next step waits for that `turn_ended` (the kernel keys turns by run id). */
+  stepWaiting = false
+  /** Asked to stop: the loop ends at its next boundary. */
+  interrupted = false
+  scope!: RunToolScope
+  /** The tools offered to the model (filtered by the policy). */
+  offered: OfferedTool[] = []
+  /** What each model turn of the run sends besides its request. */
+  turn!: { extension: string; profile: TransportProfile; limits: TurnLimits }
+  effort: string | null = null
+  /** Waiting for the kernel's check of the step's calls. */
+  checkWaiter: ((calls: CheckedCall[]) => void) | undefined
+  /** The check, when it came before anybody waited for it. */
+  checked: CheckedCall[] | undefined
+  /** Results of reads the kernel ran as the step ended, by call id, until the round uses them. */
+  readonly earlyResults = new Map<string, CallResult>()
+  /** Calls running in the kernel, by call id. */
+  readonly resultWaiters = new Map<string, (r: CallResult) => void>()
+  /** Calls waiting for a person, by approval request id. */
+  readonly approvalWaiters = new Map<string, (d: Decision | 'expired') => void>()
+  readonly ended: Promise<void>
+  resolveEnded!: () => void
+
+  constructor(started: StartedRun, live: LiveRun) {
+    this.started = started
+    this.live = live
+    this.startedMs = Date.now()
+    this.ended = new Promise((resolve) => {
+      this.resolveEnded = resolve
+    })
+  }
+}

@@ -1,0 +1,50 @@
+// What session reads and streams show of kernels beyond a run: the session's kernel, its
+// background jobs (a `kernel.jobs_changed` event when one starts or ends, so streams and
+// ETags follow) and whether its commands run in the sandbox.
+import type { JobInfo } from '../tools/types.ts'
+import { DEFAULT_TOOL_SETTINGS } from './active-run.ts'
+import type { RunsDeps } from './engine.ts'
+
+export function watchKernels(d: RunsDeps): void {
+  d.core.live.kernelOf = (sessionId) => {
+    const k = d.kernels.info(sessionId)
+    return { instance_id: k.instance_id, state: k.state, build: k.build }
+  }
+  d.core.live.jobsOf = (sessionId) =>
+    d.kernels.info(sessionId).running_jobs.map(({ id, command, started_at, output_bytes, run_id }) => ({
+      id,
+      command,
+      started_at,
+      output_bytes,
+      run_id,
+    }))
+  d.core.live.sandboxOf = () => {
+    const status = d.kernels.sandbox
+    const network = (d.tools?.() ?? DEFAULT_TOOL_SETTINGS).network
+    if (!status) return { isolated: false, kind: null, network, reason: 'No kernel process has started yet' }
+    return { isolated: status.available, kind: status.kind, network, reason: status.reason }
+  }
+  const liveJobs = new Map<string, string>()
+  d.kernels.onJobs = (sessionId, jobs) => jobsChanged(d, liveJobs, sessionId, jobs)
+}
+
+/**
+ * A job started or ended (output alone changes no event): `kernel.jobs_changed` goes to the
+ * session's log. Jobs lost with a crashed kernel end here too. `liveJobs`: which jobs of each
+ * session ran at the last report.
+ */
+function jobsChanged(d: RunsDeps, liveJobs: Map<string, string>, sessionId: string, jobs: JobInfo[]): void {
+  const live = jobs.filter((j) => j.state === 'running').map((j) => j.id)
+  const key = live.join(',')
+  if ((liveJobs.get(sessionId) ?? '') === key) return
+  if (key === '') liveJobs.delete(sessionId)
+  else liveJobs.set(sessionId, key)
+  try {
+    d.core.transact((tx) => {
+      if (!d.core.row(sessionId)) return
+      tx.append(sessionId, 'kernel.jobs_changed', { live_job_count: live.length, running: live })
+    })
+  } catch (err) {
+    d.onError(err)
+  }
+}

@@ -1,0 +1,171 @@
+// One tool round of a run: the step's calls are checked by the kernel, committed with the
+// step's answer, gated by the approval policy, run in the kernel and their results
+// committed. Reads run concurrently; a write or a command waits for everything before it and
+// runs alone, so the model's order holds wherever it matters.
+import type { CheckedCall } from '../kernel/protocol.ts'
+import { type Problem, problemBody } from '../schemas/problems.ts'
+import type { ApprovalPolicy } from '../schemas/settings.ts'
+import type { SessionsCore, Tx } from '../sessions/core.ts'
+import type { ActiveRun } from './active-run.ts'
+import { type GatedCall, gate, requestApproval } from './approvals.ts'
+import type { RunOutcome } from './finish.ts'
+import { addResult, type CallResult, commitStep } from './steps.ts'
+
+export interface RoundDeps {
+  core: SessionsCore
+  sessionId: string
+  flush: (run: ActiveRun) => void
+  /** Appends the run's queued events inside `tx` (they go before what `tx` adds). */
+  drain: (run: ActiveRun, tx: Tx) => void
+  queue: (run: ActiveRun, kind: string, payload: Record<string, unknown>) => void
+}
+
+export interface RoundEnd {
+  /** Set when the run ends here instead of taking another step. */
+  end?: { outcome: RunOutcome; problem: Problem | null }
+}
+
+interface Call extends GatedCall {
+  grp: number
+  checked: CheckedCall
+}
+
+export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundEnd> {
+  const asked = run.tool_calls.filter((p) => p.type === 'tool_call')
+  const checked = await checkedCalls(run)
+  if (run.finished) return {}
+  const groups = commitStep(
+    d.core,
+    d.sessionId,
+    run.started.run_id,
+    {
+      contents: run.live.contents,
+      tool_calls: asked,
+      replay: run.encrypted.sort((a, b) => a.index - b.index).map((x) => x.part),
+    },
+    checked,
+    (tx) => d.drain(run, tx),
+  )
+  // The step is history now: the next one starts from nothing.
+  run.checked = undefined
+  run.live.contents = []
+  run.tool_calls = []
+  run.encrypted = []
+  if (run.interrupted) return { end: { outcome: 'interrupted', problem: null } }
+  if (run.step >= run.scope.maxSteps) {
+    const detail = `The run made ${run.step} model requests (tools.max_steps); its last calls were not run`
+    return { end: { outcome: 'failed', problem: problemBody('step_limit_reached', detail) } }
+  }
+  const calls: Call[] = asked.map((c) => {
+    const k = checked.find((x) => x.call_id === c.id) as CheckedCall
+    return {
+      call_id: c.id,
+      name: c.name,
+      arguments: c.arguments,
+      summary: k?.summary ?? c.name,
+      effect: k?.effect ?? 'exec',
+      grp: groups.get(c.id) ?? 0,
+      checked: k,
+    }
+  })
+  let reads: Promise<void>[] = []
+  for (const call of calls) {
+    if (run.finished || run.interrupted) break
+    if (call.effect === 'read' || !call.checked?.ok) {
+      reads.push(runCall(d, run, call))
+      continue
+    }
+    await Promise.all(reads)
+    reads = []
+    if (run.finished || run.interrupted) break
+    await runCall(d, run, call)
+  }
+  await Promise.all(reads)
+  if (run.interrupted && !run.finished) return { end: { outcome: 'interrupted', problem: null } }
+  return {}
+}
+
+/** The kernel's check of the step's calls (names and arguments against the tools' schemas). */
+function checkedCalls(run: ActiveRun): Promise<CheckedCall[]> {
+  const early = run.checked
+  if (early) return Promise.resolve(early)
+  return new Promise((resolve) => {
+    run.checkWaiter = (checked) => {
+      run.checkWaiter = undefined
+      resolve(checked)
+    }
+  })
+}
+
+async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> {
+  const { checked } = call
+  if (!checked)
+    return commit(d, run, call, { outcome: 'error', output: `The kernel did not check call ${call.call_id}` })
+  if (!checked.ok) return commit(d, run, call, { outcome: 'error', output: checked.error })
+  const row = d.core.row(d.sessionId)
+  if (!row) return
+  // A policy changed during the run applies from its next call.
+  const policy = (row.approval_policy as ApprovalPolicy | null) ?? run.scope.policy
+  const verdict = gate(policy, row, call)
+  if (verdict === 'refuse') {
+    const output = `Not run: this session's approval policy is read-only, which allows no ${call.effect} tool (${call.summary}).`
+    return commit(d, run, call, { outcome: 'denied', output })
+  }
+  if (verdict === 'ask') {
+    const decision = await ask(d, run, call)
+    if (decision === 'expired' || run.finished) return
+    if (decision === 'deny') {
+      const output = `Denied: the user did not allow this call (${call.summary}). It was not run; do not retry it unchanged.`
+      return commit(d, run, call, { outcome: 'denied', output })
+    }
+  }
+  if (run.finished || run.interrupted) return
+  d.queue(run, 'tool.started', {
+    run_id: run.started.run_id,
+    call_id: call.call_id,
+    name: call.name,
+    summary: call.summary,
+    effect: call.effect,
+  })
+  const early = run.earlyResults.get(call.call_id)
+  run.earlyResults.delete(call.call_id)
+  const result =
+    early ??
+    (await new Promise<CallResult>((resolve) => {
+      run.resultWaiters.set(call.call_id, resolve)
+      const { scope } = run
+      run.kernel?.send({
+        type: 'tool',
+        run_id: run.started.run_id,
+        session_id: d.sessionId,
+        call: { call_id: call.call_id, name: call.name, arguments: call.arguments },
+        workspace: scope.workspace,
+        allowed_roots: scope.allowedRoots,
+        sandbox: scope.sandbox,
+      })
+    }))
+  run.resultWaiters.delete(call.call_id)
+  if (!run.finished) commit(d, run, call, result)
+}
+
+function ask(d: RoundDeps, run: ActiveRun, call: Call): Promise<'allow' | 'deny' | 'expired'> {
+  d.flush(run)
+  const id = requestApproval(d.core, d.sessionId, run.started.run_id, call)
+  if (id === null) return Promise.resolve('expired')
+  return new Promise((resolve) => {
+    run.approvalWaiters.set(id, (decision) => {
+      run.approvalWaiters.delete(id)
+      resolve(decision)
+    })
+  })
+}
+
+/** The call's result entry and `tool.ended`, after the events queued before them. */
+function commit(d: RoundDeps, run: ActiveRun, call: Call, r: CallResult): void {
+  d.core.transact((tx) => {
+    const s = d.core.row(d.sessionId)
+    if (!s || s.run_id !== run.started.run_id) return
+    d.drain(run, tx)
+    addResult(d.core, tx, d.sessionId, run.started.run_id, call, r)
+  })
+}

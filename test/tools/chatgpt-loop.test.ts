@@ -1,0 +1,98 @@
+// The agent loop through the chatgpt provider: a signed-in account, a read call from the
+// backend, its result sent back in the backend's Responses dialect, then the answer; the
+// next turn replays the exchange.
+import assert from 'node:assert/strict'
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { v7 as uuidv7 } from 'uuid'
+import { freePort } from '../auth/oidc-peer.ts'
+import { FakeChatgptBackend, type FakeSeat } from '../fakes/chatgpt-backend.ts'
+import { answer, callTools, toolCallsOf, toolResultsOf } from '../fakes/tool-script.ts'
+import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
+import { createSession } from '../streams/sse-client.ts'
+import { historyOf } from './agent-helpers.ts'
+
+const SEAT: FakeSeat = { accountId: 'ws-tools', userId: 'u-tools', email: 'tools@example.test', plan: 'pro' }
+
+describe('agent loop (chatgpt)', () => {
+  let fake: FakeChatgptBackend
+  let d: TestDaemon
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-ws-')))
+
+  before(async () => {
+    fake = await FakeChatgptBackend.start()
+    const home = tempHome()
+    mkdirSync(home, { recursive: true })
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        providers: {
+          default_profile: 'sub',
+          profiles: { sub: { extension: 'chatgpt', endpoint: fake.backendUrl, model: 'gpt-5.1-codex' } },
+          sign_in: { chatgpt: { issuer: fake.url, callback_port: await freePort() } },
+        },
+        tools: { approval_policy: 'auto' },
+      }),
+    )
+    d = await startDaemon({ home })
+    const id = uuidv7()
+    const created = await d.request({
+      method: 'PUT',
+      path: `/auth/logins/${id}`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'chatgpt', flow: 'manual', values: {} }),
+    })
+    const url = new URL(created.json().url)
+    const code = fake.authorize(
+      SEAT,
+      url.searchParams.get('code_challenge') as string,
+      url.searchParams.get('redirect_uri') as string,
+    )
+    const done = await d.request({
+      method: 'PATCH',
+      path: `/auth/logins/${id}`,
+      headers: { 'content-type': 'application/merge-patch+json', 'if-match': String(created.headers.etag) },
+      body: JSON.stringify({ response: `${code}#${url.searchParams.get('state')}` }),
+    })
+    assert.equal(done.json().state, 'complete', done.text())
+  })
+  after(async () => {
+    await d.stop()
+    await fake.close()
+  })
+
+  it('a read call, its result in the backend dialect, the answer, and the replay on the next turn', async () => {
+    writeFileSync(join(workspace, 'plan.txt'), 'step one\n')
+    const sid = await createSession(d, { kind: 'new', workspace })
+    fake.enqueue(
+      callTools({ name: 'read', arguments: { path: 'plan.txt' }, id: 'call_plan' }),
+      answer('It has one step.'),
+    )
+    await putInput(d, sid, message('what is the plan?'))
+    const read = await waitSession(d, sid, idle)
+    assert.equal(read.latest_answer.outcome, 'completed', JSON.stringify(read.history.items.at(-1)))
+    assert.equal(fake.requests.length, 2)
+    const second = fake.requests[1].body
+    assert.deepEqual(
+      toolCallsOf(second).map((c) => c.call_id),
+      ['call_plan'],
+    )
+    assert.match(toolResultsOf(second)[0].output, /step one/)
+    const history = await historyOf(d, sid)
+    assert.deepEqual(
+      history.map((e: any) => e.kind),
+      ['user', 'assistant', 'tool_call', 'tool_result', 'assistant'],
+    )
+    fake.enqueue(answer('Still one.'))
+    await putInput(d, sid, message('and now?'))
+    await waitSession(d, sid, idle)
+    const third = fake.requests[2].body
+    assert.deepEqual(
+      toolResultsOf(third).map((r) => r.call_id),
+      ['call_plan'],
+    )
+  })
+})
