@@ -5,7 +5,10 @@ import { parseApprovalAnswer, ToolView } from '../../src/cli/tool-view.ts'
 
 function capture() {
   let text = ''
-  return { out: { write: (s: string) => void (text += s) }, text: () => text }
+  const write = (s: string) => {
+    text += s
+  }
+  return { out: { write }, text: () => text }
 }
 
 describe('ToolView', () => {
