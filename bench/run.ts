@@ -8,9 +8,10 @@ import { profile } from './sections/profile.ts'
 import { runs } from './sections/runs.ts'
 import { sessions } from './sections/sessions.ts'
 import { startup } from './sections/startup.ts'
+import { toolsExec } from './sections/tools-exec.ts'
 
 /** Run by default, in this order. */
-const DEFAULT: readonly Section[] = [startup, http, sessions, runs, kernels]
+const DEFAULT: readonly Section[] = [startup, http, sessions, runs, kernels, toolsExec]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile]
 

@@ -5,6 +5,7 @@ import { turnCredentials } from '../auth/turns.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
+import { Instructions } from '../instructions/index.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import { Runs } from '../runs/engine.ts'
@@ -82,6 +83,7 @@ export function createApi(d: ApiDeps): Api {
     },
   })
   const core = sessions.core
+  core.instructions = new Instructions(d.home)
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
   const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })

@@ -198,9 +198,24 @@ export function sessionText(s: SessionRead, now: number): string {
     ['kernel', s.kernel.state],
     ['history', `${s.history.high_water} entries`],
     ['cursor', `${s.cursor.generation}:${s.cursor.sequence}`],
+    ...instructionFields(s.instructions),
   ]
   const width = Math.max(...fields.map(([k]) => k.length))
   return fields.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('')
+}
+
+/** One line per instruction file, in the order a turn sends them (docs/instructions.md). */
+function instructionFields(files: SessionRead['instructions']): [string, string][] {
+  if (files.length === 0) return [['instructions', 'none']]
+  return files.map((f, i) => {
+    const note =
+      f.state === 'loaded'
+        ? `${f.sent_bytes} bytes${f.truncated ? ` of ${f.bytes}, cut` : ''}`
+        : f.state === 'off'
+          ? 'off'
+          : `skipped: ${f.reason}`
+    return [i === 0 ? 'instructions' : '', `${tilde(f.path)} (${note})`]
+  })
 }
 
 async function watchCommand(args: string[], out: Out, help: string): Promise<number> {

@@ -6,7 +6,15 @@
 /** A piece of a user message. Images travel as base64 with their media type. */
 export type UserPart =
   | { type: 'text'; text: string }
-  | { type: 'image'; media_type: 'image/png' | 'image/jpeg' | 'image/webp'; data: string }
+  | { type: 'image'; media_type: ImageMediaType; data: string }
+
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/webp'
+
+/** An image a tool returned (a `read` of an image file), base64. */
+export interface ToolResultImage {
+  media_type: ImageMediaType
+  data: string
+}
 
 /** A piece of an assistant message, as replayed to the model on the next turn. */
 export type AssistantPart =
@@ -32,7 +40,20 @@ export interface EncryptedReasoningPart {
 export type NeutralMessage =
   | { role: 'user'; content: UserPart[] }
   | { role: 'assistant'; content: AssistantPart[] }
-  | { role: 'tool'; tool_call_id: string; content: string }
+  | ToolResultMessage
+
+/**
+ * A tool's result, answering the assistant's `tool_call` part of the same id. Results
+ * follow their calls in the order the model gave the calls. Images travel in the wire's
+ * own form: inside the Responses `function_call_output`, in a user message right after
+ * the tool messages on Chat Completions (whose tool messages take text only).
+ */
+export interface ToolResultMessage {
+  role: 'tool'
+  tool_call_id: string
+  content: string
+  images?: ToolResultImage[]
+}
 
 export interface NeutralTool {
   name: string
@@ -47,7 +68,7 @@ export interface NeutralRequest {
   /** Instructions sent ahead of the conversation, or null. */
   system: string | null
   messages: NeutralMessage[]
-  /** Tools the model may call; empty until tool execution exists. */
+  /** Tools the model may call (none: the request carries no tool fields). */
   tools: NeutralTool[]
   /** The session the turn belongs to: a stable key for prompt caching and request ids. */
   session_id: string

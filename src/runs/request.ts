@@ -1,9 +1,11 @@
 // The model request of a turn, built from the session's history: user entries (with their
 // images) and earlier answers (with their tool calls, and the encrypted reasoning a
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
-// to people, not replayed to the model.
+// to people, not replayed to the model. The system text is the workspace's instruction
+// files (src/instructions), found afresh at each request.
 import type { AssistantPart, NeutralMessage, NeutralRequest, UserPart } from '../providers/types.ts'
 import type { SessionsCore } from '../sessions/core.ts'
+import { selectionOf } from '../sessions/views.ts'
 
 interface Row {
   position: number
@@ -52,5 +54,11 @@ export function buildRequest(
       if (parts.length > 0) messages.push({ role: 'assistant', content: parts })
     }
   }
-  return { model, effort, system: null, messages, tools: [], session_id: sessionId }
+  return { model, effort, system: systemOf(core, sessionId), messages, tools: [], session_id: sessionId }
+}
+
+/** The instruction files of the session's workspace, read as they are at this turn's start. */
+function systemOf(core: SessionsCore, sessionId: string): string | null {
+  const row = core.row(sessionId)
+  return row ? core.instructions.of(row.workspace, selectionOf(row).instructions).system : null
 }

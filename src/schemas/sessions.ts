@@ -161,6 +161,40 @@ export const SubmittedCreation = Type.Object(
   { additionalProperties: false },
 )
 
+export const InstructionSource = Type.Object(
+  {
+    path: Type.String({
+      description: 'Absolute path of the file (the key that turns it off in selection.instructions)',
+    }),
+    scope: Type.Enum(['global', 'workspace'], {
+      description:
+        "`global`: AGENTS.md in hearth's home; `workspace`: a directory from the root down to the workspace",
+    }),
+    state: Type.Enum(['loaded', 'off', 'skipped'], {
+      description:
+        '`loaded`: sent with each turn; `off`: turned off in selection.instructions; `skipped`: see reason',
+    }),
+    reason: Nullable(
+      Type.Enum([
+        'not_a_file',
+        'unreadable',
+        'not_text',
+        'empty',
+        'untrusted_owner',
+        'writable_by_others',
+        'duplicate',
+        'over_total_budget',
+      ]),
+    ),
+    bytes: Type.Integer({ minimum: 0, description: 'Size of the file on disk' }),
+    sent_bytes: Type.Integer({ minimum: 0, description: "Bytes of the file's text a turn sends" }),
+    truncated: Type.Boolean({
+      description: "Only the file's beginning is sent (32 KiB per file, 64 KiB in all)",
+    }),
+  },
+  { additionalProperties: false, $id: 'InstructionSource' },
+)
+
 export const SessionRead = Type.Object(
   {
     ...SessionSummary.properties,
@@ -220,6 +254,10 @@ export const SessionRead = Type.Object(
       { additionalProperties: false },
     ),
     glances: Type.Array(Type.Unknown()),
+    instructions: Type.Array(InstructionSource, {
+      description:
+        'The instruction files (AGENTS.md) a turn of the session sends, as they are at this read, in send order: docs/instructions.md',
+    }),
   },
   { additionalProperties: false, $id: 'SessionRead' },
 )

@@ -2,6 +2,7 @@
 // events and collection changes, and publication after commit.
 
 import type { Statement } from 'better-sqlite3'
+import { type InstructionSource, Instructions } from '../instructions/index.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { Db } from '../store/db.ts'
 import { followPendingMove } from './configure.ts'
@@ -11,6 +12,7 @@ import { LiveRuns } from './live.ts'
 import { EventLog } from './log.ts'
 import { registerSearchFunctions, SearchIndexer } from './search.ts'
 import type { CollectionChange, LogEvent, SessionRow } from './types.ts'
+import { selectionOf } from './views.ts'
 
 export interface Tx {
   append: (sessionId: string, kind: string, payload: unknown) => LogEvent
@@ -50,6 +52,8 @@ export class SessionsCore {
   olderHistory: (sessionId: string, before: number) => string | null = () => null
   /** The context window a read shows for a session, if known now (set by the API layer). */
   contextWindowOf: (row: SessionRow) => number | null = () => null
+  /** The AGENTS.md files of a session's turns (the daemon gives it hearth's home). */
+  instructions = new Instructions(null)
   readonly #row
   readonly #tombstone
   readonly #tail
@@ -126,6 +130,11 @@ export class SessionsCore {
   /** The extras of a session that has no history and no waiting inputs yet. */
   emptyExtras(): { history: HistoryEntry[]; pending: unknown[]; live: LiveRuns } {
     return { history: [], pending: [], live: this.live }
+  }
+
+  /** The instruction files a turn of the session would send now, as a read lists them. */
+  instructionSources(row: SessionRow): InstructionSource[] {
+    return this.instructions.of(row.workspace, selectionOf(row).instructions).sources
   }
 
   rows(where: string, ...params: unknown[]): SessionRow[] {

@@ -1,5 +1,6 @@
 // Rows → wire representations. Fields whose features arrive later are present with their
 // empty values, never missing.
+import type { InstructionSource } from '../instructions/index.ts'
 import type { ConfigurationResource, SessionRead, SessionSummary } from '../schemas/sessions.ts'
 import type { LiveRun, LiveRuns } from './live.ts'
 import type { SelectionMaps, SessionRow } from './types.ts'
@@ -151,6 +152,8 @@ export interface ReadExtras {
   live?: LiveRuns
   /** The model's context window when the catalogue knows it. */
   contextWindow?: number | null
+  /** The instruction files the session's next turn sends (reads only; never the list). */
+  instructions?: InstructionSource[]
 }
 
 const EMPTY_USAGE: SessionRead['usage'] = {
@@ -216,5 +219,6 @@ export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
       high_water: r.transcript_count,
     },
     glances: [],
+    instructions: extras.instructions ?? [],
   }
 }

@@ -49,6 +49,8 @@ const READ_KEYS = [
   'usage',
   'history',
   'glances',
+  // hearth's own addition: the instruction files a turn sends (docs/instructions.md).
+  'instructions',
 ]
 const NESTED_KEYS: Record<string, string[]> = {
   location: ['host', 'user', 'path', 'label'],

@@ -5,12 +5,13 @@
 //                                      and each is valid once; tokens are unsigned JWTs
 //                                      carrying the `https://api.openai.com/auth` claims.
 //   POST /backend-api/codex/responses  Responses SSE (frames from openai-frames.ts), scripted
-//                                      per request: text, reasoning, tool call, 401, plain
+//                                      per request: text, reasoning, tool calls, 401, plain
 //                                      429, usage-limit 429, 500, stall, drop. Nothing is
 //                                      stored (store: false): an input item with an `id` is
 //                                      404, as the backend answers; a reasoning item is
 //                                      accepted only with `encrypted_content` this backend
-//                                      issued (else 400 invalid_encrypted_content), and a
+//                                      issued (else 400 invalid_encrypted_content), function
+//                                      calls and outputs must pair up (tool-pairing.ts), and a
 //                                      request that includes `reasoning.encrypted_content`
 //                                      gets it on its finished reasoning items.
 // Every request is recorded with its headers and parsed body.
@@ -19,7 +20,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { playFrames, type RecordedRequest, readBody, recordOf, write } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
-import { DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
+import { DEFAULT_SCRIPT, type FakeScript, responsesFrames, scriptFor } from './openai-frames.ts'
+import { responsesPairingError } from './tool-pairing.ts'
 
 export type { RecordedRequest } from './http-record.ts'
 
@@ -86,7 +88,7 @@ export class FakeChatgptBackend {
   rotate = true
   /** When true, the backend answers 401 unless the bearer is an access token it issued and did not revoke. */
   strictAuth = false
-  readonly #queue: ChatgptScript[] = []
+  readonly #queue: (ChatgptScript | ((request: RecordedRequest) => ChatgptScript))[] = []
   readonly #codes = new Map<string, Pending>()
   /** refresh token → seat and whether it was used. */
   readonly #refresh = new Map<string, { seat: FakeSeat; used: boolean }>()
@@ -137,7 +139,8 @@ export class FakeChatgptBackend {
     return sealed
   }
 
-  enqueue(...scripts: ChatgptScript[]): this {
+  /** Scripts for the next requests, in order (a function gets the recorded request). */
+  enqueue(...scripts: (ChatgptScript | ((request: RecordedRequest) => ChatgptScript))[]): this {
     this.#queue.push(...scripts)
     return this
   }
@@ -222,7 +225,7 @@ export class FakeChatgptBackend {
     if (req.method !== 'POST' || path !== RESPONSES_PATH) {
       return json(res, record, 404, { detail: 'Not Found' })
     }
-    const script = this.#queue.shift() ?? this.defaultScript
+    const script = scriptFor(this.#queue.shift() ?? this.defaultScript, record)
     if (script.firstByteDelayMs) await sleep(script.firstByteDelayMs)
     if (script.mode === 'stall-before-headers') return
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1]
@@ -290,6 +293,18 @@ export class FakeChatgptBackend {
   /** The backend's answer to input it cannot use without stored items, or null. */
   #refuseInput(body: any): { status: number; error: Record<string, unknown> } | null {
     const input: any[] = Array.isArray(body?.input) ? body.input : []
+    const unpaired = responsesPairingError(body)
+    if (unpaired) {
+      return {
+        status: 400,
+        error: {
+          message: unpaired.message,
+          type: 'invalid_request_error',
+          param: unpaired.param,
+          code: null,
+        },
+      }
+    }
     for (const item of input) {
       if (typeof item?.id === 'string') {
         return {

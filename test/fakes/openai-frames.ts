@@ -1,5 +1,6 @@
 // Wire frames of the fake OpenAI-compatible upstream: what one script streams in the
 // Responses format and in the Chat Completions format.
+import type { RecordedRequest } from './http-record.ts'
 
 export interface FakeToolCall {
   id: string
@@ -30,7 +31,13 @@ export interface FakeScript {
   retryAfter?: string
   text?: string[]
   reasoning?: string[]
+  /** One function call after the text (kept for older tests; `toolCalls` takes several). */
   toolCall?: FakeToolCall
+  /**
+   * Function calls after the text, in this order (parallel calls). Chat Completions
+   * interleaves their argument pieces by `index`, as servers streaming parallel calls do.
+   */
+  toolCalls?: FakeToolCall[]
   /** Pause before each delta, in ms. */
   delayMs?: number
   /** Pause before the status line, in ms. */
@@ -45,9 +52,24 @@ export interface FakeScript {
   after?: number
 }
 
+/** What answers one request: a script, or a function of the recorded request giving one. */
+export type FakeReply = FakeScript | ((request: RecordedRequest) => FakeScript)
+
+export function scriptFor<S extends FakeScript>(
+  reply: S | ((request: RecordedRequest) => S),
+  request: RecordedRequest,
+): S {
+  return typeof reply === 'function' ? reply(request) : reply
+}
+
 export const DEFAULT_SCRIPT: FakeScript = {
   text: ['Hello', ', ', 'world', '!'],
   usage: { input: 12, output: 4, cached: 2 },
+}
+
+/** The calls of a script: `toolCall`, then `toolCalls`. */
+export function callsOf(script: FakeScript): FakeToolCall[] {
+  return [...(script.toolCall ? [script.toolCall] : []), ...(script.toolCalls ?? [])]
 }
 
 export interface Frame {
@@ -133,11 +155,11 @@ export function responsesFrames(script: FakeScript, encrypted?: string): Frame[]
     frames.push(ev('response.output_item.done', { output_index: at, item: done }))
     output.push(done)
   }
-  if (script.toolCall) {
+  for (const [n, call] of callsOf(script).entries()) {
     const at = index++
-    const { id, name, arguments: fragments } = script.toolCall
+    const { id, name, arguments: fragments } = call
     const item = {
-      id: 'fc_fake',
+      id: `fc_fake_${n}`,
       type: 'function_call',
       status: 'in_progress',
       call_id: id,
@@ -195,15 +217,20 @@ export function chatFrames(script: FakeScript, model = 'fake-model'): Frame[] {
   const frames: Frame[] = [chunk({ role: 'assistant', content: '' })]
   for (const d of script.reasoning ?? []) frames.push(delta(chunk({ reasoning_content: d })))
   for (const d of script.text ?? []) frames.push(delta(chunk({ content: d })))
-  if (script.toolCall) {
-    const { id, name, arguments: fragments } = script.toolCall
-    frames.push(
-      chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }] }),
-    )
-    for (const d of fragments)
-      frames.push(delta(chunk({ tool_calls: [{ index: 0, function: { arguments: d } }] })))
+  const calls = callsOf(script)
+  // Each call opens with its id and name (and empty arguments), then the argument pieces
+  // of all calls follow round-robin, keyed by index.
+  calls.forEach(({ id, name }, index) => {
+    frames.push(chunk({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] }))
+  })
+  const longest = Math.max(0, ...calls.map((c) => c.arguments.length))
+  for (let piece = 0; piece < longest; piece++) {
+    calls.forEach((call, index) => {
+      const d = call.arguments[piece]
+      if (d !== undefined) frames.push(delta(chunk({ tool_calls: [{ index, function: { arguments: d } }] })))
+    })
   }
-  const finish = script.finish === 'length' ? 'length' : script.toolCall ? 'tool_calls' : 'stop'
+  const finish = script.finish === 'length' ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop'
   frames.push(chunk({}, finish))
   const u = script.usage === undefined ? DEFAULT_SCRIPT.usage : script.usage
   if (u) {

@@ -1,24 +1,35 @@
 // A fake OpenAI-compatible upstream: a real HTTP server on 127.0.0.1 (port 0) speaking the
 // Responses (`POST /v1/responses`) and Chat Completions (`POST /v1/chat/completions`)
 // streaming formats. Each request takes the next queued script (else the default one) and
-// is recorded (headers and parsed body). Scripts can stream text, reasoning and one tool
-// call with a per-delta delay, report usage, answer an error status (with Retry-After), or
+// is recorded (headers and parsed body). A script may be a function of the recorded
+// request (to answer what was sent; see tool-script.ts for tool turns). Scripts can stream
+// text, reasoning and tool calls (one or several, arguments in pieces) with a per-delta delay, report usage, answer an error status (with Retry-After), or
 // misbehave: stall, drop the connection, send a malformed frame, delay the first byte.
+// Like the real APIs, it answers 400 to replayed tool calls and results that do not pair up
+// (tool-pairing.ts).
 // Used by tests and by bench code.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { playFrames, type RecordedRequest, readBody, recordOf } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
-import { chatFrames, DEFAULT_SCRIPT, type FakeScript, responsesFrames } from './openai-frames.ts'
+import {
+  chatFrames,
+  DEFAULT_SCRIPT,
+  type FakeReply,
+  type FakeScript,
+  responsesFrames,
+  scriptFor,
+} from './openai-frames.ts'
+import { chatPairingError, responsesPairingError } from './tool-pairing.ts'
 
 export type { RecordedRequest } from './http-record.ts'
-export type { FakeMode, FakeScript, FakeToolCall, FakeUsage } from './openai-frames.ts'
+export type { FakeMode, FakeReply, FakeScript, FakeToolCall, FakeUsage } from './openai-frames.ts'
 
 export class FakeOpenAIUpstream {
   readonly url: string
   readonly requests: RecordedRequest[] = []
   defaultScript: FakeScript = DEFAULT_SCRIPT
-  readonly #queue: FakeScript[] = []
+  readonly #queue: FakeReply[] = []
   readonly #http: LoopbackServer
 
   private constructor(http: LoopbackServer) {
@@ -32,8 +43,8 @@ export class FakeOpenAIUpstream {
     return fake
   }
 
-  /** Scripts for the next requests, in order. */
-  enqueue(...scripts: FakeScript[]): this {
+  /** Scripts for the next requests, in order (a function gets the recorded request). */
+  enqueue(...scripts: FakeReply[]): this {
     this.#queue.push(...scripts)
     return this
   }
@@ -67,7 +78,7 @@ export class FakeOpenAIUpstream {
     const raw = await readBody(req)
     const record = recordOf(req, res, raw)
     this.requests.push(record)
-    const script = this.#queue.shift() ?? this.defaultScript
+    const script = scriptFor(this.#queue.shift() ?? this.defaultScript, record)
     const protocol = record.path.startsWith('/v1/responses')
       ? 'responses'
       : record.path.startsWith('/v1/chat/completions')
@@ -78,6 +89,8 @@ export class FakeOpenAIUpstream {
     if (req.method !== 'POST' || protocol === null) {
       return this.#error(res, record, 404, `no route for ${req.method} ${record.path}`, undefined)
     }
+    const unpaired = protocol === 'chat' ? chatPairingError(record.body) : responsesPairingError(record.body)
+    if (unpaired) return this.#error(res, record, 400, unpaired.message, undefined, unpaired.param)
     if (script.status && script.status !== 200) {
       return this.#error(res, record, script.status, script.errorMessage, script.retryAfter)
     }
@@ -99,6 +112,7 @@ export class FakeOpenAIUpstream {
     status: number,
     message?: string,
     retryAfter?: string,
+    param: string | null = null,
   ) {
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     if (retryAfter !== undefined) headers['retry-after'] = retryAfter
@@ -106,7 +120,9 @@ export class FakeOpenAIUpstream {
     const type =
       status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error'
     res.end(
-      JSON.stringify({ error: { message: message ?? `fake upstream error ${status}`, type, code: null } }),
+      JSON.stringify({
+        error: { message: message ?? `fake upstream error ${status}`, type, param, code: null },
+      }),
     )
     record.completed = true
   }

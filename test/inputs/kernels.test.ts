@@ -31,7 +31,7 @@ function logLines(s: Setup, msg: string): any[] {
     .filter((l) => l.msg === msg)
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false, ms = 10_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined | false, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const v = probe()

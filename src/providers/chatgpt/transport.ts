@@ -230,6 +230,7 @@ async function* stream(
     streamTurn(() => encode(profile, r), 'responses', opts, token, {
       policy,
       adjust: (event) => finish(event, token),
+      toolNames: r.tools.map((t) => t.name),
     })
   for await (const event of turn(req)) {
     if (event.type === 'error' && unverifiable && hasEncryptedReasoning(req)) {

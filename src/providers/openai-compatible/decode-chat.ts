@@ -1,32 +1,48 @@
 // Chat Completions stream → neutral events. Only choice 0 is read. Reasoning
 // (`reasoning_content`, `reasoning`, `reasoning_text`, thinking parts of a structured
-// `content`), text (a string `content` or its text parts) and each tool call (keyed by
-// its `index`) get a neutral index in the order they first appear. Tool calls are emitted
-// whole when the choice finishes; the usage chunk (`choices: []`) is emitted just before
-// `done`. `[DONE]` ends the stream; a clean end after a `finish_reason` counts as done too.
+// `content`), text (a string `content` or its text parts) and each tool call get a neutral
+// index in the order they first appear. The usage chunk (`choices: []`) is emitted just
+// before `done`. `[DONE]` ends the stream; a clean end after a `finish_reason` counts as
+// done too.
+//
+// Tool calls (`delta.tool_calls[]`) are assembled by their `index` (the position in the
+// array when a server leaves it out): the id and name come from the first piece that has
+// them, arguments are concatenated. A piece whose id differs from the call its index
+// names starts a new call (servers that send every whole call at index 0). Calls are
+// emitted whole, in order, when the choice finishes; a finish that cut the output
+// (`length`, `content_filter`) drops calls whose arguments are not a complete JSON
+// object. A `stop` finish after calls is reported as `tool_calls`, which some servers
+// fail to say. A model's parallel wrapper call becomes the calls it wraps (tool-calls.ts).
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
 import { type FrameDecoder, incomplete, num, parseFrame } from './decode-stream.ts'
 import { codeForStreamError, errorEvent, streamErrorMessage } from './errors.ts'
 import type { SseFrame } from './sse.ts'
+import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from './tool-calls.ts'
 
-interface Call {
+interface Call extends CallDraft {
   slot: number
-  id: string
-  name: string
-  args: string
 }
 
 export class ChatDecoder implements FrameDecoder {
   finished = false
   #next = 0
   #slots = new Map<string, number>()
-  #calls = new Map<number, Call>()
+  /** Wire index → the call it currently names. */
+  #open = new Map<number, Call>()
+  /** Calls not yet emitted, in the order they were opened. */
+  #calls: Call[] = []
   #stop: StopReason | null = null
   #usage: NeutralUsage | null = null
   #sawCall = false
+  readonly #declared: ReadonlySet<string>
+
+  /** `declared`: the names of the tools the request offered (to unwrap a parallel wrapper). */
+  constructor(declared: Iterable<string> = []) {
+    this.#declared = new Set(declared)
+  }
 
   frame(frame: SseFrame): NeutralEvent[] {
-    if (frame.data.trim() === '[DONE]') return this.#finish(this.#terminal(this.#stop ?? this.#impliedStop()))
+    if (frame.data.trim() === '[DONE]') return this.#finish(this.#terminal(this.#stop))
     const parsed = parseFrame(frame)
     if (!parsed.ok) return this.#finish([parsed.event])
     const chunk = parsed.value
@@ -55,7 +71,8 @@ export class ChatDecoder implements FrameDecoder {
     }
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') {
       this.#stop = mapFinish(choice.finish_reason)
-      events.push(...this.#flushCalls())
+      events.push(...this.#flushCalls(this.#stop))
+      if (this.#stop === 'stop' && this.#sawCall) this.#stop = 'tool_calls'
     }
     return events
   }
@@ -70,15 +87,12 @@ export class ChatDecoder implements FrameDecoder {
     return events
   }
 
-  #terminal(stop: StopReason): NeutralEvent[] {
-    const events = this.#flushCalls()
+  /** Calls still open, usage, `done`; without a finish_reason, calls imply `tool_calls`. */
+  #terminal(stop: StopReason | null): NeutralEvent[] {
+    const events = this.#flushCalls(stop ?? 'stop')
     if (this.#usage) events.push({ type: 'usage', usage: this.#usage })
-    events.push({ type: 'done', stop_reason: stop })
+    events.push({ type: 'done', stop_reason: stop ?? (this.#sawCall ? 'tool_calls' : 'stop') })
     return events
-  }
-
-  #impliedStop(): StopReason {
-    return this.#sawCall || this.#calls.size > 0 ? 'tool_calls' : 'stop'
   }
 
   #slot(key: string): number {
@@ -93,23 +107,30 @@ export class ChatDecoder implements FrameDecoder {
   #toolFragment(tc: any, position: number): void {
     if (!tc || typeof tc !== 'object') return
     const key = num(tc.index) ?? position
-    const slot = this.#slot(`tool:${key}`)
-    let call = this.#calls.get(key)
-    if (!call) {
-      call = { slot, id: '', name: '', args: '' }
-      this.#calls.set(key, call)
+    const id = typeof tc.id === 'string' && tc.id !== '' ? tc.id : null
+    let call = this.#open.get(key)
+    if (!call || (id !== null && call.id !== '' && call.id !== id)) {
+      call = { slot: this.#next++, id: '', name: '', args: '' }
+      this.#open.set(key, call)
+      this.#calls.push(call)
     }
-    if (typeof tc.id === 'string' && tc.id !== '' && call.id === '') call.id = tc.id
+    if (id !== null && call.id === '') call.id = id
     const fn = tc.function ?? {}
     if (typeof fn.name === 'string' && fn.name !== '' && call.name === '') call.name = fn.name
     if (typeof fn.arguments === 'string') call.args += fn.arguments
+    else if (fn.arguments && typeof fn.arguments === 'object') call.args = JSON.stringify(fn.arguments)
   }
 
-  #flushCalls(): NeutralEvent[] {
-    const calls = [...this.#calls.values()].sort((a, b) => a.slot - b.slot)
-    this.#calls.clear()
+  #flushCalls(stop: StopReason): NeutralEvent[] {
+    const calls = completeCalls(this.#calls, stop)
+    this.#calls = []
+    this.#open.clear()
     if (calls.length > 0) this.#sawCall = true
-    return calls.map((c) => ({ type: 'tool_call', index: c.slot, id: c.id, name: c.name, arguments: c.args }))
+    return calls.flatMap((c) => {
+      const wrapped = unwrapParallel(c, this.#declared)
+      if (!wrapped) return [toolCallEvent(c.slot, c)]
+      return wrapped.map((inner, n) => toolCallEvent(n === 0 ? c.slot : this.#next++, inner))
+    })
   }
 }
 

@@ -1,18 +1,21 @@
 // Responses API stream → neutral events. Items are placed by `output_index` (the order the
 // upstream opened them gives the neutral `index`); an event without `output_index` is
 // placed by `item_id`; a missing `content_index` counts as 0. Function calls are assembled
-// from argument deltas and emitted once, final, from `response.output_item.done` (or at
-// the terminal event for a call whose item never closed). A finished reasoning item that
-// carries `encrypted_content` is also emitted whole, for replay on the next turn.
+// from `response.output_item.added` and argument deltas, whose text is replaced by the
+// final one of `response.function_call_arguments.done` and then of
+// `response.output_item.done` when they carry it; each is emitted once, from its
+// `output_item.done` (or at the terminal event for a call whose item never closed: all of
+// them at `response.completed`, only those with whole JSON arguments when the output was
+// cut); a model's parallel wrapper call becomes the calls it wraps (tool-calls.ts). A
+// finished reasoning item that carries `encrypted_content` is also emitted whole, for
+// replay on the next turn.
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
 import { type FrameDecoder, incomplete, num, parseFrame } from './decode-stream.ts'
 import { codeForStreamError, errorEvent, streamErrorMessage } from './errors.ts'
 import type { SseFrame } from './sse.ts'
+import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from './tool-calls.ts'
 
-interface Call {
-  id: string
-  name: string
-  args: string
+interface Call extends CallDraft {
   emitted: boolean
 }
 
@@ -26,6 +29,12 @@ export class ResponsesDecoder implements FrameDecoder {
   #streamed = new Set<number>()
   #partKey = new Map<number, string>()
   #toolCalls = 0
+  readonly #declared: ReadonlySet<string>
+
+  /** `declared`: the names of the tools the request offered (to unwrap a parallel wrapper). */
+  constructor(declared: Iterable<string> = []) {
+    this.#declared = new Set(declared)
+  }
 
   frame(frame: SseFrame): NeutralEvent[] {
     if (frame.data === '[DONE]') return []
@@ -49,7 +58,7 @@ export class ResponsesDecoder implements FrameDecoder {
       }
       case 'response.function_call_arguments.done': {
         const call = this.#call(this.#slot(ev), ev.item_id)
-        if (typeof ev.arguments === 'string') call.args = ev.arguments
+        if (typeof ev.arguments === 'string' && ev.arguments !== '') call.args = ev.arguments
         if (typeof ev.name === 'string' && ev.name !== '') call.name = ev.name
         return []
       }
@@ -156,7 +165,9 @@ export class ResponsesDecoder implements FrameDecoder {
       const call = this.#call(slot, item.id)
       if (typeof item.call_id === 'string') call.id = item.call_id
       if (typeof item.name === 'string' && item.name !== '') call.name = item.name
-      if (typeof item.arguments === 'string') call.args = item.arguments
+      if (typeof item.arguments === 'string' && item.arguments !== '') call.args = item.arguments
+      else if (item.arguments && typeof item.arguments === 'object')
+        call.args = JSON.stringify(item.arguments)
       return this.#emitCall(slot, call)
     }
     if (this.#streamed.has(slot)) return []
@@ -174,8 +185,13 @@ export class ResponsesDecoder implements FrameDecoder {
   #emitCall(slot: number, call: Call): NeutralEvent[] {
     if (call.emitted) return []
     call.emitted = true
-    this.#toolCalls++
-    return [{ type: 'tool_call', index: slot, id: call.id, name: call.name, arguments: call.args }]
+    const wrapped = unwrapParallel(call, this.#declared)
+    if (!wrapped) {
+      this.#toolCalls++
+      return [toolCallEvent(slot, call)]
+    }
+    this.#toolCalls += wrapped.length
+    return wrapped.map((inner, n) => toolCallEvent(n === 0 ? slot : this.#next++, inner))
   }
 
   /** `response.completed` / `.incomplete`: pending calls, usage, then `done`. */
@@ -184,13 +200,19 @@ export class ResponsesDecoder implements FrameDecoder {
     const output: any[] = Array.isArray(response?.output) ? response.output : []
     // A server that streamed no items but reports them in the final response.
     if (this.#next === 0) for (const item of output) events.push(...this.#itemDone(this.#next++, item))
-    for (const slot of [...this.#calls.keys()].sort((a, b) => a - b)) {
-      events.push(...this.#emitCall(slot, this.#calls.get(slot)!))
+    // Calls whose item never closed: whole ones only when the output was cut.
+    const cut = response?.status === 'incomplete' || response?.incomplete_details?.reason !== undefined
+    const open = [...this.#calls.entries()]
+      .filter(([, call]) => !call.emitted)
+      .sort(([a], [b]) => a - b)
+      .map(([slot, call]) => ({ slot, call, id: call.id, name: call.name, args: call.args }))
+    for (const { slot, call } of completeCalls(open, cut ? 'length' : 'stop')) {
+      events.push(...this.#emitCall(slot, call))
     }
+    const hasCall = this.#toolCalls > 0 || output.some((i) => i?.type === 'function_call')
     if (response?.usage && typeof response.usage === 'object') {
       events.push({ type: 'usage', usage: responsesUsage(response.usage) })
     }
-    const hasCall = this.#toolCalls > 0 || output.some((i) => i?.type === 'function_call')
     events.push({ type: 'done', stop_reason: stopReason(response, hasCall) })
     return events
   }

@@ -2,7 +2,21 @@
 // Reasoning text of earlier assistant turns is not replayed: without `store` the API only
 // accepts reasoning it encrypted itself. A provider that asks for encrypted reasoning
 // (chatgpt) replays it with `replayEncrypted`, as `reasoning` items, to the same model only.
-import type { AssistantPart, NeutralRequest, TransportProfile, UserPart } from '../types.ts'
+//
+// Tools: `{type: "function", name, description, parameters, strict: false}` (the Responses
+// API makes function tools strict by default, which refuses any schema with optional
+// properties), `tool_choice: "auto"`, `parallel_tool_calls: true`. Calls are replayed as
+// `function_call` items in the order the model gave them, between its reasoning and
+// messages; results as `function_call_output` items, whose `output` is the text, or a
+// list of `input_text` and `input_image` parts when the tool returned images.
+import type {
+  AssistantPart,
+  NeutralRequest,
+  ToolResultMessage,
+  TransportProfile,
+  UserPart,
+} from '../types.ts'
+import { replayArguments } from './tool-calls.ts'
 
 type InputItem = Record<string, unknown>
 
@@ -29,7 +43,10 @@ export function responsesBody(
       name: t.name,
       description: t.description,
       parameters: t.parameters,
+      strict: false,
     }))
+    body.tool_choice = 'auto'
+    body.parallel_tool_calls = true
   }
   if (req.session_id) body.prompt_cache_key = req.session_id
   return body
@@ -44,10 +61,21 @@ export function responsesInput(req: NeutralRequest, replayModel: string | null =
     } else if (message.role === 'assistant') {
       items.push(...assistantItems(message.content, replayModel))
     } else {
-      items.push({ type: 'function_call_output', call_id: message.tool_call_id, output: message.content })
+      items.push(functionCallOutput(message))
     }
   }
   return items
+}
+
+function functionCallOutput(message: ToolResultMessage): InputItem {
+  const images = message.images ?? []
+  if (images.length === 0) {
+    return { type: 'function_call_output', call_id: message.tool_call_id, output: message.content }
+  }
+  const output: Record<string, unknown>[] = []
+  if (message.content !== '') output.push({ type: 'input_text', text: message.content })
+  for (const image of images) output.push(userPart({ type: 'image', ...image }))
+  return { type: 'function_call_output', call_id: message.tool_call_id, output }
 }
 
 function userPart(part: UserPart): Record<string, unknown> {
@@ -71,7 +99,12 @@ function assistantItems(parts: AssistantPart[], replayModel: string | null): Inp
       if (part.text !== '') texts.push({ type: 'output_text', text: part.text })
     } else if (part.type === 'tool_call') {
       flush()
-      items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments })
+      items.push({
+        type: 'function_call',
+        call_id: part.id,
+        name: part.name,
+        arguments: replayArguments(part.arguments),
+      })
     } else if (part.type === 'encrypted_reasoning' && replayModel !== null && part.model === replayModel) {
       flush()
       items.push({

@@ -12,6 +12,8 @@ export const RETRY_CAP_MS = 8_000
 /** A Retry-After longer than this is not waited for: the turn fails at once and says so. */
 export const MAX_RETRY_AFTER_MS = 60_000
 const ERROR_BODY_LIMIT = 64 * 1024
+/** A whole (unstreamed) answer can be long: a tool call with a file's content, say. */
+const WHOLE_BODY_LIMIT = 16 * 1024 * 1024
 
 /** Default backoff: the upstream's Retry-After when given, else 500 ms · 2^(n-1), at most 8 s. */
 export function defaultRetryDelayMs(attempt: number, retryAfterMs: number | null): number {
@@ -67,7 +69,7 @@ export async function openStream(
       const ok = res.status >= 200 && res.status < 300
       if (ok && isJson(res.headers)) {
         // A server that ignored `stream: true` or reports an error with a 200.
-        const text = await readErrorBody(res, guard)
+        const text = await readErrorBody(res, guard, WHOLE_BODY_LIMIT)
         guard.dispose()
         const whole = wholeCompletion(text)
         if (whole) return { ok: true, status: res.status, body: whole, close: () => {} }
@@ -215,7 +217,7 @@ class Guard {
   }
 }
 
-async function readErrorBody(res: Response, guard: Guard): Promise<string> {
+async function readErrorBody(res: Response, guard: Guard, limit = ERROR_BODY_LIMIT): Promise<string> {
   if (!res.body) return ''
   const chunks: Uint8Array[] = []
   let size = 0
@@ -223,12 +225,12 @@ async function readErrorBody(res: Response, guard: Guard): Promise<string> {
     for await (const chunk of guard.body(res.body)) {
       chunks.push(chunk)
       size += chunk.byteLength
-      if (size >= ERROR_BODY_LIMIT) break
+      if (size >= limit) break
     }
   } catch {
     // A body that stalls or drops still leaves the status to report.
   }
-  return new TextDecoder().decode(Buffer.concat(chunks)).slice(0, ERROR_BODY_LIMIT)
+  return new TextDecoder().decode(Buffer.concat(chunks)).slice(0, limit)
 }
 
 /** The upstream's own error message (`{error: {message}}`, `{message}`, or plain text). */
@@ -265,9 +267,10 @@ function isJson(headers: Headers): boolean {
 }
 
 /**
- * A whole Chat Completions answer (`choices[].message`) from a server that ignored
- * `stream: true`, as the one event-stream frame the chat decoder reads like a last chunk;
- * null for any other JSON.
+ * A whole answer from a server that ignored `stream: true`, as the frames the decoders
+ * read: a chat completion (`choices[].message`) as one last chunk, a Responses response
+ * (`object: "response"` with `output`) as its `response.completed` event; null for any
+ * other JSON.
  */
 function wholeCompletion(text: string): AsyncIterable<Uint8Array> | null {
   let body: any = null
@@ -276,8 +279,16 @@ function wholeCompletion(text: string): AsyncIterable<Uint8Array> | null {
   } catch {
     return null
   }
-  if (!Array.isArray(body?.choices) || !body.choices.some((c: any) => c?.message)) return null
-  const frame = new TextEncoder().encode(`data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`)
+  let frames: string
+  if (Array.isArray(body?.choices) && body.choices.some((c: any) => c?.message)) {
+    frames = `data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`
+  } else if (body?.object === 'response' && Array.isArray(body.output) && body.status !== 'failed') {
+    const type = body.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
+    frames = `data: ${JSON.stringify({ type, response: body })}\n\n`
+  } else {
+    return null
+  }
+  const frame = new TextEncoder().encode(frames)
   return (async function* () {
     yield frame
   })()

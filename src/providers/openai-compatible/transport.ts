@@ -34,9 +34,17 @@ export function encode(profile: TransportProfile, req: NeutralRequest): EncodedR
   return { url, headers, body: JSON.stringify(body) }
 }
 
-/** The upstream's event-stream bytes → neutral events, ending with exactly one `done` or `error`. */
-export function decode(bytes: AsyncIterable<Uint8Array>, protocol: Protocol): AsyncGenerator<NeutralEvent> {
-  return decodeWith(bytes, protocol === 'responses' ? new ResponsesDecoder() : new ChatDecoder())
+/**
+ * The upstream's event-stream bytes → neutral events, ending with exactly one `done` or
+ * `error`. `toolNames`: the tools the request offered.
+ */
+export function decode(
+  bytes: AsyncIterable<Uint8Array>,
+  protocol: Protocol,
+  toolNames: readonly string[] = [],
+): AsyncGenerator<NeutralEvent> {
+  const machine = protocol === 'responses' ? new ResponsesDecoder(toolNames) : new ChatDecoder(toolNames)
+  return decodeWith(bytes, machine)
 }
 
 /** What a provider that reuses this transport's HTTP and decoders may adjust. */
@@ -45,6 +53,8 @@ export interface TurnOptions {
   policy?: FailurePolicy
   /** Rewrites each error event (a provider adds its own advice, redacts its token). */
   adjust?: (event: ErrorEvent) => ErrorEvent
+  /** The names of the tools the request offered. */
+  toolNames?: readonly string[]
 }
 
 /**
@@ -79,7 +89,7 @@ export async function* streamTurn(
   }
   try {
     yield { type: 'start' }
-    for await (const event of decode(opened.body, protocol))
+    for await (const event of decode(opened.body, protocol, turn.toolNames))
       yield event.type === 'error' ? adjust(event) : event
   } finally {
     opened.close()
@@ -91,7 +101,9 @@ function stream(
   req: NeutralRequest,
   opts: StreamOptions,
 ): AsyncGenerator<NeutralEvent> {
-  return streamTurn(() => encode(profile, req), profile.protocol, opts, profile.api_key)
+  return streamTurn(() => encode(profile, req), profile.protocol, opts, profile.api_key, {
+    toolNames: req.tools.map((t) => t.name),
+  })
 }
 
 export const openaiCompatible: Transport = { stream }

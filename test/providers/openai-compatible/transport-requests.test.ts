@@ -110,8 +110,11 @@ describe('requests on the wire', () => {
           name: 'read_file',
           description: 'Read a file',
           parameters: { type: 'object', required: ['path'] },
+          strict: false,
         },
       ],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
       prompt_cache_key: RICH.session_id,
     })
   })
@@ -147,6 +150,7 @@ describe('requests on the wire', () => {
         {
           role: 'assistant',
           content: 'Let me look.',
+          reasoning_content: 'hmm',
           tool_calls: [
             {
               id: 'call_1',
@@ -170,6 +174,7 @@ describe('requests on the wire', () => {
           },
         },
       ],
+      tool_choice: 'auto',
     })
   })
 

@@ -1,0 +1,277 @@
+// Workspace confinement for the file tools: a path the model gives is turned into a real
+// (symlink-free) absolute path that lies inside the session's workspace or a root the user
+// allowed, and outside hearth's own home. Everything else is refused with a message the
+// model can act on; nothing here throws for a bad path.
+//
+// The rules (docs/tools-files.md):
+// - a relative path is taken from the workspace; `..` may move within the roots, never out;
+// - an absolute path must lie inside a root;
+// - every component is resolved as the kernel would (realpath), dangling links included, and
+//   the result must still lie inside a root: a symlink anywhere on the way that leads out is
+//   refused, however many links the chain has;
+// - hearth's home (the token, creds.json, the database) is refused even under a root, and so
+//   is /proc (the kernel process's own environment and memory), should a root contain it;
+// - a write or edit through a regular file with more than one hard link is refused: the other
+//   name may be outside the roots (a package manager's store, a file in another project). The
+//   atomic write would leave that file as it was and silently split the two names, which is
+//   not what whoever linked them meant either; the model is told to write a new file instead.
+//   Reads through hard links are allowed (pnpm and ccache fill workspaces with them), except
+//   to a file of hearth's home.
+//
+// Checking and using are separate system calls, so a process racing the tool (a background
+// job swapping a directory for a symlink between the check and the open) could win the
+// window. Reads close it on Linux by checking the opened descriptor's own path
+// (/proc/self/fd) after the open; writes go to a fresh temp file in the checked directory and
+// are renamed over the target (rename replaces a symlink, never follows it), which leaves
+// only a swap of a parent directory inside the window. The shell is the larger door anyway:
+// what a command may reach is the sandbox's business (src/tools/exec/).
+import { realpathSync, type Stats } from 'node:fs'
+import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import type { ToolContext } from './types.ts'
+
+/** What the caller means to do with the path: writes refuse hard-linked files. */
+export type Access = 'read' | 'write'
+
+export interface Confined {
+  ok: true
+  /** The real absolute path (symlinks resolved; the missing tail of a new file appended). */
+  path: string
+  /** How tools name the path back to the model: relative to the workspace when inside it. */
+  display: string
+  /** lstat of the final path, or null when it does not exist yet. */
+  stats: Stats | null
+}
+
+export interface Refused {
+  ok: false
+  message: string
+}
+
+export type Roots = Pick<ToolContext, 'workspace' | 'allowedRoots'>
+
+/** Links followed while resolving one path before giving up, as Linux's ELOOP does. */
+const MAX_LINKS = 40
+
+let hearthHome: string | null = null
+let hearthHomeReal: string | null = null
+
+/**
+ * Sets hearth's home (HEARTH_HOME): the kernel calls it once at start. Paths inside it are
+ * refused whatever the roots say, and walks (list, glob, grep) skip it.
+ */
+export function setHearthHome(dir: string | null): void {
+  hearthHome = dir === null ? null : resolve(dir)
+  hearthHomeReal = null
+  if (hearthHome === null) return
+  try {
+    hearthHomeReal = realpathSync(hearthHome)
+  } catch {
+    hearthHomeReal = hearthHome // not made yet: its own path is all there is to refuse
+  }
+}
+
+/** The home as set (real path), for walkers that must skip it. */
+export function hearthHomePath(): string | null {
+  return hearthHomeReal
+}
+
+/** Whether `child` is `parent` or lies under it (both absolute, normalized). */
+export function isWithin(child: string, parent: string): boolean {
+  if (child === parent) return true
+  const rel = relative(parent, child)
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel)
+}
+
+/** Whether a real path lies in hearth's home. */
+export function inHearthHome(real: string): boolean {
+  if (hearthHome === null) return false
+  return isWithin(real, hearthHomeReal ?? hearthHome) || isWithin(real, hearthHome)
+}
+
+async function realOrSelf(p: string): Promise<string> {
+  try {
+    return await realpath(p)
+  } catch {
+    return p
+  }
+}
+
+/** The roots as given and as real paths (an allowed root may itself sit behind a symlink). */
+async function rootsOf(roots: Roots): Promise<{ given: string[]; real: string[] }> {
+  const given = [roots.workspace, ...roots.allowedRoots].map((r) => resolve(r))
+  const real = await Promise.all(given.map(realOrSelf))
+  return { given, real }
+}
+
+/** How a path is shown to the model: relative to the workspace inside it, else absolute. */
+export function displayPath(real: string, workspace: string): string {
+  if (isWithin(real, workspace)) return relative(workspace, real).split(sep).join('/') || '.'
+  return real
+}
+
+/** How a path found under a confined start is shown: the start's display plus the rest. */
+export function displayUnder(abs: string, start: Confined): string {
+  const rest = relative(start.path, abs).split(sep).join('/')
+  if (rest === '') return start.display
+  if (start.display === '.') return rest
+  return `${start.display}/${rest}`
+}
+
+class LinkLoop extends Error {}
+
+/**
+ * The real path of `abs`, resolving every component as the kernel would, including
+ * components that do not exist yet (kept as they are) and dangling symlinks (followed to
+ * where they point, so a write through one cannot land outside).
+ */
+async function resolveReal(abs: string, budget: { links: number }): Promise<string> {
+  try {
+    return await realpath(abs)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ELOOP') throw new LinkLoop()
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err
+  }
+  const parent = dirname(abs)
+  if (parent === abs) return abs
+  const realParent = await resolveReal(parent, budget)
+  const candidate = join(realParent, basename(abs))
+  let st: Stats
+  try {
+    st = await lstat(candidate)
+  } catch {
+    return candidate // does not exist yet
+  }
+  if (!st.isSymbolicLink()) return candidate
+  if (--budget.links < 0) throw new LinkLoop()
+  return resolveReal(resolve(realParent, await readlink(candidate)), budget)
+}
+
+function refuse(message: string): Refused {
+  return { ok: false, message }
+}
+
+function outside(input: string, roots: { given: string[] }, how: string): Refused {
+  const where =
+    roots.given.length > 1
+      ? `the workspace (${roots.given[0]}) and the allowed roots (${roots.given.slice(1).join(', ')})`
+      : `the workspace (${roots.given[0]})`
+  return refuse(`${input}: ${how} outside ${where}. Give a path inside ${where}.`)
+}
+
+/** Checks the path's shape: a non-empty string without NUL bytes or `~` expansion. */
+function shapeError(input: unknown): string | null {
+  if (typeof input !== 'string' || input.trim() === '') return 'path must be a non-empty string'
+  if (input.includes('\0')) return 'path must not contain NUL bytes'
+  if (input === '~' || input.startsWith('~/'))
+    return `${input}: "~" is not expanded; give a path relative to the workspace or an absolute path`
+  return null
+}
+
+/**
+ * Resolves a model-given path against the workspace and the allowed roots. Returns the real
+ * path to use, or a refusal whose message says why and what to do instead.
+ */
+export async function confine(input: string, roots: Roots, access: Access): Promise<Confined | Refused> {
+  const bad = shapeError(input)
+  if (bad) return refuse(bad)
+  const r = await rootsOf(roots)
+  const lexical = resolve(r.given[0], input)
+  if (![...r.given, ...r.real].some((root) => isWithin(lexical, root)))
+    return outside(input, r, isAbsolute(input) ? 'is' : 'leads')
+
+  let real: string
+  try {
+    real = await resolveReal(lexical, { links: MAX_LINKS })
+  } catch (err) {
+    if (err instanceof LinkLoop) return refuse(`${input}: too many levels of symbolic links`)
+    return refuse(`${input}: cannot be resolved (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
+  }
+  if (!r.real.some((root) => isWithin(real, root)))
+    return outside(input, r, 'leads through a symbolic link to a place')
+  if (inHearthHome(real))
+    return refuse(`${input}: is inside hearth's own home, which the file tools never touch`)
+  if (isWithin(real, '/proc'))
+    return refuse(`${input}: is under /proc, which shows this process's own environment and memory`)
+
+  let stats: Stats | null = null
+  try {
+    stats = await lstat(real)
+  } catch {
+    stats = null
+  }
+  if (stats) {
+    const special = specialKind(stats)
+    if (special) return refuse(`${input}: is a ${special}, not a regular file or directory`)
+    if (stats.isFile() && stats.nlink > 1) {
+      if (access === 'write')
+        return refuse(
+          `${input}: has ${stats.nlink} hard links; another name of this file may lie outside the workspace, ` +
+            'and writing here would split the two. Refused; write to a new file instead.',
+        )
+      if (await isHomeFile(stats)) return refuse(`${input}: is a hard link to a file in hearth's own home`)
+    }
+  }
+  return { ok: true, path: real, display: displayPath(real, r.real[0]), stats }
+}
+
+function specialKind(st: Stats): string | null {
+  if (st.isFIFO()) return 'named pipe'
+  if (st.isSocket()) return 'socket'
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'device'
+  return null
+}
+
+/**
+ * Whether a file found by a walk (grep's matches) is another name of a file in hearth's
+ * home: only files with more than one link are looked at, so this costs one lstat a file.
+ */
+export async function isHomeHardLink(abs: string): Promise<boolean> {
+  if (hearthHomeReal === null) return false
+  try {
+    const st = await lstat(abs)
+    return st.isFile() && st.nlink > 1 && (await isHomeFile(st))
+  } catch {
+    return false
+  }
+}
+
+/** Whether a hard-linked file is one of the files at the top of hearth's home. */
+async function isHomeFile(st: Stats): Promise<boolean> {
+  const home = hearthHomeReal
+  if (home === null) return false
+  let names: string[]
+  try {
+    names = await readdir(home)
+  } catch {
+    return false
+  }
+  for (const name of names) {
+    try {
+      const s = await stat(join(home, name))
+      if (s.ino === st.ino && s.dev === st.dev) return true
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false
+}
+
+/**
+ * After opening a confined path: checks where the descriptor really points (Linux's
+ * /proc/self/fd), which closes the window between the check and the open. Returns a refusal
+ * when the file opened is not the one checked, null when it is (or the check is unavailable).
+ */
+export async function checkOpened(fd: number, input: string, roots: Roots): Promise<Refused | null> {
+  let opened: string
+  try {
+    opened = await readlink(`/proc/self/fd/${fd}`)
+  } catch {
+    return null // no procfs: the earlier check stands alone (docs/tools-files.md)
+  }
+  const r = await rootsOf(roots)
+  if (!r.real.some((root) => isWithin(opened, root)) || inHearthHome(opened))
+    return refuse(`${input}: changed while it was being opened and now leads outside the workspace`)
+  return null
+}

@@ -1,0 +1,92 @@
+// The directory walk under list, glob and grep's built-in engine. It never follows a
+// symlink (a link is reported as a link, so nothing outside the confined start is reached),
+// skips the ignored directory names and hearth's home, reads each directory's names in byte
+// order (as `rg --sort path` does, so both grep engines agree), and stops at a budget of
+// entries so a huge tree cannot hold a call for long.
+import type { Dirent } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { hearthHomePath } from '../confine.ts'
+
+/** Directory names skipped unless asked for: version-control data and installed packages. */
+export const IGNORED_DIRS: readonly string[] = ['.git', 'node_modules']
+
+export type EntryKind = 'file' | 'dir' | 'symlink' | 'other'
+
+export interface WalkEntry {
+  abs: string
+  /** Relative to the walk's start, with `/` separators. */
+  rel: string
+  kind: EntryKind
+  /** 1 for the start's own entries. */
+  depth: number
+}
+
+export interface WalkOptions {
+  /** Directory names not descended into (nor reported). */
+  ignore: ReadonlySet<string>
+  /** Deepest level reported (1: the start's entries only). */
+  maxDepth: number
+  /** Entries looked at before the walk gives up. */
+  maxEntries: number
+  signal: AbortSignal
+}
+
+export interface WalkStats {
+  visited: number
+  /** The entry budget ran out before the tree did. */
+  exhausted: boolean
+  /** Ignored directories met (names relative to the start). */
+  ignored: string[]
+  /** Directories that could not be read (permissions, removed meanwhile). */
+  unreadable: number
+}
+
+export function newWalkStats(): WalkStats {
+  return { visited: 0, exhausted: false, ignored: [], unreadable: 0 }
+}
+
+function kindOf(d: Dirent): EntryKind {
+  if (d.isSymbolicLink()) return 'symlink'
+  if (d.isDirectory()) return 'dir'
+  if (d.isFile()) return 'file'
+  return 'other'
+}
+
+const byteOrder = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+export async function* walk(
+  start: string,
+  opts: WalkOptions,
+  stats: WalkStats,
+  rel = '',
+  depth = 1,
+): AsyncGenerator<WalkEntry> {
+  let names: Dirent[]
+  try {
+    names = await readdir(start, { withFileTypes: true })
+  } catch {
+    stats.unreadable++
+    return
+  }
+  names.sort(byteOrder)
+  const home = hearthHomePath()
+  for (const d of names) {
+    if (opts.signal.aborted) return
+    if (stats.visited >= opts.maxEntries) {
+      stats.exhausted = true
+      return
+    }
+    const abs = join(start, d.name)
+    const entryRel = rel === '' ? d.name : `${rel}/${d.name}`
+    const kind = kindOf(d)
+    if (kind === 'dir' && opts.ignore.has(d.name)) {
+      stats.ignored.push(entryRel)
+      continue
+    }
+    if (home !== null && abs === home) continue
+    stats.visited++
+    yield { abs, rel: entryRel, kind, depth }
+    if (kind === 'dir' && depth < opts.maxDepth) yield* walk(abs, opts, stats, entryRel, depth + 1)
+  }
+}

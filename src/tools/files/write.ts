@@ -1,0 +1,70 @@
+// `write`: creates a file or replaces one whole, atomically (atomic.ts); missing parent
+// directories are made, all inside the confined path. An overwritten file keeps its mode.
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { type Static, Type } from 'typebox'
+import { confine } from '../confine.ts'
+import type { ToolContext, ToolResult, ToolSpec } from '../types.ts'
+import { writeAtomic } from './atomic.ts'
+import { argsError, bytes, count, fail, fsMessage, interrupted, ok } from './common.ts'
+
+const WriteArgs = Type.Object(
+  {
+    path: Type.String({
+      description: 'The file to write, relative to the workspace; missing directories are made.',
+    }),
+    content: Type.String({ description: 'The whole new content of the file.' }),
+  },
+  { additionalProperties: false },
+)
+type WriteArgs = Static<typeof WriteArgs>
+
+export const writeTool: ToolSpec<WriteArgs> = {
+  name: 'write',
+  description:
+    'Create a file, or replace an existing file with new content (the whole file). To change part of a ' +
+    'file, use edit instead. Missing parent directories are created.',
+  parameters: WriteArgs,
+  effect: 'write',
+  summarize(args) {
+    const size = typeof args.content === 'string' ? ` (${bytes(Buffer.byteLength(args.content))})` : ''
+    return `write ${args.path}${size}`
+  },
+  run: runWrite,
+}
+
+function lineCount(text: string): number {
+  if (text === '') return 0
+  let n = 0
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++
+  return text.endsWith('\n') ? n : n + 1
+}
+
+async function runWrite(args: WriteArgs, ctx: ToolContext): Promise<ToolResult> {
+  const bad = argsError(WriteArgs, args)
+  if (bad) return fail(bad)
+  if (ctx.signal.aborted) return interrupted('Interrupted before writing; nothing was written.')
+  if (args.path.endsWith('/')) return fail(`${args.path}: names a directory; give a file path.`)
+  const c = await confine(args.path, ctx, 'write')
+  if (!c.ok) return fail(c.message)
+  if (c.stats?.isDirectory()) return fail(`${args.path}: is a directory; give a file path.`)
+  if (c.stats?.isSymbolicLink()) return fail(`${args.path}: is a symbolic link`) // resolved by confine; a race
+
+  const data = Buffer.from(args.content, 'utf8')
+  try {
+    if (!c.stats) await mkdir(dirname(c.path), { recursive: true })
+    const keep = c.stats ? { mode: c.stats.mode & 0o777, owner: { uid: c.stats.uid, gid: c.stats.gid } } : {}
+    await writeAtomic(c.path, data, keep)
+  } catch (err) {
+    return fail(`Nothing was written. ${fsMessage(err, args.path)}`)
+  }
+  const what = c.stats ? `replaced the previous ${bytes(c.stats.size)}` : 'new file'
+  return ok(
+    `Wrote ${count(data.length)} bytes (${count(lineCount(args.content))} lines) to ${c.display} (${what}).`,
+    {
+      path: c.display,
+      bytes: data.length,
+      created: !c.stats,
+    },
+  )
+}
