@@ -3,15 +3,16 @@
 // twice) and print the answer as it streams. `send` takes the message from standard input
 // when no TEXT is given. Ctrl-C interrupts the running turn (naming the run and the inputs
 // this client saw); `send` then exits, and in chat a second Ctrl-C exits.
-import { createInterface } from 'node:readline'
 import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
+import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
 import { profilesOf } from './session-control.ts'
 import { checkSessionArg, resolveSessionId } from './session-id.ts'
+import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */
 const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
@@ -22,17 +23,21 @@ interface Turn {
   textContents: Set<string>
 }
 
+type InputBody =
+  | { kind: 'message'; text: string }
+  | { kind: 'approval'; request_id: string; decision: 'allow' | 'deny'; remember: 'once' | 'session' }
+
 async function submit(
   client: () => HearthClient,
   sessionId: string,
   inputId: string,
-  text: string,
+  input: InputBody,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await client().call('inputs.put', {
         params: { session_id: sessionId, input_id: inputId },
-        body: { kind: 'message', text, client_id: `cli-${process.pid}` },
+        body: { ...input, client_id: `cli-${process.pid}` } as never,
       })
       return
     } catch (err) {
@@ -45,6 +50,29 @@ async function submit(
 
 const newTurn = (): Turn => ({ inputId: uuidv7(), runId: undefined, textContents: new Set() })
 
+/**
+ * Answers one approval request with an input of kind `approval` (its own fresh id, retried
+ * like a message, so the decision is recorded once). A 409 means it was decided or expired
+ * meanwhile (another client answered, the run ended): said, not fatal.
+ */
+async function answerApproval(
+  client: () => HearthClient,
+  sessionId: string,
+  request: ApprovalRequest,
+  approve: Approver,
+): Promise<void> {
+  const answer = await approve(request)
+  try {
+    await submit(client, sessionId, uuidv7(), { kind: 'approval', request_id: request.request_id, ...answer })
+  } catch (err) {
+    if (err instanceof ProblemError && err.status === 409) {
+      process.stderr.write(`(approval not recorded: ${err.problem.detail ?? err.problem.title})\n`)
+      return
+    }
+    throw err
+  }
+}
+
 /** Sends one message and prints its answer; resolves with the run's outcome. */
 async function sendAndStream(
   client: () => HearthClient,
@@ -52,6 +80,7 @@ async function sendAndStream(
   text: string,
   out: Out,
   turn: Turn,
+  approve: Approver,
   onRun: (runId: string, inputOrder: number) => void = () => {},
 ): Promise<{ outcome: string; problem: ProblemError['problem'] | null }> {
   const { body: before } = await client().call('sessions.get', {
@@ -61,6 +90,9 @@ async function sendAndStream(
   const session = before as { cursor: { generation: number; sequence: number } }
   const stop = new AbortController()
   let result: { outcome: string; problem: ProblemError['problem'] | null } | undefined
+  const tools = new ToolView(out)
+  const calls = new Set<string>()
+  let approvals = Promise.resolve()
   const onFrame = (f: StreamFrame) => {
     const data = JSON.parse(f.data) as { payload?: Record<string, any> }
     const p = data.payload ?? {}
@@ -71,6 +103,20 @@ async function sendAndStream(
       turn.textContents.add(p.content_id)
     } else if (f.event === 'output.delta' && turn.textContents.has(p.content_id)) {
       out.write(p.delta)
+      tools.answered(p.delta)
+    } else if (f.event === 'tool.started' && p.run_id === turn.runId) {
+      calls.add(p.call_id)
+      tools.started(p as never)
+    } else if (f.event === 'tool.progress' && calls.has(p.call_id)) {
+      tools.progress(p as never)
+    } else if (f.event === 'tool.ended' && calls.has(p.call_id)) {
+      tools.ended(p as never)
+    } else if (f.event === 'approval.requested' && p.run_id === turn.runId) {
+      // One question at a time, in the order the run asked them.
+      const request = p as ApprovalRequest
+      approvals = approvals
+        .then(() => answerApproval(client, sessionId, request, approve))
+        .catch((err) => void process.stderr.write(`hearth: could not answer the approval: ${err.message}\n`))
     } else if (f.event === 'run.ended' && p.run_id === turn.runId) {
       result = { outcome: p.outcome, problem: p.problem }
       stop.abort()
@@ -84,7 +130,7 @@ async function sendAndStream(
     after: { generation: session.cursor.generation, seq: session.cursor.sequence },
   })
   try {
-    await submit(client, sessionId, turn.inputId, text)
+    await submit(client, sessionId, turn.inputId, { kind: 'message', text })
   } catch (err) {
     stop.abort()
     await following.catch(() => {})
@@ -160,7 +206,7 @@ async function stopTurn(client: HearthClient, sessionId: string, turn: Turn): Pr
 const STOP_WAIT_MS = 5000
 
 export async function sendCommand(args: string[], out: Out, help: string): Promise<number> {
-  const parsed = parseCommand(args, {}, out, help, true)
+  const parsed = parseCommand(args, { approve: { type: 'string' } }, out, help, true)
   if (!parsed) return 0
   const { values, positionals } = parsed
   const [arg, ...words] = positionals
@@ -169,6 +215,7 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
   const home = homeOf(values.home)
   const client = clientOf(home)
   const sessionId = await resolveSessionId(client(), arg)
+  const approve = sendApprover(values.approve as string | undefined, words.length === 0, out)
   const text = words.length > 0 ? words.join(' ') : await readStdin()
   if (text.trim() === '') throw new UsageError('hearth send needs a message: TEXT... or on standard input')
   const turn = newTurn()
@@ -184,7 +231,7 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
     stopping = Promise.race([stopped, timeout]).then(() => process.exit(130))
   }
   process.on('SIGINT', onSigint)
-  const r = await sendAndStream(client, sessionId, text, out, turn)
+  const r = await sendAndStream(client, sessionId, text, out, turn, approve)
   if (stopping) return await stopping
   process.off('SIGINT', onSigint)
   if (r.problem) await reportRunProblem(client(), sessionId, r.problem)
@@ -238,16 +285,17 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     process.stderr.write('\n(interrupting; Ctrl-C again to quit)\n')
   }
   process.on('SIGINT', onSigint)
-  const lines = createInterface({ input: process.stdin, terminal: false })
+  const lines = new LineQueue(process.stdin)
+  const approve = askOn(lines, out)
   out.write('> ')
-  for await (const line of lines) {
+  for (let line = await lines.next(); line !== undefined; line = await lines.next()) {
     if (line.trim() === '') {
       out.write('> ')
       continue
     }
     interrupts = 0
     try {
-      const r = await sendAndStream(client, sessionId, line, out, newTurn(), (runId) => {
+      const r = await sendAndStream(client, sessionId, line, out, newTurn(), approve, (runId) => {
         running = { runId }
       })
       if (r.problem) await reportRunProblem(client(), sessionId, r.problem)

@@ -27,16 +27,21 @@ Usage: hearth [--home DIR] COMMAND ...
   hearth session set ID [--profile P] [--model M] [--effort E] [--home DIR]
                            change a session's profile, model or effort (a new
                            profile brings its own model unless --model is given)
-  hearth send SESSION [TEXT...] [--home DIR]
+  hearth send SESSION [TEXT...] [--approve auto|deny] [--home DIR]
                            send a message (TEXT, else standard input) and print
-                           the streamed answer; Ctrl-C interrupts it and exits
+                           the streamed answer and its tool calls; a call that
+                           needs approval is asked on the terminal, or allowed
+                           (auto) or denied (deny) without asking; Ctrl-C
+                           interrupts it and exits
   hearth interrupt SESSION [--home DIR]
                            stop the session's running answer and its waiting
                            messages
   hearth chat [SESSION] [--workspace DIR] [--home DIR]
                            talk in a session (a new one in the current directory
-                           when none is named); Ctrl-C interrupts the answer,
-                           a second Ctrl-C quits
+                           when none is named); tool calls show as they run,
+                           approvals are asked inline (y / n / a: always for
+                           this session); Ctrl-C interrupts the answer, a
+                           second Ctrl-C quits
   hearth config get [GROUP] [--home DIR]
                            print the settings (all groups, or one of providers,
                            mcp, extensions, capabilities, models, ui); secrets

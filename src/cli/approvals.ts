@@ -1,0 +1,84 @@
+// How the CLI answers a run's approval requests: asked on the terminal (`chat`, and `send`
+// when its terminal is free), or one fixed answer (`send --approve auto|deny`), or denied
+// when nobody could be asked, so a script never hangs on a question nobody sees.
+import { createInterface } from 'node:readline'
+import { type Out, UsageError } from './errors.ts'
+import { type ApprovalAnswer, type ApprovalRequest, parseApprovalAnswer, ToolView } from './tool-view.ts'
+
+/** Decides an approval the turn's run asks for. */
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer>
+
+/** Lines of standard input, taken one at a time by the chat loop and by approval prompts. */
+export class LineQueue {
+  readonly #lines: string[] = []
+  readonly #waiting: ((line: string | undefined) => void)[] = []
+  #closed = false
+
+  constructor(input: NodeJS.ReadableStream) {
+    const rl = createInterface({ input, terminal: false })
+    rl.on('line', (line) => {
+      const w = this.#waiting.shift()
+      if (w) w(line)
+      else this.#lines.push(line)
+    })
+    rl.on('close', () => {
+      this.#closed = true
+      for (const w of this.#waiting.splice(0)) w(undefined)
+    })
+  }
+
+  /** The next line, or undefined once input has ended. */
+  next(): Promise<string | undefined> {
+    const line = this.#lines.shift()
+    if (line !== undefined) return Promise.resolve(line)
+    if (this.#closed) return Promise.resolve(undefined)
+    return new Promise((resolve) => this.#waiting.push(resolve))
+  }
+}
+
+/** Asks an approval on the terminal until the answer is y, n or a; end of input denies. */
+export function askOn(lines: LineQueue, out: Out): Approver {
+  return async (request) => {
+    for (;;) {
+      out.write(`${ToolView.question(request)} [y]es / [n]o / [a]lways for this session: `)
+      const line = await lines.next()
+      if (line === undefined) {
+        out.write('\n(no answer: denied)\n')
+        return { decision: 'deny', remember: 'once' }
+      }
+      const answer = parseApprovalAnswer(line)
+      if (answer) return answer
+    }
+  }
+}
+
+/** `--approve auto|deny`: the same answer to every request, said as it is given. */
+function fixedApprover(decision: 'allow' | 'deny'): Approver {
+  return async (request) => {
+    process.stderr.write(
+      `(${decision === 'allow' ? 'allowed' : 'denied'} by --approve: ${request.summary})\n`,
+    )
+    return { decision, remember: 'once' }
+  }
+}
+
+/**
+ * How `send` answers approvals: --approve, else a prompt when standard input is a terminal
+ * not used for the message, else deny (a script never hangs on a question nobody sees).
+ */
+export function sendApprover(flag: string | undefined, messageFromStdin: boolean, out: Out): Approver {
+  if (flag === 'auto') return fixedApprover('allow')
+  if (flag === 'deny') return fixedApprover('deny')
+  if (flag !== undefined) throw new UsageError('option --approve takes auto or deny')
+  if (process.stdin.isTTY && !messageFromStdin) {
+    let lines: LineQueue | undefined
+    return (request) => {
+      lines ??= new LineQueue(process.stdin)
+      return askOn(lines, out)(request)
+    }
+  }
+  return async (request) => {
+    process.stderr.write(`(denied: ${request.summary}; pass --approve auto to allow calls that ask)\n`)
+    return { decision: 'deny', remember: 'once' }
+  }
+}
