@@ -92,6 +92,8 @@ async function sendAndStream(
   let result: { outcome: string; problem: ProblemError['problem'] | null } | undefined
   const tools = new ToolView(out)
   const calls = new Set<string>()
+  /** Summaries of the calls that asked for approval, by call id. */
+  const asked = new Map<string, string>()
   let approvals = Promise.resolve()
   const onFrame = (f: StreamFrame) => {
     const data = JSON.parse(f.data) as { payload?: Record<string, any> }
@@ -109,11 +111,16 @@ async function sendAndStream(
       tools.started(p as never)
     } else if (f.event === 'tool.progress' && calls.has(p.call_id)) {
       tools.progress(p as never)
-    } else if (f.event === 'tool.ended' && calls.has(p.call_id)) {
+    } else if (f.event === 'tool.ended' && p.run_id === turn.runId) {
+      // A denied call never started: its line comes from the question that denied it.
+      if (!calls.has(p.call_id))
+        tools.started({ call_id: p.call_id, name: '', summary: asked.get(p.call_id) })
+      calls.delete(p.call_id)
       tools.ended(p as never)
     } else if (f.event === 'approval.requested' && p.run_id === turn.runId) {
       // One question at a time, in the order the run asked them.
       const request = p as ApprovalRequest
+      asked.set(p.call_id, request.summary)
       approvals = approvals
         .then(() => answerApproval(client, sessionId, request, approve))
         .catch((err) => void process.stderr.write(`hearth: could not answer the approval: ${err.message}\n`))

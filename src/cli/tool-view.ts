@@ -41,7 +41,7 @@ export class ToolView {
 
   started(p: { call_id: string; name: string; summary?: string }): void {
     this.#freshLine()
-    this.#out.write(`▸ ${oneLine(p.summary || p.name)}\n`)
+    this.#out.write(`▸ ${oneLine(p.summary || p.name || 'tool call')}\n`)
     this.#calls.set(p.call_id, { lines: 0, atLineStart: true, cut: 0 })
   }
 
