@@ -49,7 +49,7 @@ describe('hearth send and chat with tools', () => {
     const r = await runCli(['send', sid, 'write it', '--approve', 'deny', '--home', s.d.home])
     assert.equal(r.code, 0, r.stderr)
     assert.ok(!existsSync(join(workspace, 'denied.txt')))
-    assert.match(r.stdout, /^▸ .*denied\.txt\n {2}✗ denied/m)
+    assert.match(r.stdout, /^▸ write denied\.txt.*\n {2}✗ denied/m)
     assert.match(r.stdout, /Told: /)
   })
 
