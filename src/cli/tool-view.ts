@@ -78,7 +78,7 @@ function endLine(p: { outcome: string; output?: string; meta?: Record<string, un
   const exit = typeof p.meta?.exit_code === 'number' ? ` (exit ${p.meta.exit_code})` : ''
   if (p.outcome === 'ok') return `✓ done${exit}`
   const why = p.output ? `: ${oneLine(p.output)}` : ''
-  if (p.outcome === 'denied') return `✗ denied${why}`
+  if (p.outcome === 'denied') return `✗ denied${why.replace(/^: Denied: /, ': ')}`
   return `✗ ${p.outcome}${exit}${why}`
 }
 
