@@ -24,7 +24,10 @@ interface Figures {
 
 /** The last `rows` lines of `text`, each cut to the width (the same view for both renderers). */
 function tail(text: string, rows: number): string[] {
-  const lines = text.slice(-rows * COLUMNS * 2).split('\n').slice(-rows)
+  const lines = text
+    .slice(-rows * COLUMNS * 2)
+    .split('\n')
+    .slice(-rows)
   return lines.map((l) => l.slice(0, COLUMNS - 1))
 }
 
