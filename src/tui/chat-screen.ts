@@ -95,7 +95,10 @@ export class ChatScreen implements Component, Focusable {
     this.#offset = 0
     const cmd = parseCommand(text)
     if (cmd) {
-      if (!cmd.command) return this.#say(`unknown command /${cmd.name}; /help lists them`, 'warn')
+      if (!cmd.command) {
+        this.#say(`unknown command /${cmd.name}; /help lists them`, 'warn')
+        return
+      }
       const ctx: CommandContext = {
         link: this.#link,
         args: cmd.args,
@@ -112,14 +115,20 @@ export class ChatScreen implements Component, Focusable {
   }
 
   handleInput(data: string): void {
-    const { tui, link } = { tui: this.#o.tui, link: this.#link }
-    if (matchesKey(data, 'ctrl+c')) return this.#ctrlC()
+    const tui = this.#o.tui
+    const link = this.#link
+    if (matchesKey(data, 'ctrl+c')) {
+      this.#ctrlC()
+      return
+    }
     if (matchesKey(data, 'escape') && !this.editor.isShowingAutocomplete()) {
       if (link.session?.status.run_id) this.#interrupt()
       return
     }
-    if (matchesKey(data, 'pageUp')) return this.#scroll(this.#pageRows())
-    if (matchesKey(data, 'pageDown')) return this.#scroll(-this.#pageRows())
+    if (matchesKey(data, 'pageUp') || matchesKey(data, 'pageDown')) {
+      this.#scroll(matchesKey(data, 'pageUp') ? this.#pageRows() : -this.#pageRows())
+      return
+    }
     if (matchesKey(data, 'ctrl+t')) {
       link.transcript.showReasoning = !link.transcript.showReasoning
       link.transcript.invalidate()
@@ -141,7 +150,10 @@ export class ChatScreen implements Component, Focusable {
 
   #ctrlC(): void {
     const now = Date.now()
-    if (now - this.#lastCtrlC < QUIT_WINDOW_MS) return this.#o.quit()
+    if (now - this.#lastCtrlC < QUIT_WINDOW_MS) {
+      this.#o.quit()
+      return
+    }
     this.#lastCtrlC = now
     if (this.#link.session?.status.run_id) this.#interrupt()
     else if (this.editor.getText() !== '') this.editor.setText('')

@@ -241,7 +241,7 @@ export class SessionLink {
    */
   async interrupt(): Promise<boolean> {
     const s = this.session
-    if (!s || !s.status.run_id) return false
+    if (!s?.status.run_id) return false
     const { body } = await this.client().call('sessions.get', {
       params: { session_id: s.id },
       query: { tail: 0 },

@@ -229,11 +229,13 @@ export function windowOf(
   let i = t.blocks.length - 1
   for (; i >= 0 && count < need; i--) {
     const lines = t.blocks[i].render(width)
+    // A blank line above each block; the first block's is dropped below.
     collected.push(lines, [''])
     count += lines.length + 1
   }
   const all = collected.reverse().flat()
   const atTop = i < 0
+  if (atTop) all.shift()
   // Scrolled past the top: stop at the first line.
   const maxOffset = Math.max(0, all.length - height)
   const off = atTop ? Math.min(offset, maxOffset) : offset
