@@ -8,6 +8,8 @@ export interface TmuxOptions {
   columns?: number
   rows?: number
   env?: Record<string, string>
+  /** The working directory of the command. */
+  cwd?: string
 }
 
 let counter = 0
@@ -33,6 +35,7 @@ export class Tmux {
       '-y',
       String(o.rows ?? 30),
       ...env,
+      ...(o.cwd ? ['-c', o.cwd] : []),
       // The window stays after the command ends, so its last screen can be read.
       `tmux set-option -w remain-on-exit on 2>/dev/null; exec ${command.map(shellQuote).join(' ')}`,
     )
@@ -61,6 +64,11 @@ export class Tmux {
   /** The visible screen; with `escapes`, with its colour and style sequences. */
   screen(escapes = false): string {
     return this.tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', 'main')
+  }
+
+  /** Whether the command has ended. */
+  get ended(): boolean {
+    return this.tmux('display-message', '-p', '-t', 'main', '#{pane_dead}').trim() === '1'
   }
 
   resize(columns: number, rows: number): void {

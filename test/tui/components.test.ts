@@ -16,7 +16,8 @@ const plain = makeTheme(false)
 const colour = makeTheme(true)
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').trimEnd()
 
-const SAMPLE = '# Title\n\nSome **bold** text.\n\n- one\n- two\n\n```js\nconst x = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'
+const SAMPLE =
+  '# Title\n\nSome **bold** text.\n\n- one\n- two\n\n```js\nconst x = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'
 
 describe('Markdown to lines', () => {
   it('renders headings, emphasis, lists, code blocks and tables', () => {
@@ -25,7 +26,10 @@ describe('Markdown to lines', () => {
     assert.ok(!lines.some((l) => l.includes('**') || l.startsWith('#')))
     assert.ok(lines.includes('- one') && lines.includes('- two'))
     assert.ok(lines.some((l) => l.includes('const x = 1')))
-    assert.ok(lines.some((l) => /│ 1 │ 2 │/.test(l)), lines.join('\n'))
+    assert.ok(
+      lines.some((l) => /│ 1 │ 2 │/.test(l)),
+      lines.join('\n'),
+    )
   })
 
   it('highlights code once the grammars are loaded, and not without colour', async () => {
@@ -42,13 +46,17 @@ describe('Markdown to lines', () => {
       s.append(ch)
       s.render(40)
     }
-    assert.deepEqual(s.render(40).map(strip).filter(Boolean), markdownLines(SAMPLE, 40, plain).map(strip).filter(Boolean))
+    assert.deepEqual(
+      s.render(40).map(strip).filter(Boolean),
+      markdownLines(SAMPLE, 40, plain).map(strip).filter(Boolean),
+    )
   })
 
   it('keeps every line within a narrow width', () => {
     const long = `${'word '.repeat(40)}\n\n\`\`\`\n${'x'.repeat(70)}\n\`\`\`\n`
     for (const width of [20, 33]) {
-      for (const l of markdownLines(long, width, colour)) assert.ok(visibleWidth(l) <= width, `${width}: ${l}`)
+      for (const l of markdownLines(long, width, colour))
+        assert.ok(visibleWidth(l) <= width, `${width}: ${l}`)
     }
   })
 })
@@ -62,7 +70,13 @@ describe('transcript', () => {
     assert.match(text, /⋯ shell ls -l/)
     assert.match(text, /│ b\.txt/)
     t.apply('tool.ended', { call_id: 'c1', outcome: 'ok', output: '', meta: { exit_code: 0 } })
-    t.apply('approval.requested', { run_id: 'r', request_id: 'q1', tool: 'shell', summary: 'rm x', effect: 'write' })
+    t.apply('approval.requested', {
+      run_id: 'r',
+      request_id: 'q1',
+      tool: 'shell',
+      summary: 'rm x',
+      effect: 'write',
+    })
     text = windowOf(t, 60, 20, 0).lines.map(strip).join('\n')
     assert.match(text, /✓ shell ls -l ok, exit 0/)
     assert.match(text, /\? shell rm x \(write\)/)
@@ -78,7 +92,12 @@ describe('transcript', () => {
     t.apply('output.started', { run_id: 'r', content_id: 'k', kind: 'text', index: 0 })
     t.apply('output.delta', { content_id: 'k', delta: 'Hello' })
     t.apply('entry.added', {
-      entry: { id: '2', position: 2, kind: 'assistant', content: { text: 'Hello', run_id: 'r', status: 'complete' } },
+      entry: {
+        id: '2',
+        position: 2,
+        kind: 'assistant',
+        content: { text: 'Hello', run_id: 'r', status: 'complete' },
+      },
     })
     assert.equal(t.blocks.length, 1)
   })
@@ -114,7 +133,14 @@ describe('chat screen keys', () => {
     link.send = async (text: string) => {
       sent.push(text)
     }
-    const s = new ChatScreen({ tui: fakeTui, link, theme: plain, workspace: '/', rows: () => 24, quit: () => {} })
+    const s = new ChatScreen({
+      tui: fakeTui,
+      link,
+      theme: plain,
+      workspace: '/',
+      rows: () => 24,
+      quit: () => {},
+    })
     const keys = (...k: string[]) => {
       for (const d of k) s.handleInput(d)
     }
