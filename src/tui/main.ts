@@ -10,7 +10,7 @@ import { homeOf, parseCommand } from '../cli/args.ts'
 import type { Out } from '../cli/errors.ts'
 import { UsageError } from '../cli/errors.ts'
 import { checkSessionArg, resolveSessionId } from '../cli/session-id.ts'
-import { HearthClient, NoDaemonError } from '../client/client.ts'
+import { endpointOfHome, HearthClient, NoDaemonError } from '../client/client.ts'
 import { runApp } from './app.ts'
 import { colourWanted, makeTheme } from './theme.ts'
 
@@ -24,9 +24,9 @@ export async function tuiCommand(args: string[], out: Out, help: string): Promis
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${positionals[1]}`)
   if (positionals[0] !== undefined) checkSessionArg(positionals[0])
   const home = homeOf(values.home)
-  if (!(await daemonAnswers(home))) {
-    if (!(await offerToStart(home))) return 1
-  }
+  // Only the files that name a running daemon are read before the first frame: the first
+  // request loads Node's fetch (tens of milliseconds), so it is made behind the prompt.
+  if (!daemonNamed(home) && !(await offerToStart(home))) return 1
   const client = () => HearthClient.fromHome(home)
   const sessionId = positionals[0] ? await resolveSessionId(client(), positionals[0]) : undefined
   return runApp({
@@ -35,6 +35,17 @@ export async function tuiCommand(args: string[], out: Out, help: string): Promis
     workspace: values.workspace ?? process.cwd(),
     sessionId,
   })
+}
+
+/** Whether HOME/daemon.json and HOME/token name a daemon (it may still not answer). */
+function daemonNamed(home: string): boolean {
+  try {
+    endpointOfHome(home)
+    return true
+  } catch (err) {
+    if (err instanceof NoDaemonError) return false
+    throw err
+  }
 }
 
 async function daemonAnswers(home: string): Promise<boolean> {
