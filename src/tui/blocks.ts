@@ -72,7 +72,7 @@ export class AnswerBlock extends CachedBlock {
     super()
     this.theme = theme
     this.runId = runId
-    this.md = new StreamingMarkdown(theme, text)
+    this.md = new StreamingMarkdown(theme, text, '  ')
     this.#status = status
   }
   append(delta: string): void {
@@ -89,9 +89,8 @@ export class AnswerBlock extends CachedBlock {
     super.invalidate()
   }
   protected draw(width: number): string[] {
-    const lines = this.md.render(Math.max(1, width - 2)).map((l) => `  ${l}`)
-    if (this.#status === 'interrupted') lines.push(this.theme.warn('  (interrupted)'))
-    return lines
+    const lines = this.md.render(width)
+    return this.#status === 'interrupted' ? [...lines, this.theme.warn('  (interrupted)')] : lines
   }
 }
 

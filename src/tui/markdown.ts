@@ -20,80 +20,106 @@ const FENCE = /^ {0,3}(```|~~~)/
 
 export class StreamingMarkdown implements Component {
   readonly #theme: Theme
+  readonly #indent: string
+  /** The sealed blocks' lines at #width (indented, a blank line between blocks). */
+  #sealedLines: string[] = []
+  #sealedDrawn = 0
   /** Sealed blocks, never parsed again (each caches its lines per width). */
   readonly #sealed: Markdown[] = []
-  #text = ''
-  /** Where the unsealed text starts, and how far complete lines were scanned. */
-  #blockStart = 0
-  #scanned = 0
+  /**
+   * The text as it came, in pieces: appending to one long string and searching it would
+   * flatten the whole string on every delta (gigabytes of copies over a long answer).
+   */
+  #parts: string[] = []
+  /** Complete lines of the block not yet sealed, and the line still being written. */
+  #block = ''
+  #line = ''
   #inFence = false
   #tail: Markdown | undefined
   #tailText = ''
   #lines: string[] | undefined
   #width = 0
 
-  constructor(theme: Theme, text = '') {
+  /** `indent` goes before every line (the width given to render includes it). */
+  constructor(theme: Theme, text = '', indent = '') {
     this.#theme = theme
+    this.#indent = indent
     if (text) this.append(text)
   }
 
   get text(): string {
-    return this.#text
+    if (this.#parts.length > 1) this.#parts = [this.#parts.join('')]
+    return this.#parts[0] ?? ''
   }
 
   append(delta: string): void {
-    this.#text += delta
-    this.#scan()
+    if (delta === '') return
+    this.#parts.push(delta)
+    let from = 0
+    for (let nl = delta.indexOf('\n'); nl >= 0; nl = delta.indexOf('\n', from)) {
+      this.#completeLine(this.#line + delta.slice(from, nl))
+      this.#line = ''
+      from = nl + 1
+    }
+    this.#line += delta.slice(from)
     this.#lines = undefined
   }
 
   /** Replaces the whole text (a final entry that differs from what streamed). */
   setText(text: string): void {
-    if (text === this.#text) return
+    if (text === this.text) return
     this.#sealed.length = 0
-    this.#text = ''
-    this.#blockStart = this.#scanned = 0
+    this.#sealedLines = []
+    this.#sealedDrawn = 0
+    this.#parts = []
+    this.#block = this.#line = ''
     this.#inFence = false
     this.append(text)
   }
 
-  /** Seals blocks at blank lines outside fences, looking only at lines not yet scanned. */
-  #scan(): void {
-    for (;;) {
-      const nl = this.#text.indexOf('\n', this.#scanned)
-      if (nl < 0) return
-      const line = this.#text.slice(this.#scanned, nl)
-      this.#scanned = nl + 1
-      if (FENCE.test(line)) this.#inFence = !this.#inFence
-      else if (!this.#inFence && line.trim() === '') {
-        const block = this.#text.slice(this.#blockStart, nl)
-        if (block.trim() !== '') this.#sealed.push(markdownComponent(block, this.#theme))
-        this.#blockStart = this.#scanned
-      }
+  /** Seals the block at a blank line outside a code fence. */
+  #completeLine(line: string): void {
+    if (FENCE.test(line)) this.#inFence = !this.#inFence
+    else if (!this.#inFence && line.trim() === '') {
+      if (this.#block.trim() !== '') this.#sealed.push(markdownComponent(this.#block, this.#theme))
+      this.#block = ''
+      return
     }
+    this.#block += `${line}\n`
   }
 
   invalidate(): void {
     for (const m of this.#sealed) m.invalidate()
     this.#tail?.invalidate()
     this.#lines = undefined
+    this.#sealedLines = []
+    this.#sealedDrawn = 0
   }
 
+  /**
+   * Sealed blocks are drawn once per width and kept; a frame draws only the last block and
+   * copies the kept lines (no new strings), so a long answer does not churn memory.
+   */
   render(width: number): string[] {
     if (this.#lines && width === this.#width) return this.#lines
-    const tailText = this.#text.slice(this.#blockStart)
+    if (width !== this.#width) {
+      this.#sealedLines = []
+      this.#sealedDrawn = 0
+    }
+    const inner = Math.max(1, width - this.#indent.length)
+    for (; this.#sealedDrawn < this.#sealed.length; this.#sealedDrawn++) {
+      if (this.#sealedLines.length > 0) this.#sealedLines.push('')
+      for (const l of this.#sealed[this.#sealedDrawn].render(inner)) this.#sealedLines.push(this.#indent + l)
+    }
+    const tailText = this.#block + this.#line
     if (!this.#tail || tailText !== this.#tailText) {
       this.#tail = markdownComponent(tailText, this.#theme)
       this.#tailText = tailText
     }
-    const lines: string[] = []
-    for (const m of this.#sealed) {
-      if (lines.length > 0) lines.push('')
-      lines.push(...m.render(width))
-    }
+    const lines = this.#sealedLines.slice()
     if (tailText.trim() !== '') {
       if (lines.length > 0) lines.push('')
-      lines.push(...this.#tail.render(width))
+      for (const l of this.#tail.render(inner)) lines.push(this.#indent + l)
     }
     this.#width = width
     this.#lines = lines
