@@ -74,7 +74,8 @@ try {
   console.log(
     `prompt: median ${median(starts.map((p) => p.prompt!)).toFixed(0)} ms from process start; ` +
       `session open: ${median(starts.map((p) => p.session!)).toFixed(0)} ms; ` +
-      `hearth --version (whole process): ${median(version).toFixed(0)} ms`,
+      `hearth --version (whole process): ${median(version).toFixed(0)} ms; ` +
+      `rss of an idle client: ${median(starts.map((p) => p.rss)).toFixed(0)} MB`,
   )
 
   rmSync(probeFile)

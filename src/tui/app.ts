@@ -2,10 +2,12 @@
 // time (today the chat screen; pickers and the login and quota screens come as more
 // components in this folder). The first frame is drawn before the session is open, so the
 // prompt takes keys at once; a message typed meanwhile waits for the session.
-import { ProcessTerminal, TUI } from '@mariozechner/pi-tui'
+
 import type { HearthClient } from '../client/client.ts'
 import { ChatScreen } from './chat-screen.ts'
 import { loadHighlighter } from './highlight.ts'
+import { loadMarkdown } from './markdown.ts'
+import { ProcessTerminal, TUI } from './pi.ts'
 import { SessionLink } from './session-link.ts'
 import type { Theme } from './theme.ts'
 import { Transcript } from './transcript.ts'
@@ -53,19 +55,32 @@ export function runApp(o: AppOptions): Promise<number> {
   tui.addChild(chat)
   tui.setFocus(chat)
   tui.start()
-  // Grammars load after the first frame; code blocks drawn before are drawn again.
-  setImmediate(() =>
-    loadHighlighter(() => {
-      transcript.invalidate()
-      tui.requestRender()
+  // The first frame is drawn on the next tick, before anything else: opening the session
+  // loads Node's fetch and the grammars take tens of milliseconds, so both wait for it.
+  tui.requestRender(true)
+  const opening = new Promise<void>((resolve, reject) =>
+    setImmediate(() => {
+      loadMarkdown().then(() => {
+        transcript.invalidate()
+        tui.requestRender()
+      })
+      ;(o.sessionId ? link.open(o.sessionId) : link.create(o.workspace)).then(resolve, reject)
     }),
   )
-  const opening = o.sessionId ? link.open(o.sessionId) : link.create(o.workspace)
   link.ready = opening
   opening.catch((err) => {
     transcript.notice(`could not open the session: ${(err as Error).message}`, o.theme.error)
     tui.requestRender()
   })
+  // Code blocks drawn before the grammars are there are drawn again once they are.
+  opening
+    .catch(() => {})
+    .then(() =>
+      loadHighlighter(() => {
+        transcript.invalidate()
+        tui.requestRender()
+      }),
+    )
   process.once('SIGTERM', () => quit(143))
   process.once('SIGHUP', () => quit(129))
   return finished

@@ -1,8 +1,9 @@
 // The blocks a transcript is made of: one per message, answer, reasoning, tool call,
 // approval or notice. Each renders itself to lines of a given width and keeps them until
 // it changes, so a frame costs only what changed.
-import { type Component, truncateToWidth, wrapTextWithAnsi } from '@mariozechner/pi-tui'
+
 import { StreamingMarkdown } from './markdown.ts'
+import { type Component, truncateToWidth, wrapTextWithAnsi } from './pi.ts'
 import type { Theme } from './theme.ts'
 
 /** Plain text wrapped to the width, each line styled. */

@@ -2,6 +2,8 @@
 // terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows reasoning, y/n/a answer an open
 // approval (with an empty editor), Esc or Ctrl-C interrupts the running turn, a second
 // Ctrl-C quits; everything else edits the message. Lines starting with / are commands.
+
+import { COMMANDS, type CommandContext, parseCommand } from './commands.ts'
 import {
   CombinedAutocompleteProvider,
   type Component,
@@ -10,8 +12,7 @@ import {
   matchesKey,
   type TUI,
   truncateToWidth,
-} from '@mariozechner/pi-tui'
-import { COMMANDS, type CommandContext, parseCommand } from './commands.ts'
+} from './pi.ts'
 import type { SessionLink } from './session-link.ts'
 import { statusLine } from './status-line.ts'
 import { editorTheme, type Theme } from './theme.ts'

@@ -2,13 +2,38 @@
 // code blocks highlighted (./highlight.ts). A streaming answer is cut into blocks: once a
 // block is followed by a blank line outside a code fence it is sealed and its lines are
 // kept, so each frame parses only the growing last block, however long the answer gets.
-import { type Component, Markdown } from '@mariozechner/pi-tui'
+import type { Markdown } from '@mariozechner/pi-tui/dist/components/markdown.js'
 import { highlightLines } from './highlight.ts'
+import { type Component, wrapTextWithAnsi } from './pi.ts'
 import { markdownTheme, type Theme } from './theme.ts'
 
-export function markdownComponent(text: string, theme: Theme): Markdown {
+let MarkdownComponent: typeof Markdown | undefined
+let loading: Promise<void> | undefined
+
+/** Loads the Markdown renderer (pi-tui's component and marked) once. */
+export function loadMarkdown(): Promise<void> {
+  loading ??= import('@mariozechner/pi-tui/dist/components/markdown.js').then((m) => {
+    MarkdownComponent = m.Markdown
+  })
+  return loading
+}
+
+/** Text shown as it is until the renderer is loaded (the first frame has no Markdown). */
+class PlainText implements Component {
+  readonly #text: string
+  constructor(text: string) {
+    this.#text = text
+  }
+  invalidate(): void {}
+  render(width: number): string[] {
+    return this.#text.split('\n').flatMap((l) => wrapTextWithAnsi(l, Math.max(1, width)))
+  }
+}
+
+export function markdownComponent(text: string, theme: Theme): Component {
+  if (!MarkdownComponent) return new PlainText(text)
   const md = markdownTheme(theme, (code, lang) => highlightLines(code, lang, theme) ?? code.split('\n'))
-  return new Markdown(text, 0, 0, md)
+  return new MarkdownComponent(text, 0, 0, md)
 }
 
 /** Markdown text rendered to lines of at most `width` columns. */
@@ -25,7 +50,7 @@ export class StreamingMarkdown implements Component {
   #sealedLines: string[] = []
   #sealedDrawn = 0
   /** Sealed blocks, never parsed again (each caches its lines per width). */
-  readonly #sealed: Markdown[] = []
+  #sealed: Component[] = []
   /**
    * The text as it came, in pieces: appending to one long string and searching it would
    * flatten the whole string on every delta (gigabytes of copies over a long answer).
@@ -35,7 +60,7 @@ export class StreamingMarkdown implements Component {
   #block = ''
   #line = ''
   #inFence = false
-  #tail: Markdown | undefined
+  #tail: Component | undefined
   #tailText = ''
   #lines: string[] | undefined
   #width = 0
@@ -77,6 +102,16 @@ export class StreamingMarkdown implements Component {
     this.append(text)
   }
 
+  #reseal(): void {
+    const text = this.text
+    this.#parts = []
+    this.#sealed = []
+    this.#block = this.#line = ''
+    this.#inFence = false
+    this.#tail = undefined
+    this.append(text)
+  }
+
   /** Seals the block at a blank line outside a code fence. */
   #completeLine(line: string): void {
     if (FENCE.test(line)) this.#inFence = !this.#inFence
@@ -89,6 +124,12 @@ export class StreamingMarkdown implements Component {
   }
 
   invalidate(): void {
+    // Blocks made before the renderer was loaded are made again.
+    if (
+      MarkdownComponent &&
+      (this.#tail instanceof PlainText || this.#sealed.some((m) => m instanceof PlainText))
+    )
+      this.#reseal()
     for (const m of this.#sealed) m.invalidate()
     this.#tail?.invalidate()
     this.#lines = undefined

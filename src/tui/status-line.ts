@@ -1,7 +1,8 @@
 // The status line under the transcript: workspace, profile, model, effort, phase, tokens
 // and context use of the open session (from the session read's usage fields).
-import { truncateToWidth } from '@mariozechner/pi-tui'
+
 import type { SessionRead } from '../schemas/sessions.ts'
+import { truncateToWidth } from './pi.ts'
 import type { Theme } from './theme.ts'
 
 const compact = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n))

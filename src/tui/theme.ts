@@ -1,7 +1,7 @@
 // Colours and styles of the terminal client. Every style is a function from text to text;
 // with colour off (NO_COLOR set and not empty, https://no-color.org) the colour functions
 // return the text unchanged, while bold, dim, italic and inverse (not colours) stay.
-import type { EditorTheme, MarkdownTheme, SelectListTheme } from '@mariozechner/pi-tui'
+import type { EditorTheme, MarkdownTheme, SelectListTheme } from './pi.ts'
 
 type Style = (text: string) => string
 

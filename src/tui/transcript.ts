@@ -2,7 +2,7 @@
 // session stream, and a window onto it. Entries come from the history (pages read as the
 // reader scrolls up) and from `entry.added`; a running turn's output streams into blocks
 // keyed by content id, which the turn's final entries then complete instead of repeating.
-import type { Component } from '@mariozechner/pi-tui'
+
 import {
   AnswerBlock,
   ApprovalBlock,
@@ -12,6 +12,7 @@ import {
   UserBlock,
   wrapped,
 } from './blocks.ts'
+import type { Component } from './pi.ts'
 import type { Theme } from './theme.ts'
 
 export interface HistoryEntry {

@@ -2,12 +2,12 @@
 // streaming Markdown, wrapping at narrow widths, the transcript's blocks for tool calls and
 // approvals, its window, and the chat screen's editor keys.
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
-import { type TUI, visibleWidth } from '@mariozechner/pi-tui'
+import { before, describe, it } from 'node:test'
 import { ChatScreen } from '../../src/tui/chat-screen.ts'
 import { parseCommand } from '../../src/tui/commands.ts'
 import { highlightLines, loadHighlighter } from '../../src/tui/highlight.ts'
-import { markdownLines, StreamingMarkdown } from '../../src/tui/markdown.ts'
+import { loadMarkdown, markdownLines, StreamingMarkdown } from '../../src/tui/markdown.ts'
+import { type TUI, visibleWidth } from '../../src/tui/pi.ts'
 import { SessionLink } from '../../src/tui/session-link.ts'
 import { makeTheme } from '../../src/tui/theme.ts'
 import { Transcript, windowOf } from '../../src/tui/transcript.ts'
@@ -18,6 +18,8 @@ const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').trimEnd()
 
 const SAMPLE =
   '# Title\n\nSome **bold** text.\n\n- one\n- two\n\n```js\nconst x = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'
+
+before(() => loadMarkdown())
 
 describe('Markdown to lines', () => {
   it('renders headings, emphasis, lists, code blocks and tables', () => {
