@@ -1,7 +1,7 @@
 // The full-screen client itself, in tmux against a real daemon and the fake upstream, with
 // bench/tui-probe.ts loaded into it to read its own clock:
 //   prompt    ms from the client's process start to its first frame (the prompt takes keys
-//             from then on), and to the session being open; median of 7 starts
+//             from then on), and to the session being open; median of 15 starts
 //   echo      ms from the client reading a key to its writing a frame that shows the key,
 //             while an answer streams 20,000 deltas (median, p95, max)
 //   rss       the client's resident memory when it quits after that answer, MB
@@ -17,6 +17,7 @@ import { startWithUpstream } from '../test/inputs/helpers.ts'
 const PROBE = join(import.meta.dirname, 'tui-probe.ts')
 const s = await startWithUpstream()
 const probeFile = join(tempHome('hearth-tui-probe-'), 'probe.jsonl')
+const STARTS = 15
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b)
 const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]
 const p95 = (xs: number[]) => sorted(xs)[Math.floor(xs.length * 0.95)]
@@ -59,22 +60,22 @@ const probes = (): Probe[] =>
     .map((l) => JSON.parse(l))
 
 try {
+  // Interleaved, so both see the same load.
   const version: number[] = []
-  for (let i = 0; i < 7; i++) {
+  for (let i = 0; i < STARTS; i++) {
     const t0 = performance.now()
     execFileSync(BIN, ['--version'], { env: { ...process.env, PATH: pathWithThisNode() } })
     version.push(performance.now() - t0)
-  }
-  for (let i = 0; i < 7; i++) {
     const t = open()
     await until(t, (x) => /idle · /.test(x))
     await quit(t)
   }
   const starts = probes()
   console.log(
-    `prompt: median ${median(starts.map((p) => p.prompt!)).toFixed(0)} ms from process start; ` +
+    `prompt: median ${median(starts.map((p) => p.prompt!)).toFixed(0)} ms from process start ` +
+      `(fastest ${Math.min(...starts.map((p) => p.prompt!)).toFixed(0)} ms); ` +
       `session open: ${median(starts.map((p) => p.session!)).toFixed(0)} ms; ` +
-      `hearth --version (whole process): ${median(version).toFixed(0)} ms; ` +
+      `hearth --version (whole process): ${median(version).toFixed(0)} ms (fastest ${Math.min(...version).toFixed(0)} ms); ` +
       `rss of an idle client: ${median(starts.map((p) => p.rss)).toFixed(0)} MB`,
   )
 

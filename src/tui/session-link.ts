@@ -258,11 +258,12 @@ export class SessionLink {
     if (!this.id) throw new Error('no session is open')
     const { body } = await this.client().call('sessions.get', {
       params: { session_id: this.id },
-      query: { view: 'configuration', tail: 0 },
+      query: { view: 'configuration' },
     })
     const etag = (body as unknown as { etag: string }).etag
     await this.client().call('sessions.configure', {
       params: { session_id: this.id },
+      query: { view: 'configuration' },
       headers: { 'if-match': etag },
       body: patch as never,
     })

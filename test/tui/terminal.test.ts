@@ -114,6 +114,34 @@ describe('the full-screen client in tmux', () => {
     assert.doesNotMatch(coloured, FOREGROUND)
   })
 
+  it('completes command names; /rename and /fork change the session on the daemon', async () => {
+    const t = open()
+    await t.waitFor(ready, 'the prompt')
+    t.type('/ren')
+    await t.waitFor((x) => /→ rename +NAME — name this session/.test(x), 'the command offered')
+    t.keys('Tab')
+    await t.waitFor((x) => /^ \/rename\s*$/m.test(x), 'the completed name')
+    t.type('tui renamed')
+    t.keys('Enter')
+    await t.waitFor((x) => x.includes('renamed to tui renamed'), 'the rename')
+    const { body } = await s.d.client.call('sessions.list', { query: { search: 'tui renamed' } })
+    const renamed = (body as { items: { id: string; name: string }[] }).items
+    assert.equal(renamed.length, 1)
+    t.type('/fork')
+    t.keys('Enter')
+    const screen = await t.waitFor((x) => x.includes('forked '), 'the fork')
+    const forkId = /forked \S+ into ([0-9a-f-]{36})/.exec(screen.replace(/\n\s*/g, ' '))?.[1]
+    assert.ok(forkId, screen)
+    const { body: fork } = await s.d.client.call('sessions.get', {
+      params: { session_id: forkId },
+      query: { tail: 0 },
+    })
+    assert.equal(
+      (fork as { creation: { submitted: { source_id: string } } }).creation.submitted.source_id,
+      renamed[0].id,
+    )
+  })
+
   it('falls back to the line mode when standard input is not a terminal', async () => {
     const t = Tmux.start(['sh', '-c', `echo hi | ${process.execPath} ${BIN} chat --home ${s.d.home}`], {
       columns: 80,
