@@ -33,7 +33,9 @@ export interface ChatScreenOptions {
 export class ChatScreen implements Component, Focusable {
   readonly editor: Editor
   readonly #o: ChatScreenOptions
+  /** Rows scrolled up from the bottom, and whether the window shows the first row held. */
   #offset = 0
+  #atTop = false
   #lastCtrlC = 0
   #note: string | undefined
   #noteTimer: NodeJS.Timeout | undefined
@@ -169,8 +171,6 @@ export class ChatScreen implements Component, Focusable {
   #pageRows(): number {
     return Math.max(1, this.#o.rows() - 8)
   }
-
-  #atTop = false
 
   #scroll(by: number): void {
     this.#offset = Math.max(0, this.#offset + by)

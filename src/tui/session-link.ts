@@ -17,6 +17,13 @@ const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
 
 export type ApprovalRemember = 'once' | 'session'
 
+interface ActiveOutput {
+  content_id: string
+  run_id: string
+  kind: 'text' | 'reasoning'
+  snapshot: string
+}
+
 export class SessionLink {
   readonly client: () => HearthClient
   readonly transcript: Transcript
@@ -26,6 +33,8 @@ export class SessionLink {
   older: string | null = null
   #stop: AbortController | undefined
   #loadingOlder = false
+  /** Deltas of outputs whose text so far is still being read (a busy session opened). */
+  readonly #catchingUp = new Map<string, string[]>()
   onChange: () => void = () => {}
   /** Settles when the first session is open (messages typed before wait for it). */
   ready: Promise<void> = Promise.resolve()
@@ -126,15 +135,57 @@ export class SessionLink {
       if (first) {
         this.transcript.prependHistory(data.session.history.items as HistoryEntry[])
         this.older = data.session.history.older
+        for (const item of data.session.active_output as ActiveOutput[]) this.#catchUp(data.session.id, item)
       }
       this.onChange()
       return
     }
     const p = data.payload ?? {}
+    const held = f.event === 'output.delta' ? this.#catchingUp.get(p.content_id) : undefined
+    if (held) {
+      held.push(String(p.delta))
+      return
+    }
     const s = this.session
     if (s) this.#track(s, f.event, p)
     this.transcript.apply(f.event, p)
     this.onChange()
+  }
+
+  /**
+   * A running turn's output when the session opens: its block is made now, its text up to
+   * the snapshot is read from the active-output resource, and deltas that arrive meanwhile
+   * wait behind it, so the turn streams on live without a gap or a repeat.
+   */
+  #catchUp(sessionId: string, item: ActiveOutput): void {
+    this.transcript.apply('output.started', {
+      run_id: item.run_id,
+      content_id: item.content_id,
+      kind: item.kind,
+    })
+    const held: string[] = []
+    this.#catchingUp.set(item.content_id, held)
+    const read = async () => {
+      let next: string | undefined
+      do {
+        const { body } = await this.client().call('sessions.active_output', {
+          params: { session_id: sessionId, content_id: item.content_id },
+          query: { snapshot: item.snapshot, next },
+        })
+        this.transcript.apply('output.delta', { content_id: item.content_id, delta: body.text })
+        next = body.next ?? undefined
+      } while (next)
+    }
+    read()
+      .catch(() => {
+        // The run ended meanwhile (snapshot_stale): its entry brings the whole text.
+      })
+      .finally(() => {
+        this.#catchingUp.delete(item.content_id)
+        for (const delta of held)
+          this.transcript.apply('output.delta', { content_id: item.content_id, delta })
+        this.onChange()
+      })
   }
 
   /** Keeps the state the status line shows in step with the events. */

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { BIN, tempHome } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
-import { type Setup, startWithUpstream } from '../inputs/helpers.ts'
+import { idle, message, putInput, type Setup, startWithUpstream, waitSession } from '../inputs/helpers.ts'
+import { createSession } from '../streams/sse-client.ts'
 
 const MARKDOWN = '# Results\n\nIt **works**:\n\n```js\nconst answer = 42\n```\n\nDone.\n'
 /** The editor's bottom border: the prompt is drawn. */
@@ -112,6 +113,40 @@ describe('the full-screen client in tmux', () => {
     const coloured = t.screen(true)
     assert.match(coloured, /const answer = 42/)
     assert.doesNotMatch(coloured, FOREGROUND)
+  })
+
+  it('reads older history in pages as the transcript scrolls past the top', async () => {
+    const id = await createSession(s.d)
+    for (let i = 0; i < 30; i++) {
+      await putInput(s.d, id, message(`turn ${i} asked`))
+      await waitSession(s.d, id, (x) => idle(x) && x.input_order === i + 1)
+    }
+    const t = open(['chat', id])
+    await t.waitFor((x) => x.includes('turn 29 asked') && ready(x), 'the newest entries')
+    // The first page holds the newest 50 of the 60 entries: the oldest turns are not read yet.
+    let screen = ''
+    for (let i = 0; i < 40 && !screen.includes('turn 0 asked'); i++) {
+      t.keys('PageUp')
+      await new Promise((r) => setTimeout(r, 100))
+      screen = t.screen()
+    }
+    assert.match(screen, /› turn 0 asked/)
+  })
+
+  it('opens a busy session live: the answer so far, then the rest as it streams', async () => {
+    const id = await createSession(s.d)
+    s.upstream.enqueue({ text: Array.from({ length: 60 }, (_, i) => `part${i} `), delayMs: 80 })
+    await putInput(s.d, id, message('a running turn'))
+    await waitSession(s.d, id, (x) => x.activity.output_utf8_bytes > 30)
+    const t = open(['chat', id])
+    // While the turn still runs, the screen holds what streamed before it opened and after.
+    const live = await t.waitFor(
+      (x) => /part(2\d|3\d)/.test(x) && /running · /.test(x),
+      'the answer streaming',
+    )
+    assert.match(live.replace(/\s+/g, ' '), /part0 part1 part2 /)
+    const screen = await t.waitFor((x) => x.includes('part59') && ready(x), 'the whole answer')
+    assert.match(screen.replace(/\s+/g, ' '), /part0 part1 part2 .*part58 part59/)
   })
 
   it('completes command names; /rename and /fork change the session on the daemon', async () => {
