@@ -154,6 +154,9 @@ export class ToolBlock extends CachedBlock {
     this.summary = summary
     this.effect = effect
   }
+  get ended(): boolean {
+    return this.#outcome !== undefined
+  }
   progress(text: string): void {
     const parts = (this.#partial + text).split('\n')
     this.#partial = parts.pop() ?? ''
@@ -170,12 +173,7 @@ export class ToolBlock extends CachedBlock {
   }
   protected draw(width: number): string[] {
     const t = this.theme
-    const mark =
-      this.#outcome === undefined
-        ? t.warn('⋯')
-        : /^(ok|completed|success|succeeded)$/.test(this.#outcome)
-          ? t.ok('✓')
-          : t.error('✗')
+    const mark = this.#outcome === undefined ? t.warn('⋯') : this.#outcome === 'ok' ? t.ok('✓') : t.error('✗')
     const outcome = this.#outcome ? t.dim(` ${this.#outcome}${this.#detail ? `, ${this.#detail}` : ''}`) : ''
     const head = `  ${mark} ${t.bold(this.name)} ${this.summary}${outcome}`
     const lines = [truncateToWidth(head, width, '…')]

@@ -136,6 +136,9 @@ export class SessionLink {
         this.transcript.prependHistory(data.session.history.items as HistoryEntry[])
         this.older = data.session.history.older
         for (const item of data.session.active_output as ActiveOutput[]) this.#catchUp(data.session.id, item)
+        // A session waiting for an approval when it opens asks it here.
+        const blocking = data.session.status.blocking_reason as Record<string, unknown> | null
+        if (blocking && blocking.kind === 'approval') this.transcript.apply('approval.requested', blocking)
       }
       this.onChange()
       return
@@ -208,6 +211,9 @@ export class SessionLink {
         break
       case 'session.configured':
         Object.assign(s, configuredFields(p.changes))
+        if (p.changes && 'approval_policy' in p.changes)
+          (s.configuration_resource.value as Record<string, unknown>).approval_policy =
+            p.changes.approval_policy
         break
     }
   }

@@ -17,7 +17,9 @@ export function statusLine(s: SessionRead | undefined, width: number, theme: The
   if (!s) return truncateToWidth(theme.dim(note ?? 'opening…'), width, '…')
   const parts = [shortPath(s.workspace), s.provider_profile || 'no profile', s.model]
   if (s.effort) parts.push(s.effort)
-  const policy = (s as { approval_policy?: string }).approval_policy
+  // The session's own policy (null follows the settings), where the daemon has one.
+  const policy = (s.configuration_resource?.value as { approval_policy?: string | null } | undefined)
+    ?.approval_policy
   if (policy) parts.push(`approve: ${policy}`)
   const u = s.usage
   if (u.total_tokens !== null) parts.push(`${compact(u.total_tokens)} tokens`)

@@ -65,7 +65,16 @@ export class Transcript {
     const out: Component[] = []
     for (const e of entries) {
       const c = e.content
-      if (e.kind === 'user') out.push(new UserBlock(t, String(c.text ?? ''), c.input_id, false))
+      if (e.kind === 'tool_call') {
+        // A call's block; its result (the next entries, or tool.ended live) completes it.
+        const b = this.#tools.get(c.call_id) ?? this.#toolBlock(c)
+        if (!out.includes(b) && !this.blocks.includes(b)) out.push(b)
+      } else if (e.kind === 'tool_result') {
+        const b = this.#tools.get(c.call_id)
+        if (b) {
+          if (!b.ended) b.end(String(c.outcome), c.output, c.meta)
+        } else out.push(new NoticeBlock(`${c.name ?? 'tool'}: ${c.outcome}`, t.dim))
+      } else if (e.kind === 'user') out.push(new UserBlock(t, String(c.text ?? ''), c.input_id, false))
       else if (e.kind === 'assistant') out.push(new AnswerBlock(t, c.run_id, String(c.text ?? ''), c.status))
       else if (e.kind === 'reasoning')
         out.push(new ReasoningBlock(t, () => this.showReasoning, c.run_id, String(c.text ?? '')))
@@ -73,6 +82,18 @@ export class Transcript {
       else out.push(new NoticeBlock(`[${e.kind}] ${String(c.text ?? c.summary ?? '')}`, t.dim))
     }
     return out
+  }
+
+  #toolBlock(p: Payload): ToolBlock {
+    const b = new ToolBlock(
+      this.theme,
+      p.call_id,
+      String(p.name),
+      String(p.summary ?? ''),
+      p.effect ?? undefined,
+    )
+    this.#tools.set(p.call_id, b)
+    return b
   }
 
   prependHistory(entries: HistoryEntry[]): void {
@@ -108,9 +129,9 @@ export class Transcript {
         return true
       }
       case 'tool.started': {
-        const b = new ToolBlock(t, p.call_id, String(p.name), String(p.summary ?? ''), p.effect)
-        this.#tools.set(p.call_id, b)
-        this.#add(b)
+        // Its tool_call entry, added when the step ended, usually made the block already.
+        if (this.#tools.has(p.call_id)) return false
+        this.#add(this.#toolBlock(p))
         return true
       }
       case 'tool.progress': {
@@ -124,11 +145,11 @@ export class Transcript {
         const b = this.#tools.get(p.call_id)
         if (!b) return false
         b.end(String(p.outcome), p.output, p.meta)
-        this.#tools.delete(p.call_id)
         this.version++
         return true
       }
       case 'approval.requested': {
+        if (this.#approvals.has(p.request_id)) return false
         const b = new ApprovalBlock(t, p.request_id, String(p.tool), String(p.summary ?? ''), p.effect)
         this.#approvals.set(p.request_id, b)
         this.#add(b)

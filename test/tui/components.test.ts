@@ -89,6 +89,38 @@ describe('transcript', () => {
     assert.match(windowOf(t, 60, 20, 0).lines.map(strip).join('\n'), /denied/)
   })
 
+  it('one block per tool call, from its entry, its events and its result, live or from the history', () => {
+    const call = { run_id: 'r', call_id: 'c2', name: 'write', summary: 'write a.ts', effect: 'write' }
+    const entry = (position: number, kind: string, content: Record<string, unknown>) => ({
+      entry: { id: String(position), position, kind, content },
+    })
+    const live = new Transcript(plain)
+    live.apply('entry.added', entry(3, 'tool_call', { ...call, arguments: '{}' }))
+    live.apply('tool.started', call)
+    live.apply('tool.ended', { run_id: 'r', call_id: 'c2', outcome: 'error', output: 'EACCES', meta: {} })
+    live.apply(
+      'entry.added',
+      entry(4, 'tool_result', { ...call, outcome: 'error', output: 'EACCES', meta: {} }),
+    )
+    assert.equal(live.blocks.length, 1)
+    assert.match(
+      windowOf(live, 60, 10, 0).lines.map(strip).join('\n'),
+      /✗ write write a\.ts error\n.*│ EACCES/,
+    )
+    const history = new Transcript(plain)
+    history.prependHistory([
+      { id: '3', position: 3, kind: 'tool_call', content: { ...call, arguments: '{}' } },
+      {
+        id: '4',
+        position: 4,
+        kind: 'tool_result',
+        content: { ...call, outcome: 'ok', output: 'done', meta: {} },
+      },
+    ])
+    assert.equal(history.blocks.length, 1)
+    assert.match(windowOf(history, 60, 10, 0).lines.map(strip).join('\n'), /✓ write write a\.ts ok/)
+  })
+
   it('completes a streamed answer with its entry instead of showing it twice', () => {
     const t = new Transcript(plain)
     t.apply('output.started', { run_id: 'r', content_id: 'k', kind: 'text', index: 0 })
