@@ -1,5 +1,5 @@
 // The full-screen client itself, in tmux against a real daemon and the fake upstream, with
-// bench/tui-probe.ts loaded into it to read its own clock:
+// bench/tui-probe.mjs loaded into it to read its own clock:
 //   prompt    ms from the client's process start to its first frame (the prompt takes keys
 //             from then on), and to the session being open; median of 15 starts
 //   echo      ms from the client reading a key to its writing a frame that shows the key,
@@ -14,7 +14,7 @@ import { BIN, pathWithThisNode, tempHome } from '../test/helpers/daemon.ts'
 import { Tmux } from '../test/helpers/tmux.ts'
 import { startWithUpstream } from '../test/inputs/helpers.ts'
 
-const PROBE = join(import.meta.dirname, 'tui-probe.ts')
+const PROBE = join(import.meta.dirname, 'tui-probe.mjs')
 const s = await startWithUpstream()
 const probeFile = join(tempHome('hearth-tui-probe-'), 'probe.jsonl')
 const STARTS = 15

@@ -1,16 +1,17 @@
 // Loaded into the client by bench/tui-client.ts (`node --import`): records, in the client's
 // own clock, when its first frame (the prompt) and the open session are written, and for
 // every key it reads, how long until a frame holding that key is written. Appends JSON
-// lines to $HEARTH_TUI_PROBE at exit.
+// lines to $HEARTH_TUI_PROBE at exit. Plain JavaScript: a .ts file here would load Node's
+// type stripper into the client before it starts, and the start is what is measured.
 import { appendFileSync } from 'node:fs'
 
-const out = process.env.HEARTH_TUI_PROBE as string
-const marks: Record<string, number> = {}
-const echoes: number[] = []
-let pending: { key: string; at: number }[] = []
+const out = process.env.HEARTH_TUI_PROBE
+const marks = {}
+const echoes = []
+let pending = []
 
 const write = process.stdout.write.bind(process.stdout)
-process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+process.stdout.write = (chunk, ...rest) => {
   const raw = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
   const text = raw.replace(/\x1b\[[0-9;]*m/g, '')
   const now = performance.now()
@@ -23,19 +24,19 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       return false
     })
   }
-  return (write as (...a: unknown[]) => boolean)(chunk, ...rest)
-}) as typeof process.stdout.write
+  return write(chunk, ...rest)
+}
 
 const emit = process.stdin.emit.bind(process.stdin)
-process.stdin.emit = ((event: string, ...args: unknown[]) => {
+process.stdin.emit = (event, ...args) => {
   if (event === 'data') {
     const key = String(args[0])
     // Only printable keys typed one by one are echoed as themselves.
     if (/^[a-z]$/.test(key)) pending.push({ key: `${typed}${key}`.slice(-6), at: performance.now() })
     if (/^[a-z]$/.test(key)) typed += key
   }
-  return (emit as (...a: unknown[]) => boolean)(event, ...args)
-}) as typeof process.stdin.emit
+  return emit(event, ...args)
+}
 let typed = ''
 
 process.on('exit', () => {
