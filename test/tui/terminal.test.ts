@@ -1,10 +1,10 @@
 // The full-screen client in a real terminal: tmux runs `hearth` against a real daemon whose
 // profile is the scripted fake upstream; the tests type with send-keys and read the screen.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { BIN, tempHome } from '../helpers/daemon.ts'
+import { BIN, pathWithThisNode, tempHome } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
 import { idle, message, putInput, type Setup, startWithUpstream, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
@@ -196,5 +196,26 @@ describe('the full-screen client in tmux', () => {
     t.keys('q')
     await t.waitFor(() => t.ended, 'the client to quit')
     assert.equal(existsSync(join(home, 'daemon.json')), false)
+  })
+
+  it('starts a daemon when asked with d, then opens the chat', async () => {
+    const home = tempHome()
+    const t = Tmux.start([process.execPath, BIN, '--home', home], {
+      columns: 100,
+      rows: 12,
+      env: { PATH: pathWithThisNode() },
+      cwd: home,
+    })
+    terminals.push(t)
+    await t.waitFor((x) => x.includes('press d'), 'the advice')
+    t.keys('d')
+    try {
+      await t.waitFor((x) => /idle · /.test(x) && x.includes('────'), 'the chat on the new daemon', 20_000)
+    } finally {
+      const pid = existsSync(join(home, 'daemon.json'))
+        ? JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')).pid
+        : undefined
+      if (pid) process.kill(pid, 'SIGTERM')
+    }
   })
 })
