@@ -14,9 +14,6 @@ import { endpointOfHome, HearthClient, NoDaemonError } from '../client/client.ts
 import { runApp } from './app.ts'
 import { colourWanted, makeTheme } from './theme.ts'
 
-/** Whether the full-screen client can run: a terminal on both ends. */
-export const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stdout.isTTY)
-
 export async function tuiCommand(args: string[], out: Out, help: string): Promise<number> {
   const parsed = parseCommand(args, { workspace: { type: 'string' } }, out, help, true)
   if (!parsed) return 0
