@@ -34,10 +34,6 @@ export class Transcript {
   readonly #tools = new Map<string, ToolBlock>()
   readonly #approvals = new Map<string, ApprovalBlock>()
   readonly #pendingUser = new Map<string, UserBlock>()
-  /** The first history position held (older pages are read on demand). */
-  firstPosition = Number.POSITIVE_INFINITY
-  /** Bumped on every change, so views know when to draw again. */
-  version = 0
 
   constructor(theme: Theme) {
     this.theme = theme
@@ -45,7 +41,6 @@ export class Transcript {
 
   #add(block: Component): void {
     this.blocks.push(block)
-    this.version++
   }
 
   notice(text: string, style: (s: string) => string = this.theme.dim): void {
@@ -99,8 +94,6 @@ export class Transcript {
   prependHistory(entries: HistoryEntry[]): void {
     if (entries.length === 0) return
     this.blocks = [...this.blocksOf(entries), ...this.blocks]
-    this.firstPosition = Math.min(this.firstPosition, entries[0].position)
-    this.version++
   }
 
   /** Applies one session event; returns whether the transcript changed. */
@@ -125,7 +118,6 @@ export class Transcript {
         const b = this.#live.get(p.content_id)
         if (!b) return false
         b.append(String(p.delta))
-        this.version++
         return true
       }
       case 'tool.started': {
@@ -138,14 +130,12 @@ export class Transcript {
         const b = this.#tools.get(p.call_id)
         if (!b) return false
         b.progress(String(p.text ?? ''))
-        this.version++
         return true
       }
       case 'tool.ended': {
         const b = this.#tools.get(p.call_id)
         if (!b) return false
         b.end(String(p.outcome), p.output, p.meta)
-        this.version++
         return true
       }
       case 'approval.requested': {
@@ -159,7 +149,6 @@ export class Transcript {
         const b = this.#approvals.get(p.request_id)
         if (!b) return false
         b.decided(String(p.decision))
-        this.version++
         return true
       }
       case 'run.ended': {
@@ -169,7 +158,6 @@ export class Transcript {
         }
         this.#unfinished.delete(p.run_id)
         if (p.outcome === 'interrupted') this.notice('(interrupted)', t.warn)
-        this.version++
         return true
       }
       default:
@@ -185,12 +173,10 @@ export class Transcript {
 
   #entryAdded(e: HistoryEntry): boolean {
     if (!e) return false
-    this.firstPosition = Math.min(this.firstPosition, e.position)
     const c = e.content
     if (e.kind === 'user' && c.input_id && this.#pendingUser.has(c.input_id)) {
       this.#pendingUser.get(c.input_id)?.delivered()
       this.#pendingUser.delete(c.input_id)
-      this.version++
       return true
     }
     if (e.kind === 'assistant' || e.kind === 'reasoning') {
@@ -202,7 +188,6 @@ export class Transcript {
         const text = c.truncated ? undefined : String(c.text ?? '')
         if (b instanceof AnswerBlock) b.finish(text, c.status)
         else b.finish(text)
-        this.version++
         return true
       }
     }
@@ -218,14 +203,11 @@ export class Transcript {
     this.#tools.clear()
     this.#approvals.clear()
     this.#pendingUser.clear()
-    this.firstPosition = Number.POSITIVE_INFINITY
-    this.version++
   }
 
   /** Redraws every block (reasoning shown or hidden, a new width). */
   invalidate(): void {
     for (const b of this.blocks) b.invalidate?.()
-    this.version++
   }
 }
 
