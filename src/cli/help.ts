@@ -38,10 +38,11 @@ Usage: hearth [--home DIR] COMMAND ...
                            messages
   hearth chat [SESSION] [--workspace DIR] [--home DIR]
                            talk in a session (a new one in the current directory
-                           when none is named); tool calls show as they run,
-                           approvals are asked inline (y / n / a: always for
-                           this session); Ctrl-C interrupts the answer, a
-                           second Ctrl-C quits
+                           when none is named): at a terminal the full-screen
+                           client (/help in it), else a line at a time; tool
+                           calls show as they run, approvals are asked inline
+                           (y / n / a: always for this session); Ctrl-C
+                           interrupts the answer, a second Ctrl-C quits
   hearth config get [GROUP] [--home DIR]
                            print the settings (all groups, or one of providers,
                            mcp, extensions, capabilities, models, ui); secrets
@@ -77,7 +78,8 @@ Usage: hearth [--home DIR] COMMAND ...
   hearth --help            this text
   hearth --version         the version and build
 
-  hearth                   the same as hearth status (the terminal client comes later)
+  hearth                   at a terminal the full-screen client (as hearth chat),
+                           else the same as hearth status
 
 Home: --home (before or after the command), else $HEARTH_HOME, else ~/.hearth.
 A running daemon writes HOME/daemon.json (its URL) and HOME/token (the bearer token).

@@ -42,6 +42,9 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
       case 'interrupt':
         return await (await import('./session-control.ts')).interruptCommand(rest, out, HELP)
       case 'chat':
+        // At a terminal the full-screen client; otherwise the line mode.
+        if (process.stdin.isTTY && process.stdout.isTTY)
+          return await (await import('../tui/main.ts')).tuiCommand(rest, out, HELP)
         return await (await import('./chat.ts')).chatCommand(rest, out, HELP)
       case 'models':
         return await (await import('./models.ts')).modelsCommand(rest, out, HELP)
@@ -56,6 +59,9 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
       case 'profile':
         return await (await import('./config.ts')).profileCommand(rest, out, HELP)
       case undefined:
+        // `hearth` alone opens the full-screen client at a terminal, else prints the status.
+        if (process.stdin.isTTY && process.stdout.isTTY)
+          return await (await import('../tui/main.ts')).tuiCommand(rest, out, HELP)
         return await statusCommand([], out)
       default:
         throw new UsageError(

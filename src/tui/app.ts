@@ -1,0 +1,87 @@
+// The full-screen client: a pi-tui TUI on the alternate screen holding one screen at a
+// time (today the chat screen; pickers and the login and quota screens come as more
+// components in this folder). The first frame is drawn before the session is open, so the
+// prompt takes keys at once; a message typed meanwhile waits for the session.
+
+import type { HearthClient } from '../client/client.ts'
+import { ChatScreen } from './chat-screen.ts'
+import { loadHighlighter } from './highlight.ts'
+import { loadMarkdown } from './markdown.ts'
+import { ProcessTerminal, TUI } from './pi.ts'
+import { SessionLink } from './session-link.ts'
+import type { Theme } from './theme.ts'
+import { Transcript } from './transcript.ts'
+
+export interface AppOptions {
+  client: () => HearthClient
+  theme: Theme
+  workspace: string
+  /** The session to open; a new one in `workspace` when absent. */
+  sessionId?: string
+}
+
+const ALT_SCREEN_ON = '\x1b[?1049h'
+const ALT_SCREEN_OFF = '\x1b[?1049l'
+
+/** Runs the client until the user quits; resolves with the exit code. */
+export function runApp(o: AppOptions): Promise<number> {
+  const terminal = new ProcessTerminal()
+  const tui = new TUI(terminal)
+  const transcript = new Transcript(o.theme)
+  const link = new SessionLink(o.client, transcript)
+  let done!: (code: number) => void
+  const finished = new Promise<number>((r) => {
+    done = r
+  })
+  let quitting = false
+  const quit = (code = 0) => {
+    if (quitting) return
+    quitting = true
+    link.close()
+    tui.stop()
+    process.stdout.write(ALT_SCREEN_OFF)
+    done(code)
+  }
+  const chat = new ChatScreen({
+    tui,
+    link,
+    theme: o.theme,
+    workspace: o.workspace,
+    rows: () => terminal.rows,
+    quit: () => quit(0),
+  })
+  link.onChange = () => tui.requestRender()
+  process.stdout.write(ALT_SCREEN_ON)
+  tui.addChild(chat)
+  tui.setFocus(chat)
+  tui.start()
+  // The first frame is drawn on the next tick, before anything else: opening the session
+  // loads Node's fetch and the grammars take tens of milliseconds, so both wait for it.
+  tui.requestRender(true)
+  const opening = new Promise<void>((resolve, reject) =>
+    setImmediate(() => {
+      loadMarkdown().then(() => {
+        transcript.invalidate()
+        tui.requestRender()
+      })
+      ;(o.sessionId ? link.open(o.sessionId) : link.create(o.workspace)).then(resolve, reject)
+    }),
+  )
+  link.ready = opening
+  opening.catch((err) => {
+    transcript.notice(`could not open the session: ${(err as Error).message}`, o.theme.error)
+    tui.requestRender()
+  })
+  // Code blocks drawn before the grammars are there are drawn again once they are.
+  opening
+    .catch(() => {})
+    .then(() =>
+      loadHighlighter(() => {
+        transcript.invalidate()
+        tui.requestRender()
+      }),
+    )
+  process.once('SIGTERM', () => quit(143))
+  process.once('SIGHUP', () => quit(129))
+  return finished
+}

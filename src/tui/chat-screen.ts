@@ -1,0 +1,207 @@
+// The chat screen: the transcript's window, the status line and the editor, filling the
+// terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows reasoning, y/n/a answer an open
+// approval (with an empty editor), Esc or Ctrl-C interrupts the running turn, a second
+// Ctrl-C quits; everything else edits the message. Lines starting with / are commands.
+
+import { COMMANDS, type CommandContext, parseCommand } from './commands.ts'
+import {
+  CombinedAutocompleteProvider,
+  type Component,
+  Editor,
+  type Focusable,
+  matchesKey,
+  type TUI,
+  truncateToWidth,
+} from './pi.ts'
+import type { SessionLink } from './session-link.ts'
+import { statusLine } from './status-line.ts'
+import { editorTheme, type Theme } from './theme.ts'
+import { windowOf } from './transcript.ts'
+
+/** Within this long, a second Ctrl-C quits. */
+const QUIT_WINDOW_MS = 2000
+
+export interface ChatScreenOptions {
+  tui: TUI
+  link: SessionLink
+  theme: Theme
+  workspace: string
+  rows: () => number
+  quit: () => void
+}
+
+export class ChatScreen implements Component, Focusable {
+  readonly editor: Editor
+  readonly #o: ChatScreenOptions
+  /** Rows scrolled up from the bottom, and whether the window shows the first row held. */
+  #offset = 0
+  #atTop = false
+  #lastCtrlC = 0
+  #note: string | undefined
+  #noteTimer: NodeJS.Timeout | undefined
+  #focused = false
+
+  constructor(o: ChatScreenOptions) {
+    this.#o = o
+    this.editor = new Editor(o.tui, editorTheme(o.theme), { paddingX: 1, autocompleteMaxVisible: 6 })
+    this.editor.setAutocompleteProvider(
+      new CombinedAutocompleteProvider(
+        COMMANDS.map((c) => ({
+          name: c.name,
+          description: c.description,
+          argumentHint: c.argumentHint,
+          getArgumentCompletions: c.values
+            ? (prefix: string) =>
+                c.values!.filter((v) => v.startsWith(prefix)).map((v) => ({ value: v, label: v }))
+            : undefined,
+        })),
+        o.workspace,
+      ),
+    )
+    this.editor.onSubmit = (text) => this.#submit(text)
+  }
+
+  get focused(): boolean {
+    return this.#focused
+  }
+  set focused(v: boolean) {
+    this.#focused = v
+    this.editor.focused = v
+  }
+
+  get #link(): SessionLink {
+    return this.#o.link
+  }
+
+  /** A short message in the status line for a few seconds. */
+  note(text: string, ms = 3000): void {
+    this.#note = text
+    clearTimeout(this.#noteTimer)
+    this.#noteTimer = setTimeout(() => {
+      this.#note = undefined
+      this.#o.tui.requestRender()
+    }, ms)
+    this.#noteTimer.unref()
+    this.#o.tui.requestRender()
+  }
+
+  #say: CommandContext['say'] = (text, kind = 'info') => {
+    const t = this.#o.theme
+    this.#link.transcript.notice(text, kind === 'error' ? t.error : kind === 'warn' ? t.warn : t.dim)
+    this.#offset = 0
+    this.#o.tui.requestRender()
+  }
+
+  #submit(text: string): void {
+    if (text.trim() === '') return
+    this.editor.addToHistory(text)
+    this.#offset = 0
+    const cmd = parseCommand(text)
+    if (cmd) {
+      if (!cmd.command) {
+        this.#say(`unknown command /${cmd.name}; /help lists them`, 'warn')
+        return
+      }
+      const ctx: CommandContext = {
+        link: this.#link,
+        args: cmd.args,
+        say: this.#say,
+        quit: this.#o.quit,
+        workspace: this.#o.workspace,
+      }
+      Promise.resolve(cmd.command.run(ctx)).catch((err) =>
+        this.#say(`/${cmd.name}: ${errorText(err)}`, 'error'),
+      )
+      return
+    }
+    this.#link.send(text).catch((err) => this.#say(`not sent: ${errorText(err)}`, 'error'))
+  }
+
+  handleInput(data: string): void {
+    const tui = this.#o.tui
+    const link = this.#link
+    if (matchesKey(data, 'ctrl+c')) {
+      this.#ctrlC()
+      return
+    }
+    if (matchesKey(data, 'escape') && !this.editor.isShowingAutocomplete()) {
+      if (link.session?.status.run_id) this.#interrupt()
+      return
+    }
+    if (matchesKey(data, 'pageUp') || matchesKey(data, 'pageDown')) {
+      this.#scroll(matchesKey(data, 'pageUp') ? this.#pageRows() : -this.#pageRows())
+      return
+    }
+    if (matchesKey(data, 'ctrl+t')) {
+      link.transcript.showReasoning = !link.transcript.showReasoning
+      link.transcript.invalidate()
+      tui.requestRender()
+      return
+    }
+    const approval = link.transcript.openApproval
+    if (approval && this.editor.getText() === '' && /^[yna]$/i.test(data)) {
+      const key = data.toLowerCase()
+      const decision = key === 'n' ? 'deny' : 'allow'
+      const remember = key === 'a' ? 'session' : 'once'
+      link
+        .approve(approval.requestId, decision, remember)
+        .catch((err) => this.#say(`approval not sent: ${errorText(err)}`, 'error'))
+      return
+    }
+    this.editor.handleInput(data)
+  }
+
+  #ctrlC(): void {
+    const now = Date.now()
+    if (now - this.#lastCtrlC < QUIT_WINDOW_MS) {
+      this.#o.quit()
+      return
+    }
+    this.#lastCtrlC = now
+    if (this.#link.session?.status.run_id) this.#interrupt()
+    else if (this.editor.getText() !== '') this.editor.setText('')
+    this.note('Ctrl-C again to quit', QUIT_WINDOW_MS)
+  }
+
+  #interrupt(): void {
+    this.note('interrupting…')
+    this.#link.interrupt().catch((err) => this.#say(`could not interrupt: ${errorText(err)}`, 'error'))
+  }
+
+  #pageRows(): number {
+    return Math.max(1, this.#o.rows() - 8)
+  }
+
+  #scroll(by: number): void {
+    this.#offset = Math.max(0, this.#offset + by)
+    if (by > 0 && this.#atTop && this.#link.older !== null) {
+      this.#link.loadOlder().catch((err) => this.#say(`older history: ${errorText(err)}`, 'error'))
+    }
+    this.#o.tui.requestRender()
+  }
+
+  invalidate(): void {
+    this.editor.invalidate()
+    this.#link.transcript.invalidate()
+  }
+
+  render(width: number): string[] {
+    const rows = Math.max(3, this.#o.rows())
+    const editor = this.editor.render(width)
+    const status = statusLine(this.#link.session, width, this.#o.theme, this.#note)
+    const height = Math.max(1, rows - editor.length - 1)
+    const win = windowOf(this.#link.transcript, width, height, this.#offset)
+    this.#offset = win.offset
+    this.#atTop = win.atTop
+    const lines = win.lines.map((l) => truncateToWidth(l, width))
+    while (lines.length < height) lines.unshift('')
+    if (this.#offset > 0)
+      lines[lines.length - 1] = this.#o.theme.dim(`  ↓ ${this.#offset} more lines (PageDown)`)
+    return [...lines, status, ...editor].slice(-rows)
+  }
+}
+
+function errorText(err: unknown): string {
+  const e = err as { code?: string; message?: string }
+  return e?.message ?? String(err)
+}

@@ -1,0 +1,120 @@
+// The slash commands of the terminal client: one table, which the editor's completion and
+// /help read. A command gets the context of the screen it was typed in. Later screens
+// (sessions, models, login, quota) replace their "not yet" entries here.
+import type { SessionLink } from './session-link.ts'
+
+export interface CommandContext {
+  link: SessionLink
+  /** Text after the command name, trimmed. */
+  args: string
+  /** A line in the transcript. */
+  say: (text: string, kind?: 'info' | 'warn' | 'error') => void
+  quit: () => void
+  /** The workspace new sessions are created in. */
+  workspace: string
+}
+
+export interface SlashCommand {
+  name: string
+  description: string
+  argumentHint?: string
+  /** Values the argument can take, offered by completion. */
+  values?: string[]
+  run: (ctx: CommandContext) => Promise<void> | void
+}
+
+const APPROVAL_POLICIES = ['read-only', 'ask', 'auto']
+
+const notYet =
+  (what: string) =>
+  (ctx: CommandContext): void =>
+    ctx.say(`${what} is not available in this client yet`, 'warn')
+
+export const COMMANDS: SlashCommand[] = [
+  {
+    name: 'new',
+    description: 'start a new session in this workspace',
+    run: async (ctx) => {
+      await ctx.link.create(ctx.workspace)
+      ctx.say(`new session ${ctx.link.id}`)
+    },
+  },
+  {
+    name: 'fork',
+    description: 'copy this session and continue in the copy',
+    run: async (ctx) => {
+      const from = ctx.link.id
+      const id = await ctx.link.fork()
+      ctx.say(`forked ${from} into ${id}`)
+    },
+  },
+  {
+    name: 'rename',
+    description: 'name this session',
+    argumentHint: 'NAME',
+    run: async (ctx) => {
+      if (!ctx.args) return ctx.say('usage: /rename NAME', 'warn')
+      await ctx.link.configure({ name: ctx.args })
+      ctx.say(`renamed to ${ctx.args}`)
+    },
+  },
+  {
+    name: 'approve',
+    description: 'when tools may act: read-only, ask or auto',
+    argumentHint: APPROVAL_POLICIES.join('|'),
+    values: APPROVAL_POLICIES,
+    run: async (ctx) => {
+      if (!APPROVAL_POLICIES.includes(ctx.args))
+        return ctx.say(`usage: /approve ${APPROVAL_POLICIES.join('|')}`, 'warn')
+      await ctx.link.configure({ approval_policy: ctx.args })
+      ctx.say(`approval policy: ${ctx.args}`)
+    },
+  },
+  { name: 'sessions', description: 'open another session (not yet)', run: notYet('the session picker') },
+  {
+    name: 'model',
+    description: 'choose the profile, model and effort (not yet)',
+    run: notYet('the model picker'),
+  },
+  {
+    name: 'login',
+    description: 'sign in to a provider (not yet; hearth login)',
+    run: notYet('the login screen'),
+  },
+  { name: 'quota', description: 'quota of the accounts in use (not yet)', run: notYet('the quota screen') },
+  {
+    name: 'help',
+    description: 'keys and commands',
+    run: (ctx) => ctx.say(helpText()),
+  },
+  { name: 'quit', description: 'leave hearth (the daemon keeps running)', run: (ctx) => ctx.quit() },
+]
+
+export const KEYS: [string, string][] = [
+  ['Enter', 'send'],
+  ['Alt-Enter, Shift-Enter', 'new line'],
+  ['Up / Down', 'message history (at the first / last line)'],
+  ['PageUp / PageDown', 'scroll the transcript'],
+  ['Ctrl-T', 'show or hide reasoning'],
+  ['y / n / a', 'answer an approval: allow, deny, always for this session'],
+  ['Esc, Ctrl-C', 'interrupt the running turn'],
+  ['Ctrl-C twice', 'quit'],
+  ['Tab', 'complete a command'],
+]
+
+export function helpText(): string {
+  const cmd = COMMANDS.map(
+    (c) => `  /${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}  ${c.description}`,
+  )
+  const keys = KEYS.map(([k, what]) => `  ${k}  ${what}`)
+  return ['Commands:', ...cmd, 'Keys:', ...keys].join('\n')
+}
+
+/** The command a line names (`/name args`), or undefined when it is not a command. */
+export function parseCommand(
+  line: string,
+): { command: SlashCommand | undefined; name: string; args: string } | undefined {
+  const m = /^\/([a-z][a-z-]*)(?:\s+([\s\S]*))?$/.exec(line.trim())
+  if (!m) return undefined
+  return { command: COMMANDS.find((c) => c.name === m[1]), name: m[1], args: (m[2] ?? '').trim() }
+}

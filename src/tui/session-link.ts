@@ -1,0 +1,337 @@
+// The open session as the client sees it: its state from the stream's snapshot and events,
+// its transcript, and the calls the screens make on it (send, interrupt, answer an
+// approval, configure, read older history). Talks to the daemon only through the typed
+// client in src/client/.
+import { v7 as uuidv7 } from 'uuid'
+import { type HearthClient, ProblemError } from '../client/client.ts'
+import { createSessionOnce } from '../client/create-session.ts'
+import { followSession, type StreamFrame } from '../client/session-follow.ts'
+import type { SessionRead } from '../schemas/sessions.ts'
+import { type HistoryEntry, problemLine, type Transcript } from './transcript.ts'
+
+/** History entries the first page of an opened session holds; older ones are read on demand. */
+const FIRST_PAGE = 50
+const OLDER_PAGE = 50
+/** Pauses before retrying an input PUT whose answer did not arrive (same id: never sent twice). */
+const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
+
+export type ApprovalRemember = 'once' | 'session'
+
+interface ActiveOutput {
+  content_id: string
+  run_id: string
+  kind: 'text' | 'reasoning'
+  snapshot: string
+}
+
+export class SessionLink {
+  readonly client: () => HearthClient
+  readonly transcript: Transcript
+  readonly clientId = `tui-${process.pid}`
+  session: SessionRead | undefined
+  /** The continuation of the entries before the first held, null when all are held. */
+  older: string | null = null
+  #stop: AbortController | undefined
+  #loadingOlder = false
+  /** Deltas of outputs whose text so far is still being read (a busy session opened). */
+  readonly #catchingUp = new Map<string, string[]>()
+  onChange: () => void = () => {}
+  /** Settles when the first session is open (messages typed before wait for it). */
+  ready: Promise<void> = Promise.resolve()
+
+  constructor(client: () => HearthClient, transcript: Transcript) {
+    this.client = client
+    this.transcript = transcript
+  }
+
+  get id(): string | undefined {
+    return this.session?.id
+  }
+
+  get phase(): string {
+    return this.session?.status.phase ?? 'idle'
+  }
+
+  /** Creates a session in `workspace` and follows it. */
+  async create(workspace: string): Promise<void> {
+    const created = await createSessionOnce(uuidv7(), { kind: 'new', workspace }, { client: this.client })
+    await this.open(created.id)
+  }
+
+  /** A fork of the open session (its whole history), opened in its place. */
+  async fork(): Promise<string> {
+    if (!this.id) throw new Error('no session is open')
+    const created = await createSessionOnce(
+      uuidv7(),
+      { kind: 'forked', source_id: this.id },
+      { client: this.client },
+    )
+    await this.open(created.id)
+    return created.id
+  }
+
+  /**
+   * Follows `sessionId`: the stream's snapshot brings the state and the newest entries; the
+   * promise resolves once that snapshot arrived, and the stream goes on until close().
+   */
+  async open(sessionId: string): Promise<void> {
+    this.close()
+    this.transcript.clear()
+    this.session = undefined
+    const stop = new AbortController()
+    this.#stop = stop
+    let ready!: () => void
+    let failed!: (err: unknown) => void
+    const opened = new Promise<void>((res, rej) => {
+      ready = res
+      failed = rej
+    })
+    const following = followSession({
+      client: this.client,
+      sessionId,
+      signal: stop.signal,
+      tail: FIRST_PAGE,
+      onFrame: (f) => {
+        this.#frame(f)
+        if (f.event === 'snapshot') ready()
+      },
+      onNotice: (m) => {
+        this.transcript.notice(m, this.transcript.theme.warn)
+        this.onChange()
+      },
+    })
+    following.then(
+      (end) => {
+        if (end.reason === 'deleted') {
+          this.transcript.notice('the session was deleted', this.transcript.theme.error)
+          this.onChange()
+        }
+      },
+      (err) => {
+        failed(err)
+        if (!stop.signal.aborted) {
+          this.transcript.notice(`the stream ended: ${(err as Error).message}`, this.transcript.theme.error)
+          this.onChange()
+        }
+      },
+    )
+    await opened
+    // Opening counts a visit.
+    await this.client()
+      .call('sessions.visit', { params: { session_id: sessionId, visit_id: uuidv7() } })
+      .catch(() => {})
+  }
+
+  close(): void {
+    this.#stop?.abort()
+    this.#stop = undefined
+  }
+
+  #frame(f: StreamFrame): void {
+    const data = JSON.parse(f.data) as { payload?: Record<string, any>; session?: SessionRead }
+    if (f.event === 'snapshot' && data.session) {
+      const first = this.session === undefined
+      this.session = data.session
+      if (first) {
+        this.transcript.prependHistory(data.session.history.items as HistoryEntry[])
+        this.older = data.session.history.older
+        for (const item of data.session.active_output as ActiveOutput[]) this.#catchUp(data.session.id, item)
+        // A session waiting for an approval when it opens asks it here.
+        const blocking = data.session.status.blocking_reason as Record<string, unknown> | null
+        if (blocking && blocking.kind === 'approval') this.transcript.apply('approval.requested', blocking)
+      }
+      this.onChange()
+      return
+    }
+    const p = data.payload ?? {}
+    const held = f.event === 'output.delta' ? this.#catchingUp.get(p.content_id) : undefined
+    if (held) {
+      held.push(String(p.delta))
+      return
+    }
+    const s = this.session
+    if (s) this.#track(s, f.event, p)
+    this.transcript.apply(f.event, p)
+    this.onChange()
+  }
+
+  /**
+   * A running turn's output when the session opens: its block is made now, its text up to
+   * the snapshot is read from the active-output resource, and deltas that arrive meanwhile
+   * wait behind it, so the turn streams on live without a gap or a repeat.
+   */
+  #catchUp(sessionId: string, item: ActiveOutput): void {
+    this.transcript.apply('output.started', {
+      run_id: item.run_id,
+      content_id: item.content_id,
+      kind: item.kind,
+    })
+    const held: string[] = []
+    this.#catchingUp.set(item.content_id, held)
+    const read = async () => {
+      let next: string | undefined
+      do {
+        const { body } = await this.client().call('sessions.active_output', {
+          params: { session_id: sessionId, content_id: item.content_id },
+          query: { snapshot: item.snapshot, next },
+        })
+        this.transcript.apply('output.delta', { content_id: item.content_id, delta: body.text })
+        next = body.next ?? undefined
+      } while (next)
+    }
+    read()
+      .catch(() => {
+        // The run ended meanwhile (snapshot_stale): its entry brings the whole text.
+      })
+      .finally(() => {
+        this.#catchingUp.delete(item.content_id)
+        for (const delta of held)
+          this.transcript.apply('output.delta', { content_id: item.content_id, delta })
+        this.onChange()
+      })
+  }
+
+  /** Keeps the state the status line shows in step with the events. */
+  #track(s: SessionRead, event: string, p: Record<string, any>): void {
+    switch (event) {
+      case 'input.accepted':
+        s.input_order = Math.max(s.input_order, Number(p.input?.acceptance_order ?? 0))
+        if (s.status.phase === 'idle') s.status.phase = 'queued'
+        break
+      case 'run.started':
+        s.status = { ...s.status, phase: 'running', run_id: p.run_id }
+        break
+      case 'run.interrupt_requested':
+        s.status = { ...s.status, phase: 'interrupting' }
+        break
+      case 'run.ended':
+        s.status = { ...s.status, phase: 'idle', run_id: null }
+        if (p.problem) this.transcript.notice(problemLine(p.problem), this.transcript.theme.error)
+        void this.refresh()
+        break
+      case 'session.configured':
+        Object.assign(s, configuredFields(p.changes))
+        if (p.changes && 'approval_policy' in p.changes)
+          (s.configuration_resource.value as Record<string, unknown>).approval_policy =
+            p.changes.approval_policy
+        break
+    }
+  }
+
+  /** Reads the session again (usage figures, phase) after a turn. */
+  async refresh(): Promise<void> {
+    if (!this.id) return
+    try {
+      const { body } = await this.client().call('sessions.get', {
+        params: { session_id: this.id },
+        query: { tail: 0 },
+      })
+      const read = body as SessionRead
+      if (this.session && read.id === this.session.id) {
+        this.session = { ...read, history: this.session.history }
+        this.onChange()
+      }
+    } catch {
+      // the next event brings the state anyway
+    }
+  }
+
+  /** Reads the page of entries before the first held; false when there is none. */
+  async loadOlder(): Promise<boolean> {
+    if (!this.id || this.older === null || this.#loadingOlder) return false
+    this.#loadingOlder = true
+    try {
+      const { body } = await this.client().call('history.list', {
+        params: { session_id: this.id },
+        query: { next: this.older, limit: OLDER_PAGE },
+      })
+      this.transcript.prependHistory(body.items as HistoryEntry[])
+      this.older = body.older
+      this.onChange()
+      return true
+    } finally {
+      this.#loadingOlder = false
+    }
+  }
+
+  /** Submits a message; shown at once, confirmed when its entry arrives. */
+  async send(text: string): Promise<void> {
+    await this.ready
+    if (!this.id) throw new Error('no session is open')
+    const inputId = uuidv7()
+    this.transcript.sent(inputId, text)
+    this.onChange()
+    await this.#put(inputId, { kind: 'message', text, client_id: this.clientId })
+  }
+
+  /** Answers an approval request with an input of kind `approval`. */
+  async approve(requestId: string, decision: 'allow' | 'deny', remember: ApprovalRemember): Promise<void> {
+    await this.#put(uuidv7(), {
+      kind: 'approval',
+      request_id: requestId,
+      decision,
+      remember,
+      client_id: this.clientId,
+    })
+  }
+
+  async #put(inputId: string, body: Record<string, unknown>): Promise<void> {
+    const sessionId = this.id as string
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.client().call('inputs.put', {
+          params: { session_id: sessionId, input_id: inputId },
+          body: body as never,
+        })
+        return
+      } catch (err) {
+        // A problem is an answer; only a lost connection leaves the outcome unknown.
+        if (err instanceof ProblemError || attempt >= RETRY_DELAYS_MS.length) throw err
+        await new Promise((r) => setTimeout(r, RETRY_DELAYS_MS[attempt]))
+      }
+    }
+  }
+
+  /**
+   * Interrupts the running turn: the run this client saw and the input order read now, so
+   * the request can never stop a later run. False when nothing runs.
+   */
+  async interrupt(): Promise<boolean> {
+    const s = this.session
+    if (!s?.status.run_id) return false
+    const { body } = await this.client().call('sessions.get', {
+      params: { session_id: s.id },
+      query: { tail: 0 },
+    })
+    await this.client().call('sessions.interrupt', {
+      params: { session_id: s.id },
+      body: { run_id: s.status.run_id, through_input_order: (body as SessionRead).input_order },
+    })
+    return true
+  }
+
+  /** A configuration merge patch with the configuration's current ETag. */
+  async configure(patch: Record<string, unknown>): Promise<void> {
+    if (!this.id) throw new Error('no session is open')
+    const { body } = await this.client().call('sessions.get', {
+      params: { session_id: this.id },
+      query: { view: 'configuration' },
+    })
+    const etag = (body as unknown as { etag: string }).etag
+    await this.client().call('sessions.configure', {
+      params: { session_id: this.id },
+      query: { view: 'configuration' },
+      headers: { 'if-match': etag },
+      body: patch as never,
+    })
+  }
+}
+
+/** The fields of a `session.configured` event's changes that the session read shows. */
+function configuredFields(changes: unknown): Partial<SessionRead> {
+  const c = (changes ?? {}) as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const k of ['name', 'provider_profile', 'model', 'effort', 'approval_policy'])
+    if (k in c) out[k] = c[k]
+  return out as Partial<SessionRead>
+}

@@ -1,0 +1,221 @@
+// The full-screen client in a real terminal: tmux runs `hearth` against a real daemon whose
+// profile is the scripted fake upstream; the tests type with send-keys and read the screen.
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { BIN, pathWithThisNode, tempHome } from '../helpers/daemon.ts'
+import { Tmux } from '../helpers/tmux.ts'
+import { idle, message, putInput, type Setup, startWithUpstream, waitSession } from '../inputs/helpers.ts'
+import { createSession } from '../streams/sse-client.ts'
+
+const MARKDOWN = '# Results\n\nIt **works**:\n\n```js\nconst answer = 42\n```\n\nDone.\n'
+/** The editor's bottom border: the prompt is drawn. */
+const ready = (screen: string) => /idle · .*fake-model/.test(screen) && screen.includes('──────')
+/** Any foreground colour (30-37, 90-97, 256 or true colour) in a captured screen. */
+const FOREGROUND = /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|9[0-7]|38;[25];[0-9;]+)m/
+
+describe('the full-screen client in tmux', () => {
+  let s: Setup
+  const terminals: Tmux[] = []
+  const open = (args: string[] = [], env: Record<string, string> = {}, size = { columns: 80, rows: 24 }) => {
+    const t = Tmux.start([process.execPath, BIN, '--home', s.d.home, ...args], {
+      ...size,
+      env,
+      cwd: s.d.home,
+    })
+    terminals.push(t)
+    return t
+  }
+  /** The fake upstream's requests whose input holds `text`. */
+  const requestsWith = (text: string) =>
+    s.upstream.requests.filter((r) =>
+      JSON.stringify(r.body.input).includes(JSON.stringify(text).slice(1, -1)),
+    )
+
+  before(async () => {
+    s = await startWithUpstream()
+  })
+  after(async () => {
+    for (const t of terminals) t.kill()
+    await s.d.stop()
+    await s.upstream.close()
+  })
+
+  it('streams an answer with Markdown rendered and code highlighted, and reopens it with its history', async () => {
+    s.upstream.enqueue({ text: MARKDOWN.match(/.{1,6}/gs) ?? [], delayMs: 5 })
+    const t = open()
+    await t.waitFor(ready, 'the prompt')
+    t.type('show me markdown')
+    t.keys('Enter')
+    const screen = await t.waitFor((x) => x.includes('Done.'), 'the answer')
+    assert.match(screen, /^ {2}Results$/m, 'the heading without its #')
+    assert.match(screen, /It works:/)
+    assert.match(screen, /const answer = 42/)
+    assert.doesNotMatch(screen, /\*\*|^# /m)
+    const coloured = t.screen(true)
+    assert.match(coloured, /\x1b\[35mconst/, 'the keyword is coloured')
+    assert.equal(requestsWith('show me markdown').length, 1)
+
+    // The session, opened again by id, shows its history.
+    const { body } = await s.d.client.call('sessions.list', { query: { limit: 1 } })
+    const id = (body as { items: { id: string }[] }).items[0].id
+    t.keys('C-c', 'C-c')
+    await t.waitFor(() => t.ended, 'the client to quit on a second Ctrl-C')
+    const again = open(['chat', id])
+    const history = await again.waitFor((x) => x.includes('Done.') && ready(x), 'the history')
+    assert.match(history, /› show me markdown/)
+  })
+
+  it('sends a multi-line paste as one message; Alt-Enter adds a line', async () => {
+    const t = open()
+    await t.waitFor(ready, 'the prompt')
+    t.paste('first pasted line\nsecond pasted line\nthird pasted line')
+    t.keys('M-Enter')
+    t.type('typed after')
+    t.keys('Enter')
+    await t.waitFor((x) => x.includes('Hello, world!'), 'the answer')
+    const sent = requestsWith('first pasted line\nsecond pasted line\nthird pasted line\ntyped after')
+    assert.equal(sent.length, 1, 'one message holding every line')
+  })
+
+  it('Esc interrupts the running turn', async () => {
+    s.upstream.enqueue({ text: Array.from({ length: 200 }, (_, i) => `slow${i} `), delayMs: 100 })
+    const t = open()
+    await t.waitFor(ready, 'the prompt')
+    t.type('a long answer please')
+    t.keys('Enter')
+    await t.waitFor((x) => x.includes('slow3'), 'the answer to start')
+    t.keys('Escape')
+    const screen = await t.waitFor((x) => x.includes('(interrupted)') && ready(x), 'the interrupt')
+    assert.doesNotMatch(screen, /slow199/)
+  })
+
+  it('follows a resize and fits a 20-column terminal', async () => {
+    const t = open([], {}, { columns: 80, rows: 24 })
+    await t.waitFor(ready, 'the prompt')
+    t.type('narrow')
+    t.keys('Enter')
+    await t.waitFor((x) => x.includes('Hello, world!'), 'the answer')
+    t.resize(20, 12)
+    const screen = await t.waitFor((x) => x.split('\n').some((l) => /^─{20}$/.test(l)), 'a 20-column border')
+    assert.ok(screen.includes('Hello, world!'))
+    for (const line of screen.split('\n')) assert.ok(line.length <= 20, line)
+  })
+
+  it('NO_COLOR turns colour off', async () => {
+    s.upstream.enqueue({ text: [MARKDOWN], delayMs: 0 })
+    const t = open([], { NO_COLOR: '1' })
+    await t.waitFor(ready, 'the prompt')
+    t.type('no colour')
+    t.keys('Enter')
+    await t.waitFor((x) => x.includes('Done.'), 'the answer')
+    const coloured = t.screen(true)
+    assert.match(coloured, /const answer = 42/)
+    assert.doesNotMatch(coloured, FOREGROUND)
+  })
+
+  it('reads older history in pages as the transcript scrolls past the top', async () => {
+    const id = await createSession(s.d)
+    for (let i = 0; i < 30; i++) {
+      await putInput(s.d, id, message(`turn ${i} asked`))
+      await waitSession(s.d, id, (x) => idle(x) && x.input_order === i + 1)
+    }
+    const t = open(['chat', id])
+    await t.waitFor((x) => x.includes('turn 29 asked') && ready(x), 'the newest entries')
+    // The first page holds the newest 50 of the 60 entries: the oldest turns are not read yet.
+    let screen = ''
+    for (let i = 0; i < 40 && !screen.includes('turn 0 asked'); i++) {
+      t.keys('PageUp')
+      await new Promise((r) => setTimeout(r, 100))
+      screen = t.screen()
+    }
+    assert.match(screen, /› turn 0 asked/)
+  })
+
+  it('opens a busy session live: the answer so far, then the rest as it streams', async () => {
+    const id = await createSession(s.d)
+    s.upstream.enqueue({ text: Array.from({ length: 100 }, (_, i) => `part${i} `), delayMs: 80 })
+    await putInput(s.d, id, message('a running turn'))
+    await waitSession(s.d, id, (x) => x.activity.output_utf8_bytes > 30)
+    const t = open(['chat', id])
+    // While the turn still runs, the screen holds what streamed before it opened and after.
+    const live = await t.waitFor(
+      (x) => /part[1-8]\d\b/.test(x) && /running · /.test(x),
+      'the answer streaming',
+    )
+    assert.match(live.replace(/\s+/g, ' '), /part0 part1 part2 /)
+    const screen = await t.waitFor((x) => x.includes('part99') && ready(x), 'the whole answer', 30_000)
+    assert.match(screen.replace(/\s+/g, ' '), /part0 part1 part2 .*part98 part99/)
+  })
+
+  it('completes command names; /rename and /fork change the session on the daemon', async () => {
+    const t = open()
+    await t.waitFor(ready, 'the prompt')
+    t.type('/ren')
+    await t.waitFor((x) => /→ rename +NAME — name this session/.test(x), 'the command offered')
+    t.keys('Tab')
+    await t.waitFor((x) => /^ \/rename\s*$/m.test(x), 'the completed name')
+    t.type('tui renamed')
+    t.keys('Enter')
+    await t.waitFor((x) => x.includes('renamed to tui renamed'), 'the rename')
+    const { body } = await s.d.client.call('sessions.list', { query: { search: 'tui renamed' } })
+    const renamed = (body as { items: { id: string; name: string }[] }).items
+    assert.equal(renamed.length, 1)
+    t.type('/fork')
+    t.keys('Enter')
+    const screen = await t.waitFor((x) => x.includes('forked '), 'the fork')
+    const forkId = /forked \S+ into ([0-9a-f-]{36})/.exec(screen.replace(/\n\s*/g, ' '))?.[1]
+    assert.ok(forkId, screen)
+    const { body: fork } = await s.d.client.call('sessions.get', {
+      params: { session_id: forkId },
+      query: { tail: 0 },
+    })
+    assert.equal(
+      (fork as { creation: { submitted: { source_id: string } } }).creation.submitted.source_id,
+      renamed[0].id,
+    )
+  })
+
+  it('falls back to the line mode when standard input is not a terminal', async () => {
+    const t = Tmux.start(['sh', '-c', `echo hi | ${process.execPath} ${BIN} chat --home ${s.d.home}`], {
+      columns: 80,
+      rows: 10,
+    })
+    terminals.push(t)
+    const screen = await t.waitFor((x) => x.includes('Hello, world!'), 'the line-mode answer')
+    assert.match(screen, /^session [0-9a-f-]{36} \(fake fake-model\)$/m)
+    await t.waitFor(() => t.ended, 'the end of the input to end the chat')
+  })
+
+  it('with no daemon says how to start one and starts none unless asked', async () => {
+    const home = tempHome()
+    const t = Tmux.start([process.execPath, BIN, '--home', home], { columns: 100, rows: 10 })
+    terminals.push(t)
+    await t.waitFor((x) => x.includes('No hearth daemon runs') && x.includes('press d'), 'the advice')
+    t.keys('q')
+    await t.waitFor(() => t.ended, 'the client to quit')
+    assert.equal(existsSync(join(home, 'daemon.json')), false)
+  })
+
+  it('starts a daemon when asked with d, then opens the chat', async () => {
+    const home = tempHome()
+    const t = Tmux.start([process.execPath, BIN, '--home', home], {
+      columns: 100,
+      rows: 12,
+      env: { PATH: pathWithThisNode() },
+      cwd: home,
+    })
+    terminals.push(t)
+    await t.waitFor((x) => x.includes('press d'), 'the advice')
+    t.keys('d')
+    try {
+      await t.waitFor((x) => /idle · /.test(x) && x.includes('────'), 'the chat on the new daemon', 20_000)
+    } finally {
+      const pid = existsSync(join(home, 'daemon.json'))
+        ? JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')).pid
+        : undefined
+      if (pid) process.kill(pid, 'SIGTERM')
+    }
+  })
+})
