@@ -37,7 +37,7 @@ async function submit(
     try {
       await client().call('inputs.put', {
         params: { session_id: sessionId, input_id: inputId },
-        body: { ...input, client_id: `cli-${process.pid}` } as never,
+        body: { ...input, client_id: `cli-${process.pid}` },
       })
       return
     } catch (err) {

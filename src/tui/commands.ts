@@ -19,11 +19,14 @@ export interface SlashCommand {
   description: string
   argumentHint?: string
   /** Values the argument can take, offered by completion. */
-  values?: string[]
+  values?: readonly string[]
   run: (ctx: CommandContext) => Promise<void> | void
 }
 
-const APPROVAL_POLICIES = ['read-only', 'ask', 'auto']
+const APPROVAL_POLICIES = ['read-only', 'ask', 'auto'] as const
+type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number]
+const isApprovalPolicy = (v: string): v is ApprovalPolicy =>
+  (APPROVAL_POLICIES as readonly string[]).includes(v)
 
 const notYet =
   (what: string) =>
@@ -64,9 +67,9 @@ export const COMMANDS: SlashCommand[] = [
     argumentHint: APPROVAL_POLICIES.join('|'),
     values: APPROVAL_POLICIES,
     run: async (ctx) => {
-      if (!APPROVAL_POLICIES.includes(ctx.args))
-        return ctx.say(`usage: /approve ${APPROVAL_POLICIES.join('|')}`, 'warn')
-      await ctx.link.configure({ approval_policy: ctx.args })
+      const policy = ctx.args
+      if (!isApprovalPolicy(policy)) return ctx.say(`usage: /approve ${APPROVAL_POLICIES.join('|')}`, 'warn')
+      await ctx.link.configure({ approval_policy: policy })
       ctx.say(`approval policy: ${ctx.args}`)
     },
   },

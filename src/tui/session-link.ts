@@ -2,11 +2,13 @@
 // its transcript, and the calls the screens make on it (send, interrupt, answer an
 // approval, configure, read older history). Talks to the daemon only through the typed
 // client in src/client/.
+
 import { v7 as uuidv7 } from 'uuid'
 import { type HearthClient, ProblemError } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
-import type { SessionRead } from '../schemas/sessions.ts'
+import type { InputRequest } from '../schemas/inputs.ts'
+import type { SessionChangeRequest, SessionRead } from '../schemas/sessions.ts'
 import { type HistoryEntry, problemLine, type Transcript } from './transcript.ts'
 
 /** History entries the first page of an opened session holds; older ones are read on demand. */
@@ -275,13 +277,13 @@ export class SessionLink {
     })
   }
 
-  async #put(inputId: string, body: Record<string, unknown>): Promise<void> {
+  async #put(inputId: string, body: InputRequest): Promise<void> {
     const sessionId = this.id as string
     for (let attempt = 0; ; attempt++) {
       try {
         await this.client().call('inputs.put', {
           params: { session_id: sessionId, input_id: inputId },
-          body: body as never,
+          body,
         })
         return
       } catch (err) {
@@ -311,7 +313,7 @@ export class SessionLink {
   }
 
   /** A configuration merge patch with the configuration's current ETag. */
-  async configure(patch: Record<string, unknown>): Promise<void> {
+  async configure(patch: SessionChangeRequest): Promise<void> {
     if (!this.id) throw new Error('no session is open')
     const { body } = await this.client().call('sessions.get', {
       params: { session_id: this.id },
@@ -322,7 +324,7 @@ export class SessionLink {
       params: { session_id: this.id },
       query: { view: 'configuration' },
       headers: { 'if-match': etag },
-      body: patch as never,
+      body: patch,
     })
   }
 }
