@@ -64,6 +64,9 @@ export class ToolView {
     const c = this.#calls.get(p.call_id)
     if (c && !c.atLineStart) this.#out.write('\n')
     if (c && c.cut > 0) this.#out.write(`${GUTTER}… ${c.cut} more lines\n`)
+    const dropped = p.meta?.progress_dropped_bytes
+    if (typeof dropped === 'number')
+      this.#out.write(`${GUTTER}… ${dropped.toLocaleString('en')} bytes more not streamed\n`)
     this.#calls.delete(p.call_id)
     this.#out.write(`  ${endLine(p)}\n`)
   }

@@ -24,6 +24,14 @@ const STOP_WAIT_MS = 3000
 /** Early reads kept at most (results nobody asked for are dropped oldest first). */
 const MAX_EARLY = 256
 
+/**
+ * Bytes of one call's output streamed to clients (tool.progress events, kept in the session
+ * log). A command may print without end; past this the rest is counted, not streamed, and
+ * the result says how much (`meta.progress_dropped_bytes`). The model's result keeps the
+ * head and tail either way, and a job's output stays readable by offset.
+ */
+export const PROGRESS_STREAM_BYTES = 4 * 1024 * 1024
+
 /** Characters of a validation error the model gets back. */
 const MAX_ERROR_CHARS = 2000
 
@@ -179,8 +187,16 @@ export class ToolHost {
       this.#send({ type: 'tool_progress', run_id: runId, call_id: call.call_id, chunks })
       chunks = []
     }
+    let streamed = 0
+    let dropped = 0
     const progress = (chunk: ToolProgress) => {
       if (chunk.text === '') return
+      const bytes = Buffer.byteLength(chunk.text)
+      if (streamed + bytes > PROGRESS_STREAM_BYTES) {
+        dropped += bytes
+        return
+      }
+      streamed += bytes
       if (chunks.length === 0) setImmediate(flush)
       const last = chunks.at(-1)
       if (last?.stream === chunk.stream) last.text += chunk.text
@@ -197,6 +213,7 @@ export class ToolHost {
     }
     flush()
     if (abort.signal.aborted && result.outcome === 'ok') result = { ...result, outcome: 'interrupted' }
+    if (dropped > 0) result = { ...result, meta: { ...result.meta, progress_dropped_bytes: dropped } }
     return { type: 'tool_result', run_id: runId, call_id: call.call_id, ...result }
   }
 

@@ -13,6 +13,7 @@ import { hasTransport } from '../providers/registry.ts'
 import type { EncryptedReasoningPart, NeutralEvent, TransportProfile } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
+import { cutChars } from '../sessions/entries.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
 import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf, type ToolSettings } from './active-run.ts'
@@ -22,6 +23,9 @@ import { watchKernels } from './kernel-views.ts'
 import { buildRequest } from './request.ts'
 import { type StartedRun, startRun } from './start.ts'
 import { runToolRound } from './tool-round.ts'
+
+/** Characters of command output one tool.progress event holds at most (#appendProgress). */
+const PROGRESS_EVENT_CHARS = 64 * 1024
 
 /** How long an interrupt waits for the kernel to confirm before the run is ended anyway. */
 const INTERRUPT_GRACE_MS = 3000
@@ -314,12 +318,31 @@ export class Runs {
   }
 
   /** Output of a running call: chunks of one call and stream that meet in a batch merge. */
+  /**
+   * Output of a running call joins the previous event of the same call and stream, up to
+   * PROGRESS_EVENT_CHARS an event, so a fast command makes few events and none nears the
+   * frame limit (a control character escapes to 6 bytes of JSON: 64 Ki of them is 384 KiB).
+   */
   #appendProgress(sessionId: string, run: ActiveRun, callId: string, stream: string, text: string): void {
     run.live.observed_ms = Date.now()
-    const last = run.queue.at(-1)
-    if (last?.kind === 'tool.progress' && last.payload.call_id === callId && last.payload.stream === stream)
-      last.payload.text += text
-    else this.#queue(sessionId, run, 'tool.progress', { call_id: callId, stream, text })
+    let rest = text
+    while (rest.length > 0) {
+      const last = run.queue.at(-1)
+      const open =
+        last?.kind === 'tool.progress' && last.payload.call_id === callId && last.payload.stream === stream
+          ? last
+          : undefined
+      // Never empty: a cut inside a surrogate pair at the end of a full event starts a new one.
+      const joined = open ? cutChars(rest, PROGRESS_EVENT_CHARS - (open.payload.text as string).length) : ''
+      if (open && joined.length > 0) {
+        open.payload.text += joined
+        rest = rest.slice(joined.length)
+      } else {
+        const piece = cutChars(rest, PROGRESS_EVENT_CHARS)
+        this.#queue(sessionId, run, 'tool.progress', { call_id: callId, stream, text: piece })
+        rest = rest.slice(piece.length)
+      }
+    }
   }
 
   /** An approval input decided a request of this session's run (after its commit). */

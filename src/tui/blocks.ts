@@ -168,7 +168,12 @@ export class ToolBlock extends CachedBlock {
     this.#outcome = outcome
     if (this.#output.length === 0 && this.#partial === '' && typeof output === 'string') this.progress(output)
     const code = meta?.exit_code
-    this.#detail = code !== undefined && code !== null ? `exit ${code}` : undefined
+    const dropped = meta?.progress_dropped_bytes
+    const details = [
+      code !== undefined && code !== null ? `exit ${code}` : '',
+      typeof dropped === 'number' ? `${dropped.toLocaleString('en')} bytes not streamed` : '',
+    ].filter(Boolean)
+    this.#detail = details.length > 0 ? details.join(', ') : undefined
     this.changed()
   }
   protected draw(width: number): string[] {
