@@ -8,11 +8,12 @@ import { profile } from './sections/profile.ts'
 import { runs } from './sections/runs.ts'
 import { sessions } from './sections/sessions.ts'
 import { startup } from './sections/startup.ts'
+import { toolOutput } from './sections/tool-output.ts'
 import { tools } from './sections/tools.ts'
 import { toolsExec } from './sections/tools-exec.ts'
 
 /** Run by default, in this order. */
-const DEFAULT: readonly Section[] = [startup, http, sessions, runs, kernels, tools, toolsExec]
+const DEFAULT: readonly Section[] = [startup, http, sessions, runs, kernels, tools, toolsExec, toolOutput]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile]
 
