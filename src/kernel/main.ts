@@ -7,7 +7,7 @@ import { BUILD } from '../build-info.ts'
 import { resolveHome } from '../daemon/home.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
-import { sandboxStatusAsync } from '../tools/exec/index.ts'
+import { sandboxStatusAsync, watchProcessGroups } from '../tools/exec/index.ts'
 import { setHearthHome } from '../tools/files/index.ts'
 import type { CallRequest, FromKernel, ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
@@ -93,6 +93,18 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
 }
 
 const tools = new ToolHost(send)
+// The daemon keeps the latest set, to kill what a crash of this process would leave.
+let groups: number[] = []
+let groupsPending = false
+watchProcessGroups((pgids) => {
+  groups = pgids
+  if (groupsPending) return
+  groupsPending = true
+  setImmediate(() => {
+    groupsPending = false
+    send({ type: 'groups', pgids: groups })
+  })
+})
 
 process.on('message', (msg: ToKernel) => {
   if (msg.type === 'turn') void runTurn(msg)

@@ -54,6 +54,8 @@ export class KernelProcess {
   /** Which session kernel each turn in flight belongs to. */
   readonly #runs = new Map<string, Kernel>()
   #stopping = false
+  /** Process groups of the commands running in this kernel, as it last reported them. */
+  #groups: number[] = []
 
   constructor(
     entry: string,
@@ -81,12 +83,17 @@ export class KernelProcess {
           for (const k of this.sessions) if (k.sessionId === msg.session_id) k.jobsChanged(msg.jobs)
           return
         }
+        if (msg.type === 'groups') {
+          this.#groups = msg.pgids
+          return
+        }
         this.#runs.get(msg.run_id)?.listener?.onMessage(msg)
       })
       this.proc.on('exit', () => resolve())
     })
     this.proc.on('exit', (code, signal) => {
       const unexpected = !this.#stopping
+      this.#killOrphanedGroups()
       const hosted = [...this.sessions]
       this.sessions.clear()
       this.#runs.clear()
@@ -100,6 +107,23 @@ export class KernelProcess {
     // A kernel must never keep the daemon alive on its own.
     this.proc.unref()
     this.proc.channel?.unref()
+  }
+
+  /**
+   * The commands a kernel ran are in process groups of their own; a kernel that stops
+   * cleanly ends them, one killed outright cannot (and inside bubblewrap, --die-with-parent
+   * ends only bubblewrap). The groups it last reported are killed as it exits, at once, so a
+   * group id has had no time to be reused.
+   */
+  #killOrphanedGroups(): void {
+    for (const pgid of this.#groups) {
+      try {
+        process.kill(-pgid, 'SIGKILL')
+      } catch {
+        // ESRCH: the group ended with its kernel
+      }
+    }
+    this.#groups = []
   }
 
   get alive(): boolean {

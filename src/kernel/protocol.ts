@@ -97,3 +97,5 @@ export type FromKernel =
     }
   /** A session's background jobs, sent whenever one starts, ends or writes. */
   | { type: 'jobs'; session_id: string; jobs: JobInfo[] }
+  /** The process groups of every command running now (shell calls and jobs), when they change. */
+  | { type: 'groups'; pgids: number[] }

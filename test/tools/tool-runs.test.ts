@@ -2,7 +2,9 @@
 // (its process group gone, its partial output kept), a background job that outlives its
 // turn and is stopped by session delete, and kill -9 of the daemon during a call.
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -226,7 +228,7 @@ describe('jobs and their ends', () => {
     await waitFor('the job to stop', () => processesWith(job).length === 0)
   })
 
-  it('a kernel process that crashes: the session reports its jobs gone', async () => {
+  it('a kernel process that crashes: its jobs are killed and the session reports them gone', async () => {
     const job = `sleep 300.${tag}8`
     const sid = await withJob(job)
     const live = openSse(s.d, `/sessions/${sid}?tail=0`)
@@ -237,13 +239,41 @@ describe('jobs and their ends', () => {
     const [changed] = await live.collect((f) => f.event === 'kernel.jobs_changed')
     live.destroy()
     assert.deepEqual(JSON.parse(changed.data).payload, { live_job_count: 0, running: [] })
-    // What bubblewrap leaves behind when its kernel is killed outright is not hearth's to
-    // reach any more (docs/tools.md, limits): this test cleans it up itself.
-    for (const pid of processesWith(job)) process.kill(pid, 'SIGKILL')
+    // Killed outright, the kernel could not stop its job (inside bubblewrap the command
+    // outlives it): the daemon kills the process groups the kernel last reported.
+    await waitFor('the job to be killed', () => processesWith(job).length === 0, 5000)
   })
 })
 
 describe('tool runs across kill -9', () => {
+  it('without a sandbox, a kernel killed outright leaves no command behind: the daemon kills its groups', async () => {
+    // A PATH with node, bash and sleep but no bwrap: commands run unsandboxed, with nothing
+    // (no --die-with-parent) to end them with their kernel.
+    const bin = mkdtempSync(join(tmpdir(), 'hearth-bin-'))
+    for (const tool of ['bash', 'sleep'])
+      symlinkSync(
+        execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(),
+        join(bin, tool),
+      )
+    symlinkSync(process.execPath, join(bin, 'node'))
+    const job = `sleep 300.${tag}7`
+    const s = await startAgent({ env: { PATH: bin } })
+    try {
+      const sid = await newSession(s)
+      s.upstream.enqueue(callTools({ name: 'job_start', arguments: { command: job } }), answer('started'))
+      await runMessage(s, sid, 'start a job')
+      await waitFor('the job', () => processesWith(job).length > 0)
+      const read = await getSession(s.d, sid)
+      assert.equal(read.kernel.sandbox.isolated, false, 'the command runs without bubblewrap')
+      for (const pid of childrenOf(s.d.proc.pid as number)) process.kill(pid, 'SIGKILL')
+      await waitFor('the job to be killed', () => processesWith(job).length === 0, 5000)
+    } finally {
+      for (const pid of processesWith(job)) process.kill(pid, 'SIGKILL')
+      await s.d.stop()
+      await s.upstream.close()
+    }
+  })
+
   it('a drain (SIGTERM) stops every job before the daemon exits', async () => {
     const job = `sleep 300.${tag}9`
     const s = await startAgent({ tools: { approval_policy: 'auto' } })

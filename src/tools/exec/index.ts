@@ -6,6 +6,7 @@ import { createShellTool, type ExecToolOptions } from './shell.ts'
 
 export { commandEnv, isSecretName } from './env.ts'
 export { createJobManager, type JobManagerOptions } from './jobs.ts'
+export { watchProcessGroups } from './process.ts'
 export { isolates, sandboxStatus, sandboxStatusAsync } from './sandbox.ts'
 export type { ExecToolOptions } from './shell.ts'
 

@@ -44,6 +44,24 @@ export interface RunningCommand {
   stop(): Promise<CommandEnd>
 }
 
+/**
+ * Process groups of the commands that run now, for a watcher outside this process: a
+ * kernel killed outright (SIGKILL, the OOM killer) cannot stop its commands, and inside
+ * bubblewrap `--die-with-parent` ends only bubblewrap itself, so the daemon kills the groups
+ * the kernel last reported (src/kernel/pool.ts).
+ */
+const liveGroups = new Set<number>()
+let onGroups: ((groups: number[]) => void) | undefined
+
+/** Tells `listener` the live process groups whenever a command starts or its group ends. */
+export function watchProcessGroups(listener: (groups: number[]) => void): void {
+  onGroups = listener
+}
+
+function groupsChanged(): void {
+  onGroups?.([...liveGroups])
+}
+
 export function startCommand(opts: CommandOptions): RunningCommand {
   const argv = wrap(['bash', '-lc', opts.command], {
     cwd: opts.cwd,
@@ -66,9 +84,14 @@ export function startCommand(opts: CommandOptions): RunningCommand {
   const done = new Promise<CommandEnd>((resolve) => {
     finish = resolve
   })
+  if (child.pid !== undefined) {
+    liveGroups.add(child.pid)
+    groupsChanged()
+  }
   const settle = () => {
     if (ended) return
     ended = true
+    if (child.pid !== undefined && liveGroups.delete(child.pid)) groupsChanged()
     clearTimeout(killTimer)
     clearTimeout(drainTimer)
     finish(end)
