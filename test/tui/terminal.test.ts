@@ -1,9 +1,11 @@
 // The full-screen client in a real terminal: tmux runs `hearth` against a real daemon whose
 // profile is the scripted fake upstream; the tests type with send-keys and read the screen.
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { answer, callTools } from '../fakes/tool-script.ts'
 import { BIN, pathWithThisNode, tempHome } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
 import { idle, message, putInput, type Setup, startWithUpstream, waitSession } from '../inputs/helpers.ts'
@@ -65,6 +67,36 @@ describe('the full-screen client in tmux', () => {
     const again = open(['chat', id])
     const history = await again.waitFor((x) => x.includes('Done.') && ready(x), 'the history')
     assert.match(history, /› show me markdown/)
+  })
+
+  it('shows a tool call as a block, asks its approval inline and runs it once allowed', async () => {
+    // A workspace of its own: the file tools never touch hearth's home.
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-tui-ws-')))
+    s.upstream.enqueue(
+      callTools({ name: 'write', arguments: { path: 'from-tui.txt', content: 'written\n' } }),
+      callTools({ name: 'shell', arguments: { command: 'echo streamed-from-shell' } }),
+      answer('All done.'),
+    )
+    const t = Tmux.start([process.execPath, BIN, '--home', s.d.home], {
+      columns: 100,
+      rows: 30,
+      cwd: workspace,
+    })
+    terminals.push(t)
+    await t.waitFor(ready, 'the prompt')
+    t.type('write the file')
+    t.keys('Enter')
+    let screen = await t.waitFor((x) => /allow\? y allow · n deny · a always/.test(x), 'the write approval')
+    assert.match(screen, /\? write .*from-tui\.txt/)
+    assert.ok(!existsSync(join(workspace, 'from-tui.txt')), 'nothing written before the answer')
+    t.type('y')
+    screen = await t.waitFor((x) => /\? shell .*echo streamed-from-shell/.test(x), 'the shell approval')
+    assert.equal(readFileSync(join(workspace, 'from-tui.txt'), 'utf8'), 'written\n')
+    t.type('n')
+    screen = await t.waitFor((x) => x.includes('All done.') && ready(x), 'the answer')
+    assert.match(screen, /✓ write/)
+    assert.match(screen, /denied/)
+    assert.doesNotMatch(screen, /│ streamed-from-shell/, 'the denied command never ran')
   })
 
   it('sends a multi-line paste as one message; Alt-Enter adds a line', async () => {
