@@ -6,8 +6,8 @@ import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { v7 as uuidv7 } from 'uuid'
 import { FakeChatgptBackend, type FakeSeat } from '../fakes/chatgpt-backend.ts'
+import { signInChatgpt } from '../helpers/chatgpt-signin.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { fileJson } from '../settings/helpers.ts'
@@ -22,27 +22,7 @@ describe('chatgpt turns through the daemon', () => {
 
   /** Signs SEAT in through the manual flow of the login API. */
   async function signIn(): Promise<string> {
-    const id = uuidv7()
-    const created = await d.request({
-      method: 'PUT',
-      path: `/auth/logins/${id}`,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'chatgpt', flow: 'manual', values: {} }),
-    })
-    const url = new URL(created.json().url)
-    const code = fake.authorize(
-      SEAT,
-      url.searchParams.get('code_challenge') as string,
-      url.searchParams.get('redirect_uri') as string,
-    )
-    const done = await d.request({
-      method: 'PATCH',
-      path: `/auth/logins/${id}`,
-      headers: { 'content-type': 'application/merge-patch+json', 'if-match': String(created.headers.etag) },
-      body: JSON.stringify({ response: `${code}#${url.searchParams.get('state')}` }),
-    })
-    assert.equal(done.json().state, 'complete', done.text())
-    return done.json().accounts[0].id
+    return (await signInChatgpt(d, fake, SEAT))[0].id
   }
 
   before(async () => {

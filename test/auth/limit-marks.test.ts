@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { v7 as uuidv7 } from 'uuid'
 import { FakeChatgptBackend, type FakeSeat } from '../fakes/chatgpt-backend.ts'
+import { signInChatgpt } from '../helpers/chatgpt-signin.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { fileJson } from '../settings/helpers.ts'
@@ -27,27 +27,7 @@ describe('limit marks from chatgpt turns', () => {
   const accountOf = new Map<string, string>()
 
   async function signIn(seat: FakeSeat): Promise<string> {
-    const id = uuidv7()
-    const created = await d.request({
-      method: 'PUT',
-      path: `/auth/logins/${id}`,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'chatgpt', flow: 'manual', values: {} }),
-    })
-    const url = new URL(created.json().url)
-    const code = fake.authorize(
-      seat,
-      url.searchParams.get('code_challenge') as string,
-      url.searchParams.get('redirect_uri') as string,
-    )
-    const done = await d.request({
-      method: 'PATCH',
-      path: `/auth/logins/${id}`,
-      headers: { 'content-type': 'application/merge-patch+json', 'if-match': String(created.headers.etag) },
-      body: JSON.stringify({ response: `${code}#${url.searchParams.get('state')}` }),
-    })
-    assert.equal(done.json().state, 'complete', done.text())
-    const ids: string[] = done.json().accounts.map((a: any) => a.id)
+    const ids = (await signInChatgpt(d, fake, seat)).map((a) => a.id)
     return ids.find((x) => ![...accountOf.values()].includes(x)) as string
   }
 

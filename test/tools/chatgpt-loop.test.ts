@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { v7 as uuidv7 } from 'uuid'
 import { freePort } from '../auth/oidc-peer.ts'
 import { FakeChatgptBackend, type FakeSeat } from '../fakes/chatgpt-backend.ts'
 import { answer, callTools, toolCallsOf, toolResultsOf } from '../fakes/tool-script.ts'
+import { signInChatgpt } from '../helpers/chatgpt-signin.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
@@ -38,26 +38,7 @@ describe('agent loop (chatgpt)', () => {
       }),
     )
     d = await startDaemon({ home })
-    const id = uuidv7()
-    const created = await d.request({
-      method: 'PUT',
-      path: `/auth/logins/${id}`,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'chatgpt', flow: 'manual', values: {} }),
-    })
-    const url = new URL(created.json().url)
-    const code = fake.authorize(
-      SEAT,
-      url.searchParams.get('code_challenge') as string,
-      url.searchParams.get('redirect_uri') as string,
-    )
-    const done = await d.request({
-      method: 'PATCH',
-      path: `/auth/logins/${id}`,
-      headers: { 'content-type': 'application/merge-patch+json', 'if-match': String(created.headers.etag) },
-      body: JSON.stringify({ response: `${code}#${url.searchParams.get('state')}` }),
-    })
-    assert.equal(done.json().state, 'complete', done.text())
+    await signInChatgpt(d, fake, SEAT)
   })
   after(async () => {
     await d.stop()
