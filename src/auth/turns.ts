@@ -4,8 +4,8 @@
 // and workspace for this one turn. A 401 from the backend removes that account; a 429 that
 // says when the account may be used again marks it limited until then (`limitedUntil`).
 
+import { CHATGPT_ENDPOINT } from '../providers/chatgpt/constants.ts'
 import { chatgptAccountId } from '../providers/chatgpt/signin.ts'
-import { CHATGPT_ENDPOINT } from '../providers/chatgpt/transport.ts'
 import type { TurnCredentials } from '../runs/engine.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { Settings } from '../settings/service.ts'

@@ -1,12 +1,13 @@
-// Extension id → provider. A stored profile with no `extension` is `openai-compatible`.
-// Later providers add their sign-in and quota codecs to the same entry. This map is the one
-// source of truth for which provider extensions can be used: settings accept a profile
-// only for an extension listed here, and runs refuse any other before reaching the kernel.
+// Extension id → provider, with its transport. A stored profile with no `extension` is
+// `openai-compatible`. Later providers add their sign-in and quota codecs to the same entry.
+// The ids alone live in ids.ts, which settings and runs use to accept or refuse a profile;
+// this map must list exactly those ids (checked when it loads).
 import { chatgpt } from './chatgpt/transport.ts'
+import { DEFAULT_EXTENSION, PROVIDER_IDS } from './ids.ts'
 import { openaiCompatible } from './openai-compatible/transport.ts'
 import type { Transport } from './types.ts'
 
-export const DEFAULT_EXTENSION = 'openai-compatible'
+export { DEFAULT_EXTENSION, hasTransport, providerIds } from './ids.ts'
 
 export interface Provider {
   /** The extension id, as stored in a profile's `extension` field and in creds.json. */
@@ -28,11 +29,7 @@ export function transportFor(extension: string | null | undefined): Transport | 
   return providerFor(extension)?.transport ?? null
 }
 
-/** Whether a profile of this extension can be used (absent → `openai-compatible`). */
-export function hasTransport(extension: string | null | undefined): boolean {
-  return providerFor(extension) !== null
-}
-
-export function providerIds(): string[] {
-  return [...PROVIDERS.keys()]
-}
+if ([...PROVIDERS.keys()].join() !== PROVIDER_IDS.join())
+  throw new Error(
+    `providers/ids.ts lists ${PROVIDER_IDS.join(', ')}; registry.ts has ${[...PROVIDERS.keys()].join(', ')}`,
+  )

@@ -9,7 +9,7 @@
 import { v7 as uuidv7 } from 'uuid'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
-import { hasTransport } from '../providers/registry.ts'
+import { hasTransport } from '../providers/ids.ts'
 import type { EncryptedReasoningPart, NeutralEvent, TransportProfile } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'

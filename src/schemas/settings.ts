@@ -4,7 +4,7 @@
 // only `{saved: true}` in their place. Every field is documented in docs/settings.md.
 import type { Static, TSchema } from 'typebox'
 import * as Type from 'typebox'
-import { providerIds } from '../providers/registry.ts'
+import { providerIds } from '../providers/ids.ts'
 import { Nullable } from './common.ts'
 import { CachePolicy } from './models.ts'
 import { defineOps } from './op.ts'

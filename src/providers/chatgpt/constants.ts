@@ -4,3 +4,6 @@
 export const CHATGPT_ORIGINATOR = 'hearth'
 export const CHATGPT_SCOPE = 'openid profile email offline_access'
 export const CHATGPT_CALLBACK_PATH = '/auth/callback'
+
+/** The ChatGPT backend a profile without an endpoint talks to. */
+export const CHATGPT_ENDPOINT = 'https://chatgpt.com/backend-api'

@@ -18,10 +18,9 @@ import type {
   Transport,
   TransportProfile,
 } from '../types.ts'
-import { CHATGPT_ORIGINATOR } from './constants.ts'
+import { CHATGPT_ENDPOINT, CHATGPT_ORIGINATOR } from './constants.ts'
 import { tokenClaims } from './jwt.ts'
 
-export const CHATGPT_ENDPOINT = 'https://chatgpt.com/backend-api'
 export const ACCOUNT_HEADER = 'chatgpt-account-id'
 export const SESSION_HEADER = 'session_id'
 const RESPONSES_PATH = '/codex/responses'

@@ -2,7 +2,7 @@
 // creds.json `providers.<profile>.apiKey`. A key written by hand as `apiKey` inside a
 // config.json profile is used (and wins) until the next start moves it into creds.json;
 // reads never show it either.
-import { hasTransport, providerIds } from '../../providers/registry.ts'
+import { hasTransport, providerIds } from '../../providers/ids.ts'
 import { HearthError } from '../../schemas/problems.ts'
 import { PROVIDER_EXTENSIONS } from '../../schemas/settings.ts'
 import type { FileContents, JsonObject } from '../files.ts'

@@ -1,0 +1,18 @@
+// The provider extensions hearth can talk to, by id: the light half of the registry. The
+// daemon, the settings and the schemas need only the names (which profiles are usable);
+// the transports themselves run in kernel processes (registry.ts), so loading them here
+// would cost the daemon's and every CLI command's start for nothing.
+
+export const DEFAULT_EXTENSION = 'openai-compatible'
+
+/** Extensions with a transport in registry.ts (which checks that the two lists agree). */
+export const PROVIDER_IDS: readonly string[] = [DEFAULT_EXTENSION, 'chatgpt']
+
+/** Whether a profile of this extension can be used (absent → `openai-compatible`). */
+export function hasTransport(extension: string | null | undefined): boolean {
+  return PROVIDER_IDS.includes(extension ?? DEFAULT_EXTENSION)
+}
+
+export function providerIds(): string[] {
+  return [...PROVIDER_IDS]
+}
