@@ -81,7 +81,13 @@ describe('recorded Messages streams', () => {
     await decodesTo('tool-no-args.sse', [
       text(0, "I'll update the issue list for"),
       text(0, ' you.'),
-      { type: 'tool_call', index: 1, id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP', name: 'updateIssueList', arguments: '{}' },
+      {
+        type: 'tool_call',
+        index: 1,
+        id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP',
+        name: 'updateIssueList',
+        arguments: '{}',
+      },
       usage(565, 0, 0, 48, 613),
       done('tool_calls'),
     ])
@@ -93,7 +99,13 @@ describe('recorded Messages streams', () => {
       'but Strava does not answer the question: \\"What should I do next after this run?\\". It is a great log, ' +
       'but it is not adaptive.", "type": "feature", "passes": false}]}'
     await decodesTo('tool-input-json.sse', [
-      { type: 'tool_call', index: 0, id: 'toolu_01Cr31vcGoeeRgi3Eo5Ds8qN', name: 'website_update', arguments: args },
+      {
+        type: 'tool_call',
+        index: 0,
+        id: 'toolu_01Cr31vcGoeeRgi3Eo5Ds8qN',
+        name: 'website_update',
+        arguments: args,
+      },
       usage(912, 0, 0, 118, 1030),
       done('tool_calls'),
     ])
@@ -102,7 +114,12 @@ describe('recorded Messages streams', () => {
   })
 
   test('message_delta usage replaces message_start usage (the final figures)', async () => {
-    await decodesTo('message-delta-usage.sse', [text(0, 'p'), text(0, 'ong'), usage(61, null, null, 2, 63), done('stop')])
+    await decodesTo('message-delta-usage.sse', [
+      text(0, 'p'),
+      text(0, 'ong'),
+      usage(61, null, null, 2, 63),
+      done('stop'),
+    ])
   })
 
   test('server tool blocks are neither emitted nor run; the text around them is', async () => {
@@ -125,16 +142,30 @@ describe('recorded Messages streams', () => {
 describe('Messages decoding edge cases', () => {
   const start = {
     type: 'message_start',
-    message: { usage: { input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 1 } },
+    message: {
+      usage: {
+        input_tokens: 10,
+        cache_read_input_tokens: 100,
+        cache_creation_input_tokens: 20,
+        output_tokens: 1,
+      },
+    },
   }
   const stop = { type: 'message_stop' }
 
   test('usage: prompt = input + cache reads + cache writes; completion from message_delta', async () => {
     const events = await run(
-      sse(start, { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } }, stop),
+      sse(
+        start,
+        { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } },
+        stop,
+      ),
     )
     deepStrictEqual(events, [usage(130, 100, 20, 7, 137), done('stop')])
-    deepStrictEqual(neutralUsage({ input: null, cacheRead: 5, cacheWrite: null, output: 3 }).prompt_tokens, null)
+    deepStrictEqual(
+      neutralUsage({ input: null, cacheRead: 5, cacheWrite: null, output: 3 }).prompt_tokens,
+      null,
+    )
   })
 
   test('several text blocks keep their order and join without a separator', async () => {
@@ -168,13 +199,22 @@ describe('Messages decoding edge cases', () => {
     const events = await run(
       sse(
         start,
-        { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va' } },
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va' },
+        },
         { type: 'content_block_stop', index: 0 },
         { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 4 } },
         stop,
       ),
     )
-    deepStrictEqual(events[0], { type: 'encrypted_reasoning', index: 0, summary: [], encrypted_content: 'EmwKAhgBEgy3va' })
+    deepStrictEqual(events[0], {
+      type: 'encrypted_reasoning',
+      index: 0,
+      summary: [],
+      encrypted_content: 'EmwKAhgBEgy3va',
+    })
   })
 
   test('no message_stop: upstream_incomplete, also after a stop reason', async () => {
@@ -186,7 +226,12 @@ describe('Messages decoding edge cases', () => {
     )
     deepStrictEqual(await run(cut), [
       text(0, 'Hi'),
-      { type: 'error', code: 'upstream_incomplete', message: 'the stream ended without a terminal event', status: null },
+      {
+        type: 'error',
+        code: 'upstream_incomplete',
+        message: 'the stream ended without a terminal event',
+        status: null,
+      },
     ])
   })
 
@@ -207,16 +252,28 @@ describe('Messages decoding edge cases', () => {
     const events = await run(
       sse(
         start,
-        { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'read', input: {} } },
-        { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"path": "a' } },
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_1', name: 'read', input: {} },
+        },
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: '{"path": "a' },
+        },
         { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } },
         stop,
       ),
     )
     deepStrictEqual(events, [usage(130, 100, 20, 9, 139), done('length')])
-    const refusal = await run(sse(start, { type: 'message_delta', delta: { stop_reason: 'refusal' }, usage: {} }, stop))
+    const refusal = await run(
+      sse(start, { type: 'message_delta', delta: { stop_reason: 'refusal' }, usage: {} }, stop),
+    )
     deepStrictEqual(refusal.at(-1), done('content_filter'))
-    const paused = await run(sse(start, { type: 'message_delta', delta: { stop_reason: 'pause_turn' }, usage: {} }, stop))
+    const paused = await run(
+      sse(start, { type: 'message_delta', delta: { stop_reason: 'pause_turn' }, usage: {} }, stop),
+    )
     deepStrictEqual(paused.at(-1), done('other'))
   })
 
