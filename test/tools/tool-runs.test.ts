@@ -257,7 +257,9 @@ describe('tool runs across kill -9', () => {
       )
     symlinkSync(process.execPath, join(bin, 'node'))
     const job = `sleep 300.${tag}7`
-    const s = await startAgent({ env: { PATH: bin } })
+    // HOME too: a login shell killed while it runs the user's profile (pyenv's rehash, say)
+    // could leave that profile's lock files behind for every later shell on the machine.
+    const s = await startAgent({ env: { PATH: bin, HOME: mkdtempSync(join(tmpdir(), 'hearth-home-')) } })
     try {
       const sid = await newSession(s)
       s.upstream.enqueue(callTools({ name: 'job_start', arguments: { command: job } }), answer('started'))
