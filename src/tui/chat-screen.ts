@@ -44,6 +44,8 @@ export class ChatScreen implements Component, Focusable {
   #noteTimer: NodeJS.Timeout | undefined
   #focused = false
   #overlay: Overlay | undefined
+  /** Keys typed while a picker's module loads, given to it once it shows. */
+  #overlayKeys: string[] | undefined
 
   constructor(o: ChatScreenOptions) {
     this.#o = o
@@ -124,9 +126,22 @@ export class ChatScreen implements Component, Focusable {
   }
 
   /** Shows a picker in place of the chat; its close() comes back. */
-  #show(overlay: Overlay): void {
-    this.#overlay = overlay
-    this.#o.tui.requestRender(true)
+  #show(load: () => Promise<Overlay>): void {
+    if (this.#overlay || this.#overlayKeys) return
+    const keys: string[] = []
+    this.#overlayKeys = keys
+    load().then(
+      (overlay) => {
+        this.#overlayKeys = undefined
+        this.#overlay = overlay
+        for (const k of keys) overlay.handleInput(k)
+        this.#o.tui.requestRender(true)
+      },
+      (err) => {
+        this.#overlayKeys = undefined
+        this.#say(`could not open: ${errorText(err)}`, 'error')
+      },
+    )
   }
 
   #closeOverlay = (): void => {
@@ -146,33 +161,35 @@ export class ChatScreen implements Component, Focusable {
   /** The session picker; its module and its data load when it opens, not at start. */
   pickSession(): void {
     const link = this.#link
-    import('./session-picker.ts').then(({ SessionPicker }) =>
-      this.#show(
-        new SessionPicker({
-          ...this.#pickerBase(),
-          client: link.client,
-          current: () => link.id,
-          open: async (id) => {
-            this.#closeOverlay()
-            this.#offset = 0
-            await link.open(id)
-          },
-          deletedCurrent: () => link.create(this.#o.workspace),
-        }),
+    this.#show(() =>
+      import('./session-picker.ts').then(
+        ({ SessionPicker }) =>
+          new SessionPicker({
+            ...this.#pickerBase(),
+            client: link.client,
+            current: () => link.id,
+            open: async (id) => {
+              this.#closeOverlay()
+              this.#offset = 0
+              await link.open(id)
+            },
+            deletedCurrent: () => link.create(this.#o.workspace),
+          }),
       ),
     )
   }
 
   pickModel(): void {
     const link = this.#link
-    import('./model-picker.ts').then(({ ModelPicker }) =>
-      this.#show(
-        new ModelPicker({
-          ...this.#pickerBase(),
-          client: link.client,
-          session: () => link.session,
-          configure: (patch) => link.configure(patch),
-        }),
+    this.#show(() =>
+      import('./model-picker.ts').then(
+        ({ ModelPicker }) =>
+          new ModelPicker({
+            ...this.#pickerBase(),
+            client: link.client,
+            session: () => link.session,
+            configure: (patch) => link.configure(patch),
+          }),
       ),
     )
   }
@@ -180,6 +197,10 @@ export class ChatScreen implements Component, Focusable {
   handleInput(data: string): void {
     const tui = this.#o.tui
     const link = this.#link
+    if (this.#overlayKeys) {
+      this.#overlayKeys.push(data)
+      return
+    }
     if (this.#overlay) {
       this.#overlay.handleInput(data)
       return

@@ -1,7 +1,7 @@
 // A full-screen list to choose from, the base of the session and model pickers: a title, a
 // line of typed text (a search, or a value being entered), the rows around the selection,
 // and a footer for hints and outcomes. Up/Down/PageUp/PageDown move, typing edits the line
-// (its owner is told, to filter or search), Esc or Ctrl-C leaves; every other key goes to
+// (Backspace, Ctrl-U clears it; its owner is told, to filter or search), Esc or Ctrl-C leaves; every other key goes to
 // the owner first.
 
 import { type Component, type Focusable, matchesKey, truncateToWidth } from './pi.ts'
@@ -86,9 +86,9 @@ export abstract class ListPicker implements Component, Focusable {
       if (count > 0) this.choose(this.selected)
       return
     }
-    if (matchesKey(data, 'backspace')) {
+    if (matchesKey(data, 'backspace') || matchesKey(data, 'ctrl+u')) {
       if (this.text === '') return
-      this.text = this.text.slice(0, -1)
+      this.text = matchesKey(data, 'ctrl+u') ? '' : this.text.slice(0, -1)
       this.selected = 0
       this.textChanged()
       this.o.requestRender()

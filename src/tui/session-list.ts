@@ -44,7 +44,7 @@ export function sessionRows(items: SessionSummary[], o: { archived?: boolean } =
   return rows
 }
 
-/** A session's title: its name, else its automatic name, else its preview, else its id. */
+/** A session's title: its name, else its automatic name, else its preview's first line. */
 export function sessionTitle(s: SessionSummary): string {
-  return s.name || s.automatic_name || s.preview.text.split('\n')[0] || s.id
+  return s.name || s.automatic_name || s.preview.text.split('\n')[0] || '(empty)'
 }
