@@ -168,10 +168,11 @@ export class ChatScreen implements Component, Focusable {
             ...this.#pickerBase(),
             client: link.client,
             current: () => link.id,
-            open: async (id) => {
+            open: async (id, note) => {
               this.#closeOverlay()
               this.#offset = 0
               await link.open(id)
+              if (note) this.#say(note)
             },
             deletedCurrent: () => link.create(this.#o.workspace),
           }),

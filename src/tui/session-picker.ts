@@ -18,8 +18,8 @@ export interface SessionPickerOptions extends ListPickerOptions {
   client: () => HearthClient
   /** The open session's id, marked in the list. */
   current: () => string | undefined
-  /** Open a session in the chat (the picker closes). */
-  open: (id: string) => Promise<void>
+  /** Open a session in the chat (the picker closes), with a line for its transcript. */
+  open: (id: string, note?: string) => Promise<void>
   /** The open session was deleted: open another. */
   deletedCurrent: () => Promise<void>
 }
@@ -186,7 +186,7 @@ export class SessionPicker extends ListPicker {
           { kind: 'forked', source_id: s.id },
           { client: this.#s.client },
         )
-        await this.#s.open(fork.id)
+        await this.#s.open(fork.id, `forked ${s.id} into ${fork.id}`)
       })
       return true
     }

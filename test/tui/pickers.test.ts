@@ -83,7 +83,7 @@ describe('the pickers in tmux', () => {
     await waitSession(s.d, id, (x) => x.preferences.opens >= opens)
   }
 
-  it('renames, archives, forks and deletes from the picker, as seen on the daemon', async () => {
+  it('renames, archives and deletes (after a y) from the picker, as seen on the daemon', async () => {
     const id = await createSession(s.d, { kind: 'new', workspace: s.d.home, name: 'picker subject' })
     const t = open()
     await t.waitFor(ready, 'the prompt')
@@ -131,12 +131,12 @@ describe('the pickers in tmux', () => {
     t.type('fork source')
     await t.waitFor((x) => /› fork source/.test(x), 'the source chosen')
     t.keys('C-f')
-    await t.waitFor((x) => ready(x) && !x.includes('Sessions ·'), 'the fork opened in the chat')
-    const { body } = await s.d.client.call('sessions.list', { query: { scope: 'all', limit: 200 } })
-    const forks = body.items.filter((x) => x.name === 'fork source' && x.id !== id)
-    assert.equal(forks.length, 1)
-    const fork = await read(forks[0].id)
+    const screen = await t.waitFor((x) => x.includes('forked ') && ready(x), 'the fork opened in the chat')
+    const forkId = /forked \S+ into ([0-9a-f-]{36})/.exec(screen.replace(/\n\s*/g, ' '))?.[1]
+    assert.ok(forkId, screen)
+    const fork = await read(forkId)
     assert.equal(fork.body.creation.submitted.source_id, id)
+    assert.equal(fork.body.creation.submitted.kind, 'forked')
   })
 
   it('the model picker changes profile, model and effort with a PATCH the daemon holds, and the next turn uses it', async () => {
@@ -149,6 +149,7 @@ describe('the pickers in tmux', () => {
       headers: { 'content-type': 'application/merge-patch+json', 'if-match': String(got.headers.etag) },
       body: JSON.stringify({
         profiles: {
+          seat: { extension: 'chatgpt' },
           spare: {
             extension: 'openai-compatible',
             endpoint: fake.endpoint,
@@ -167,6 +168,7 @@ describe('the pickers in tmux', () => {
     let screen = await t.waitFor((x) => /^Profile/m.test(x) && x.includes('spare'), 'the profiles')
     assert.match(screen, /fake {2}openai-compatible/)
     assert.match(screen, /spare {2}openai-compatible/)
+    assert.match(screen, /seat {2}chatgpt {2}signed out/, 'the account state of an extension that signs in')
     t.type('spare')
     await t.waitFor((x) => /› spare/.test(x), 'the profile filtered')
     t.keys('Enter')
@@ -180,9 +182,10 @@ describe('the pickers in tmux', () => {
     t.keys('Enter')
     screen = await t.waitFor((x) => /spare · picked-model · high/.test(x) && ready(x), 'the status line')
 
-    const id = (screen.match(/new session ([0-9a-f-]{36})/) ?? [])[1]
-    const { body } = await s.d.client.call('sessions.list', { query: { limit: 1 } })
-    const sessionId = id ?? body.items[0].id
+    const { body } = await s.d.client.call('sessions.list', { query: { scope: 'all', limit: 200 } })
+    const chosen = body.items.filter((x) => x.model === 'picked-model')
+    assert.equal(chosen.length, 1)
+    const sessionId = chosen[0].id
     const session = (await read(sessionId)).body
     assert.equal(session.provider_profile, 'spare')
     assert.equal(session.model, 'picked-model')
