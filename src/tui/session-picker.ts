@@ -14,6 +14,15 @@ import { type SessionRow, sessionRows, sessionTitle } from './session-list.ts'
 
 const PAGE = 200
 
+/** How long ago a timestamp was, shortly: 5s, 3m, 2h, 4d. */
+function age(at: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(at)) / 1000))
+  if (s < 60) return `${s}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m`
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`
+  return `${Math.floor(s / 86_400)}d`
+}
+
 export interface SessionPickerOptions extends ListPickerOptions {
   client: () => HearthClient
   /** The open session's id, marked in the list. */
@@ -24,7 +33,10 @@ export interface SessionPickerOptions extends ListPickerOptions {
   deletedCurrent: () => Promise<void>
 }
 
-type Mode = { kind: 'list' } | { kind: 'rename'; id: string; search: string } | { kind: 'delete'; id: string }
+type Mode =
+  | { kind: 'list' }
+  | { kind: 'rename'; id: string; search: string }
+  | { kind: 'delete'; id: string; title: string }
 
 /** A configuration merge patch of any session, with its current ETag. */
 export async function configureSession(
@@ -93,7 +105,7 @@ export class SessionPicker extends ListPicker {
         s.id === current ? '(open)' : '',
       ].filter(Boolean)
       return {
-        text: `${'  '.repeat(depth)}${depth ? '└ ' : ''}${sessionTitle(s)}  ${marks.join(' ')}  ${s.id.slice(0, 8)} · ${s.model}`,
+        text: `${'  '.repeat(depth)}${depth ? '└ ' : ''}${sessionTitle(s)}  ${marks.join(' ')}  · ${s.model} · ${age(s.activity_at)}`,
         dim: s.preferences.archived,
       }
     })
@@ -151,7 +163,7 @@ export class SessionPicker extends ListPicker {
     const mode = this.#mode
     if (mode.kind === 'delete') {
       this.#mode = { kind: 'list' }
-      if (data === 'y' || data === 'Y') this.#delete(mode.id)
+      if (data === 'y' || data === 'Y') this.#delete(mode.id, mode.title)
       else this.say('not deleted')
       return true
     }
@@ -191,7 +203,7 @@ export class SessionPicker extends ListPicker {
       return true
     }
     if (matchesKey(data, 'ctrl+d')) {
-      this.#mode = { kind: 'delete', id: s.id }
+      this.#mode = { kind: 'delete', id: s.id, title: sessionTitle(s) }
       this.say(`delete ${sessionTitle(s)}? y to delete, any other key to keep it`, 'warn')
       return true
     }
@@ -220,7 +232,7 @@ export class SessionPicker extends ListPicker {
     })
   }
 
-  #delete(id: string): void {
+  #delete(id: string, title: string): void {
     this.#act('deleting…', async () => {
       const client = this.#s.client()
       await client.call('sessions.delete', {
@@ -228,7 +240,7 @@ export class SessionPicker extends ListPicker {
         query: { view: 'configuration' },
         headers: { 'if-match': await configurationEtag(client, id) },
       })
-      this.say(`deleted ${id.slice(0, 8)}`)
+      this.say(`deleted ${title}`)
       if (id === this.#s.current()) await this.#s.deletedCurrent()
       await this.reload()
     })

@@ -119,11 +119,11 @@ describe('the pickers in tmux', () => {
     t.keys('C-d')
     await t.waitFor((x) => x.includes('delete picker renamed? y to delete'), 'the confirmation')
     t.type('y')
-    await t.waitFor((x) => x.includes(`deleted ${id.slice(0, 8)}`), 'the deletion')
+    await t.waitFor((x) => x.includes('deleted picker renamed'), 'the deletion')
     assert.equal((await read(id)).status, 410)
   })
 
-  it('forks the chosen session and opens the fork', async () => {
+  it('forks the chosen session and opens the fork; deleting the open session opens a new one', async () => {
     const id = await createSession(s.d, { kind: 'new', workspace: s.d.home, name: 'fork source' })
     const t = open()
     await t.waitFor(ready, 'the prompt')
@@ -137,6 +137,42 @@ describe('the pickers in tmux', () => {
     const fork = await read(forkId)
     assert.equal(fork.body.creation.submitted.source_id, id)
     assert.equal(fork.body.creation.submitted.kind, 'forked')
+
+    // Deleting the open session (the fork) opens a new one in its place.
+    t.keys('C-o')
+    const list = await t.waitFor((x) => x.includes('(open)') && /^› /m.test(x), 'the open session marked')
+    const downs = lineOf(list, '(open)') - list.split('\n').findIndex((l) => l.startsWith('› '))
+    for (let i = 0; i < downs; i++) t.keys('Down')
+    await t.waitFor((x) => /^› .*\(open\)/m.test(x), 'the open session chosen')
+    t.keys('C-d')
+    await t.waitFor((x) => x.includes('y to delete'), 'the confirmation')
+    t.type('y')
+    await t.waitFor((x) => x.includes('deleted (empty)'), 'the deletion')
+    assert.equal((await read(forkId)).status, 410)
+    t.keys('Escape')
+    await t.waitFor(
+      (x) => ready(x) && !x.includes('Sessions ·') && !x.includes('deleted'),
+      'a new session in the chat',
+    )
+  })
+
+  it('opens a busy session from the picker live', async () => {
+    const id = await createSession(s.d, { kind: 'new', workspace: s.d.home, name: 'busy one' })
+    s.upstream.enqueue({ text: Array.from({ length: 60 }, (_, i) => `bit${i} `), delayMs: 60 })
+    await putInput(s.d, id, message('a long answer'))
+    await waitSession(s.d, id, (x) => x.activity.output_utf8_bytes > 20)
+    const t = open()
+    await t.waitFor(ready, 'the prompt')
+    t.keys('C-o')
+    t.type('busy one')
+    await t.waitFor((x) => /› busy one .*\[running\]/.test(x), 'the busy session marked')
+    t.keys('Enter')
+    const live = await t.waitFor(
+      (x) => /bit[1-4]\d\b/.test(x) && /running · /.test(x),
+      'the answer streaming',
+    )
+    assert.match(live.replace(/\s+/g, ' '), /bit0 bit1 bit2 /)
+    await t.waitFor((x) => x.includes('bit59') && ready(x), 'the whole answer', 30_000)
   })
 
   it('the model picker changes profile, model and effort with a PATCH the daemon holds, and the next turn uses it', async () => {
