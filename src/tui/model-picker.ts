@@ -127,7 +127,10 @@ export class ModelPicker extends ListPicker {
         if (!this.#model) return
         this.#step = 'effort'
         this.text = ''
-        this.selected = 0
+        this.selected = Math.max(
+          0,
+          EFFORTS.indexOf((this.#m.session()?.effort ?? 'default') as (typeof EFFORTS)[number]),
+        )
         this.render_()
         return
       }
@@ -187,6 +190,12 @@ export class ModelPicker extends ListPicker {
         query: { provider_profile: profile, limit: 200 },
       })
       this.#models = 'items' in body ? body.items : []
+      const current = this.#m.session()
+      if (current?.provider_profile === profile)
+        this.selected = Math.max(
+          0,
+          this.#models.findIndex((m) => m.id === current.model),
+        )
       if (this.#models.length === 0) this.say('the catalogue lists no models here: type a model id', 'warn')
     } catch (err) {
       this.say(`could not read the models: ${(err as Error).message}; type a model id`, 'error')
