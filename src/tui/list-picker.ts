@@ -95,8 +95,9 @@ export abstract class ListPicker implements Component, Focusable {
       return
     }
     // Printable text (typed or pasted; a paste's brackets and line breaks dropped).
+    const pasted = data.startsWith('\x1b[200~')
     const typed = data.replace(/\x1b\[20[01]~/g, '').replace(/[\x00-\x1f\x7f]/g, '')
-    if (typed !== '' && !data.startsWith('\x1b')) {
+    if (typed !== '' && (pasted || !data.startsWith('\x1b'))) {
       this.text += typed
       this.selected = 0
       this.textChanged()

@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { SessionSummary } from '../../src/schemas/sessions.ts'
+import { ListPicker, type PickerRow } from '../../src/tui/list-picker.ts'
 import { modelLine } from '../../src/tui/model-picker.ts'
 import { sessionRows, sessionTitle } from '../../src/tui/session-list.ts'
+import { makeTheme } from '../../src/tui/theme.ts'
 
 /** A summary with the fields the list reads; the rest are never looked at. */
 function summary(
@@ -100,5 +102,60 @@ describe('a model line', () => {
       'gpt-x  400k context · $1.25/$10 per M',
     )
     assert.equal(modelLine({ id: 'bare', context_window: null, cost: { ...cost, input: null } }), 'bare')
+  })
+})
+
+/** A picker over fixed rows that records what it is told. */
+class Fixed extends ListPicker {
+  chosen: number[] = []
+  changes: string[] = []
+  closed = 0
+  readonly list: string[]
+  constructor(list: string[]) {
+    super({ theme: makeTheme(false), rows: () => 12, requestRender: () => {}, close: () => this.closed++ })
+    this.list = list
+  }
+  get typed(): string {
+    return this.text
+  }
+  protected title() {
+    return 'Fixed'
+  }
+  protected hint() {
+    return 'hint'
+  }
+  protected items(): PickerRow[] {
+    return this.list.map((text) => ({ text }))
+  }
+  protected textChanged() {
+    this.changes.push(this.text)
+  }
+  protected choose(i: number) {
+    this.chosen.push(i)
+  }
+}
+
+describe('the list picker', () => {
+  it('edits its line from typed keys and a bracketed paste, moves, chooses and leaves', () => {
+    const p = new Fixed(['a', 'b', 'c'])
+    for (const k of ['f', 'o', '\x7f', 'x']) p.handleInput(k)
+    p.handleInput('\x1b[200~pasted\nline\x1b[201~')
+    assert.equal(p.typed, 'fxpastedline')
+    p.handleInput('\x15') // Ctrl-U
+    assert.equal(p.typed, '')
+    assert.deepEqual(p.changes.at(-1), '')
+    p.handleInput('\x1b[B') // Down
+    p.handleInput('\x1b[B')
+    p.handleInput('\x1b[B')
+    p.handleInput('\r')
+    assert.deepEqual(p.chosen, [2])
+    const screen = p.render(30).map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''))
+    assert.ok(
+      screen.some((l) => l.startsWith('› c')),
+      screen.join('\n'),
+    )
+    assert.ok(screen.every((l) => l.length <= 30))
+    p.handleInput('\x1b')
+    assert.equal(p.closed, 1)
   })
 })
