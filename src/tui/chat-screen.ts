@@ -30,6 +30,9 @@ export interface ChatScreenOptions {
   quit: () => void
 }
 
+/** A screen shown in place of the chat (a picker) until it closes. */
+type Overlay = Component & { handleInput(data: string): void }
+
 export class ChatScreen implements Component, Focusable {
   readonly editor: Editor
   readonly #o: ChatScreenOptions
@@ -40,6 +43,9 @@ export class ChatScreen implements Component, Focusable {
   #note: string | undefined
   #noteTimer: NodeJS.Timeout | undefined
   #focused = false
+  #overlay: Overlay | undefined
+  /** Keys typed while a picker's module loads, given to it once it shows. */
+  #overlayKeys: string[] | undefined
 
   constructor(o: ChatScreenOptions) {
     this.#o = o
@@ -108,6 +114,8 @@ export class ChatScreen implements Component, Focusable {
         say: this.#say,
         quit: this.#o.quit,
         workspace: this.#o.workspace,
+        pickSession: () => this.pickSession(),
+        pickModel: () => this.pickModel(),
       }
       Promise.resolve(cmd.command.run(ctx)).catch((err) =>
         this.#say(`/${cmd.name}: ${errorText(err)}`, 'error'),
@@ -117,9 +125,91 @@ export class ChatScreen implements Component, Focusable {
     this.#link.send(text).catch((err) => this.#say(`not sent: ${errorText(err)}`, 'error'))
   }
 
+  /** Shows a picker in place of the chat; its close() comes back. */
+  #show(load: () => Promise<Overlay>): void {
+    if (this.#overlay || this.#overlayKeys) return
+    const keys: string[] = []
+    this.#overlayKeys = keys
+    load().then(
+      (overlay) => {
+        this.#overlayKeys = undefined
+        this.#overlay = overlay
+        for (const k of keys) overlay.handleInput(k)
+        this.#o.tui.requestRender(true)
+      },
+      (err) => {
+        this.#overlayKeys = undefined
+        this.#say(`could not open: ${errorText(err)}`, 'error')
+      },
+    )
+  }
+
+  #closeOverlay = (): void => {
+    this.#overlay = undefined
+    this.#o.tui.requestRender(true)
+  }
+
+  #pickerBase() {
+    return {
+      theme: this.#o.theme,
+      rows: this.#o.rows,
+      requestRender: () => this.#o.tui.requestRender(),
+      close: this.#closeOverlay,
+    }
+  }
+
+  /** The session picker; its module and its data load when it opens, not at start. */
+  pickSession(): void {
+    const link = this.#link
+    this.#show(() =>
+      import('./session-picker.ts').then(
+        ({ SessionPicker }) =>
+          new SessionPicker({
+            ...this.#pickerBase(),
+            client: link.client,
+            current: () => link.id,
+            open: async (id, note) => {
+              this.#closeOverlay()
+              this.#offset = 0
+              await link.open(id)
+              if (note) this.#say(note)
+            },
+            deletedCurrent: () => link.create(this.#o.workspace),
+          }),
+      ),
+    )
+  }
+
+  pickModel(): void {
+    const link = this.#link
+    this.#show(() =>
+      import('./model-picker.ts').then(
+        ({ ModelPicker }) =>
+          new ModelPicker({
+            ...this.#pickerBase(),
+            client: link.client,
+            session: () => link.session,
+            configure: (patch) => link.configure(patch),
+          }),
+      ),
+    )
+  }
+
   handleInput(data: string): void {
     const tui = this.#o.tui
     const link = this.#link
+    if (this.#overlayKeys) {
+      this.#overlayKeys.push(data)
+      return
+    }
+    if (this.#overlay) {
+      this.#overlay.handleInput(data)
+      return
+    }
+    if (matchesKey(data, 'ctrl+o')) {
+      this.pickSession()
+      return
+    }
     if (matchesKey(data, 'ctrl+c')) {
       this.#ctrlC()
       return
@@ -187,6 +277,7 @@ export class ChatScreen implements Component, Focusable {
 
   render(width: number): string[] {
     const rows = Math.max(3, this.#o.rows())
+    if (this.#overlay) return this.#overlay.render(width).slice(0, rows)
     const editor = this.editor.render(width)
     const status = statusLine(this.#link.session, width, this.#o.theme, this.#note)
     const height = Math.max(1, rows - editor.length - 1)

@@ -1,6 +1,6 @@
 // The slash commands of the terminal client: one table, which the editor's completion and
 // /help read. A command gets the context of the screen it was typed in. Later screens
-// (sessions, models, login, quota) replace their "not yet" entries here.
+// (login, quota) replace their "not yet" entries here.
 import type { SessionLink } from './session-link.ts'
 
 export interface CommandContext {
@@ -12,6 +12,9 @@ export interface CommandContext {
   quit: () => void
   /** The workspace new sessions are created in. */
   workspace: string
+  /** Opens the session picker / the model and profile picker in place of the chat. */
+  pickSession: () => void
+  pickModel: () => void
 }
 
 export interface SlashCommand {
@@ -73,12 +76,12 @@ export const COMMANDS: SlashCommand[] = [
       ctx.say(`approval policy: ${ctx.args}`)
     },
   },
-  { name: 'sessions', description: 'open another session (not yet)', run: notYet('the session picker') },
   {
-    name: 'model',
-    description: 'choose the profile, model and effort (not yet)',
-    run: notYet('the model picker'),
+    name: 'sessions',
+    description: 'open, rename, archive, fork or delete a session (Ctrl-O)',
+    run: (ctx) => ctx.pickSession(),
   },
+  { name: 'model', description: 'choose the profile, model and effort', run: (ctx) => ctx.pickModel() },
   {
     name: 'login',
     description: 'sign in to a provider (not yet; hearth login)',
@@ -99,6 +102,7 @@ export const KEYS: [string, string][] = [
   ['Up / Down', 'message history (at the first / last line)'],
   ['PageUp / PageDown', 'scroll the transcript'],
   ['Ctrl-T', 'show or hide reasoning'],
+  ['Ctrl-O', 'sessions'],
   ['y / n / a', 'answer an approval: allow, deny, always for this session'],
   ['Esc, Ctrl-C', 'interrupt the running turn'],
   ['Ctrl-C twice', 'quit'],

@@ -104,7 +104,8 @@ export class SessionLink {
     })
     following.then(
       (end) => {
-        if (end.reason === 'deleted') {
+        // A stream left for another session says nothing in the new one's transcript.
+        if (end.reason === 'deleted' && this.#stop === stop) {
           this.transcript.notice('the session was deleted', this.transcript.theme.error)
           this.onChange()
         }
