@@ -3,16 +3,13 @@
 // token that expires within the minute is refreshed first, and a 401 removes the account
 // and fails the turn with an error ending in `run /login`.
 import assert from 'node:assert/strict'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { FakeChatgptBackend, type FakeSeat } from '../fakes/chatgpt-backend.ts'
-import { signInChatgpt } from '../helpers/chatgpt-signin.ts'
-import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { signInChatgpt, startChatgptDaemon } from '../helpers/chatgpt-signin.ts'
+import type { TestDaemon } from '../helpers/daemon.ts'
 import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { fileJson } from '../settings/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
-import { freePort } from './oidc-peer.ts'
 
 const SEAT: FakeSeat = { accountId: 'ws-run', userId: 'u-run', email: 'run@example.test', plan: 'pro' }
 
@@ -27,19 +24,7 @@ describe('chatgpt turns through the daemon', () => {
 
   before(async () => {
     fake = await FakeChatgptBackend.start()
-    const home = tempHome()
-    mkdirSync(home, { recursive: true })
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        providers: {
-          default_profile: 'sub',
-          profiles: { sub: { extension: 'chatgpt', endpoint: fake.backendUrl, model: 'gpt-5.1-codex' } },
-          sign_in: { chatgpt: { issuer: fake.url, callback_port: await freePort() } },
-        },
-      }),
-    )
-    d = await startDaemon({ home })
+    d = await startChatgptDaemon(fake)
   })
   after(async () => {
     await d.stop()

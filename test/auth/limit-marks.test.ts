@@ -3,17 +3,14 @@
 // backend gave (the error body's resets_at, else the used-up window's reset header, else
 // Retry-After), GET /auth shows it, and the session's next turn goes to another account.
 import assert from 'node:assert/strict'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { FakeChatgptBackend, type FakeSeat } from '../fakes/chatgpt-backend.ts'
-import { signInChatgpt } from '../helpers/chatgpt-signin.ts'
-import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { signInChatgpt, startChatgptDaemon } from '../helpers/chatgpt-signin.ts'
+import type { TestDaemon } from '../helpers/daemon.ts'
 import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { fileJson } from '../settings/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
-import { freePort } from './oidc-peer.ts'
 
 const SEATS: FakeSeat[] = [
   { accountId: 'ws-one', userId: 'u-one', email: 'one@example.test', plan: 'plus' },
@@ -60,26 +57,7 @@ describe('limit marks from chatgpt turns', () => {
 
   before(async () => {
     fake = await FakeChatgptBackend.start()
-    const home = tempHome()
-    mkdirSync(home, { recursive: true })
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        providers: {
-          default_profile: 'sub',
-          profiles: {
-            sub: {
-              extension: 'chatgpt',
-              endpoint: fake.backendUrl,
-              model: 'gpt-5.1-codex',
-              request_max_retries: 0,
-            },
-          },
-          sign_in: { chatgpt: { issuer: fake.url, callback_port: await freePort() } },
-        },
-      }),
-    )
-    d = await startDaemon({ home })
+    d = await startChatgptDaemon(fake, { profile: { request_max_retries: 0 } })
     for (const seat of SEATS) accountOf.set(seat.accountId, await signIn(seat))
   })
   after(async () => {

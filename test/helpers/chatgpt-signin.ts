@@ -2,9 +2,12 @@
 // a client does: start the login, authorize at the fake with the login's PKCE challenge,
 // paste back `code#state`. Resolves with the signed-in accounts the completed login lists.
 import assert from 'node:assert/strict'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
+import { freePort } from '../auth/oidc-peer.ts'
 import type { FakeChatgptBackend, FakeSeat } from '../fakes/chatgpt-backend.ts'
-import type { TestDaemon } from './daemon.ts'
+import { startDaemon, type TestDaemon, tempHome } from './daemon.ts'
 
 export async function signInChatgpt(
   d: TestDaemon,
@@ -32,4 +35,29 @@ export async function signInChatgpt(
   })
   assert.equal(done.json().state, 'complete', done.text())
   return done.json().accounts
+}
+
+/**
+ * A daemon whose default profile `sub` is the fake backend's chatgpt provider, signing in
+ * through the fake's issuer; `profile` adds profile fields, `config` further groups.
+ */
+export async function startChatgptDaemon(
+  fake: FakeChatgptBackend,
+  opts: { profile?: Record<string, unknown>; config?: Record<string, unknown> } = {},
+): Promise<TestDaemon> {
+  const home = tempHome()
+  mkdirSync(home, { recursive: true })
+  const profile = { extension: 'chatgpt', endpoint: fake.backendUrl, model: 'gpt-5.1-codex', ...opts.profile }
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({
+      providers: {
+        default_profile: 'sub',
+        profiles: { sub: profile },
+        sign_in: { chatgpt: { issuer: fake.url, callback_port: await freePort() } },
+      },
+      ...opts.config,
+    }),
+  )
+  return startDaemon({ home })
 }

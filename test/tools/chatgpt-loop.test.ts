@@ -2,15 +2,14 @@
 // backend, its result sent back in the backend's Responses dialect, then the answer; the
 // next turn replays the exchange.
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { freePort } from '../auth/oidc-peer.ts'
 import { FakeChatgptBackend, type FakeSeat } from '../fakes/chatgpt-backend.ts'
 import { answer, callTools, toolCallsOf, toolResultsOf } from '../fakes/tool-script.ts'
-import { signInChatgpt } from '../helpers/chatgpt-signin.ts'
-import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { signInChatgpt, startChatgptDaemon } from '../helpers/chatgpt-signin.ts'
+import type { TestDaemon } from '../helpers/daemon.ts'
 import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 import { historyOf } from './agent-helpers.ts'
@@ -24,20 +23,7 @@ describe('agent loop (chatgpt)', () => {
 
   before(async () => {
     fake = await FakeChatgptBackend.start()
-    const home = tempHome()
-    mkdirSync(home, { recursive: true })
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        providers: {
-          default_profile: 'sub',
-          profiles: { sub: { extension: 'chatgpt', endpoint: fake.backendUrl, model: 'gpt-5.1-codex' } },
-          sign_in: { chatgpt: { issuer: fake.url, callback_port: await freePort() } },
-        },
-        tools: { approval_policy: 'auto' },
-      }),
-    )
-    d = await startDaemon({ home })
+    d = await startChatgptDaemon(fake, { config: { tools: { approval_policy: 'auto' } } })
     await signInChatgpt(d, fake, SEAT)
   })
   after(async () => {
