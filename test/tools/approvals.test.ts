@@ -171,6 +171,36 @@ describe('approvals', () => {
     assert.deepEqual((await getSession(s.d, sid)).pending_inputs, [])
   })
 
+  it('a malformed approval is a 400 with its code, stores nothing and leaves the request waiting', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(writeCall('bad-input.txt', 'x'), answer('done'))
+    await putInput(s.d, sid, message('write it'))
+    const reason = await waitBlocked(s.d, sid)
+    const base = {
+      kind: 'approval',
+      request_id: reason.request_id,
+      decision: 'allow',
+      remember: 'once',
+      client_id: 't',
+    }
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...base, decision: 'maybe' }, 'invalid_request'],
+      [{ ...base, remember: 'forever' }, 'invalid_request'],
+      [{ ...base, extra: 1 }, 'unknown_field'],
+      [{ ...base, request_id: 42 }, 'invalid_request'],
+    ]
+    for (const [body, code] of cases) {
+      const inputId = uuidv7()
+      assertProblem(await putInput(s.d, sid, body, inputId), 400, code)
+      assert.equal((await s.d.request({ path: `/sessions/${sid}/inputs/${inputId}` })).status, 404)
+    }
+    assert.equal((await getSession(s.d, sid)).status.blocking_reason.request_id, reason.request_id)
+    assert.ok(!existsSync(join(s.workspace, 'bad-input.txt')))
+    // The request still takes a well-formed answer.
+    assert.equal((await approve(s.d, sid, reason.request_id, 'deny')).status, 202)
+    await waitSession(s.d, sid, idle)
+  })
+
   it('policy read-only offers no write or command tools, and refuses one called anyway', async () => {
     const sid = await newSession(s)
     const cur = await s.d.request({ path: `/sessions/${sid}?view=configuration` })
