@@ -33,7 +33,9 @@ export function serverRoutes(d: ServerDeps) {
         digest: null,
         extensions: d.extensions(),
         quota: null,
-        ...(query.include === 'quota_history' ? { quota_history: quotaHistory(query) } : noQuotaFilter(query)),
+        ...(query.include === 'quota_history'
+          ? { quota_history: quotaHistory(query) }
+          : noQuotaFilter(query)),
         notices: d.notices(),
         sandbox: d.sandbox() ?? { available: null, kind: null, reason: 'Not probed yet: ask again shortly' },
       },

@@ -129,6 +129,13 @@ export class LoginFlow {
   }
 }
 
+/** Whether a problem advises signing in (its message ends in `run /login`). */
+export function advisesLogin(
+  problem: { title?: string; detail?: string | null } | null | undefined,
+): boolean {
+  return !!problem && `${problem.title ?? ''} ${problem.detail ?? ''}`.includes('run /login')
+}
+
 /** Who signed in, for a result line: the accounts' labels (else ids). */
 export function signedInAs(login: Login): string {
   return login.accounts.map((a) => a.label ?? a.email ?? a.id).join(', ')
