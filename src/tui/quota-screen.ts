@@ -176,7 +176,8 @@ export class QuotaScreen implements Component, Focusable {
           const start = trail.capped ? now - trail.spanMs : trail.since
           const chart = trailChart(trail.readings, start, now, Math.max(10, width - 4))
           out.push(...chart.map((l) => `    ${t.accent(l)}`))
-          out.push(t.dim(`    ${trailLabel(trail, now)} · ${trail.readings.length} readings`))
+          const n = trail.readings.length
+          out.push(t.dim(`    ${trailLabel(trail, now)} · ${n} reading${n === 1 ? '' : 's'}`))
         }
       }
       out.push('')
