@@ -53,7 +53,17 @@ export function runApp(o: AppOptions): Promise<number> {
     quit: () => quit(0),
     quota: () => quota.text,
   })
-  link.onChange = () => tui.requestRender()
+  // The quota item is read again for another session or profile, and after each turn.
+  let quotaOf: string | undefined
+  link.onChange = () => {
+    tui.requestRender()
+    const s = link.session
+    const key = s && `${s.id} ${s.provider_profile}`
+    if (key && key !== quotaOf) {
+      quotaOf = key
+      void quota.refresh(s)
+    }
+  }
   link.onRunEnded = () => void quota.refresh(link.session)
   process.stdout.write(ALT_SCREEN_ON)
   tui.addChild(chat)
@@ -72,7 +82,6 @@ export function runApp(o: AppOptions): Promise<number> {
     }),
   )
   link.ready = opening
-  opening.then(() => quota.refresh(link.session)).catch(() => {})
   opening.catch((err) => {
     transcript.notice(`could not open the session: ${(err as Error).message}`, o.theme.error)
     tui.requestRender()

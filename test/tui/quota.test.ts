@@ -98,6 +98,16 @@ describe('the quota screen in tmux', () => {
     assert.match(screen, /claude · c@example\.test[\s\S]*poll failed: token expired/)
     assert.equal(fake.historyQueries('secondary').length, 5, 'at most five pages')
     assert.equal(fake.historyQueries('secondary')[0].get('limit'), '200')
+    // Narrow: every line is cut to the width, the charts too.
+    t.resize(24, 45)
+    const narrow = await t.waitFor(
+      (x) => /^codex · a@example\.test/m.test(x) && /capped/.test(x),
+      'the narrow screen',
+    )
+    assert.ok(
+      narrow.split('\n').every((l) => [...l].length <= 24),
+      narrow,
+    )
     t.keys('Escape')
     await t.waitFor((x) => ready(x) && !x.includes('capped at'), 'back in the chat')
   })
