@@ -134,6 +134,13 @@ describe('the login screen in tmux', () => {
     assert.equal((await auth()).logins.length, 1, 'one login under way')
     await new Promise((r) => setTimeout(r, 300))
     assert.equal(existsSync(opened), false, 'no browser was started')
+    // A response of another sign-in is refused with the daemon's reason; the login waits on.
+    t.paste('ac_other#not-this-state')
+    t.keys('Enter')
+    await t.waitFor(
+      (x) => x.includes('belongs to another sign-in') && /state: waiting/.test(x),
+      'the refusal',
+    )
 
     t.keys('Escape')
     await t.waitFor((x) => ready(x) && !x.includes('Sign in'), 'back in the chat')
