@@ -45,6 +45,8 @@ export class LoginScreen implements Component, Focusable {
   #footerKind: FooterKind = 'info'
   #signedIn = false
   #closed = false
+  /** A sign-in is being started (a second Enter starts no second one). */
+  #starting = false
 
   constructor(o: LoginScreenOptions) {
     this.#o = o
@@ -75,6 +77,16 @@ export class LoginScreen implements Component, Focusable {
   }
 
   async #start(p: Provider): Promise<void> {
+    if (this.#starting) return
+    this.#starting = true
+    try {
+      await this.#run(p)
+    } finally {
+      this.#starting = false
+    }
+  }
+
+  async #run(p: Provider): Promise<void> {
     this.#pasted = ''
     this.#browser = undefined
     this.#say(`starting the sign-in to ${p.label}…`)
@@ -94,6 +106,7 @@ export class LoginScreen implements Component, Focusable {
     if (flow.login.state === 'waiting')
       this.#browser = openBrowser(flow.login.url, this.#o.env) ? 'opened' : 'not opened'
     this.#say('')
+    this.#starting = false
     const last = await flow
       .follow((l) => this.#update(l))
       .catch((err: Error) => {
@@ -145,7 +158,8 @@ export class LoginScreen implements Component, Focusable {
         void flow.cancel().catch(() => {})
         this.#say('cancelled', 'warn')
       }
-      // Opened for one sign-in (the model picker, a failed turn): done means back where it came from.
+      // Opened to sign in to one provider at once (the model picker, /login PROVIDER): back
+      // where it came from; opened on the list: back to the list, unless signed in.
       if (!this.#o.start && !this.#signedIn) {
         void this.#reloadStates()
         return
