@@ -151,7 +151,7 @@ describe('the login screen in tmux', () => {
     }
   })
 
-  it('a signed-out profile chosen in the model picker signs in first, then the picker goes on to its models', async () => {
+  it('a signed-out profile chosen in the model picker signs in first (the browser redirect completes it), then the picker goes on to its models', async () => {
     const t = open()
     await t.waitFor(ready, 'the prompt')
     t.type('/model')
@@ -161,8 +161,12 @@ describe('the login screen in tmux', () => {
     t.keys('Enter')
     const url = await browserUrl(t)
     await t.waitFor((x) => x.includes('Sign in to ChatGPT'), 'the login screen')
-    t.paste(authorize(url, 'picker@example.test'))
-    t.keys('Enter')
+    // The browser's redirect reaches the daemon's listener: nothing is pasted.
+    const [code, state] = authorize(url, 'picker@example.test').split('#')
+    const callback = new URL(url.searchParams.get('redirect_uri') as string)
+    callback.hostname = '127.0.0.1'
+    callback.search = new URLSearchParams({ code, state }).toString()
+    assert.equal((await fetch(callback)).status, 200)
     await t.waitFor((x) => x.includes('signed in as picker@example.test'), 'the result')
     t.keys('Enter')
     await t.waitFor((x) => x.includes('Model for sub'), 'the picker at its model step')
