@@ -235,7 +235,7 @@ export class ChatScreen implements Component, Focusable {
                 client: link.client,
                 close: (signedIn) => {
                   this.#closeOverlay()
-                  if (signedIn) this.#say('signed in; send the message again')
+                  if (signedIn) this.#say(r.reason ? 'signed in; send the message again' : 'signed in')
                   resolve(signedIn)
                 },
               }),
