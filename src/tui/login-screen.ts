@@ -240,7 +240,7 @@ export class LoginScreen implements Component, Focusable {
         ? 'Enter or Esc back'
         : 'paste the address the browser ends on (or the code), Enter send · Esc cancel'
       : 'Up/Down choose · Enter sign in · Esc back'
-    const foot = [t.dim('─'.repeat(width)), footer, t.dim(hint)]
+    const foot = [t.dim('─'.repeat(width)), ...wrapTextWithAnsi(footer, width), t.dim(hint)]
     const height = Math.max(1, rows - foot.length)
     const lines = body.slice(0, height)
     while (lines.length < height) lines.push('')
@@ -272,10 +272,15 @@ export class LoginScreen implements Component, Focusable {
     out.push('')
     if (this.#browser === 'opened') out.push(t.dim('opened in the browser'))
     else if (this.#browser === 'not opened')
-      out.push(t.dim('HEARTH_NO_BROWSER is set: open the address yourself'))
+      out.push(...wrapTextWithAnsi(t.dim('HEARTH_NO_BROWSER is set: open the address yourself'), width))
     const progress = l.progress ? ` · ${l.progress}` : ''
-    out.push(`${t.dim('state:')} ${l.state}${progress}`)
-    if (!this.#flow?.done) out.push(`${t.dim('paste:')} ${this.#pasted}${t.inverse(' ')}`)
+    out.push(...wrapTextWithAnsi(`${t.dim('state:')} ${l.state}${progress}`, width))
+    if (!this.#flow?.done) {
+      // A long paste shows its end, where the typing goes on.
+      const room = Math.max(1, width - 9)
+      const shown = this.#pasted.length > room ? `…${this.#pasted.slice(-(room - 1))}` : this.#pasted
+      out.push(`${t.dim('paste:')} ${shown}${t.inverse(' ')}`)
+    }
     return out
   }
 }

@@ -123,14 +123,23 @@ describe('the login screen in tmux', () => {
     await t.waitFor((x) => /^ \/login chatgpt\s*$/m.test(x), 'the completed provider')
     t.keys('Enter')
     const screen = await t.waitFor((x) => x.includes('HEARTH_NO_BROWSER is set'), 'the sign-in under way')
-    // The address is drawn whole, cut into lines of the terminal's width.
-    const lines = screen.split('\n')
-    const first = lines.findIndex((l) => l.startsWith(fake.url))
-    assert.ok(first >= 0, screen)
-    let text = ''
-    for (let i = first; i < lines.length && lines[i].trim() !== ''; i++) text += lines[i].trimEnd()
-    const url = new URL(text)
+    // The address is drawn whole, cut into lines of the terminal's width, at any width.
+    const addressOn = (shown: string) => {
+      const lines = shown.split('\n')
+      const first = lines.findIndex((l) => l.startsWith(fake.url))
+      assert.ok(first >= 0, shown)
+      let text = ''
+      for (let i = first; i < lines.length && lines[i].trim() !== ''; i++) text += lines[i].trimEnd()
+      return new URL(text)
+    }
+    const url = addressOn(screen)
     assert.ok(url.searchParams.get('code_challenge'), 'the address holds its challenge')
+    t.resize(37, 40)
+    const narrow = await t.waitFor(
+      (x) => x.split('\n').every((l) => [...l].length <= 37) && x.includes(fake.url),
+      'the narrow screen',
+    )
+    assert.equal(addressOn(narrow).href, url.href)
     assert.equal((await auth()).logins.length, 1, 'one login under way')
     await new Promise((r) => setTimeout(r, 300))
     assert.equal(existsSync(opened), false, 'no browser was started')
@@ -138,7 +147,7 @@ describe('the login screen in tmux', () => {
     t.paste('ac_other#not-this-state')
     t.keys('Enter')
     await t.waitFor(
-      (x) => x.includes('belongs to another sign-in') && /state: waiting/.test(x),
+      (x) => x.replace(/\s+/g, ' ').includes('belongs to another sign-in') && /state: waiting/.test(x),
       'the refusal',
     )
 
