@@ -210,8 +210,9 @@ export class SessionLink {
         break
       case 'run.started':
         s.status = { ...s.status, phase: 'running', run_id: p.run_id }
-        if ((p.input_ids as string[] | undefined)?.some((id) => this.#sent.has(id)))
-          this.#ownRuns.add(p.run_id)
+        // A run serving a message sent from here is ours; its inputs are then forgotten.
+        for (const id of (p.input_ids as string[] | undefined) ?? [])
+          if (this.#sent.delete(id)) this.#ownRuns.add(p.run_id)
         break
       case 'run.interrupt_requested':
         s.status = { ...s.status, phase: 'interrupting' }

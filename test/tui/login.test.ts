@@ -10,6 +10,8 @@ import { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
 import { startChatgptDaemon } from '../helpers/chatgpt-signin.ts'
 import { BIN, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
+import { message, putInput } from '../inputs/helpers.ts'
+import { createSession } from '../streams/sse-client.ts'
 
 const ready = (screen: string) => /idle · /.test(screen) && screen.includes('──────')
 
@@ -19,11 +21,11 @@ describe('the login screen in tmux', () => {
   let bin: string
   let opened: string
   const terminals: Tmux[] = []
-  const open = (env: Record<string, string> = {}) => {
+  const open = (env: Record<string, string> = {}, args: string[] = []) => {
     // PATH through env(1): the shell tmux starts the command with may set its own.
     const vars = Object.entries({ PATH: `${bin}:${process.env.PATH}`, HEARTH_NO_BROWSER: '', ...env })
     const t = Tmux.start(
-      ['env', ...vars.map(([k, v]) => `${k}=${v}`), process.execPath, BIN, '--home', d.home],
+      ['env', ...vars.map(([k, v]) => `${k}=${v}`), process.execPath, BIN, '--home', d.home, ...args],
       {
         columns: 120,
         rows: 40,
@@ -112,6 +114,30 @@ describe('the login screen in tmux', () => {
     t.type('hello again')
     t.keys('Enter')
     await t.waitFor((x) => x.includes('welcome back'), 'the answer after signing in')
+  })
+
+  it('a turn another client sent failing with run /login leaves the chat as it is; one sent from the chat opens the screen', async () => {
+    const id = await createSession(d)
+    const t = open({}, ['chat', id])
+    await t.waitFor(ready, 'the prompt')
+    const sent = await putInput(d, id, message('from another client'))
+    assert.equal(sent.status, 202, sent.text())
+    await t.waitFor(
+      (x) => x.includes('from another client') && /signed_out: .*run \/login/.test(x),
+      'the failure',
+    )
+    await new Promise((r) => setTimeout(r, 500))
+    assert.doesNotMatch(
+      t.screen(),
+      /Sign in|ChatGPT \(chatgpt\)/,
+      'no login screen for a turn of another client',
+    )
+    t.type('from this chat')
+    t.keys('Enter')
+    await t.waitFor(
+      (x) => x.includes('ChatGPT (chatgpt)') && x.includes('the turn failed'),
+      'the login screen',
+    )
   })
 
   it('honours HEARTH_NO_BROWSER: /login chatgpt (completed) shows the whole address and opens nothing; Esc cancels the login', async () => {
