@@ -1,30 +1,11 @@
 // `hearth login [PROVIDER]`, `hearth accounts` and `hearth logout ACCOUNT`: sign-in through
 // a running daemon. The daemon runs the OAuth flow (listener, PKCE, exchange); this command
 // opens the browser, shows progress, and passes on a response the person pastes.
-import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
-import type { Login } from '../schemas/auth.ts'
+import { LoginFlow, openBrowser, signedInAs } from '../client/login.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
-
-const TERMINAL = new Set(['complete', 'failed', 'cancelled'])
-const POLL_MS = 400
-
-/** Opens `url` in the person's browser; quietly does nothing when that is not possible. */
-function openBrowser(url: string): void {
-  const command =
-    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
-  try {
-    const child = spawn(command, [url], { stdio: 'ignore', detached: true })
-    child.on('error', () => {})
-    child.unref()
-  } catch {
-    // no browser here: the URL is printed anyway
-  }
-}
 
 export async function loginCommand(args: string[], out: Out, help: string): Promise<number> {
   const p = parseCommand(args, { manual: { type: 'boolean' } }, out, help, true)
@@ -32,54 +13,36 @@ export async function loginCommand(args: string[], out: Out, help: string): Prom
   const [provider = 'chatgpt', extra] = p.positionals
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`)
   const client = HearthClient.fromHome(homeOf(p.values.home))
-  const id = uuidv7()
   const flow = p.values.manual ? 'manual' : 'browser'
-  const created = await client.call('auth.login.put', {
-    params: { login_id: id },
-    body: { provider, flow, values: {} },
-  })
-  let login = created.body as Login
-  let etag = created.headers.get('etag') ?? ''
-  out.write(`${login.instructions}\n\n  ${login.url}\n\n`)
-  if (login.state === 'waiting' && flow === 'browser' && !process.env.HEARTH_NO_BROWSER)
-    openBrowser(login.url)
-  if (login.state === 'waiting')
+  const sign = await LoginFlow.start(client, provider, flow)
+  out.write(`${sign.login.instructions}\n\n  ${sign.login.url}\n\n`)
+  if (sign.login.state === 'waiting' && flow === 'browser') openBrowser(sign.login.url)
+  if (sign.login.state === 'waiting')
     out.write('Waiting… (or paste the address the browser ends on, then Enter)\n')
   const cancel = () => {
-    void client.call('auth.login.delete', { params: { login_id: id } }).finally(() => process.exit(130))
+    void sign.cancel().finally(() => process.exit(130))
   }
   process.once('SIGINT', cancel)
   const lines = process.stdin.isTTY || flow === 'manual' ? createInterface({ input: process.stdin }) : null
   lines?.on('line', (line) => {
     if (line.trim() === '') return
-    client
-      .call('auth.login.patch', {
-        params: { login_id: id },
-        body: { response: line.trim() },
-        headers: { 'if-match': etag },
-      })
-      .catch((err) => {
-        if (err instanceof ProblemError) out.write(`${err.problem.detail ?? err.problem.title}\n`)
-      })
+    sign.answer(line.trim()).catch((err) => {
+      if (err instanceof ProblemError) out.write(`${err.problem.detail ?? err.problem.title}\n`)
+    })
   })
+  let login = sign.login
   let shown = login.progress
   try {
-    while (!TERMINAL.has(login.state)) {
-      await sleep(POLL_MS)
-      const r = await client.call('auth.login.get', { params: { login_id: id } })
-      login = r.body as Login
-      etag = r.headers.get('etag') ?? etag
-      if (login.progress !== shown) {
-        shown = login.progress
-        out.write(`… ${shown}\n`)
-      }
-    }
+    login = await sign.follow((l) => {
+      if (l.progress !== shown) out.write(`… ${l.progress}\n`)
+      shown = l.progress
+    })
   } finally {
     lines?.close()
     process.off('SIGINT', cancel)
   }
   if (login.state === 'complete') {
-    const who = login.accounts.map((a) => a.label ?? a.id).join(', ')
+    const who = signedInAs(login)
     out.write(`Signed in to ${provider}${who ? ` as ${who}` : ''}.\n`)
     return 0
   }

@@ -3,14 +3,16 @@
 // twice) and print the answer as it streams. `send` takes the message from standard input
 // when no TEXT is given. Ctrl-C interrupts the running turn (naming the run and the inputs
 // this client saw); `send` then exits, and in chat a second Ctrl-C exits.
+
 import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
+import { advisesLogin } from '../client/login.ts'
+import { profilesOf } from '../client/profiles.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
-import { profilesOf } from './session-control.ts'
 import { checkSessionArg, resolveSessionId } from './session-id.ts'
 import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
@@ -172,7 +174,7 @@ async function loginProviderFor(
   sessionId: string,
   problem: ProblemError['problem'],
 ): Promise<string | undefined> {
-  if (!`${problem.title} ${problem.detail ?? ''}`.includes('/login')) return undefined
+  if (!advisesLogin(problem)) return undefined
   try {
     const { body } = await client.call('sessions.get', {
       params: { session_id: sessionId },

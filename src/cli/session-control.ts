@@ -1,16 +1,12 @@
 // `hearth session set SESSION [--profile P] [--model M] [--effort E]` and
 // `hearth interrupt SESSION`: changing a session and stopping its run from the command line.
+
 import { HearthClient } from '../client/client.ts'
+import { profilesOf } from '../client/profiles.ts'
 import type { SessionChangeRequest, SessionRead } from '../schemas/sessions.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
 import { oneSessionArg, resolveSessionId } from './session-id.ts'
-
-/** The profiles a session may use (saved and built in), by name, with their model. */
-export async function profilesOf(client: HearthClient): Promise<Record<string, { model?: string | null }>> {
-  const { body } = await client.call('settings.get', { query: { group: 'providers' } })
-  return (body as { settings: { profiles: Record<string, { model?: string | null }> } }).settings.profiles
-}
 
 export async function setCommand(args: string[], out: Out, help: string): Promise<number> {
   const parsed = parseCommand(

@@ -1,7 +1,7 @@
 // Group `server`: the daemon resource and its shutdown.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Nullable, Timestamp } from './common.ts'
+import { Continuation, Limit, Nullable, Timestamp } from './common.ts'
 import { defineOps } from './op.ts'
 
 export const Notice = Type.Object(
@@ -24,6 +24,64 @@ export const Notice = Type.Object(
 )
 export type Notice = Static<typeof Notice>
 
+/**
+ * The usage feed's provider id for each store key that has a quota feed: readings carry the
+ * feed's id (`provider`), while accounts and profiles name the store key (extension).
+ */
+export const QUOTA_FEED_PROVIDERS: Readonly<Record<string, string>> = {
+  chatgpt: 'codex',
+  claude: 'claude',
+  antigravity: 'antigravity',
+}
+
+export const QuotaReading = Type.Object(
+  {
+    account: Type.String({
+      description: 'Non-secret account label: an e-mail, an account id, a short hash or a profile name',
+    }),
+    provider: Type.String({ description: 'The usage feed provider id, e.g. codex' }),
+    plan: Nullable(Type.String({ description: 'What 100 percent means changes with the plan' })),
+    limit_id: Type.String({ description: 'Empty for a failed poll that reported no limits' }),
+    limit_label: Nullable(Type.String()),
+    used_percent: Nullable(Type.Number({ description: 'Null when unknown, never 0 for unknown' })),
+    window_label: Nullable(Type.String()),
+    window_seconds: Nullable(Type.Integer({ minimum: 0 })),
+    reset_at_ms: Nullable(Type.Integer({ description: 'When the limit resets, epoch milliseconds' })),
+    scope: Nullable(Type.String()),
+    status: Nullable(Type.String()),
+    error: Nullable(Type.String({ description: "The report's error text when the poll failed" })),
+    observed_at: Timestamp,
+    source: Type.Literal('poll'),
+  },
+  { additionalProperties: false, $id: 'QuotaReading' },
+)
+export type QuotaReading = Static<typeof QuotaReading>
+
+export const QuotaHistoryPage = Type.Object(
+  {
+    items: Type.Array(QuotaReading, { description: 'Stored readings, newest first' }),
+    next: Nullable(Continuation),
+  },
+  { additionalProperties: false, $id: 'QuotaHistoryPage' },
+)
+export type QuotaHistoryPage = Static<typeof QuotaHistoryPage>
+
+export const ServerQuery = Type.Object(
+  {
+    include: Type.Optional(Type.Literal('quota_history', { description: 'Add quota_history' })),
+    quota_provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    quota_account: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    quota_limit: Type.Optional(Type.String({ maxLength: 256 })),
+    quota_since: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Readings observed at or after this time' }),
+    ),
+    limit: Type.Optional(Limit(200, 50)),
+    next: Type.Optional(Continuation),
+  },
+  { additionalProperties: false },
+)
+export type ServerQuery = Static<typeof ServerQuery>
+
 export const Server = Type.Object(
   {
     instance_id: Type.String({ description: 'New for every daemon start' }),
@@ -37,7 +95,13 @@ export const Server = Type.Object(
     extensions: Type.Array(
       Type.Object({ name: Type.String(), version: Type.Integer() }, { additionalProperties: false }),
     ),
-    quota: Type.Null({ description: 'Latest quota readings; null until quota recording is enabled' }),
+    quota: Nullable(
+      Type.Array(QuotaReading, {
+        maxItems: 200,
+        description: 'The latest reading per account and limit; null while no quota is recorded',
+      }),
+    ),
+    quota_history: Type.Optional(QuotaHistoryPage),
     notices: Type.Array(Notice),
     sandbox: Type.Object(
       {
@@ -90,9 +154,12 @@ export const serverOps = defineOps({
     method: 'GET',
     path: '/server',
     summary: 'Read the daemon resource',
+    description:
+      'include=quota_history adds stored quota readings, newest first, in pages (keyset; limit up to 200). quota_provider, quota_account and quota_limit filter to one limit trail and go together; quota_since needs them. A continuation is bound to the query that minted it.',
     tags: ['server'],
+    query: ServerQuery,
     responses: { 200: { description: 'The daemon', schema: Server, headers: ['Vary'] } },
-    problems: [],
+    problems: ['invalid_continuation'],
   },
   'server.shutdown': {
     method: 'POST',

@@ -1,13 +1,14 @@
-// The full-screen client: a pi-tui TUI on the alternate screen holding one screen at a
-// time (today the chat screen; pickers and the login and quota screens come as more
-// components in this folder). The first frame is drawn before the session is open, so the
-// prompt takes keys at once; a message typed meanwhile waits for the session.
+// The full-screen client: a pi-tui TUI on the alternate screen holding the chat screen,
+// which shows the pickers and the login and quota screens in its place. The first frame is
+// drawn before the session is open, so the prompt takes keys at once; a message typed
+// meanwhile waits for the session.
 
 import type { HearthClient } from '../client/client.ts'
 import { ChatScreen } from './chat-screen.ts'
 import { loadHighlighter } from './highlight.ts'
 import { loadMarkdown } from './markdown.ts'
 import { ProcessTerminal, TUI } from './pi.ts'
+import { QuotaStatus } from './quota-status.ts'
 import { SessionLink } from './session-link.ts'
 import type { Theme } from './theme.ts'
 import { Transcript } from './transcript.ts'
@@ -29,6 +30,7 @@ export function runApp(o: AppOptions): Promise<number> {
   const tui = new TUI(terminal)
   const transcript = new Transcript(o.theme)
   const link = new SessionLink(o.client, transcript)
+  const quota = new QuotaStatus(o.client, () => tui.requestRender())
   let done!: (code: number) => void
   const finished = new Promise<number>((r) => {
     done = r
@@ -49,8 +51,20 @@ export function runApp(o: AppOptions): Promise<number> {
     workspace: o.workspace,
     rows: () => terminal.rows,
     quit: () => quit(0),
+    quota: () => quota.text,
   })
-  link.onChange = () => tui.requestRender()
+  // The quota item is read again for another session or profile, and after each turn.
+  let quotaOf: string | undefined
+  link.onChange = () => {
+    tui.requestRender()
+    const s = link.session
+    const key = s && `${s.id} ${s.provider_profile}`
+    if (key && key !== quotaOf) {
+      quotaOf = key
+      void quota.refresh(s)
+    }
+  }
+  link.onRunEnded = () => void quota.refresh(link.session)
   process.stdout.write(ALT_SCREEN_ON)
   tui.addChild(chat)
   tui.setFocus(chat)

@@ -3,6 +3,8 @@
 // approval (with an empty editor), Esc or Ctrl-C interrupts the running turn, a second
 // Ctrl-C quits; everything else edits the message. Lines starting with / are commands.
 
+import { advisesLogin } from '../client/login.ts'
+import { extensionOfProfile } from '../client/profiles.ts'
 import { COMMANDS, type CommandContext, parseCommand } from './commands.ts'
 import {
   CombinedAutocompleteProvider,
@@ -28,6 +30,17 @@ export interface ChatScreenOptions {
   workspace: string
   rows: () => number
   quit: () => void
+  /** The quota of the account in use, for the status line (undefined: nothing shown). */
+  quota?: () => string | undefined
+}
+
+export interface LoginRequest {
+  /** The provider (extension) to choose at first. */
+  provider?: string
+  /** Start its sign-in at once. */
+  start?: boolean
+  /** Why the screen opened by itself. */
+  reason?: string
 }
 
 /** A screen shown in place of the chat (a picker) until it closes. */
@@ -43,7 +56,8 @@ export class ChatScreen implements Component, Focusable {
   #note: string | undefined
   #noteTimer: NodeJS.Timeout | undefined
   #focused = false
-  #overlay: Overlay | undefined
+  /** Screens shown in place of the chat, the top one showing (a login over the model picker). */
+  readonly #overlays: Overlay[] = []
   /** Keys typed while a picker's module loads, given to it once it shows. */
   #overlayKeys: string[] | undefined
 
@@ -65,6 +79,11 @@ export class ChatScreen implements Component, Focusable {
       ),
     )
     this.editor.onSubmit = (text) => this.#submit(text)
+    o.link.onOwnRunFailed = (problem) => this.#loginAfterFailure(problem)
+  }
+
+  get #overlay(): Overlay | undefined {
+    return this.#overlays.at(-1)
   }
 
   get focused(): boolean {
@@ -116,6 +135,8 @@ export class ChatScreen implements Component, Focusable {
         workspace: this.#o.workspace,
         pickSession: () => this.pickSession(),
         pickModel: () => this.pickModel(),
+        login: (provider) => void this.openLogin({ provider, start: provider !== undefined }),
+        quota: () => this.openQuota(),
       }
       Promise.resolve(cmd.command.run(ctx)).catch((err) =>
         this.#say(`/${cmd.name}: ${errorText(err)}`, 'error'),
@@ -125,15 +146,15 @@ export class ChatScreen implements Component, Focusable {
     this.#link.send(text).catch((err) => this.#say(`not sent: ${errorText(err)}`, 'error'))
   }
 
-  /** Shows a picker in place of the chat; its close() comes back. */
-  #show(load: () => Promise<Overlay>): void {
-    if (this.#overlay || this.#overlayKeys) return
+  /** Shows a picker in place of the chat (or `over` the one showing); its close() comes back. */
+  #show(load: () => Promise<Overlay>, over = false): void {
+    if ((this.#overlay && !over) || this.#overlayKeys) return
     const keys: string[] = []
     this.#overlayKeys = keys
     load().then(
       (overlay) => {
         this.#overlayKeys = undefined
-        this.#overlay = overlay
+        this.#overlays.push(overlay)
         for (const k of keys) overlay.handleInput(k)
         this.#o.tui.requestRender(true)
       },
@@ -145,7 +166,7 @@ export class ChatScreen implements Component, Focusable {
   }
 
   #closeOverlay = (): void => {
-    this.#overlay = undefined
+    this.#overlays.pop()
     this.#o.tui.requestRender(true)
   }
 
@@ -190,7 +211,59 @@ export class ChatScreen implements Component, Focusable {
             client: link.client,
             session: () => link.session,
             configure: (patch) => link.configure(patch),
+            signIn: (provider) => this.openLogin({ provider, start: true }, true),
           }),
+      ),
+    )
+  }
+
+  /**
+   * The login screen; resolves when it closes, true when a sign-in completed there. `over`
+   * shows it over the screen showing (the model picker) rather than only over the chat.
+   */
+  openLogin(r: LoginRequest = {}, over = false): Promise<boolean> {
+    const link = this.#link
+    return new Promise((resolve) => {
+      if (this.#overlay && !over) return resolve(false)
+      this.#show(
+        () =>
+          import('./login-screen.ts').then(
+            ({ LoginScreen }) =>
+              new LoginScreen({
+                ...this.#pickerBase(),
+                ...r,
+                client: link.client,
+                close: (signedIn) => {
+                  this.#closeOverlay()
+                  if (signedIn) this.#say(r.reason ? 'signed in; send the message again' : 'signed in')
+                  resolve(signedIn)
+                },
+              }),
+          ),
+        over,
+      )
+    })
+  }
+
+  /** A turn sent from here failed with `run /login`: the login screen for the session's provider. */
+  #loginAfterFailure(problem: { title?: string; detail?: string | null }): void {
+    const link = this.#link
+    if (!advisesLogin(problem) || this.#overlay || this.#overlayKeys) return
+    const profile = link.session?.provider_profile
+    const extension = profile
+      ? extensionOfProfile(link.client(), profile).catch(() => undefined)
+      : Promise.resolve(undefined)
+    void extension.then((provider) =>
+      this.openLogin({ provider, reason: `the turn failed: ${problem.detail ?? problem.title ?? ''}` }),
+    )
+  }
+
+  /** The quota screen; its module and readings load when it opens. */
+  openQuota(): void {
+    const link = this.#link
+    this.#show(() =>
+      import('./quota-screen.ts').then(
+        ({ QuotaScreen }) => new QuotaScreen({ ...this.#pickerBase(), client: link.client }),
       ),
     )
   }
@@ -279,7 +352,7 @@ export class ChatScreen implements Component, Focusable {
     const rows = Math.max(3, this.#o.rows())
     if (this.#overlay) return this.#overlay.render(width).slice(0, rows)
     const editor = this.editor.render(width)
-    const status = statusLine(this.#link.session, width, this.#o.theme, this.#note)
+    const status = statusLine(this.#link.session, width, this.#o.theme, this.#note, this.#o.quota?.())
     const height = Math.max(1, rows - editor.length - 1)
     const win = windowOf(this.#link.transcript, width, height, this.#offset)
     this.#offset = win.offset

@@ -1,6 +1,6 @@
 // The slash commands of the terminal client: one table, which the editor's completion and
 // /help read. A command gets the context of the screen it was typed in. Later screens
-// (login, quota) replace their "not yet" entries here.
+// add their entries here.
 import type { SessionLink } from './session-link.ts'
 
 export interface CommandContext {
@@ -15,6 +15,9 @@ export interface CommandContext {
   /** Opens the session picker / the model and profile picker in place of the chat. */
   pickSession: () => void
   pickModel: () => void
+  /** The login screen; with a provider, its sign-in starts at once. */
+  login: (provider?: string) => void
+  quota: () => void
 }
 
 export interface SlashCommand {
@@ -31,10 +34,8 @@ type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number]
 const isApprovalPolicy = (v: string): v is ApprovalPolicy =>
   (APPROVAL_POLICIES as readonly string[]).includes(v)
 
-const notYet =
-  (what: string) =>
-  (ctx: CommandContext): void =>
-    ctx.say(`${what} is not available in this client yet`, 'warn')
+/** Providers that sign in, offered by completion after /login. */
+const SIGN_IN_PROVIDERS = ['chatgpt', 'claude', 'antigravity'] as const
 
 export const COMMANDS: SlashCommand[] = [
   {
@@ -84,10 +85,16 @@ export const COMMANDS: SlashCommand[] = [
   { name: 'model', description: 'choose the profile, model and effort', run: (ctx) => ctx.pickModel() },
   {
     name: 'login',
-    description: 'sign in to a provider (not yet; hearth login)',
-    run: notYet('the login screen'),
+    description: 'sign in to a provider',
+    argumentHint: '[PROVIDER]',
+    values: SIGN_IN_PROVIDERS,
+    run: (ctx) => ctx.login(ctx.args || undefined),
   },
-  { name: 'quota', description: 'quota of the accounts in use (not yet)', run: notYet('the quota screen') },
+  {
+    name: 'quota',
+    description: 'quota of the signed-in accounts, with their trails',
+    run: (ctx) => ctx.quota(),
+  },
   {
     name: 'help',
     description: 'keys and commands',

@@ -3,7 +3,8 @@
 // where the extension signs in), the model (GET /models for that profile, with context
 // window and price where the catalogue knows them; typing filters, and a typed id the list
 // lacks can be used as it is), then the effort. The choice is one configuration merge patch
-// with the configuration's ETag; the status line follows from `session.configured`.
+// with the configuration's ETag; the status line follows from `session.configured`. A
+// signed-out profile opens the login screen first.
 
 import type { HearthClient } from '../client/client.ts'
 import type { ModelInfo } from '../schemas/models.ts'
@@ -17,6 +18,8 @@ export interface ModelPickerOptions extends ListPickerOptions {
   client: () => HearthClient
   session: () => SessionRead | undefined
   configure: (patch: SessionChangeRequest) => Promise<void>
+  /** Signs in to a provider (the login screen); true when a sign-in completed. */
+  signIn?: (extension: string) => Promise<boolean>
 }
 
 interface Profile {
@@ -114,6 +117,15 @@ export class ModelPicker extends ListPicker {
       case 'profile': {
         const p = this.#filtered(this.#profiles, (x) => x.name)[index]
         if (!p) return
+        // A signed-out profile starts a sign-in first; the models follow once it completed.
+        if (p.account === 'signed out' && this.#m.signIn) {
+          void this.#m.signIn(p.extension).then((signedIn) => {
+            if (!signedIn) return this.say(`${p.name} is still signed out`, 'warn')
+            p.account = 'signed in'
+            this.choose(index)
+          })
+          return
+        }
         this.#profile = p
         this.#step = 'model'
         this.text = ''

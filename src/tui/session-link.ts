@@ -38,6 +38,13 @@ export class SessionLink {
   /** Deltas of outputs whose text so far is still being read (a busy session opened). */
   readonly #catchingUp = new Map<string, string[]>()
   onChange: () => void = () => {}
+  /** A run serving a message sent from here ended with a problem (the login screen reads it). */
+  onOwnRunFailed: (problem: { code?: string; title?: string; detail?: string | null }) => void = () => {}
+  /** Told when any run ends (the status line's quota is read again). */
+  onRunEnded: () => void = () => {}
+  /** Inputs sent from here, and the runs serving them. */
+  readonly #sent = new Set<string>()
+  readonly #ownRuns = new Set<string>()
   /** Settles when the first session is open (messages typed before wait for it). */
   ready: Promise<void> = Promise.resolve()
 
@@ -203,6 +210,9 @@ export class SessionLink {
         break
       case 'run.started':
         s.status = { ...s.status, phase: 'running', run_id: p.run_id }
+        // A run serving a message sent from here is ours; its inputs are then forgotten.
+        for (const id of (p.input_ids as string[] | undefined) ?? [])
+          if (this.#sent.delete(id)) this.#ownRuns.add(p.run_id)
         break
       case 'run.interrupt_requested':
         s.status = { ...s.status, phase: 'interrupting' }
@@ -210,6 +220,8 @@ export class SessionLink {
       case 'run.ended':
         s.status = { ...s.status, phase: 'idle', run_id: null }
         if (p.problem) this.transcript.notice(problemLine(p.problem), this.transcript.theme.error)
+        if (this.#ownRuns.delete(p.run_id) && p.problem) this.onOwnRunFailed(p.problem)
+        this.onRunEnded()
         void this.refresh()
         break
       case 'session.configured':
@@ -262,6 +274,7 @@ export class SessionLink {
     await this.ready
     if (!this.id) throw new Error('no session is open')
     const inputId = uuidv7()
+    this.#sent.add(inputId)
     this.transcript.sent(inputId, text)
     this.onChange()
     await this.#put(inputId, { kind: 'message', text, client_id: this.clientId })

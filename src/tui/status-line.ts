@@ -1,5 +1,6 @@
 // The status line under the transcript: workspace, profile, model, effort, phase, tokens
-// and context use of the open session (from the session read's usage fields).
+// and context use of the open session (from the session read's usage fields), and the quota
+// of the account in use when there is a reading.
 
 import type { SessionRead } from '../schemas/sessions.ts'
 import { truncateToWidth } from './pi.ts'
@@ -13,7 +14,13 @@ function shortPath(path: string): string {
   return home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path
 }
 
-export function statusLine(s: SessionRead | undefined, width: number, theme: Theme, note?: string): string {
+export function statusLine(
+  s: SessionRead | undefined,
+  width: number,
+  theme: Theme,
+  note?: string,
+  quota?: string,
+): string {
   if (!s) return truncateToWidth(theme.dim(note ?? 'opening…'), width, '…')
   const parts = [shortPath(s.workspace), s.provider_profile || 'no profile', s.model]
   if (s.effort) parts.push(s.effort)
@@ -26,6 +33,7 @@ export function statusLine(s: SessionRead | undefined, width: number, theme: The
   if (u.prompt_tokens !== null && u.context_window_tokens) {
     parts.push(`context ${Math.round((100 * u.prompt_tokens) / u.context_window_tokens)}%`)
   }
+  if (quota) parts.push(quota)
   const phase = s.status.phase === 'idle' ? theme.dim('idle') : theme.warn(s.status.phase)
   const left = `${phase} · ${theme.dim(parts.join(' · '))}`
   return truncateToWidth(note ? `${left} · ${theme.warn(note)}` : left, width, '…')

@@ -11,6 +11,29 @@ describe('GET /server and POST /server/shutdown', () => {
     await d.stop()
   })
 
+  it('include=quota_history reads the quota read path: an empty page while nothing is recorded, the filter rules as problems', async () => {
+    const trail = 'quota_provider=codex&quota_account=a%40example.test&quota_limit=primary'
+    const ok = await d.request({
+      path: `/server?include=quota_history&${trail}&quota_since=2026-01-01T00:00:00.000Z&limit=200`,
+    })
+    assert.equal(ok.status, 200, ok.text())
+    assert.equal(ok.json().quota, null)
+    assert.deepEqual(ok.json().quota_history, { items: [], next: null })
+    assert.equal('quota_history' in (await d.request({ path: '/server' })).json(), false)
+    const refused = async (query: string, code: string) => {
+      const r = await d.request({ path: `/server?${query}` })
+      assert.equal(r.status, 400, query)
+      assert.equal(r.json().code, code, query)
+    }
+    await refused('include=quota_history&quota_provider=codex&quota_account=a', 'invalid_parameter')
+    await refused('include=quota_history&quota_since=2026-01-01T00:00:00.000Z', 'invalid_parameter')
+    await refused('include=quota_history&quota_since=yesterday', 'invalid_parameter')
+    await refused('include=quota_history&limit=201', 'invalid_parameter')
+    await refused(`${trail}`, 'invalid_parameter')
+    await refused('include=quota_history&next=bm90LW91cnM', 'invalid_continuation')
+    await refused('include=everything', 'invalid_parameter')
+  })
+
   it('describes the daemon', async () => {
     const res = await d.request({ path: '/server' })
     assert.equal(res.status, 200)
