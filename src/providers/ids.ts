@@ -6,7 +6,7 @@
 export const DEFAULT_EXTENSION = 'openai-compatible'
 
 /** Extensions with a transport in registry.ts (which checks that the two lists agree). */
-export const PROVIDER_IDS: readonly string[] = [DEFAULT_EXTENSION, 'chatgpt']
+export const PROVIDER_IDS: readonly string[] = [DEFAULT_EXTENSION, 'chatgpt', 'vertex']
 
 /** Whether a profile of this extension can be used (absent → `openai-compatible`). */
 export function hasTransport(extension: string | null | undefined): boolean {
@@ -15,4 +15,12 @@ export function hasTransport(extension: string | null | undefined): boolean {
 
 export function providerIds(): string[] {
   return [...PROVIDER_IDS]
+}
+
+/** Extensions whose wire takes earlier reasoning text back (Gemini's thought parts). */
+const REASONING_TEXT_REPLAYED: readonly string[] = ['vertex']
+
+/** Whether a request to this extension carries the reasoning text of earlier answers. */
+export function replaysReasoningText(extension: string | null | undefined): boolean {
+  return REASONING_TEXT_REPLAYED.includes(extension ?? DEFAULT_EXTENSION)
 }
