@@ -9,8 +9,8 @@
 //   the exchange is one token request per turn by design);
 // - a 2,000-delta reply: time over the upstream's own first-to-last (p50 of 5, after 1).
 //
-// Turns alternate between the profiles. Target: vertex within 10 % of openai-compatible, plus
-// a few ms of slack for figures of a few ms on a shared machine.
+// Turns alternate between the profiles. Target: vertex within 10 % of openai-compatible
+// (figures of a few ms swing more than that on a loaded machine: read several runs).
 import { writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -209,14 +209,14 @@ export const providers: Section = {
       const v = side('v', gemini)
       await measure(d, home, [o, v])
       return [
-        compare('first token added over the upstream (p50 of 20)', median(o.added), median(v.added), 1),
+        compare('first token added over the upstream (p50 of 20)', median(o.added), median(v.added), 0),
         {
           // Informational: the ADC exchange is one token request per turn by design (no cache).
           figure:
             'input to first token (vertex: ADC exchange included; p50 of 20): openai-compatible / vertex',
           measured: `${ms(median(o.fromInput), 2)} / ${ms(median(v.fromInput), 2)}`,
         },
-        compare('2,000-delta reply: time over the upstream (p50 of 5)', median(o.reply), median(v.reply), 5),
+        compare('2,000-delta reply: time over the upstream (p50 of 5)', median(o.reply), median(v.reply), 0),
       ]
     } finally {
       await d.stop()
