@@ -95,7 +95,10 @@ export function claudeSignIn(config: ClaudeSignInConfig): SignInPlugin {
       const access = str(tokens.access_token)
       const refresh = str(tokens.refresh_token)
       if (!access || !refresh)
-        throw new SignInError('invalid_response', 'the Claude sign-in answered without an access and refresh token')
+        throw new SignInError(
+          'invalid_response',
+          'the Claude sign-in answered without an access and refresh token',
+        )
       const credential: StoredCredential = { type: 'oauth', access, refresh }
       const expires = expiryOf(tokens.expires_in, now())
       if (expires !== undefined) credential.expires = expires
@@ -117,7 +120,11 @@ export function claudeSignIn(config: ClaudeSignInConfig): SignInPlugin {
       const tokens = await postToken(fetchFn, tokenUrl, {
         provider,
         contentType: 'application/json',
-        body: JSON.stringify({ grant_type: 'refresh_token', client_id: config.clientId, refresh_token: refreshToken }),
+        body: JSON.stringify({
+          grant_type: 'refresh_token',
+          client_id: config.clientId,
+          refresh_token: refreshToken,
+        }),
         signal,
         secrets: [refreshToken, str(credential.access)],
         what: 'token refresh',

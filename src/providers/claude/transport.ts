@@ -1,0 +1,39 @@
+// The `claude` transport: one model turn on a Claude Pro/Max subscription token
+// (`POST {base}/v1/messages`, Messages SSE). The request is request.ts's; HTTP, Anthropic's
+// error bodies and decoding are the shared Messages turn's. A refused token ends the turn
+// `upstream_unauthorized` with a message ending in `run /login` (the daemon then marks the
+// token expired); a called tool's wire name is mapped back to the tool that was offered.
+import { messagesTurn } from '../anthropic-messages/transport.ts'
+import { type ErrorEvent, errorEvent, redact } from '../openai-compatible/errors.ts'
+import type { NeutralEvent, NeutralRequest, StreamOptions, Transport, TransportProfile } from '../types.ts'
+import { encode, offeredToolName } from './request.ts'
+
+export const LOGIN_ADVICE = 'run /login'
+
+/** A refused sign-in says what to do; every message is scrubbed of the token. */
+export function finish(event: ErrorEvent, token: string | null): ErrorEvent {
+  let message = redact(event.message, token)
+  if (event.code === 'upstream_unauthorized' && !message.endsWith(LOGIN_ADVICE))
+    message = `${message.replace(/[\s.;:]+$/, '')}; the Claude sign-in was refused, ${LOGIN_ADVICE}`
+  return { ...event, message }
+}
+
+async function* stream(
+  profile: TransportProfile,
+  req: NeutralRequest,
+  opts: StreamOptions,
+): AsyncGenerator<NeutralEvent> {
+  const token = profile.api_key
+  if (!token) {
+    yield errorEvent('upstream_unauthorized', `not signed in to Claude; ${LOGIN_ADVICE}`)
+    return
+  }
+  const offered = req.tools.map((t) => t.name)
+  const events = messagesTurn(() => encode(profile, req), opts, token, {
+    adjust: (event) => finish(event, token),
+  })
+  for await (const event of events)
+    yield event.type === 'tool_call' ? { ...event, name: offeredToolName(event.name, offered) } : event
+}
+
+export const claude: Transport = { stream }
