@@ -34,6 +34,9 @@ export async function loginCommand(args: string[], out: Out, help: string): Prom
   const client = HearthClient.fromHome(homeOf(p.values.home))
   const id = uuidv7()
   const flow = p.values.manual ? 'manual' : 'browser'
+  // The chooser's detail first: for claude it says what Anthropic's terms allow.
+  const offered = (await client.call('auth.get')).body.providers.find((x) => x.extension === provider)
+  if (offered) out.write(`${offered.label}: ${offered.detail}\n\n`)
   const created = await client.call('auth.login.put', {
     params: { login_id: id },
     body: { provider, flow, values: {} },
