@@ -132,7 +132,7 @@ export function claudeSignIn(config: ClaudeSignInConfig): SignInPlugin {
       const access = str(tokens.access_token)
       if (!access)
         throw new SignInError('invalid_response', 'the Claude token refresh answered without an access token')
-      // An account named only by its token keeps that name: the token is about to change.
+      // The account keeps its name whatever the answer says (its token is about to change).
       const id = identityOf(credential).id
       const next: StoredCredential = { ...credential, type: 'oauth', access }
       next.refresh = str(tokens.refresh_token) ?? refreshToken
@@ -140,7 +140,7 @@ export function claudeSignIn(config: ClaudeSignInConfig): SignInPlugin {
       if (expires !== undefined) next.expires = expires
       else delete next.expires
       withAccount(next, tokens)
-      if (!str(next.account_uuid) && !str(next.email)) next.account_id = id
+      if (identityOf(next).id !== id) next.account_id = id
       return next
     },
   }
@@ -149,9 +149,9 @@ export function claudeSignIn(config: ClaudeSignInConfig): SignInPlugin {
 /**
  * The account's name. `claude-` + the first 16 hex digits of sha256 of `account:<uuid>`
  * (the token answer's `account.uuid`), else `email:<email>` (lower case), else
- * `token:<refresh token>` (else the access token). A hand-written `account_id` of that
- * shape wins: a refresh stores the id of an account named by its token there, so the name
- * survives the token's rotation.
+ * `token:<refresh token>` (else the access token). A stored `account_id` of that shape
+ * wins: a refresh that would change the name (a token-named account's token rotates, an
+ * answer names an account uuid the credential lacked) stores the old id there.
  */
 export function identityOf(credential: StoredCredential): AccountIdentity {
   const email = str(credential.email) ?? null

@@ -231,3 +231,13 @@ describe('refresh', () => {
     strictEqual(fake.tokenRequests.length, 0)
   })
 })
+
+test('a refresh whose answer first names the account uuid keeps the id', async () => {
+  fake.withAccount = false
+  const { credential } = await signIn()
+  fake.withAccount = true
+  const hand = { ...credential, email: ALICE.email }
+  const next = await plugin.refresh(hand, AbortSignal.timeout(5000))
+  strictEqual(next.account_uuid, ALICE.uuid)
+  strictEqual(plugin.account(next).id, plugin.account(hand).id)
+})
