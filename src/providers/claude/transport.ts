@@ -18,22 +18,23 @@ export function finish(event: ErrorEvent, token: string | null): ErrorEvent {
   return { ...event, message }
 }
 
-async function* stream(
+async function* notSignedIn(): AsyncGenerator<NeutralEvent> {
+  yield errorEvent('upstream_unauthorized', `not signed in to Claude; ${LOGIN_ADVICE}`)
+}
+
+/** The shared turn itself, not wrapped: a generator around it costs a few µs per event. */
+function stream(
   profile: TransportProfile,
   req: NeutralRequest,
   opts: StreamOptions,
 ): AsyncGenerator<NeutralEvent> {
   const token = profile.api_key
-  if (!token) {
-    yield errorEvent('upstream_unauthorized', `not signed in to Claude; ${LOGIN_ADVICE}`)
-    return
-  }
+  if (!token) return notSignedIn()
   const offered = req.tools.map((t) => t.name)
-  const events = messagesTurn(() => encode(profile, req), opts, token, {
+  return messagesTurn(() => encode(profile, req), opts, token, {
     adjust: (event) => finish(event, token),
+    toolName: (wire) => offeredToolName(wire, offered),
   })
-  for await (const event of events)
-    yield event.type === 'tool_call' ? { ...event, name: offeredToolName(event.name, offered) } : event
 }
 
 export const claude: Transport = { stream }
