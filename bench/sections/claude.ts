@@ -140,18 +140,24 @@ export const claude: Section = {
       }
       const first = { oc: [] as number[], sub: [] as number[] }
       const over = { oc: [] as number[], sub: [] as number[] }
+      // Which profile goes first alternates, and each turn starts after the last one's
+      // work has settled: a turn right behind another's 2,000 deltas pays for its tail.
+      const order = (i: number) => (i % 2 === 0 ? (['oc', 'sub'] as const) : (['sub', 'oc'] as const))
+      const settle = () => new Promise((r) => setTimeout(r, 50))
       up.state.deltas = 1
       for (let i = 0; i < 23; i++) {
-        for (const name of ['oc', 'sub'] as const) {
+        for (const name of order(i)) {
           const t = await turn(name)
           if (i >= 3) first[name].push(t.first)
+          await settle()
         }
       }
       up.state.deltas = 2_000
       for (let i = 0; i < 6; i++) {
-        for (const name of ['oc', 'sub'] as const) {
+        for (const name of order(i)) {
           const t = await turn(name)
           if (i >= 1) over[name].push(t.over)
+          await settle()
         }
       }
       for (const { s } of Object.values(sessions)) s.close()
