@@ -58,10 +58,7 @@ export class AuthService {
           port: config.chatgpt.callback_port,
         }),
       ],
-      [
-        'claude',
-        claudeSignIn({ clientId: config.claude.client_id, port: config.claude.callback_port }),
-      ],
+      ['claude', claudeSignIn({ clientId: config.claude.client_id, port: config.claude.callback_port })],
     ])
   }
 
