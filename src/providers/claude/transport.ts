@@ -10,9 +10,17 @@ import { encode, offeredToolName } from './request.ts'
 
 export const LOGIN_ADVICE = 'run /login'
 
-/** A refused sign-in says what to do; every message is scrubbed of the token. */
+/** How Anthropic has been reported to refuse a subscription token used outside its apps. */
+const POLICY_REFUSAL = /only authori[sz]ed for use with Claude Code/i
+
+/**
+ * A refused sign-in says what to do; a refusal on policy grounds points to what fits the
+ * terms; every message is scrubbed of the token.
+ */
 export function finish(event: ErrorEvent, token: string | null): ErrorEvent {
   let message = redact(event.message, token)
+  if (POLICY_REFUSAL.test(message))
+    message = `${message.replace(/[\s.;:]+$/, '')}; Anthropic allows this sign-in only in its own apps: use Amazon Bedrock (extension bedrock) or an Anthropic API key`
   if (event.code === 'upstream_unauthorized' && !message.endsWith(LOGIN_ADVICE))
     message = `${message.replace(/[\s.;:]+$/, '')}; the Claude sign-in was refused, ${LOGIN_ADVICE}`
   return { ...event, message }

@@ -156,6 +156,21 @@ describe('claude transport', () => {
     ok(!e.message.includes(TOKEN), e.message)
   })
 
+  test('a refusal on policy grounds points to Bedrock or an API key', async () => {
+    fake.enqueue({
+      status: 400,
+      errorMessage:
+        'This credential is only authorized for use with Claude Code and cannot be used for other API requests.',
+    })
+    const [e] = await run()
+    strictEqual(e.type === 'error' && e.code, 'upstream_rejected')
+    ok(
+      e.type === 'error' &&
+        /use Amazon Bedrock \(extension bedrock\) or an Anthropic API key$/.test(e.message),
+      JSON.stringify(e),
+    )
+  })
+
   test('no token: nothing is sent; a plain-http profile endpoint without the hook is refused', async () => {
     const none = await run(request(), profile({ api_key: null }))
     strictEqual(none[0].type === 'error' && none[0].message, 'not signed in to Claude; run /login')
