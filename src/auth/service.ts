@@ -2,6 +2,7 @@
 // from settings), the engine that runs logins, and the saved accounts. Handlers in
 // src/api/auth.ts stay thin over this.
 import { chatgptSignIn } from '../providers/chatgpt/signin.ts'
+import { claudeSignIn } from '../providers/claude/signin.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { enabledExtensions } from '../settings/groups/extensions.ts'
@@ -57,6 +58,7 @@ export class AuthService {
           port: config.chatgpt.callback_port,
         }),
       ],
+      ['claude', claudeSignIn({ clientId: config.claude.client_id, port: config.claude.callback_port })],
     ])
   }
 

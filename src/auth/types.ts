@@ -43,6 +43,8 @@ export interface ExchangeInput {
   code: string
   redirectUri: string
   verifier: string
+  /** The login's `state` (sent back by providers whose token endpoint asks for it, as claude's does). */
+  state: string
   /** Reports a step of a long exchange (shown as the login's `progress`). */
   progress: (text: string) => void
   signal: AbortSignal

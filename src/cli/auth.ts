@@ -14,6 +14,9 @@ export async function loginCommand(args: string[], out: Out, help: string): Prom
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`)
   const client = HearthClient.fromHome(homeOf(p.values.home))
   const flow = p.values.manual ? 'manual' : 'browser'
+  // The chooser's detail first: for claude it says what Anthropic's terms allow.
+  const offered = (await client.call('auth.get')).body.providers.find((x) => x.extension === provider)
+  if (offered) out.write(`${offered.label}: ${offered.detail}\n\n`)
   const sign = await LoginFlow.start(client, provider, flow)
   out.write(`${sign.login.instructions}\n\n  ${sign.login.url}\n\n`)
   if (sign.login.state === 'waiting' && flow === 'browser') openBrowser(sign.login.url)

@@ -67,10 +67,11 @@ Usage: hearth [--home DIR] COMMAND ...
                            into HOME/cache/models.json;
                            a running daemon uses it from its next request
   hearth login [PROVIDER] [--manual] [--home DIR]
-                           sign in to a provider (default chatgpt): opens the
-                           browser (unless HEARTH_NO_BROWSER is set; the URL is
-                           printed either way) and waits; a pasted callback
-                           address or code also finishes it
+                           sign in to a provider (chatgpt, the default, or
+                           claude): prints what the provider's terms allow,
+                           opens the browser (unless HEARTH_NO_BROWSER is set;
+                           the URL is printed either way) and waits; a pasted
+                           callback address or code also finishes it
   hearth accounts [--home DIR]
                            list the signed-in accounts (never their tokens)
   hearth logout ACCOUNT [--home DIR]

@@ -5,12 +5,36 @@
 // a new session's first token. Nothing of the warm-up is kept but the loaded code.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { messagesTurn } from '../providers/anthropic-messages/transport.ts'
+import { BASE_URL_ENV } from '../providers/claude/constants.ts'
+import { encode as claudeEncode } from '../providers/claude/request.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralRequest, TransportProfile } from '../providers/types.ts'
 
-/** A Responses stream and a Chat Completions stream of two deltas each, with usage. */
+/** A Responses, a Chat Completions and a Messages stream of two deltas each, with usage. */
 function reply(url: string): string {
   const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`
+  if (url.endsWith('/v1/messages')) {
+    const event = (o: Record<string, unknown>) => `event: ${o.type}\n${frame(o)}`
+    const delta = (text: string) =>
+      event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })
+    return [
+      event({
+        type: 'message_start',
+        message: { id: 'w', usage: { input_tokens: 1, output_tokens: 1 } },
+      }),
+      event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      delta('warm'),
+      delta(' up'),
+      event({ type: 'content_block_stop', index: 0 }),
+      event({
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn' },
+        usage: { output_tokens: 2 },
+      }),
+      event({ type: 'message_stop' }),
+    ].join('')
+  }
   if (url.endsWith('/chat/completions')) {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       frame({
@@ -103,6 +127,18 @@ export async function warmUp(timeoutMs = 5_000): Promise<number> {
       for await (const e of transport.stream(turn.profile(url), REQUEST, { signal, maxRetries: 0 })) {
         if (e.type === 'done') completed++
       }
+    }
+    // The Messages wire (claude, bedrock): claude's request through the shared Messages turn,
+    // its base URL given as the test hook would (a claude profile never names plain http).
+    const profile: TransportProfile = {
+      endpoint: '',
+      protocol: 'chat_completions',
+      model: 'warm',
+      api_key: 'warm',
+    }
+    const build = () => claudeEncode(profile, REQUEST, { [BASE_URL_ENV]: url })
+    for await (const e of messagesTurn(build, { signal, maxRetries: 0 }, 'warm')) {
+      if (e.type === 'done') completed++
     }
     return completed
   } catch {

@@ -5,6 +5,7 @@ import { HearthError } from '../schemas/problems.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
 import { type CacheRule, matchCachePolicy } from './cache-policy.ts'
 import type { Catalogue, CatalogueState } from './catalogue.ts'
+import { isClaudeFamilyModel } from './claude-families.ts'
 import { catalogueProviderOf, isExtension } from './provider-map.ts'
 import { byId, manualRow } from './rows.ts'
 
@@ -163,9 +164,13 @@ export class ModelsService {
     return (plan.provider !== null && state.row(plan.provider, model)) || manualRow(plan.provider, model)
   }
 
-  /** The provider's models, with the profile's model added as a manual row when unlisted. */
+  /**
+   * The provider's models (for claude only those of its six families), with the profile's
+   * model added as a manual row when unlisted.
+   */
   #all(plan: CataloguePlan, state: CatalogueState): readonly ModelInfo[] {
-    const listed = plan.provider === null ? [] : state.rows(plan.provider)
+    const rows = plan.provider === null ? [] : state.rows(plan.provider)
+    const listed = plan.extension === 'claude' ? rows.filter((r) => isClaudeFamilyModel(r.id)) : rows
     const extra = plan.profileModel
     if (extra === null || listed.some((r) => r.id === extra)) return listed
     return [...listed, manualRow(plan.provider, extra)].sort(byId)

@@ -3,6 +3,7 @@
 // The ids alone live in ids.ts, which settings and runs use to accept or refuse a profile;
 // this map must list exactly those ids (checked when it loads).
 import { chatgpt } from './chatgpt/transport.ts'
+import { claude } from './claude/transport.ts'
 import { DEFAULT_EXTENSION, PROVIDER_IDS } from './ids.ts'
 import { openaiCompatible } from './openai-compatible/transport.ts'
 import type { Transport } from './types.ts'
@@ -19,6 +20,7 @@ export interface Provider {
 const PROVIDERS: ReadonlyMap<string, Provider> = new Map([
   [DEFAULT_EXTENSION, { id: DEFAULT_EXTENSION, transport: openaiCompatible }],
   ['chatgpt', { id: 'chatgpt', transport: chatgpt }],
+  ['claude', { id: 'claude', transport: claude }],
   ['vertex', { id: 'vertex', transport: vertex }],
 ])
 

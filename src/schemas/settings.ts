@@ -123,16 +123,22 @@ const signInFields = {
   client_id: Text(256),
   callback_port: Type.Integer({ minimum: 1, maximum: 65535 }),
 }
+/** The Claude client: its authorize and token hosts differ, so only the client and port are set here. */
+const claudeSignInFields = { client_id: signInFields.client_id, callback_port: signInFields.callback_port }
 const ChatgptSignInRead = Type.Object(signInFields, { additionalProperties: false })
-const SignInRead = Type.Object({ chatgpt: ChatgptSignInRead }, { additionalProperties: false })
+const ClaudeSignInRead = Type.Object(claudeSignInFields, { additionalProperties: false })
+const SignInRead = Type.Object(
+  { chatgpt: ChatgptSignInRead, claude: ClaudeSignInRead },
+  { additionalProperties: false },
+)
+const removableFields = (fields: Record<string, TSchema>) =>
+  Removable(
+    Type.Object(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Removable(v)])), {
+      additionalProperties: false,
+    }),
+  )
 const SignInPatch = Type.Object(
-  {
-    chatgpt: Removable(
-      Type.Object(Object.fromEntries(Object.entries(signInFields).map(([k, v]) => [k, Removable(v)])), {
-        additionalProperties: false,
-      }),
-    ),
-  },
+  { chatgpt: removableFields(signInFields), claude: removableFields(claudeSignInFields) },
   { additionalProperties: false },
 )
 

@@ -30,7 +30,7 @@ describe('provider extensions without a transport', () => {
       JSON.stringify({
         providers: {
           default_profile: 'hand',
-          profiles: { hand: { extension: 'claude', model: 'claude-x' } },
+          profiles: { hand: { extension: 'antigravity', model: 'gemini-x' } },
         },
       }),
     )
@@ -40,13 +40,13 @@ describe('provider extensions without a transport', () => {
     await d.stop()
   })
 
-  it('a turn of a hand-written claude profile fails with provider_unsupported', async () => {
+  it('a turn of a hand-written antigravity profile fails with provider_unsupported', async () => {
     const sid = await createSession(d)
     await putInput(d, sid, message('hello'))
     const failed = await waitSession(d, sid, idle)
     const error = failed.history.items.find((e: any) => e.kind === 'error')
     assert.equal(error.content.problem.code, 'provider_unsupported', JSON.stringify(error))
-    assert.match(error.content.problem.detail, /claude/)
+    assert.match(error.content.problem.detail, /antigravity/)
   })
 
   it('saving a profile is refused exactly for the extensions the registry has no transport for', async () => {

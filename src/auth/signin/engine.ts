@@ -212,6 +212,7 @@ export class SignInEngine {
         code,
         redirectUri: flow.redirectUri,
         verifier: flow.secrets.verifier,
+        state: flow.secrets.state,
         progress: (text) => this.#rows.progress(id, text.slice(0, 200)),
         signal: flow.abort.signal,
       })

@@ -270,6 +270,26 @@ export function mapStopReason(reason: string): StopReason {
 }
 
 /** Decodes a Messages event stream; always ends with exactly one `done` or `error`. */
-export function decodeMessages(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<NeutralEvent> {
-  return decodeWith(bytes, new MessagesDecoder())
+/**
+ * The Messages stream → neutral events. `toolName` renames each called tool (a provider
+ * whose wire names differ from the names it offered); done inside the decoder, since
+ * another async layer over every event costs more than the decoding itself.
+ */
+export function decodeMessages(
+  bytes: AsyncIterable<Uint8Array>,
+  toolName?: (wire: string) => string,
+): AsyncGenerator<NeutralEvent> {
+  const machine = new MessagesDecoder()
+  if (!toolName) return decodeWith(bytes, machine)
+  return decodeWith(bytes, {
+    get finished() {
+      return machine.finished
+    },
+    frame: (frame) => renamed(machine.frame(frame), toolName),
+    end: () => renamed(machine.end(), toolName),
+  })
+}
+
+function renamed(events: NeutralEvent[], toolName: (wire: string) => string): NeutralEvent[] {
+  return events.map((e) => (e.type === 'tool_call' ? { ...e, name: toolName(e.name) } : e))
 }

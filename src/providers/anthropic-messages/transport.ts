@@ -45,14 +45,23 @@ export function messagesFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
  * which ends the turn `upstream_rejected`), `secret` is redacted from every message.
  * Never throws; ends with exactly one `done` or `error`.
  */
+export interface MessagesTurnOptions extends TurnOptions {
+  /** Renames each called tool: a provider whose wire names differ from those it offered. */
+  toolName?: (wire: string) => string
+}
+
 export function messagesTurn(
   build: () => EncodedRequest,
   opts: StreamOptions,
   secret: string | null,
-  turn: TurnOptions = {},
+  turn: MessagesTurnOptions = {},
 ): AsyncGenerator<NeutralEvent> {
   const adjust = turn.adjust ?? ((event: ErrorEvent) => event)
-  return streamTurn(build, decodeMessages, opts, secret, {
+  const { toolName } = turn
+  const decoder = toolName
+    ? (bytes: AsyncIterable<Uint8Array>) => decodeMessages(bytes, toolName)
+    : decodeMessages
+  return streamTurn(build, decoder, opts, secret, {
     policy: messagesFailurePolicy(turn.policy),
     adjust,
   })

@@ -4,13 +4,13 @@
 // locking and creds.json. No message of a SignInError ever carries a code, a verifier or
 // a token.
 import { createHash } from 'node:crypto'
+import { postToken as post, str } from '../../auth/token-request.ts'
 import {
   type AccountIdentity,
   SignInError,
   type SignInPlugin,
   type StoredCredential,
 } from '../../auth/types.ts'
-import { describe, redact } from '../openai-compatible/errors.ts'
 import { CHATGPT_CALLBACK_PATH, CHATGPT_ORIGINATOR, CHATGPT_SCOPE } from './constants.ts'
 import { type ChatgptClaims, tokenClaims } from './jwt.ts'
 
@@ -33,15 +33,6 @@ export interface ChatgptSignInConfig {
   /** Epoch ms now, for `expires` from `expires_in`; default `Date.now`. */
   now?: () => number
 }
-
-/** Vendor error codes that mean the refresh token can never be used again. */
-const DEAD_REFRESH = new Set([
-  'invalid_grant',
-  'refresh_token_expired',
-  'refresh_token_reused',
-  'refresh_token_invalidated',
-])
-const DESCRIPTION_LIMIT = 300
 
 export function chatgptSignIn(config: ChatgptSignInConfig): SignInPlugin {
   const issuer = config.issuer.replace(/\/+$/, '')
@@ -90,6 +81,7 @@ export function chatgptSignIn(config: ChatgptSignInConfig): SignInPlugin {
         signal,
         secrets: [code, verifier],
         what: 'sign-in',
+        provider: 'ChatGPT',
       })
       const access = str(tokens.access_token)
       const refresh = str(tokens.refresh_token)
@@ -133,6 +125,7 @@ export function chatgptSignIn(config: ChatgptSignInConfig): SignInPlugin {
         signal,
         secrets,
         what: 'token refresh',
+        provider: 'ChatGPT',
       })
       const access = str(tokens.access_token)
       if (!access)
@@ -198,79 +191,4 @@ function expiryOf(expiresIn: unknown, claims: ChatgptClaims, nowMs: number): num
   const seconds = typeof expiresIn === 'string' ? Number(expiresIn) : expiresIn
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return nowMs + seconds * 1000
   return claims.expires
-}
-
-interface PostInit {
-  contentType: string
-  body: string
-  signal: AbortSignal
-  /** Values to cut out of any message (code, verifier, tokens). */
-  secrets: (string | undefined)[]
-  what: 'sign-in' | 'token refresh'
-}
-
-/** POSTs to the token endpoint; a 2xx JSON object comes back, anything else is a SignInError. */
-async function post(
-  fetchFn: typeof globalThis.fetch,
-  url: string,
-  init: PostInit,
-): Promise<Record<string, unknown>> {
-  const clean = (message: string) => init.secrets.reduce<string>((m, s) => redact(m, s ?? null), message)
-  let res: Response
-  let text: string
-  try {
-    res = await fetchFn(url, {
-      method: 'POST',
-      headers: { 'content-type': init.contentType, accept: 'application/json' },
-      body: init.body,
-      signal: init.signal,
-    })
-    text = await res.text()
-  } catch (err) {
-    if (init.signal.aborted) throw err
-    throw new SignInError('unreachable', clean(`could not reach ${originOf(url)}: ${describe(err)}`))
-  }
-  let body: unknown = null
-  try {
-    body = JSON.parse(text)
-  } catch {
-    // reported below
-  }
-  const obj =
-    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, any>) : {}
-  if (res.ok) {
-    if (body === obj) return obj
-    throw new SignInError(
-      'invalid_response',
-      `the ChatGPT ${init.what} answered HTTP ${res.status} without a JSON object`,
-    )
-  }
-  const inner = typeof obj.error === 'object' && obj.error !== null ? obj.error : null
-  const vendorCode = str(inner ? (inner.code ?? inner.type) : obj.error)
-  let description = str(inner ? inner.message : obj.error_description) ?? str(obj.message)
-  if (description && description.length > DESCRIPTION_LIMIT)
-    description = `${description.slice(0, DESCRIPTION_LIMIT)}…`
-  const dead =
-    init.what === 'token refresh' && ((vendorCode && DEAD_REFRESH.has(vendorCode)) || res.status === 401)
-  const code = dead
-    ? 'invalid_grant'
-    : (vendorCode ?? (res.status >= 500 ? 'server_error' : 'token_request_failed'))
-  const detail = description ?? vendorCode ?? 'refused'
-  const advice = dead ? '; sign in again' : ''
-  throw new SignInError(
-    code,
-    clean(`the ChatGPT ${init.what} failed: ${detail} (HTTP ${res.status})${advice}`),
-  )
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin
-  } catch {
-    return 'the token endpoint'
-  }
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined
 }

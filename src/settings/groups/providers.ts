@@ -2,6 +2,7 @@
 // creds.json `providers.<profile>.apiKey`. A key written by hand as `apiKey` inside a
 // config.json profile is used (and wins) until the next start moves it into creds.json;
 // reads never show it either.
+import { CLAUDE_CALLBACK_PORT, CLAUDE_CLIENT_ID } from '../../providers/claude/constants.ts'
 import { hasTransport, providerIds } from '../../providers/ids.ts'
 import { HearthError } from '../../schemas/problems.ts'
 import { PROVIDER_EXTENSIONS } from '../../schemas/settings.ts'
@@ -19,14 +20,19 @@ export const SIGN_IN_DEFAULTS = {
     client_id: 'app_EMoamEEZ73f0CkXaXp7hrann',
     callback_port: 1455,
   },
+  claude: { client_id: CLAUDE_CLIENT_ID, callback_port: CLAUDE_CALLBACK_PORT },
 } as const
 
 /** `providers.sign_in` with the defaults filled in. */
 export function signInSettings(config: JsonObject): {
   chatgpt: { issuer: string; client_id: string; callback_port: number }
+  claude: { client_id: string; callback_port: number }
 } {
   const stored = objectAt(objectAt(config, 'providers'), 'sign_in')
-  return { chatgpt: { ...SIGN_IN_DEFAULTS.chatgpt, ...objectAt(stored, 'chatgpt') } as never }
+  return {
+    chatgpt: { ...SIGN_IN_DEFAULTS.chatgpt, ...objectAt(stored, 'chatgpt') } as never,
+    claude: { ...SIGN_IN_DEFAULTS.claude, ...objectAt(stored, 'claude') } as never,
+  }
 }
 
 /** Public profile fields, in the order reads show them. */
@@ -145,6 +151,19 @@ export const providers: GroupCodec = {
         throw bad(
           `profile ${name}: ${/^[aeiou]/.test(extension) ? 'an' : 'a'} ${extension} profile needs a model`,
         )
+      if (extension === 'claude') checkClaude(name, p, bad)
     }
   },
+}
+
+/**
+ * A claude profile speaks `chat_completions` at the profile level (Messages on the wire),
+ * and its endpoint, when it names one, is HTTPS: only the HEARTH_CLAUDE_BASE_URL hook may
+ * point a turn at a plain http server.
+ */
+function checkClaude(name: string, p: JsonObject, bad: (detail: string) => HearthError): void {
+  if (p.protocol !== undefined && p.protocol !== null && p.protocol !== 'chat_completions')
+    throw bad(`profile ${name}: a claude profile uses protocol chat_completions`)
+  if (typeof p.endpoint === 'string' && !/^https:\/\//i.test(p.endpoint))
+    throw bad(`profile ${name}: a claude endpoint must be https://`)
 }

@@ -44,6 +44,7 @@ async function signIn(seat: FakeSeat, progress: string[] = []) {
   const credential = await plugin.exchange({
     code,
     redirectUri: REDIRECT,
+    state: 'state-1',
     verifier,
     progress: (t) => progress.push(t),
     signal: new AbortController().signal,
@@ -214,6 +215,7 @@ describe('exchange', () => {
       plugin.exchange({
         code,
         redirectUri: REDIRECT,
+        state: 'state-1',
         verifier: wrong,
         progress: () => {},
         signal: AbortSignal.timeout(5000),
@@ -229,6 +231,7 @@ describe('exchange', () => {
     const input = {
       code,
       redirectUri: REDIRECT,
+      state: 'state-1',
       verifier,
       progress: () => {},
       signal: AbortSignal.timeout(5000),
@@ -241,7 +244,13 @@ describe('exchange', () => {
 
   test('an unreachable issuer is a SignInError; an aborted one rejects with the abort', async () => {
     const down = chatgptSignIn({ ...CHATGPT_DEFAULTS, issuer: 'http://127.0.0.1:9' })
-    const input = { code: 'code-1234', redirectUri: REDIRECT, verifier: 'verifier-1234', progress: () => {} }
+    const input = {
+      code: 'code-1234',
+      redirectUri: REDIRECT,
+      state: 'state-1',
+      verifier: 'verifier-1234',
+      progress: () => {},
+    }
     await refused(down.exchange({ ...input, signal: AbortSignal.timeout(5000) }), 'unreachable', [
       'code-1234',
       'verifier-1234',

@@ -281,6 +281,7 @@ describe('requests', () => {
     const cred = await plugin.exchange({
       code,
       redirectUri,
+      state: 'state-1',
       verifier,
       progress: () => {},
       signal: AbortSignal.timeout(5000),

@@ -1,0 +1,65 @@
+// `hearth login claude` against a daemon whose claude token URL is the fake's
+// (HEARTH_CLAUDE_TOKEN_URL): Anthropic's terms note is printed before the URL, and a
+// pasted `code#state` finishes the sign-in.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { freePort } from '../auth/oidc-peer.ts'
+import { FakeClaudeAuth } from '../fakes/claude-auth.ts'
+import { BIN, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+
+describe('hearth login claude', () => {
+  let auth: FakeClaudeAuth
+  let d: TestDaemon
+  before(async () => {
+    auth = await FakeClaudeAuth.start()
+    const home = tempHome()
+    mkdirSync(home, { recursive: true })
+    const port = await freePort()
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({ providers: { sign_in: { claude: { callback_port: port } } } }),
+    )
+    d = await startDaemon({ home, env: { HEARTH_CLAUDE_TOKEN_URL: auth.tokenUrl } })
+  })
+  after(async () => {
+    await d.stop()
+    await auth.close()
+  })
+
+  it("prints Anthropic's terms before the URL, then takes a pasted code#state", async () => {
+    const child = spawn(process.execPath, [BIN, 'login', 'claude', '--manual', '--home', d.home], {
+      env: { ...process.env, HEARTH_NO_BROWSER: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stderr.on('data', (c) => {
+      stderr += c
+    })
+    const url = await new Promise<URL>((resolve, reject) => {
+      child.stdout.on('data', (c) => {
+        stdout += c
+        const m = /(https:\/\/claude\.ai\/oauth\/authorize\S+)/.exec(stdout)
+        if (m) resolve(new URL(m[1]))
+      })
+      child.once('exit', () => reject(new Error(`exited early: ${stdout} ${stderr}`)))
+    })
+    const policy = stdout.indexOf('only in Claude Code and Claude.ai')
+    assert.ok(policy >= 0 && policy < stdout.indexOf('https://claude.ai/'), stdout)
+    assert.match(stdout, /Amazon Bedrock/)
+    const code = auth.authorize(
+      { uuid: 'acc-cli', email: 'cli@example.test' },
+      url.searchParams.get('code_challenge') as string,
+      url.searchParams.get('redirect_uri') as string,
+      url.searchParams.get('state') as string,
+    )
+    child.stdin.write(`${code}#${url.searchParams.get('state')}\n`)
+    const exit = await new Promise<number | null>((r) => child.once('exit', r))
+    assert.equal(exit, 0, stderr)
+    assert.match(stdout, /Signed in to claude as cli@example\.test/)
+    assert.equal(stdout.includes(code), false, 'the code is never echoed')
+  })
+})
