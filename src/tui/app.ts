@@ -7,6 +7,7 @@ import type { HearthClient } from '../client/client.ts'
 import { ChatScreen } from './chat-screen.ts'
 import { loadHighlighter } from './highlight.ts'
 import { loadMarkdown } from './markdown.ts'
+import { MOUSE_OFF, MOUSE_ON, mouseWanted } from './mouse.ts'
 import { ProcessTerminal, TUI } from './pi.ts'
 import { SessionLink } from './session-link.ts'
 import type { Theme } from './theme.ts'
@@ -33,13 +34,14 @@ export function runApp(o: AppOptions): Promise<number> {
   const finished = new Promise<number>((r) => {
     done = r
   })
+  const mouse = mouseWanted()
   let quitting = false
   const quit = (code = 0) => {
     if (quitting) return
     quitting = true
     link.close()
     tui.stop()
-    process.stdout.write(ALT_SCREEN_OFF)
+    process.stdout.write((mouse ? MOUSE_OFF : '') + ALT_SCREEN_OFF)
     done(code)
   }
   const chat = new ChatScreen({
@@ -51,7 +53,7 @@ export function runApp(o: AppOptions): Promise<number> {
     quit: () => quit(0),
   })
   link.onChange = () => tui.requestRender()
-  process.stdout.write(ALT_SCREEN_ON)
+  process.stdout.write(ALT_SCREEN_ON + (mouse ? MOUSE_ON : ''))
   tui.addChild(chat)
   tui.setFocus(chat)
   tui.start()
