@@ -66,7 +66,16 @@ export abstract class ListPicker implements Component, Focusable {
   protected move(by: number): void {
     const count = this.items().length
     this.selected = Math.max(0, Math.min(count - 1, this.selected + by))
+    this.moved()
     this.o.requestRender()
+  }
+
+  /** The selection moved (a long list reads more rows near its end). */
+  protected moved(): void {}
+
+  /** Rows the list shows at once (PageUp/PageDown move by this much). */
+  protected pageRows(): number {
+    return Math.max(1, this.o.rows() - 6)
   }
 
   protected render_(): void {
@@ -85,7 +94,7 @@ export abstract class ListPicker implements Component, Focusable {
     }
     if (this.onKey(data)) return
     const count = this.items().length
-    const page = Math.max(1, this.o.rows() - 6)
+    const page = this.pageRows()
     const moves: [Parameters<typeof matchesKey>[1], number][] = [
       ['up', -1],
       ['down', 1],
