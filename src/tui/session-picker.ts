@@ -175,7 +175,8 @@ export class SessionPicker extends ListPicker {
       this.#next = body.next
       this.#sort()
     } catch (err) {
-      if (request === this.#request) this.say(`could not list more sessions: ${(err as Error).message}`, 'error')
+      if (request === this.#request)
+        this.say(`could not list more sessions: ${(err as Error).message}`, 'error')
     } finally {
       this.#loadingMore = false
       this.render_()
