@@ -100,12 +100,46 @@ const sqliteAddonFromPackage = {
   },
 }
 
+/**
+ * pi-tui's utils build a grapheme segmenter (Intl.Segmenter loads ICU's break rules) and the
+ * RGI_Emoji regular expression (a property of strings: thousands of sequences) when the module
+ * loads: ~15 ms on a quiet machine, ~100 ms under load, all before the client's first frame,
+ * which needs neither (the emoji test runs only for code points that may be emoji, and the
+ * segmenter only for non-ASCII text). Both are made on first use instead. Only `.segment()`
+ * and `.test()` are ever called on them (checked when pi-tui is upgraded: the build fails if
+ * the lines are gone).
+ */
+const lazyPiTuiTables = {
+  name: 'lazy-pi-tui-tables',
+  setup(b) {
+    b.onLoad({ filter: /@mariozechner[\\/]pi-tui[\\/]dist[\\/]utils\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      const segmenter = 'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });'
+      const emoji = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;'
+      for (const line of [segmenter, emoji])
+        if (!source.includes(line)) throw new Error(`${args.path} no longer holds: ${line}`)
+      return {
+        contents: source
+          .replace(
+            segmenter,
+            'let graphemes; const segmenter = { segment: (text) => (graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text) };',
+          )
+          .replace(
+            emoji,
+            'let rgiEmoji; const rgiEmojiRegex = { test: (s) => (rgiEmoji ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(s) };',
+          ),
+        loader: 'js',
+      }
+    })
+  },
+}
+
 const options = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node24',
-  plugins: [lazyBuiltins, sqliteAddonFromPackage],
+  plugins: [lazyBuiltins, sqliteAddonFromPackage, lazyPiTuiTables],
   mainFields: ['module', 'main'],
   define: { __HEARTH_COMMIT__: JSON.stringify(`g${commit()}`) },
   // CommonJS dependencies expect require, __filename and __dirname. No `import` here: an
