@@ -56,6 +56,7 @@ export function runApp(o: AppOptions): Promise<number> {
   process.stdout.write(ALT_SCREEN_ON + (mouse ? MOUSE_ON : ''))
   tui.addChild(chat)
   tui.setFocus(chat)
+  drawKeysAtOnce(tui)
   tui.start()
   // The first frame is drawn on the next tick, before anything else: opening the session
   // loads Node's fetch and the grammars take tens of milliseconds, so both wait for it.
@@ -86,4 +87,35 @@ export function runApp(o: AppOptions): Promise<number> {
   process.once('SIGTERM', () => quit(143))
   process.once('SIGHUP', () => quit(129))
   return finished
+}
+
+interface RenderState {
+  renderRequested?: boolean
+  renderTimer?: NodeJS.Timeout
+  lastRenderAt?: number
+  stopped?: boolean
+  doRender?: () => void
+}
+
+/**
+ * Draws a typed key at once instead of at the next frame: pi-tui draws at most one frame per
+ * 16 ms, so a key read just after a frame of a streaming answer would wait up to 16 ms for
+ * its echo. pi-tui has no public call for this; its render state (0.73, pinned) is used, and
+ * without those fields the ordinary frames stay. The draw comes on the next tick, after the
+ * key was handled and pi-tui asked for a frame, and takes that frame's place.
+ */
+function drawKeysAtOnce(tui: TUI): void {
+  const t = tui as unknown as RenderState
+  if (typeof t.doRender !== 'function' || !('renderRequested' in t) || !('lastRenderAt' in t)) return
+  tui.addInputListener(() => {
+    process.nextTick(() => {
+      if (t.stopped || !t.renderRequested) return
+      clearTimeout(t.renderTimer)
+      t.renderTimer = undefined
+      t.renderRequested = false
+      t.lastRenderAt = performance.now()
+      t.doRender?.()
+    })
+    return undefined
+  })
 }
