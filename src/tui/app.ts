@@ -63,11 +63,16 @@ export function runApp(o: AppOptions): Promise<number> {
   tui.requestRender(true)
   const opening = new Promise<void>((resolve, reject) =>
     setImmediate(() => {
-      loadMarkdown().then(() => {
-        transcript.invalidate()
-        tui.requestRender()
-      })
-      ;(o.sessionId ? link.open(o.sessionId) : link.create(o.workspace)).then(resolve, reject)
+      const open = o.sessionId ? link.open(o.sessionId) : link.create(o.workspace)
+      open.then(resolve, reject)
+      // A session opened with its history needs Markdown at once; a new one shows none until
+      // its first answer, so its opening goes first.
+      ;(o.sessionId ? Promise.resolve() : open.catch(() => {}))
+        .then(() => loadMarkdown())
+        .then(() => {
+          transcript.invalidate()
+          tui.requestRender()
+        })
     }),
   )
   link.ready = opening
