@@ -17,7 +17,7 @@ import {
 import type { SessionLink } from './session-link.ts'
 import { statusLine } from './status-line.ts'
 import { editorTheme, type Theme } from './theme.ts'
-import { windowOf } from './transcript.ts'
+import { windowOf } from './window.ts'
 
 /** Within this long, a second Ctrl-C quits. */
 const QUIT_WINDOW_MS = 2000
@@ -99,6 +99,8 @@ export class ChatScreen implements Component, Focusable {
     const t = this.#o.theme
     this.#link.transcript.notice(text, kind === 'error' ? t.error : kind === 'warn' ? t.warn : t.dim)
     this.#offset = 0
+    // Read far back, the notice waits at the end: the end is shown again.
+    this.#link.toEnd().catch(() => {})
     this.#o.tui.requestRender()
   }
 

@@ -1,7 +1,9 @@
 // The transcript: the session's history as blocks (./blocks.ts), kept up to date from the
-// session stream, and a window onto it. Entries come from the history (pages read as the
-// reader scrolls up) and from `entry.added`; a running turn's output streams into blocks
-// keyed by content id, which the turn's final entries then complete instead of repeating.
+// session stream. Entries come from the history in pages (read as the reader scrolls, at most
+// KEEP_PAGES held: a long session is never held whole) and from `entry.added`; a running
+// turn's output streams into blocks keyed by content id, which the turn's final entries then
+// complete instead of repeating. The window onto it is ./window.ts. One model, kept in one
+// file: the pages, the live blocks and the lookups between them change together.
 
 import {
   AnswerBlock,
@@ -430,39 +432,6 @@ export class Transcript {
 export function problemLine(problem: Payload | null | undefined): string {
   if (!problem) return 'the turn failed'
   return `${problem.code ?? 'error'}: ${problem.detail ?? problem.title ?? ''}`
-}
-
-/**
- * The lines of a window `height` rows tall over the transcript, `offset` rows up from the
- * bottom. Only the blocks that reach the window are rendered; returns the rows and whether
- * the window reaches the top of what is held (then older history can be read).
- */
-export function windowOf(
-  t: Transcript,
-  width: number,
-  height: number,
-  offset: number,
-): { lines: string[]; atTop: boolean; offset: number } {
-  t.width = width
-  const need = height + offset
-  const collected: string[][] = []
-  let count = 0
-  let i = t.blocks.length - 1
-  for (; i >= 0 && count < need; i--) {
-    const lines = t.blocks[i].render(width)
-    // A blank line above each block; the first block's is dropped below.
-    collected.push(lines, [''])
-    count += lines.length + 1
-  }
-  const all = collected.reverse().flat()
-  const atTop = i < 0
-  if (atTop) all.shift()
-  // Scrolled past the top: stop at the first line.
-  const maxOffset = Math.max(0, all.length - height)
-  const off = atTop ? Math.min(offset, maxOffset) : offset
-  const end = all.length - off
-  const lines = all.slice(Math.max(0, end - height), end)
-  return { lines, atTop: atTop && off >= maxOffset, offset: off }
 }
 
 export { wrapped }
