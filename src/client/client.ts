@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Static, TSchema } from 'typebox'
-import { ALL_OPS, type AllOps, type OpId } from '../schemas/index.ts'
+import type { AllOps, OpId } from '../schemas/index.ts'
 import type { OpSpec } from '../schemas/op.ts'
 import type { Problem } from '../schemas/problems.ts'
 
@@ -126,6 +126,16 @@ export function pathOf(template: string, params: Record<string, string> = {}): s
   })
 }
 
+/**
+ * The operation table, imported on the first call: building its schemas loads typebox, tens
+ * of milliseconds that a command (and the terminal client's first frame) need not wait for.
+ */
+let allOps: Promise<typeof import('../schemas/index.ts').ALL_OPS> | undefined
+function opOf(id: OpId): Promise<OpSpec> {
+  allOps ??= import('../schemas/index.ts').then((m) => m.ALL_OPS)
+  return allOps.then((ops) => ops[id] as OpSpec)
+}
+
 export class HearthClient {
   readonly endpoint: Endpoint
   constructor(endpoint: Endpoint) {
@@ -137,7 +147,7 @@ export class HearthClient {
   }
 
   async call<K extends OpId>(id: K, input: CallInput<AllOps[K]> = {}): Promise<CallResult<AllOps[K]>> {
-    const { res, op, url } = await this.#send(ALL_OPS[id], input as CallInput<OpSpec>)
+    const { res, op, url } = await this.#send(await opOf(id), input as CallInput<OpSpec>)
     const text = await res.text()
     let parsed: unknown
     try {
@@ -166,7 +176,7 @@ export class HearthClient {
   async stream<K extends OpId>(id: K, input: CallInput<AllOps[K]>, signal?: AbortSignal): Promise<Response> {
     const headers = { accept: 'text/event-stream', 'accept-encoding': 'identity', ...input.headers }
     const { res, op, url } = await this.#send(
-      ALL_OPS[id],
+      await opOf(id),
       { ...(input as CallInput<OpSpec>), headers },
       signal,
     )

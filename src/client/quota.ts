@@ -4,8 +4,10 @@
 // pages of 200 rows. A capped trail keeps the newest readings (pages come newest first) and
 // says how far back it really reaches. A reading is stale when older than 30 minutes or
 // past its reset.
+
+import { QUOTA_FEED_PROVIDERS } from '../providers/ids.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
-import { QUOTA_FEED_PROVIDERS, type QuotaReading } from '../schemas/server.ts'
+import type { QuotaReading } from '../schemas/server.ts'
 import type { HearthClient } from './client.ts'
 
 export const TRAIL_PAGE_ROWS = 200

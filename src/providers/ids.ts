@@ -24,3 +24,13 @@ const REASONING_TEXT_REPLAYED: readonly string[] = ['vertex']
 export function replaysReasoningText(extension: string | null | undefined): boolean {
   return REASONING_TEXT_REPLAYED.includes(extension ?? DEFAULT_EXTENSION)
 }
+
+/**
+ * The usage feed's provider id for each store key that has a quota feed: readings carry the
+ * feed's id (`provider`), while accounts and profiles name the store key (extension).
+ */
+export const QUOTA_FEED_PROVIDERS: Readonly<Record<string, string>> = {
+  chatgpt: 'codex',
+  claude: 'claude',
+  antigravity: 'antigravity',
+}

@@ -24,16 +24,6 @@ export const Notice = Type.Object(
 )
 export type Notice = Static<typeof Notice>
 
-/**
- * The usage feed's provider id for each store key that has a quota feed: readings carry the
- * feed's id (`provider`), while accounts and profiles name the store key (extension).
- */
-export const QUOTA_FEED_PROVIDERS: Readonly<Record<string, string>> = {
-  chatgpt: 'codex',
-  claude: 'claude',
-  antigravity: 'antigravity',
-}
-
 export const QuotaReading = Type.Object(
   {
     account: Type.String({

@@ -7,6 +7,7 @@ import type { HearthClient } from '../client/client.ts'
 import { ChatScreen } from './chat-screen.ts'
 import { loadHighlighter } from './highlight.ts'
 import { loadMarkdown } from './markdown.ts'
+import { MOUSE_OFF, MOUSE_ON, mouseWanted } from './mouse.ts'
 import { ProcessTerminal, TUI } from './pi.ts'
 import { QuotaStatus } from './quota-status.ts'
 import { SessionLink } from './session-link.ts'
@@ -35,13 +36,14 @@ export function runApp(o: AppOptions): Promise<number> {
   const finished = new Promise<number>((r) => {
     done = r
   })
+  const mouse = mouseWanted()
   let quitting = false
   const quit = (code = 0) => {
     if (quitting) return
     quitting = true
     link.close()
     tui.stop()
-    process.stdout.write(ALT_SCREEN_OFF)
+    process.stdout.write((mouse ? MOUSE_OFF : '') + ALT_SCREEN_OFF)
     done(code)
   }
   const chat = new ChatScreen({
@@ -65,20 +67,26 @@ export function runApp(o: AppOptions): Promise<number> {
     }
   }
   link.onRunEnded = () => void quota.refresh(link.session)
-  process.stdout.write(ALT_SCREEN_ON)
+  process.stdout.write(ALT_SCREEN_ON + (mouse ? MOUSE_ON : ''))
   tui.addChild(chat)
   tui.setFocus(chat)
+  drawKeysAtOnce(tui)
   tui.start()
   // The first frame is drawn on the next tick, before anything else: opening the session
   // loads Node's fetch and the grammars take tens of milliseconds, so both wait for it.
   tui.requestRender(true)
   const opening = new Promise<void>((resolve, reject) =>
     setImmediate(() => {
-      loadMarkdown().then(() => {
-        transcript.invalidate()
-        tui.requestRender()
-      })
-      ;(o.sessionId ? link.open(o.sessionId) : link.create(o.workspace)).then(resolve, reject)
+      const open = o.sessionId ? link.open(o.sessionId) : link.create(o.workspace)
+      open.then(resolve, reject)
+      // A session opened with its history needs Markdown at once; a new one shows none until
+      // its first answer, so its opening goes first.
+      ;(o.sessionId ? Promise.resolve() : open.catch(() => {}))
+        .then(() => loadMarkdown())
+        .then(() => {
+          transcript.invalidate()
+          tui.requestRender()
+        })
     }),
   )
   link.ready = opening
@@ -98,4 +106,35 @@ export function runApp(o: AppOptions): Promise<number> {
   process.once('SIGTERM', () => quit(143))
   process.once('SIGHUP', () => quit(129))
   return finished
+}
+
+interface RenderState {
+  renderRequested?: boolean
+  renderTimer?: NodeJS.Timeout
+  lastRenderAt?: number
+  stopped?: boolean
+  doRender?: () => void
+}
+
+/**
+ * Draws a typed key at once instead of at the next frame: pi-tui draws at most one frame per
+ * 16 ms, so a key read just after a frame of a streaming answer would wait up to 16 ms for
+ * its echo. pi-tui has no public call for this; its render state (0.73, pinned) is used, and
+ * without those fields the ordinary frames stay. The draw comes on the next tick, after the
+ * key was handled and pi-tui asked for a frame, and takes that frame's place.
+ */
+function drawKeysAtOnce(tui: TUI): void {
+  const t = tui as unknown as RenderState
+  if (typeof t.doRender !== 'function' || !('renderRequested' in t) || !('lastRenderAt' in t)) return
+  tui.addInputListener(() => {
+    process.nextTick(() => {
+      if (t.stopped || !t.renderRequested) return
+      clearTimeout(t.renderTimer)
+      t.renderTimer = undefined
+      t.renderRequested = false
+      t.lastRenderAt = performance.now()
+      t.doRender?.()
+    })
+    return undefined
+  })
 }

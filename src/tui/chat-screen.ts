@@ -6,6 +6,7 @@
 import { advisesLogin } from '../client/login.ts'
 import { extensionOfProfile } from '../client/profiles.ts'
 import { COMMANDS, type CommandContext, parseCommand } from './commands.ts'
+import { parseMouse } from './mouse.ts'
 import {
   CombinedAutocompleteProvider,
   type Component,
@@ -18,10 +19,12 @@ import {
 import type { SessionLink } from './session-link.ts'
 import { statusLine } from './status-line.ts'
 import { editorTheme, type Theme } from './theme.ts'
-import { windowOf } from './transcript.ts'
+import { windowOf } from './window.ts'
 
 /** Within this long, a second Ctrl-C quits. */
 const QUIT_WINDOW_MS = 2000
+/** Rows one notch of the mouse wheel scrolls. */
+const WHEEL_ROWS = 3
 
 export interface ChatScreenOptions {
   tui: TUI
@@ -51,7 +54,8 @@ export class ChatScreen implements Component, Focusable {
   readonly #o: ChatScreenOptions
   /** Rows scrolled up from the bottom, and whether the window shows the first row held. */
   #offset = 0
-  #atTop = false
+  /** A page read failed: no more are read until the next scroll. */
+  #pagingFailed = false
   #lastCtrlC = 0
   #note: string | undefined
   #noteTimer: NodeJS.Timeout | undefined
@@ -114,6 +118,8 @@ export class ChatScreen implements Component, Focusable {
     const t = this.#o.theme
     this.#link.transcript.notice(text, kind === 'error' ? t.error : kind === 'warn' ? t.warn : t.dim)
     this.#offset = 0
+    // Read far back, the notice waits at the end: the end is shown again.
+    this.#link.toEnd().catch(() => {})
     this.#o.tui.requestRender()
   }
 
@@ -279,6 +285,11 @@ export class ChatScreen implements Component, Focusable {
       this.#overlay.handleInput(data)
       return
     }
+    const mouse = parseMouse(data)
+    if (mouse) {
+      if (mouse.wheel) this.#scroll(mouse.wheel === 'up' ? WHEEL_ROWS : -WHEEL_ROWS)
+      return
+    }
     if (matchesKey(data, 'ctrl+o')) {
       this.pickSession()
       return
@@ -337,10 +348,24 @@ export class ChatScreen implements Component, Focusable {
 
   #scroll(by: number): void {
     this.#offset = Math.max(0, this.#offset + by)
-    if (by > 0 && this.#atTop && this.#link.older !== null) {
-      this.#link.loadOlder().catch((err) => this.#say(`older history: ${errorText(err)}`, 'error'))
-    }
+    this.#pagingFailed = false
     this.#o.tui.requestRender()
+  }
+
+  /**
+   * Reads the page past either end of the window once the window reaches it: older entries
+   * at the top, and newer ones at the bottom when the newest were dropped while reading back.
+   */
+  #readMore(atTop: boolean, height: number): void {
+    const link = this.#link
+    const t = link.transcript
+    if (this.#pagingFailed) return
+    const failed = (err: unknown) => {
+      this.#pagingFailed = true
+      this.#say(`history: ${errorText(err)}`, 'error')
+    }
+    if (atTop && t.hasOlder) link.loadOlder().catch(failed)
+    if (!t.atEnd && this.#offset < height) link.loadNewer().catch(failed)
   }
 
   invalidate(): void {
@@ -354,12 +379,16 @@ export class ChatScreen implements Component, Focusable {
     const editor = this.editor.render(width)
     const status = statusLine(this.#link.session, width, this.#o.theme, this.#note, this.#o.quota?.())
     const height = Math.max(1, rows - editor.length - 1)
-    const win = windowOf(this.#link.transcript, width, height, this.#offset)
+    const transcript = this.#link.transcript
+    // Pages read or dropped below the window since the last frame keep the window in place.
+    this.#offset = Math.max(0, this.#offset + transcript.takeShift())
+    const win = windowOf(transcript, width, height, this.#offset)
     this.#offset = win.offset
-    this.#atTop = win.atTop
+    this.#readMore(win.atTop, height)
     const lines = win.lines.map((l) => truncateToWidth(l, width))
     while (lines.length < height) lines.unshift('')
-    if (this.#offset > 0)
+    if (!transcript.atEnd) lines[lines.length - 1] = this.#o.theme.dim('  ↓ newer entries below (PageDown)')
+    else if (this.#offset > 0)
       lines[lines.length - 1] = this.#o.theme.dim(`  ↓ ${this.#offset} more lines (PageDown)`)
     return [...lines, status, ...editor].slice(-rows)
   }

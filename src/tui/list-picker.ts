@@ -4,8 +4,12 @@
 // (Backspace, Ctrl-U clears it; its owner is told, to filter or search), Esc or Ctrl-C leaves; every other key goes to
 // the owner first.
 
+import { parseMouse } from './mouse.ts'
 import { type Component, type Focusable, matchesKey, truncateToWidth } from './pi.ts'
 import type { Theme } from './theme.ts'
+
+/** Rows one notch of the mouse wheel moves. */
+const WHEEL_ROWS = 3
 
 export interface PickerRow {
   /** The line shown; the picker cuts it to the width. */
@@ -58,6 +62,22 @@ export abstract class ListPicker implements Component, Focusable {
     this.o.requestRender()
   }
 
+  /** Moves the selection by `by` rows, within the list. */
+  protected move(by: number): void {
+    const count = this.items().length
+    this.selected = Math.max(0, Math.min(count - 1, this.selected + by))
+    this.moved()
+    this.o.requestRender()
+  }
+
+  /** The selection moved (a long list reads more rows near its end). */
+  protected moved(): void {}
+
+  /** Rows the list shows at once (PageUp/PageDown move by this much). */
+  protected pageRows(): number {
+    return Math.max(1, this.o.rows() - 6)
+  }
+
   protected render_(): void {
     this.o.requestRender()
   }
@@ -67,9 +87,14 @@ export abstract class ListPicker implements Component, Focusable {
       if (!this.back()) this.o.close()
       return
     }
+    const mouse = parseMouse(data)
+    if (mouse) {
+      if (mouse.wheel) this.move(mouse.wheel === 'up' ? -WHEEL_ROWS : WHEEL_ROWS)
+      return
+    }
     if (this.onKey(data)) return
     const count = this.items().length
-    const page = Math.max(1, this.o.rows() - 6)
+    const page = this.pageRows()
     const moves: [Parameters<typeof matchesKey>[1], number][] = [
       ['up', -1],
       ['down', 1],
@@ -78,8 +103,7 @@ export abstract class ListPicker implements Component, Focusable {
     ]
     const move = moves.find(([key]) => matchesKey(data, key))
     if (move) {
-      this.selected = Math.max(0, Math.min(count - 1, this.selected + move[1]))
-      this.o.requestRender()
+      this.move(move[1])
       return
     }
     if (matchesKey(data, 'enter')) {

@@ -13,7 +13,8 @@ import { type HistoryEntry, problemLine, type Transcript } from './transcript.ts
 
 /** History entries the first page of an opened session holds; older ones are read on demand. */
 const FIRST_PAGE = 50
-const OLDER_PAGE = 50
+/** Entries per page read as the transcript scrolls (the transcript holds KEEP_PAGES of them). */
+const PAGE = 50
 /** Pauses before retrying an input PUT whose answer did not arrive (same id: never sent twice). */
 const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
 
@@ -31,10 +32,9 @@ export class SessionLink {
   readonly transcript: Transcript
   readonly clientId = `tui-${process.pid}`
   session: SessionRead | undefined
-  /** The continuation of the entries before the first held, null when all are held. */
-  older: string | null = null
   #stop: AbortController | undefined
   #loadingOlder = false
+  #loadingNewer = false
   /** Deltas of outputs whose text so far is still being read (a busy session opened). */
   readonly #catchingUp = new Map<string, string[]>()
   onChange: () => void = () => {}
@@ -143,8 +143,10 @@ export class SessionLink {
       const first = this.session === undefined
       this.session = data.session
       if (first) {
-        this.transcript.prependHistory(data.session.history.items as HistoryEntry[])
-        this.older = data.session.history.older
+        this.transcript.prependHistory(
+          data.session.history.items as HistoryEntry[],
+          data.session.history.older !== null,
+        )
         for (const item of data.session.active_output as ActiveOutput[]) this.#catchUp(data.session.id, item)
         // A session waiting for an approval when it opens asks it here.
         const blocking = data.session.status.blocking_reason as Record<string, unknown> | null
@@ -251,17 +253,24 @@ export class SessionLink {
     }
   }
 
+  /** Whether a page of history is being read. */
+  get loading(): boolean {
+    return this.#loadingOlder || this.#loadingNewer
+  }
+
   /** Reads the page of entries before the first held; false when there is none. */
   async loadOlder(): Promise<boolean> {
-    if (!this.id || this.older === null || this.#loadingOlder) return false
+    const t = this.transcript
+    if (!this.id || !t.hasOlder || this.#loadingOlder) return false
     this.#loadingOlder = true
     try {
+      const sessionId = this.id
       const { body } = await this.client().call('history.list', {
-        params: { session_id: this.id },
-        query: { next: this.older, limit: OLDER_PAGE },
+        params: { session_id: sessionId },
+        query: { before: t.firstPosition, limit: PAGE },
       })
-      this.transcript.prependHistory(body.items as HistoryEntry[])
-      this.older = body.older
+      if (this.id !== sessionId) return false
+      t.prependHistory(body.items as HistoryEntry[], body.older !== null)
       this.onChange()
       return true
     } finally {
@@ -269,10 +278,56 @@ export class SessionLink {
     }
   }
 
+  /**
+   * Reads the page of entries after the last held (they were dropped while reading older
+   * ones); once it reaches the newest entry the transcript is live again.
+   */
+  async loadNewer(): Promise<boolean> {
+    const t = this.transcript
+    if (!this.id || t.atEnd || this.#loadingNewer) return false
+    this.#loadingNewer = true
+    t.readingEnd()
+    try {
+      const sessionId = this.id
+      const { body } = await this.client().call('history.list', {
+        params: { session_id: sessionId },
+        query: { after: t.lastPosition, limit: PAGE },
+      })
+      if (this.id !== sessionId) return false
+      t.appendHistory(body.items as HistoryEntry[], body.newer === null)
+      this.onChange()
+      return true
+    } catch (err) {
+      t.readFailed()
+      throw err
+    } finally {
+      this.#loadingNewer = false
+    }
+  }
+
+  /** Shows the newest entries again (a message is sent while reading far back). */
+  async toEnd(): Promise<void> {
+    const t = this.transcript
+    if (!this.id || t.atEnd) return
+    t.readingEnd()
+    try {
+      const { body } = await this.client().call('history.list', {
+        params: { session_id: this.id },
+        query: { limit: PAGE },
+      })
+      t.showNewest(body.items as HistoryEntry[], body.older !== null)
+      this.onChange()
+    } catch (err) {
+      t.readFailed()
+      throw err
+    }
+  }
+
   /** Submits a message; shown at once, confirmed when its entry arrives. */
   async send(text: string): Promise<void> {
     await this.ready
     if (!this.id) throw new Error('no session is open')
+    await this.toEnd()
     const inputId = uuidv7()
     this.#sent.add(inputId)
     this.transcript.sent(inputId, text)

@@ -1,8 +1,10 @@
 // The session picker (/sessions, Ctrl-O): the sessions of GET /sessions, searched as you
 // type (the `search` query), children under their parents, pinned first, archived hidden
-// until Tab shows them. Enter opens the chosen one in the chat (with its history, live when
-// busy; opening counts a visit); Ctrl-R renames, Ctrl-A archives or brings back, Ctrl-F
-// forks, Ctrl-D deletes after a y. Every call goes through the typed client.
+// until Tab shows them. Pages of 200 are read as the selection nears the end of those read
+// (the list's `next`, for a search too). Enter opens the chosen one in the chat (with its
+// history, live when busy; opening counts a visit); Ctrl-P pins or unpins, Ctrl-R renames,
+// Ctrl-A archives or brings back, Ctrl-F forks, Ctrl-D deletes after a y. Every call goes
+// through the typed client.
 
 import { v7 as uuidv7 } from 'uuid'
 import type { HearthClient } from '../client/client.ts'
@@ -69,6 +71,9 @@ export class SessionPicker extends ListPicker {
   #rows: SessionRow[] = []
   #archived = false
   #loading = true
+  /** The continuation of the list after the pages read, null when all are read. */
+  #next: string | null = null
+  #loadingMore = false
   #mode: Mode = { kind: 'list' }
   /** Only the answer to the latest list request is shown. */
   #request = 0
@@ -81,7 +86,7 @@ export class SessionPicker extends ListPicker {
 
   protected title(): string {
     const n = this.#rows.length
-    return `Sessions${this.#archived ? ' (archived shown)' : ''} · ${this.#loading ? 'loading…' : `${n}${n === PAGE ? '+' : ''}`}`
+    return `Sessions${this.#archived ? ' (archived shown)' : ''} · ${this.#loading ? 'loading…' : `${n}${this.#next !== null ? '+' : ''}`}`
   }
 
   protected hint(): string {
@@ -91,7 +96,7 @@ export class SessionPicker extends ListPicker {
       case 'delete':
         return 'y delete · any other key cancels'
       default:
-        return 'Enter open · Ctrl-R rename · Ctrl-A archive · Ctrl-F fork · Ctrl-D delete · Tab archived · Esc back'
+        return 'Enter open · Ctrl-P pin · Ctrl-R rename · Ctrl-A archive · Ctrl-F fork · Ctrl-D delete · Tab archived · Esc back'
     }
   }
 
@@ -115,27 +120,65 @@ export class SessionPicker extends ListPicker {
     return this.#rows[this.selected]?.session
   }
 
+  #query(next?: string) {
+    return {
+      scope: 'all' as const,
+      search: this.text || undefined,
+      archived: this.#archived ? undefined : false,
+      limit: PAGE,
+      next,
+    }
+  }
+
   /** Reads the list again for the typed search. */
   async reload(): Promise<void> {
     if (this.#mode.kind === 'rename') return
     const request = ++this.#request
     this.#loading = true
     try {
-      const { body } = await this.#s.client().call('sessions.list', {
-        query: {
-          scope: 'all',
-          search: this.text || undefined,
-          archived: this.#archived ? undefined : false,
-          limit: PAGE,
-        },
-      })
+      const { body } = await this.#s.client().call('sessions.list', { query: this.#query() })
       if (request !== this.#request) return
       this.#all = body.items
-      this.#rows = sessionRows(this.#all, { archived: this.#archived })
+      this.#next = body.next
+      this.#sort()
     } catch (err) {
       if (request === this.#request) this.say(`could not list sessions: ${(err as Error).message}`, 'error')
     } finally {
       if (request === this.#request) this.#loading = false
+      this.render_()
+    }
+  }
+
+  /** Rows from the sessions read; the chosen session stays chosen. */
+  #sort(): void {
+    const chosen = this.#chosen?.id
+    this.#rows = sessionRows(this.#all, { archived: this.#archived })
+    const i = this.#rows.findIndex((r) => r.session.id === chosen)
+    if (i >= 0) this.selected = i
+  }
+
+  /** Near the end of the rows read, the next page of the same listing. */
+  protected moved(): void {
+    if (this.#next === null || this.#loadingMore || this.#loading) return
+    if (this.selected < this.#rows.length - this.pageRows()) return
+    void this.#readMore(this.#next)
+  }
+
+  async #readMore(next: string): Promise<void> {
+    const request = this.#request
+    this.#loadingMore = true
+    try {
+      const { body } = await this.#s.client().call('sessions.list', { query: this.#query(next) })
+      if (request !== this.#request) return
+      const held = new Set(this.#all.map((x) => x.id))
+      this.#all.push(...body.items.filter((x) => !held.has(x.id)))
+      this.#next = body.next
+      this.#sort()
+    } catch (err) {
+      if (request === this.#request)
+        this.say(`could not list more sessions: ${(err as Error).message}`, 'error')
+    } finally {
+      this.#loadingMore = false
       this.render_()
     }
   }
@@ -182,6 +225,10 @@ export class SessionPicker extends ListPicker {
       this.say(`rename ${sessionTitle(s)}`)
       return true
     }
+    if (matchesKey(data, 'ctrl+p')) {
+      this.#pin(s)
+      return true
+    }
     if (matchesKey(data, 'ctrl+a')) {
       const archived = !s.preferences.archived
       this.#act(archived ? 'archiving…' : 'bringing back…', async () => {
@@ -208,6 +255,18 @@ export class SessionPicker extends ListPicker {
       return true
     }
     return false
+  }
+
+  /** Pins a session after the others pinned (the largest pin order plus one), or unpins it. */
+  #pin(s: SessionSummary): void {
+    const pinned = !s.preferences.pinned
+    const orders = this.#all.map((x) => (x.preferences.pinned ? (x.preferences.pin_order ?? 0) : 0))
+    const pin_order = pinned ? Math.max(0, ...orders) + 1 : null
+    this.#act(pinned ? 'pinning…' : 'unpinning…', async () => {
+      await configureSession(this.#s.client(), s.id, { preferences: { pinned, pin_order } })
+      this.say(`${pinned ? 'pinned' : 'unpinned'} ${sessionTitle(s)}`)
+      await this.reload()
+    })
   }
 
   #leaveMode(): void {

@@ -1,7 +1,9 @@
 // The transcript: the session's history as blocks (./blocks.ts), kept up to date from the
-// session stream, and a window onto it. Entries come from the history (pages read as the
-// reader scrolls up) and from `entry.added`; a running turn's output streams into blocks
-// keyed by content id, which the turn's final entries then complete instead of repeating.
+// session stream. Entries come from the history in pages (read as the reader scrolls, at most
+// KEEP_PAGES held: a long session is never held whole) and from `entry.added`; a running
+// turn's output streams into blocks keyed by content id, which the turn's final entries then
+// complete instead of repeating. The window onto it is ./window.ts. One model, kept in one
+// file: the pages, the live blocks and the lookups between them change together.
 
 import {
   AnswerBlock,
@@ -24,10 +26,37 @@ export interface HistoryEntry {
 
 type Payload = Record<string, any>
 
+/** Pages held at most: reading past them drops the page at the other end (read again later). */
+export const KEEP_PAGES = 4
+/** Entries that arrived while the newest page was not held, kept at most (then read again). */
+const ASIDE_MAX = 200
+
+/** A run of history entries [first, last] and their blocks (the newest page also holds live ones). */
+interface Page {
+  first: number
+  last: number
+  blocks: Component[]
+}
+
+const emptyPage = (): Page => ({ first: 1, last: 0, blocks: [] })
+
 export class Transcript {
   readonly theme: Theme
-  blocks: Component[] = []
   showReasoning = false
+  /** Contiguous pages of the history, oldest first; at most KEEP_PAGES. */
+  #pages: Page[] = [emptyPage()]
+  /** Whether the last page is the live end of the session (new entries and events go there). */
+  #atEnd = true
+  /** Whether entries before the first page exist. */
+  hasOlder = false
+  /** Live blocks made while the end is not held; they join it once it is read again. */
+  #aside: Component[] = []
+  /** entry.added events that came while the end was being read; replayed once it is held. */
+  #buffered: HistoryEntry[] | undefined
+  /** Rows added (+) or dropped (-) below the window since the screen last asked. */
+  #shift = 0
+  #width = 0
+  #flat: Component[] | undefined
   /** Streaming blocks by content id, and per run the ones its entries have not completed. */
   readonly #live = new Map<string, AnswerBlock | ReasoningBlock>()
   readonly #unfinished = new Map<string, (AnswerBlock | ReasoningBlock)[]>()
@@ -39,8 +68,62 @@ export class Transcript {
     this.theme = theme
   }
 
+  /** Every block held, oldest first. */
+  get blocks(): Component[] {
+    this.#flat ??= this.#pages.flatMap((p) => p.blocks)
+    return this.#flat
+  }
+
+  /** Whether the newest entries are held (live events show). */
+  get atEnd(): boolean {
+    return this.#atEnd
+  }
+
+  /** The positions of the first and last entries held. */
+  get firstPosition(): number {
+    return this.#pages[0].first
+  }
+  get lastPosition(): number {
+    return this.#pages[this.#pages.length - 1].last
+  }
+
+  /** How many history entries the pages hold (what memory grows with). */
+  get heldEntries(): number {
+    return this.#pages.reduce((n, p) => n + Math.max(0, p.last - p.first + 1), 0)
+  }
+
+  get heldPages(): number {
+    return this.#pages.length
+  }
+
+  /** Rows added or dropped below the window since the last call (the screen keeps its place). */
+  takeShift(): number {
+    const s = this.#shift
+    this.#shift = 0
+    return s
+  }
+
+  /** The width the window was last drawn at (to count the rows of pages added or dropped). */
+  set width(w: number) {
+    this.#width = w
+  }
+
+  #changed(): void {
+    this.#flat = undefined
+  }
+
+  #rows(blocks: Component[]): number {
+    if (this.#width <= 0) return 0
+    return blocks.reduce((n, b) => n + b.render(this.#width).length + 1, 0)
+  }
+
   #add(block: Component): void {
-    this.blocks.push(block)
+    if (!this.#atEnd) {
+      this.#aside.push(block)
+      return
+    }
+    this.#pages[this.#pages.length - 1].blocks.push(block)
+    this.#changed()
   }
 
   notice(text: string, style: (s: string) => string = this.theme.dim): void {
@@ -54,29 +137,54 @@ export class Transcript {
     this.#add(b)
   }
 
-  /** Blocks for history entries (older ones go before what is held). */
+  /** Blocks for history entries (a tool call's block is completed by its result). */
   blocksOf(entries: HistoryEntry[]): Component[] {
-    const t = this.theme
     const out: Component[] = []
-    for (const e of entries) {
-      const c = e.content
-      if (e.kind === 'tool_call') {
-        // A call's block; its result (the next entries, or tool.ended live) completes it.
-        const b = this.#tools.get(c.call_id) ?? this.#toolBlock(c)
-        if (!out.includes(b) && !this.blocks.includes(b)) out.push(b)
-      } else if (e.kind === 'tool_result') {
-        const b = this.#tools.get(c.call_id)
-        if (b) {
-          if (!b.ended) b.end(String(c.outcome), c.output, c.meta)
-        } else out.push(new NoticeBlock(`${c.name ?? 'tool'}: ${c.outcome}`, t.dim))
-      } else if (e.kind === 'user') out.push(new UserBlock(t, String(c.text ?? ''), c.input_id, false))
-      else if (e.kind === 'assistant') out.push(new AnswerBlock(t, c.run_id, String(c.text ?? ''), c.status))
-      else if (e.kind === 'reasoning')
-        out.push(new ReasoningBlock(t, () => this.showReasoning, c.run_id, String(c.text ?? '')))
-      else if (e.kind === 'error') out.push(new NoticeBlock(problemLine(c.problem), t.error))
-      else out.push(new NoticeBlock(`[${e.kind}] ${String(c.text ?? c.summary ?? '')}`, t.dim))
-    }
+    for (const e of entries) this.#place(e, out)
     return out
+  }
+
+  /**
+   * Puts an entry's block at the end of `into`: a live block it completes (a streamed answer,
+   * a message sent from here, a tool call's block) moves there, else a block is made.
+   */
+  #place(e: HistoryEntry, into: Component[]): void {
+    const t = this.theme
+    const c = e.content
+    const move = (b: Component) => {
+      const i = this.#aside.indexOf(b)
+      if (i >= 0) this.#aside.splice(i, 1)
+      if (!into.includes(b)) into.push(b)
+    }
+    if (e.kind === 'user' && c.input_id && this.#pendingUser.has(c.input_id)) {
+      const b = this.#pendingUser.get(c.input_id) as UserBlock
+      this.#pendingUser.delete(c.input_id)
+      b.delivered()
+      move(b)
+    } else if (e.kind === 'assistant' || e.kind === 'reasoning') {
+      // The streamed block of the same kind completes instead of a second copy.
+      const list = this.#unfinished.get(c.run_id) ?? []
+      const i = list.findIndex((b) => (e.kind === 'assistant') === b instanceof AnswerBlock)
+      if (i >= 0) {
+        const [b] = list.splice(i, 1)
+        const text = c.truncated ? undefined : String(c.text ?? '')
+        if (b instanceof AnswerBlock) b.finish(text, c.status)
+        else b.finish(text)
+        move(b)
+      } else if (e.kind === 'assistant')
+        into.push(new AnswerBlock(t, c.run_id, String(c.text ?? ''), c.status))
+      else into.push(new ReasoningBlock(t, () => this.showReasoning, c.run_id, String(c.text ?? '')))
+    } else if (e.kind === 'tool_call') {
+      // A call's block; its result (the next entries, or tool.ended live) completes it.
+      move(this.#tools.get(c.call_id) ?? this.#toolBlock(c))
+    } else if (e.kind === 'tool_result') {
+      const b = this.#tools.get(c.call_id)
+      if (b) {
+        if (!b.ended) b.end(String(c.outcome), c.output, c.meta)
+      } else into.push(new NoticeBlock(`${c.name ?? 'tool'}: ${c.outcome}`, t.dim))
+    } else if (e.kind === 'user') into.push(new UserBlock(t, String(c.text ?? ''), c.input_id, false))
+    else if (e.kind === 'error') into.push(new NoticeBlock(problemLine(c.problem), t.error))
+    else into.push(new NoticeBlock(`[${e.kind}] ${String(c.text ?? c.summary ?? '')}`, t.dim))
   }
 
   #toolBlock(p: Payload): ToolBlock {
@@ -91,9 +199,111 @@ export class Transcript {
     return b
   }
 
-  prependHistory(entries: HistoryEntry[]): void {
+  /**
+   * The page of entries before the first held (`more`: whether older ones exist). Past
+   * KEEP_PAGES the newest page is dropped; its live blocks wait aside.
+   */
+  prependHistory(entries: HistoryEntry[], more = false): void {
+    this.hasOlder = more
     if (entries.length === 0) return
-    this.blocks = [...this.blocksOf(entries), ...this.blocks]
+    const blocks = this.blocksOf(entries)
+    const first = this.#pages[0]
+    const range = { first: entries[0].position, last: entries[entries.length - 1].position }
+    // The first page read into a transcript with no entries yet (only notices) takes its place.
+    if (first.last < first.first) this.#pages[0] = { ...range, blocks: [...blocks, ...first.blocks] }
+    else this.#pages.unshift({ ...range, blocks })
+    while (this.#pages.length > KEEP_PAGES) this.#dropNewest()
+    this.#changed()
+  }
+
+  /**
+   * The page of entries after the last held; `end`: it reaches the newest entry, so the
+   * transcript is live again (the blocks made aside join it). Past KEEP_PAGES the oldest
+   * page is dropped.
+   */
+  appendHistory(entries: HistoryEntry[], end: boolean): void {
+    const before = this.#atEnd
+    const page: Page = { first: this.lastPosition + 1, last: this.lastPosition, blocks: [] }
+    for (const e of entries) {
+      if (e.position <= page.last) continue
+      this.#place(e, page.blocks)
+      page.last = e.position
+    }
+    this.#pages.push(page)
+    if (end && !before) this.#attach(page)
+    else this.#buffered = undefined
+    this.#shift += this.#rows(page.blocks)
+    while (this.#pages.length > KEEP_PAGES) {
+      this.#pages.shift()
+      this.hasOlder = true
+    }
+    this.#changed()
+  }
+
+  /** Starts reading the end: entries that arrive meanwhile wait for it. */
+  readingEnd(): void {
+    if (!this.#atEnd) this.#buffered ??= []
+  }
+
+  /** The read of the end failed: entries that arrive are not kept for it. */
+  readFailed(): void {
+    this.#buffered = undefined
+  }
+
+  /** Replaces what is held with the newest page (`more`: older entries exist). */
+  showNewest(entries: HistoryEntry[], more: boolean): void {
+    this.#forget(this.#pages.flatMap((p) => p.blocks))
+    const start = entries.length > 0 ? entries[0].position : this.lastPosition + 1
+    const page: Page = { first: start, last: start - 1, blocks: [] }
+    for (const e of entries) {
+      this.#place(e, page.blocks)
+      page.last = e.position
+    }
+    this.#pages = [page]
+    if (!this.#atEnd) this.#attach(page)
+    this.hasOlder = more
+    this.#shift = 0
+    this.#changed()
+  }
+
+  /** The newest page is held again: the live blocks made aside and the entries that came meanwhile join it. */
+  #attach(page: Page): void {
+    this.#atEnd = true
+    for (const b of this.#aside) page.blocks.push(b)
+    this.#aside = []
+    const buffered = this.#buffered ?? []
+    this.#buffered = undefined
+    for (const e of buffered) this.#entryAdded(e)
+  }
+
+  /** Drops the newest page: its live blocks wait aside until the end is read again. */
+  #dropNewest(): void {
+    const page = this.#pages.pop() as Page
+    this.#shift -= this.#rows(page.blocks)
+    if (this.#atEnd) {
+      this.#atEnd = false
+      this.#aside = page.blocks.filter((b) => this.#isLive(b))
+    }
+    this.#forget(page.blocks)
+  }
+
+  /** Whether a block still changes (it stays when its page is dropped). */
+  #isLive(b: Component): boolean {
+    if (b instanceof ToolBlock) return !b.ended
+    if (b instanceof ApprovalBlock) return b.open
+    if (b instanceof UserBlock) return b.inputId !== undefined && this.#pendingUser.get(b.inputId) === b
+    if (b instanceof AnswerBlock || b instanceof ReasoningBlock)
+      return b.runId !== undefined && (this.#unfinished.get(b.runId)?.includes(b) ?? false)
+    return false
+  }
+
+  /** Forgets the lookups of dropped blocks that no longer change. */
+  #forget(blocks: Component[]): void {
+    for (const b of blocks) {
+      if (this.#isLive(b) && this.#aside.includes(b)) continue
+      if (b instanceof ToolBlock && this.#tools.get(b.callId) === b) this.#tools.delete(b.callId)
+      if (b instanceof ApprovalBlock && !b.open) this.#approvals.delete(b.requestId)
+    }
   }
 
   /** Applies one session event; returns whether the transcript changed. */
@@ -157,6 +367,7 @@ export class Transcript {
             b.finish(undefined, p.outcome === 'interrupted' ? 'interrupted' : undefined)
         }
         this.#unfinished.delete(p.run_id)
+        for (const [id, b] of this.#live) if (b.runId === p.run_id) this.#live.delete(id)
         if (p.outcome === 'interrupted') this.notice('(interrupted)', t.warn)
         return true
       }
@@ -173,31 +384,37 @@ export class Transcript {
 
   #entryAdded(e: HistoryEntry): boolean {
     if (!e) return false
-    const c = e.content
-    if (e.kind === 'user' && c.input_id && this.#pendingUser.has(c.input_id)) {
-      this.#pendingUser.get(c.input_id)?.delivered()
-      this.#pendingUser.delete(c.input_id)
-      return true
+    if (this.#buffered) {
+      this.#buffered.push(e)
+      return false
     }
-    if (e.kind === 'assistant' || e.kind === 'reasoning') {
-      // The streamed block of the same kind completes instead of a second copy.
-      const list = this.#unfinished.get(c.run_id) ?? []
-      const i = list.findIndex((b) => (e.kind === 'assistant') === b instanceof AnswerBlock)
-      if (i >= 0) {
-        const [b] = list.splice(i, 1)
-        const text = c.truncated ? undefined : String(c.text ?? '')
-        if (b instanceof AnswerBlock) b.finish(text, c.status)
-        else b.finish(text)
-        return true
-      }
+    if (!this.#atEnd) {
+      // Not shown: the end is read from the history when scrolled to. A live block it
+      // completes leaves the aside list (the history brings it), and the list stays short.
+      const gone: Component[] = []
+      this.#place(e, gone)
+      this.#forget(gone)
+      if (this.#aside.length > ASIDE_MAX) this.#aside.splice(0, this.#aside.length - ASIDE_MAX)
+      return false
     }
-    for (const b of this.blocksOf([e])) this.#add(b)
+    const page = this.#pages[this.#pages.length - 1]
+    if (e.position <= page.last) return false
+    this.#place(e, page.blocks)
+    if (page.last < page.first) page.first = e.position
+    page.last = e.position
+    this.#changed()
     return true
   }
 
   /** Forgets everything (another session is opened in the same screen). */
   clear(): void {
-    this.blocks = []
+    this.#pages = [emptyPage()]
+    this.#atEnd = true
+    this.hasOlder = false
+    this.#aside = []
+    this.#buffered = undefined
+    this.#shift = 0
+    this.#changed()
     this.#live.clear()
     this.#unfinished.clear()
     this.#tools.clear()
@@ -208,44 +425,13 @@ export class Transcript {
   /** Redraws every block (reasoning shown or hidden, a new width). */
   invalidate(): void {
     for (const b of this.blocks) b.invalidate?.()
+    for (const b of this.#aside) b.invalidate?.()
   }
 }
 
 export function problemLine(problem: Payload | null | undefined): string {
   if (!problem) return 'the turn failed'
   return `${problem.code ?? 'error'}: ${problem.detail ?? problem.title ?? ''}`
-}
-
-/**
- * The lines of a window `height` rows tall over the transcript, `offset` rows up from the
- * bottom. Only the blocks that reach the window are rendered; returns the rows and whether
- * the window reaches the top of what is held (then older history can be read).
- */
-export function windowOf(
-  t: Transcript,
-  width: number,
-  height: number,
-  offset: number,
-): { lines: string[]; atTop: boolean; offset: number } {
-  const need = height + offset
-  const collected: string[][] = []
-  let count = 0
-  let i = t.blocks.length - 1
-  for (; i >= 0 && count < need; i--) {
-    const lines = t.blocks[i].render(width)
-    // A blank line above each block; the first block's is dropped below.
-    collected.push(lines, [''])
-    count += lines.length + 1
-  }
-  const all = collected.reverse().flat()
-  const atTop = i < 0
-  if (atTop) all.shift()
-  // Scrolled past the top: stop at the first line.
-  const maxOffset = Math.max(0, all.length - height)
-  const off = atTop ? Math.min(offset, maxOffset) : offset
-  const end = all.length - off
-  const lines = all.slice(Math.max(0, end - height), end)
-  return { lines, atTop: atTop && off >= maxOffset, offset: off }
 }
 
 export { wrapped }

@@ -44,4 +44,38 @@ describe('where the terminal client is bundled', () => {
       'the client is reachable from the CLI',
     )
   })
+
+  it('without typebox before the first call: the client and the terminal client load no schemas', () => {
+    const tui = [...reach('hearth.mjs', true)].find(([, text]) => text.includes('src/tui/app.ts'))
+    assert.ok(tui, 'the terminal client chunk')
+    for (const [file, text] of [...reach('hearth.mjs', false), ...reach(tui[0], false)])
+      assert.ok(!text.includes('node_modules/typebox/'), `${file} loads typebox at start`)
+  })
+
+  it("with pi-tui's text measures unchanged by the lazy segmenter and emoji expression", async () => {
+    const [file] = [...reach('hearth.mjs', true)].find(([, text]) => text.includes('graphemes ??=')) ?? []
+    assert.ok(file, 'the bundled pi-tui utils')
+    const bundled = await import(join(DIST, file))
+    const original = await import('@mariozechner/pi-tui/dist/utils.js')
+    const samples = [
+      '─'.repeat(50),
+      '› hello · world — “q” … ↓ ┌─┐│└┘ ▓',
+      'café naïve ÿ',
+      '\x1b[1mbold\x1b[0m ─ x',
+      'e\u0301 combining, soft\u00adhyphen',
+      '😀 emoji ↔️ 👍🏽 🇫🇷',
+      'tab\tx',
+      '日本語 text ｱ',
+    ]
+    for (const text of samples)
+      for (const width of [4, 11, 30]) {
+        const measure = (m: typeof original) => [
+          m.visibleWidth(text),
+          m.truncateToWidth(text, width),
+          m.wrapTextWithAnsi(text, width),
+          [...m.getSegmenter().segment(text)].map((g) => [g.segment, g.index]),
+        ]
+        assert.deepEqual(measure(bundled), measure(original), `${JSON.stringify(text)} at ${width}`)
+      }
+  })
 })

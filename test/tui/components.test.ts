@@ -10,7 +10,8 @@ import { loadMarkdown, markdownLines, StreamingMarkdown } from '../../src/tui/ma
 import { type TUI, visibleWidth } from '../../src/tui/pi.ts'
 import { SessionLink } from '../../src/tui/session-link.ts'
 import { makeTheme } from '../../src/tui/theme.ts'
-import { Transcript, windowOf } from '../../src/tui/transcript.ts'
+import { Transcript } from '../../src/tui/transcript.ts'
+import { windowOf } from '../../src/tui/window.ts'
 
 const plain = makeTheme(false)
 const colour = makeTheme(true)

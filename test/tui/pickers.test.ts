@@ -123,6 +123,77 @@ describe('the pickers in tmux', () => {
     assert.equal((await read(id)).status, 410)
   })
 
+  it('pins after the pinned sessions and unpins with Ctrl-P, as seen on the daemon', async () => {
+    const first = await createSession(s.d, { kind: 'new', workspace: s.d.home, name: 'pin test first' })
+    await configure(s.d, first, { preferences: { pinned: true, pin_order: 5 } })
+    const second = await createSession(s.d, { kind: 'new', workspace: s.d.home, name: 'pin test second' })
+    const t = open()
+    await t.waitFor(ready, 'the prompt')
+    t.keys('C-o')
+    t.type('pin test')
+    let screen = await t.waitFor(
+      (x) => /search: pin test/.test(x) && x.includes('pin test second'),
+      'the two',
+    )
+    assert.ok(lineOf(screen, 'pin test first') < lineOf(screen, 'pin test second'), 'the pinned one first')
+    t.keys('Down')
+    await t.waitFor((x) => /› pin test second/.test(x), 'the second chosen')
+    t.keys('C-p')
+    await t.waitFor((x) => x.includes('pinned pin test second'), 'the pin')
+    const pinned = (await read(second)).body.preferences
+    assert.equal(pinned.pinned, true)
+    assert.equal(pinned.pin_order, 6, 'after the other pinned session')
+    screen = await t.waitFor((x) => /pin test second +\*/.test(x), 'the pin mark')
+    assert.ok(lineOf(screen, 'pin test first') < lineOf(screen, 'pin test second'), 'by pin order')
+    t.keys('Up')
+    await t.waitFor((x) => /› pin test first/.test(x), 'the first chosen')
+    t.keys('C-p')
+    await t.waitFor((x) => x.includes('unpinned pin test first'), 'the unpin')
+    const unpinned = (await read(first)).body.preferences
+    assert.equal(unpinned.pinned, false)
+    assert.equal(unpinned.pin_order, null)
+    screen = await t.waitFor(
+      (x) => lineOf(x, 'pin test second') < lineOf(x, 'pin test first'),
+      'the pinned one first',
+    )
+    assert.doesNotMatch(screen, /pin test first +\*/)
+  })
+
+  it('reads the list past its first 200 sessions as the selection nears the end, for a search too', async () => {
+    for (let i = 0; i < 230; i++)
+      await createSession(s.d, {
+        kind: 'new',
+        workspace: s.d.home,
+        name: `bulk ${String(i).padStart(3, '0')}`,
+      })
+    const t = open()
+    await t.waitFor(ready, 'the prompt')
+    t.keys('C-o')
+    t.type('bulk')
+    let screen = await t.waitFor(
+      (x) => /Sessions · 200\+/.test(x) && x.includes('bulk 229'),
+      'the first page',
+    )
+    for (let i = 0; i < 40 && !screen.includes('bulk 000'); i++) {
+      t.keys('PageDown')
+      screen = await t.waitFor((x) => /Sessions · \d+/.test(x), 'the list')
+    }
+    assert.match(screen, /› bulk 000/)
+    assert.match(screen, /Sessions · 230\s/)
+    // The whole list pages the same way.
+    t.keys('C-u')
+    screen = await t.waitFor(
+      (x) => /^search:\s*$/m.test(x) && /Sessions · 200\+/.test(x),
+      'the list unsearched',
+    )
+    for (let i = 0; i < 60 && !screen.includes('bulk 000'); i++) {
+      t.keys('PageDown')
+      screen = await t.waitFor((x) => /Sessions · \d+/.test(x), 'the list')
+    }
+    assert.match(screen, /bulk 000/)
+    assert.doesNotMatch(screen, /Sessions · \d+\+/)
+  })
+
   it('forks the chosen session and opens the fork; deleting the open session opens a new one', async () => {
     const id = await createSession(s.d, { kind: 'new', workspace: s.d.home, name: 'fork source' })
     const t = open()

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test'
 import type { SessionSummary } from '../../src/schemas/sessions.ts'
 import { ListPicker, type PickerRow } from '../../src/tui/list-picker.ts'
 import { modelLine } from '../../src/tui/model-picker.ts'
+import { mouseWanted, parseMouse } from '../../src/tui/mouse.ts'
 import { sessionRows, sessionTitle } from '../../src/tui/session-list.ts'
 import { makeTheme } from '../../src/tui/theme.ts'
 
@@ -157,5 +158,33 @@ describe('the list picker', () => {
     assert.ok(screen.every((l) => l.length <= 30))
     p.handleInput('\x1b')
     assert.equal(p.closed, 1)
+  })
+
+  it('moves three rows a notch of the mouse wheel (SGR or legacy reports), and no report is typed', () => {
+    const p = new Fixed(Array.from({ length: 10 }, (_, i) => `row ${i}`))
+    p.handleInput('\x1b[<65;3;4M') // wheel down
+    p.handleInput('\x1b[<65;3;4M')
+    p.handleInput('\x1b[<64;3;4M') // wheel up
+    p.handleInput('\x1b[M`!!') // legacy wheel up (button 64 + 32)
+    p.handleInput('\x1b[Ma!!') // legacy wheel down
+    p.handleInput('\x1b[<0;3;4M') // a click: nothing
+    p.handleInput('\x1b[<0;3;4m')
+    p.handleInput('\r')
+    assert.deepEqual(p.chosen, [3])
+    assert.equal(p.typed, '')
+  })
+})
+
+describe('mouse reports', () => {
+  it('reads the wheel with any modifier, other buttons as no wheel, and other input as none', () => {
+    assert.deepEqual(parseMouse('\x1b[<64;1;1M'), { wheel: 'up' })
+    assert.deepEqual(parseMouse('\x1b[<69;1;1M'), { wheel: 'down' }) // with Shift
+    assert.deepEqual(parseMouse('\x1b[<80;1;1M'), { wheel: 'up' }) // with Ctrl
+    assert.deepEqual(parseMouse('\x1b[<2;10;3m'), {})
+    assert.equal(parseMouse('\x1b[A'), undefined)
+    assert.equal(parseMouse('x'), undefined)
+    assert.equal(mouseWanted({}), true)
+    assert.equal(mouseWanted({ HEARTH_MOUSE: 'off' }), false)
+    assert.equal(mouseWanted({ HEARTH_MOUSE: '0' }), false)
   })
 })

@@ -17,6 +17,12 @@ const ready = (screen: string) => /idle · .*fake-model/.test(screen) && screen.
 /** Any foreground colour (30-37, 90-97, 256 or true colour) in a captured screen. */
 const FOREGROUND = /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|9[0-7]|38;[25];[0-9;]+)m/
 
+/** One notch of the mouse wheel over the pane, as an SGR mouse report. */
+function wheel(t: Tmux, direction: 'up' | 'down'): void {
+  const report = `\x1b[<${direction === 'up' ? 64 : 65};10;5M`
+  t.tmux('send-keys', '-t', 'main', '-H', ...[...report].map((c) => c.charCodeAt(0).toString(16)))
+}
+
 describe('the full-screen client in tmux', () => {
   let s: Setup
   const terminals: Tmux[] = []
@@ -179,6 +185,51 @@ describe('the full-screen client in tmux', () => {
     assert.match(live.replace(/\s+/g, ' '), /part0 part1 part2 /)
     const screen = await t.waitFor((x) => x.includes('part99') && ready(x), 'the whole answer', 30_000)
     assert.match(screen.replace(/\s+/g, ' '), /part0 part1 part2 .*part98 part99/)
+  })
+
+  it('turns mouse reporting on (buttons, SGR) and the wheel scrolls the transcript; off again on quitting', async () => {
+    const id = await createSession(s.d)
+    for (let i = 0; i < 12; i++) {
+      await putInput(s.d, id, message(`wheel turn ${i}`))
+      await waitSession(s.d, id, (x) => idle(x) && x.input_order === i + 1)
+    }
+    const t = open(['chat', id])
+    let screen = await t.waitFor((x) => x.includes('wheel turn 11') && ready(x), 'the newest turn')
+    assert.doesNotMatch(screen, /wheel turn 0\b/)
+    const flags = () =>
+      t
+        .tmux(
+          'display-message',
+          '-p',
+          '-t',
+          'main',
+          '#{mouse_standard_flag}#{mouse_button_flag}#{mouse_sgr_flag}',
+        )
+        .trim()
+    // Button events (1000) in the SGR encoding (1006), no drag tracking (1002): Shift-drag selects.
+    assert.equal(flags(), '101')
+    for (let i = 0; i < 15; i++) wheel(t, 'up')
+    screen = await t.waitFor((x) => /wheel turn 0\b/.test(x), 'the first turn scrolled to')
+    assert.match(screen, /↓ \d+ more lines/)
+    assert.doesNotMatch(screen, /\[<6[45];/, 'no mouse report reaches the editor')
+    for (let i = 0; i < 30; i++) wheel(t, 'down')
+    screen = await t.waitFor(
+      (x) => x.includes('wheel turn 11') && !/more lines/.test(x),
+      'back at the bottom',
+    )
+    t.type('/quit')
+    t.keys('Enter')
+    await t.waitFor(() => t.ended, 'the client to end')
+    assert.equal(flags(), '000')
+  })
+
+  it('HEARTH_MOUSE=off leaves mouse reporting off', async () => {
+    const t = open([], { HEARTH_MOUSE: 'off' })
+    await t.waitFor(ready, 'the prompt')
+    assert.equal(
+      t.tmux('display-message', '-p', '-t', 'main', '#{mouse_standard_flag}#{mouse_sgr_flag}').trim(),
+      '00',
+    )
   })
 
   it('completes command names; /rename and /fork change the session on the daemon', async () => {
