@@ -5,6 +5,7 @@
 // the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
+import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { childProcess } from '../util/lazy-builtins.ts'
 import type { FromKernel, OfferedTool, ToKernel } from './protocol.ts'
@@ -83,6 +84,10 @@ export class KernelProcess {
           for (const k of this.sessions) if (k.sessionId === msg.session_id) k.jobsChanged(msg.jobs)
           return
         }
+        if (msg.type === 'mcp_state') {
+          for (const k of this.sessions) if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers)
+          return
+        }
         if (msg.type === 'groups') {
           this.#groups = msg.pgids
           return
@@ -99,8 +104,9 @@ export class KernelProcess {
       this.#runs.clear()
       for (const k of hosted) {
         k.state = 'none'
-        // Jobs are the process's children: they went with it.
+        // Jobs and MCP servers are the process's children: they went with it.
         k.jobsChanged([])
+        k.mcpChanged(null)
         if (unexpected) k.listener?.onExit(code, signal)
       }
     })
@@ -176,6 +182,15 @@ export class Kernel {
   jobs: JobInfo[] = []
   /** Told when the session's jobs change (the pool's onJobs). */
   onJobs: ((jobs: JobInfo[]) => void) | undefined
+  /**
+   * The session's MCP servers as the kernel last reported them; null when none were ever
+   * loaded on this instance (or they went with it).
+   */
+  mcp: McpServerStatus[] | null = null
+  /** Told when the session's MCP servers change (the pool's onMcp). */
+  onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
+  /** Loads waiting for the kernel's next `mcp_state`. */
+  #mcpWaiters: (() => void)[] = []
   #detached = false
 
   constructor(host: KernelProcess, sessionId: string) {
@@ -199,6 +214,27 @@ export class Kernel {
     this.onJobs?.(jobs)
   }
 
+  mcpChanged(servers: McpServerStatus[] | null): void {
+    this.mcp = servers
+    const waiters = this.#mcpWaiters
+    this.#mcpWaiters = []
+    for (const w of waiters) w()
+    this.onMcp?.(servers)
+  }
+
+  /**
+   * Has the kernel bring the session's MCP servers to `servers` (nothing to do when there
+   * are none and none were loaded); resolves once it reported them (or the process ended).
+   */
+  loadMcp(servers: McpServerConfig[]): Promise<void> {
+    if (servers.length === 0 && this.mcp === null) return Promise.resolve()
+    if (!this.alive) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.#mcpWaiters.push(resolve)
+      this.send({ type: 'mcp_load', session_id: this.sessionId, servers })
+    })
+  }
+
   /** Resolves once the process has warmed up (or ended). */
   get ready(): Promise<void> {
     return this.host.ready
@@ -214,6 +250,10 @@ export class Kernel {
 
   /** The session gives its kernel up; the process stays for its other sessions. */
   detach(): void {
+    // Its MCP servers are children of the process, which stays: they stop now.
+    if (this.mcp !== null && this.host.alive)
+      this.host.send({ type: 'mcp_close', session_id: this.sessionId })
+    this.mcpChanged(null)
     this.#detached = true
     this.listener = undefined
     this.state = 'none'
@@ -245,6 +285,8 @@ export class KernelPool {
   #sandbox: SandboxStatus | null = null
   /** A session's background jobs changed (started, wrote, ended, or went with a crash). */
   onJobs: ((sessionId: string, jobs: JobInfo[]) => void) | undefined
+  /** A session's MCP servers changed (loaded, one exited, or they stopped with its kernel). */
+  onMcp: ((sessionId: string, servers: McpServerStatus[] | null) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
 
@@ -276,6 +318,7 @@ export class KernelPool {
     k?.detach()
     k = new Kernel(this.#hostForNewSession(), sessionId)
     k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
+    k.onMcp = (servers) => this.onMcp?.(sessionId, servers)
     this.#bySession.set(sessionId, k)
     setImmediate(() => this.warm())
     return k

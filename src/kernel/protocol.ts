@@ -1,4 +1,5 @@
 // Typed IPC between the daemon and a kernel process (structured clone over the fork channel).
+import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { NeutralEvent, NeutralRequest, NeutralTool, TransportProfile } from '../providers/types.ts'
 import type {
   JobInfo,
@@ -59,6 +60,13 @@ export type ToKernel =
   | ({ type: 'tool'; run_id: string; call: CallRequest } & ToolContextMessage)
   /** Stops a session's jobs (session deleted); answered by a `jobs` message. */
   | { type: 'stop_jobs'; session_id: string }
+  /**
+   * The MCP servers the session uses now (secrets included: the kernel connects with them);
+   * answered by `mcp_state` once each has started or failed.
+   */
+  | { type: 'mcp_load'; session_id: string; servers: McpServerConfig[] }
+  /** The session left this process: its MCP servers stop. */
+  | { type: 'mcp_close'; session_id: string }
   | { type: 'shutdown' }
 
 /** Kernel → daemon. Events of one turn come in batches, in order. */
@@ -97,5 +105,7 @@ export type FromKernel =
     }
   /** A session's background jobs, sent whenever one starts, ends or writes. */
   | { type: 'jobs'; session_id: string; jobs: JobInfo[] }
+  /** A session's MCP servers: after each `mcp_load`, and when one exits. */
+  | { type: 'mcp_state'; session_id: string; servers: McpServerStatus[] }
   /** The process groups of every command running now (shell calls and jobs), when they change. */
   | { type: 'groups'; pgids: number[] }
