@@ -115,8 +115,11 @@ process.on('message', (msg: ToKernel) => {
     turns.get(msg.run_id)?.abort()
     tools.abort(msg.run_id)
   } else if (msg.type === 'tool') void tools.run(msg)
-  else if (msg.type === 'stop_jobs') void tools.stopJobs(msg.session_id)
-  else if (msg.type === 'mcp_load') void mcp.load(msg.session_id, msg.servers)
+  // The session was deleted: its jobs and its MCP servers stop.
+  else if (msg.type === 'stop_jobs') {
+    void tools.stopJobs(msg.session_id)
+    void mcp.close(msg.session_id)
+  } else if (msg.type === 'mcp_load') void mcp.load(msg.session_id, msg.servers)
   else if (msg.type === 'mcp_close') void mcp.close(msg.session_id)
   // Jobs are stopped with their process groups before the process goes.
   else if (msg.type === 'shutdown') quit()

@@ -58,7 +58,7 @@ export type ToKernel =
   /** Stops the run's turn, the tool it runs now, and the jobs it started. */
   | { type: 'abort'; run_id: string }
   | ({ type: 'tool'; run_id: string; call: CallRequest } & ToolContextMessage)
-  /** Stops a session's jobs (session deleted); answered by a `jobs` message. */
+  /** The session was deleted: its jobs stop (answered by a `jobs` message), and its MCP servers. */
   | { type: 'stop_jobs'; session_id: string }
   /**
    * The MCP servers the session uses now (secrets included: the kernel connects with them);

@@ -135,7 +135,7 @@ export class Runs {
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
       : Promise.resolve({ transport: profile.transport, accountId: null })
     // The session's MCP servers start (or are kept) while the credential is fetched.
-    const mcp = kernel.ready.then(() => loadMcp(this.#d, sessionId, kernel, run.scope.workspace))
+    const mcp = kernel.ready.then(() => loadMcp(this.#d, kernel, run.scope.workspace))
     void Promise.all([kernel.ready, credential, mcp]).then(
       ([, c]) => {
         if (run.finished) return

@@ -55,7 +55,7 @@ function logLeftOut(
 }
 
 /** Brings the session's MCP servers to the settings' before the run's first step. */
-export function loadMcp(d: RunsDeps, sessionId: string, kernel: Kernel, workspace: string): Promise<void> {
+export function loadMcp(d: RunsDeps, kernel: Kernel, workspace: string): Promise<void> {
   const servers = d.mcp?.(workspace) ?? []
   return kernel.loadMcp(servers)
 }
