@@ -47,6 +47,29 @@ export function fakeMcpServer(name: string, opts: FakeToolsOptions = {}): McpSer
       return { content: [{ type: 'text', text: `counted to ${n}` }] }
     },
   )
+  server.registerTool(
+    'sleep',
+    { description: 'Waits ms milliseconds without a word', inputSchema: { ms: z.number().int().min(0) } },
+    async ({ ms }, extra) => {
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms)
+        extra.signal.addEventListener('abort', () => {
+          clearTimeout(timer)
+          resolve(undefined)
+        })
+      })
+      return { content: [{ type: 'text', text: extra.signal.aborted ? 'cancelled' : `slept ${ms} ms` }] }
+    },
+  )
+  server.registerTool(
+    'pid',
+    {
+      description: 'The process id of the server',
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async () => ({ content: [{ type: 'text', text: String(process.pid) }] }),
+  )
   server.registerTool('fail', { description: 'Always reports an error', inputSchema: {} }, async () => ({
     isError: true,
     content: [{ type: 'text', text: 'the thing is broken' }],
