@@ -261,6 +261,35 @@ describe('MCP servers that fail', () => {
     const history = await historyOf(s.d, sid)
     assert.equal(history.find((e: any) => e.kind === 'tool_result').content.outcome, 'error')
   })
+
+  it('a streamable HTTP server that goes away: the call fails, the server shows exited', async () => {
+    const gone = await FakeMcpHttpServer.start({
+      bearerToken: BEARER,
+      header: { name: 'X-Fake-Key', value: HEADER_SECRET },
+    })
+    await change(s.d, 'mcp', {
+      servers: {
+        dying: null,
+        far: { url: gone.url, bearerToken: BEARER, headers: { 'X-Fake-Key': HEADER_SECRET } },
+      },
+    })
+    const sid = await newSession(s)
+    s.upstream.enqueue(callTools({ name: 'mcp__far__echo', arguments: { text: 'one' } }), answer('ok'))
+    await runMessage(s, sid, 'first', RUN_MS)
+    assert.equal(toolResultsOf(s.upstream.requests[1].body)[0].output, 'echo: one')
+    await gone.close()
+    s.upstream.enqueue(callTools({ name: 'mcp__far__echo', arguments: { text: 'two' } }), answer('ok'))
+    const done = await runMessage(s, sid, 'second', RUN_MS)
+    assert.equal(done.latest_answer.outcome, 'completed')
+    assert.match(
+      toolResultsOf(s.upstream.requests[3].body).at(-1)?.output ?? '',
+      /The MCP server far stopped answering/,
+    )
+    const [q] = done.composition.quarantine
+    assert.equal(q.name, 'far')
+    assert.equal(q.state, 'exited')
+    assertNoSecret(JSON.stringify(done), 'the session read')
+  })
 })
 
 describe('MCP tools and the approval policy', () => {
