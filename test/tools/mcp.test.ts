@@ -113,6 +113,20 @@ describe('MCP servers', () => {
     assert.deepEqual(read.composition.quarantine, [])
   })
 
+  it('a server whose tool list changes: the new tools are offered from then on', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(callTools({ name: 'mcp__fake__grow', arguments: {} }), answer('grown'))
+    await runMessage(s, sid, 'grow', RUN_MS)
+    assert.ok(!offeredNames(s.upstream.requests[0].body).includes('mcp__fake__extra'))
+    await waitSession(s.d, sid, (r) =>
+      r.composition.availability['mcp:fake'].tools.includes('mcp__fake__extra'),
+    )
+    s.upstream.enqueue(callTools({ name: 'mcp__fake__extra', arguments: {} }), answer('ok'))
+    await runMessage(s, sid, 'use it', RUN_MS)
+    assert.ok(offeredNames(s.upstream.requests[2].body).includes('mcp__fake__extra'))
+    assert.equal(toolResultsOf(s.upstream.requests[3].body).at(-1)?.output, 'extra here')
+  })
+
   it('a streamable HTTP server gets its bearer token and headers from creds.json', async () => {
     const sid = await newSession(s)
     const seen = remote.requests.length

@@ -6,7 +6,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { BUILD } from '../../build-info.ts'
 import { scrub, secretsOf } from '../../mcp/config.ts'
 import { mcpToolName, withHash } from '../../mcp/names.ts'
@@ -43,6 +48,8 @@ export class McpConnection {
   #closing = false
   /** Told when a server that was serving goes away (its process exited, its endpoint failed). */
   onExit: (() => void) | undefined
+  /** Told when a serving server's tool list changed (`notifications/tools/list_changed`). */
+  onChange: (() => void) | undefined
 
   constructor(config: McpServerConfig) {
     this.config = config
@@ -113,6 +120,24 @@ export class McpConnection {
 
   async #connectAndList(): Promise<void> {
     await this.#client.connect(this.#transport, { timeout: this.config.startup_timeout_ms })
+    await this.#listTools()
+    // A server that says its tools change tells when: the next model request offers the new list.
+    if (this.#client.getServerCapabilities()?.tools?.listChanged)
+      this.#client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#toolsChanged())
+  }
+
+  async #toolsChanged(): Promise<void> {
+    if (this.status.state !== 'ready') return
+    try {
+      await this.#listTools()
+      this.#set('ready', null)
+      this.onChange?.()
+    } catch {
+      // The connection failing is reported by its close; the last list stays meanwhile.
+    }
+  }
+
+  async #listTools(): Promise<void> {
     const listed: Tool[] = []
     let cursor: string | undefined
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -124,6 +149,7 @@ export class McpConnection {
       if (!cursor) break
     }
     const { enabled_tools: only, disabled_tools: never } = this.config
+    this.tools.clear()
     for (const tool of listed) {
       if (only && !only.includes(tool.name)) continue
       if (never.includes(tool.name)) continue

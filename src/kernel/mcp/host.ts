@@ -72,6 +72,7 @@ export class McpHost {
         if (servers.has(c.name)) continue
         const conn = new McpConnection(c)
         conn.onExit = () => this.#report(sessionId)
+        conn.onChange = () => this.#report(sessionId)
         servers.set(c.name, { fingerprint: fingerprintOf(c), conn, started: conn.start() })
       }
     }

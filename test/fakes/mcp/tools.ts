@@ -70,6 +70,17 @@ export function fakeMcpServer(name: string, opts: FakeToolsOptions = {}): McpSer
     },
     async () => ({ content: [{ type: 'text', text: String(process.pid) }] }),
   )
+  server.registerTool(
+    'grow',
+    { description: 'Adds the tool `extra` (the server tells its client the list changed)', inputSchema: {} },
+    async () => {
+      if (!server.isConnected()) return { content: [{ type: 'text', text: 'not connected' }] }
+      server.registerTool('extra', { description: 'A tool added later', inputSchema: {} }, async () => ({
+        content: [{ type: 'text', text: 'extra here' }],
+      }))
+      return { content: [{ type: 'text', text: 'grown' }] }
+    },
+  )
   server.registerTool('fail', { description: 'Always reports an error', inputSchema: {} }, async () => ({
     isError: true,
     content: [{ type: 'text', text: 'the thing is broken' }],
