@@ -4,6 +4,7 @@
 import { machine, printTable, type Row, type Section } from './lib.ts'
 import { http } from './sections/http.ts'
 import { kernels } from './sections/kernels.ts'
+import { mcp } from './sections/mcp.ts'
 import { profile } from './sections/profile.ts'
 import { runs } from './sections/runs.ts'
 import { sessions } from './sections/sessions.ts'
@@ -15,7 +16,7 @@ import { toolsExec } from './sections/tools-exec.ts'
 /** Run by default, in this order. */
 const DEFAULT: readonly Section[] = [startup, http, sessions, runs, kernels, tools, toolsExec, toolOutput]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
-const ON_REQUEST: readonly Section[] = [profile]
+const ON_REQUEST: readonly Section[] = [profile, mcp]
 
 const all = [...DEFAULT, ...ON_REQUEST]
 const names = process.argv.slice(2)
