@@ -255,13 +255,15 @@ describe('MCP servers that fail', () => {
     const sid = await newSession(s)
     s.upstream.enqueue(
       callTools({ name: 'mcp__dying__crash', arguments: {} }),
-      callTools({ name: 'read', arguments: { path: '.' } }),
+      callTools({ name: 'mcp__dying__echo', arguments: { text: 'still there?' } }),
       answer('carried on'),
     )
     const done = await runMessage(s, sid, 'crash it', RUN_MS)
     assert.equal(done.latest_answer.outcome, 'completed')
     const first = toolResultsOf(s.upstream.requests[1].body)[0]
     assert.match(first.output, /The MCP server dying stopped answering/)
+    const second = toolResultsOf(s.upstream.requests[2].body)[1]
+    assert.match(second.output, /No tool mcp__dying__echo: its MCP server is not running in this session/)
     assert.ok(offeredNames(s.upstream.requests[0].body).includes('mcp__dying__crash'))
     assert.ok(
       !offeredNames(s.upstream.requests[1].body).some((n) => n.startsWith('mcp__dying__')),

@@ -88,9 +88,10 @@ export class McpHost {
     this.#send({ type: 'mcp_state', session_id: sessionId, servers: status })
   }
 
-  /** The server serving a namespaced tool name in this session. */
+  /** The running server serving a namespaced tool name in this session. */
   #serverOf(sessionId: string, name: string): McpConnection | undefined {
-    for (const s of this.#sessions.get(sessionId)?.values() ?? []) if (s.conn.tools.has(name)) return s.conn
+    for (const s of this.#sessions.get(sessionId)?.values() ?? [])
+      if (s.conn.status.state === 'ready' && s.conn.tools.has(name)) return s.conn
     return undefined
   }
 
@@ -129,7 +130,11 @@ export class McpHost {
     progress: (c: ToolProgress) => void,
   ): Promise<ToolResult> {
     const conn = this.#serverOf(sessionId, name)
-    if (!conn) return Promise.resolve({ outcome: 'error', output: `No tool ${name}` })
+    if (!conn)
+      return Promise.resolve({
+        outcome: 'error',
+        output: `No tool ${name}: its MCP server is not running in this session`,
+      })
     return conn.call(name, args, signal, progress)
   }
 
