@@ -9,6 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   ErrorCode,
   McpError,
+  ProgressNotificationSchema,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
@@ -25,6 +26,8 @@ const STDERR_TAIL_CHARS = 2000
 const REASON_CHARS = 1000
 /** Pages of tools/list read at most (a server that pages forever is cut off). */
 const MAX_TOOL_PAGES = 50
+/** The SDK's own request timeout, out of the way: a call's timeout is kept here (call). */
+const NO_SDK_TIMEOUT_MS = 2_147_483_647
 
 /**
  * A tool runs as a read only when its server says both that it changes nothing
@@ -46,6 +49,8 @@ export class McpConnection {
   readonly #secrets: string[]
   #stderr = ''
   #closing = false
+  #calls = 0
+  readonly #progress = new Map<string, (p: { progress: number; total?: number; message?: string }) => void>()
   /** Told when a server that was serving goes away (its process exited, its endpoint failed). */
   onExit: (() => void) | undefined
   /** Told when a serving server's tool list changed (`notifications/tools/list_changed`). */
@@ -65,6 +70,7 @@ export class McpConnection {
     this.#client = new Client({ name: 'hearth', version: BUILD }, { capabilities: {} })
     this.#transport = this.#newTransport()
     this.#client.onclose = () => this.#closed()
+    this.#client.setNotificationHandler(ProgressNotificationSchema, (n) => this.#onProgress(n.params))
   }
 
   #newTransport(): Transport {
@@ -211,25 +217,55 @@ export class McpConnection {
         output: `The MCP server ${this.config.name} is not running (${this.status.reason ?? this.status.state}); its tools cannot be used in this session now.`,
         meta,
       }
+    const token = `hearth-${++this.#calls}`
+    const deadline = new AbortController()
+    let timer = setTimeout(() => deadline.abort(), this.config.tool_timeout_ms)
+    this.#progress.set(token, (p) => {
+      // Progress shows the call is alive: its timeout starts again.
+      clearTimeout(timer)
+      timer = setTimeout(() => deadline.abort(), this.config.tool_timeout_ms)
+      const of = p.total === undefined ? '' : `/${p.total}`
+      progress({ stream: 'stdout', text: `[${p.progress}${of}] ${p.message ?? ''}\n` })
+    })
     try {
-      const result = await this.#client.callTool({ name: tool.tool, arguments: args }, undefined, {
-        signal,
-        timeout: this.config.tool_timeout_ms,
-        resetTimeoutOnProgress: true,
-        onprogress: (p) => {
-          const of = p.total === undefined ? '' : `/${p.total}`
-          progress({ stream: 'stdout', text: `[${p.progress}${of}] ${p.message ?? ''}\n` })
-        },
-      })
+      const result = await this.#client.callTool(
+        { name: tool.tool, arguments: args, _meta: { progressToken: token } },
+        undefined,
+        // Aborting (an interrupt, the timeout) sends notifications/cancelled to the server.
+        { signal: AbortSignal.any([signal, deadline.signal]), timeout: NO_SDK_TIMEOUT_MS },
+      )
       return toToolResult(result, meta, this.#secrets)
     } catch (err) {
-      return this.#callFailed(err, signal, meta)
+      return this.#callFailed(err, signal, deadline.signal, meta)
+    } finally {
+      clearTimeout(timer)
+      this.#progress.delete(token)
     }
   }
 
-  #callFailed(err: unknown, signal: AbortSignal, meta: Record<string, unknown>): ToolResult {
+  /**
+   * Progress of this connection's calls, by the token each call sent. The SDK's own progress
+   * handling drops a notification that arrives in the same read as its call's response (it
+   * forgets the call's handler before the notification's turn comes), so the last progress
+   * of a quick call was lost; here a call's handler lives until its result has been taken.
+   */
+  #onProgress(p: {
+    progressToken: string | number
+    progress: number
+    total?: number
+    message?: string
+  }): void {
+    this.#progress.get(String(p.progressToken))?.(p)
+  }
+
+  #callFailed(
+    err: unknown,
+    signal: AbortSignal,
+    deadline: AbortSignal,
+    meta: Record<string, unknown>,
+  ): ToolResult {
     if (signal.aborted) return { outcome: 'interrupted', output: 'The call was interrupted.', meta }
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
+    if (deadline.aborted || (err instanceof McpError && err.code === ErrorCode.RequestTimeout))
       return {
         outcome: 'timeout',
         output: `The MCP server ${this.config.name} did not answer within ${this.config.tool_timeout_ms} ms.`,

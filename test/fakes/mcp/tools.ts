@@ -37,12 +37,13 @@ export function fakeMcpServer(name: string, opts: FakeToolsOptions = {}): McpSer
     async ({ n }, extra) => {
       const token = extra._meta?.progressToken
       for (let i = 1; i <= n; i++) {
+        await new Promise((r) => setTimeout(r, 5))
+        // The last one leaves just before the result, so both usually reach the client in one read.
         if (token !== undefined)
           await extra.sendNotification({
             method: 'notifications/progress',
             params: { progressToken: token, progress: i, total: n, message: `step ${i}` },
           })
-        await new Promise((r) => setTimeout(r, 5))
       }
       return { content: [{ type: 'text', text: `counted to ${n}` }] }
     },
