@@ -46,7 +46,7 @@ describe('hearth mcp', () => {
         'add',
         'web',
         '--url',
-        'https://mcp.example.com/mcp',
+        'http://127.0.0.1:9/mcp',
         '--header',
         'X-Key: abc123def',
         '--bearer-token-stdin',
@@ -57,7 +57,7 @@ describe('hearth mcp', () => {
     assert.equal(remote.stdout, 'saved MCP server web (its headers, bearerToken in creds.json)\n')
     const config = fileJson(s.home, 'config.json').mcp.servers
     assert.deepEqual(config.files, { command: process.execPath, args: [server] })
-    assert.deepEqual(config.web, { url: 'https://mcp.example.com/mcp' })
+    assert.deepEqual(config.web, { url: 'http://127.0.0.1:9/mcp' })
     const creds = fileJson(s.home, 'creds.json').mcp
     assert.deepEqual(creds.files, { env: { FAKE_MCP_TOKEN: SECRET } })
     assert.deepEqual(creds.web, { headers: { 'X-Key': 'abc123def' }, bearerToken: TOKEN })
@@ -66,7 +66,7 @@ describe('hearth mcp', () => {
     assert.equal(list.code, 0, list.stderr)
     assert.match(list.stdout, /^NAME +TRANSPORT +COMMAND OR URL +SAVED SECRETS \/ STATE$/m)
     assert.match(list.stdout, /^files +stdio +\S+ \S+stdio-server\.ts +env FAKE_MCP_TOKEN$/m)
-    assert.match(list.stdout, /^web +http +https:\/\/mcp\.example\.com\/mcp +headers X-Key; bearer token$/m)
+    assert.match(list.stdout, /^web +http +http:\/\/127\.0\.0\.1:9\/mcp +headers X-Key; bearer token$/m)
     for (const secret of [SECRET, TOKEN, 'abc123def']) assert.ok(!list.stdout.includes(secret))
     const json = await cli(['mcp', 'list', '--json'])
     assert.deepEqual(JSON.parse(json.stdout).web.bearerToken, { saved: true })
@@ -85,8 +85,15 @@ describe('hearth mcp', () => {
       callTools({ name: 'mcp__files__echo', arguments: { text: 'from the cli' } }),
       answer('ok'),
     )
-    await runMessage(s, await newSession(s), 'echo', 40_000)
+    const sid = await newSession(s)
+    await runMessage(s, sid, 'echo', 40_000)
     assert.equal(toolResultsOf(s.upstream.requests[1].body)[0].output, 'echo: from the cli')
+    // `session show` has a line per server: this one serves, the unreachable URL failed.
+    const show = await cli(['session', 'show', sid])
+    assert.equal(show.code, 0, show.stderr)
+    assert.match(show.stdout, /^mcp +files: ready \(\d+ tools\)$/m)
+    assert.match(show.stdout, /^mcp +web: failed: it failed to start: /m)
+    for (const secret of [SECRET, TOKEN, 'abc123def']) assert.ok(!show.stdout.includes(secret))
 
     const removed = await cli(['mcp', 'remove', 'web'])
     assert.equal(removed.code, 0, removed.stderr)
