@@ -1,9 +1,11 @@
 // The lifetime of a session's MCP servers, through the real daemon and real stdio servers
 // (test/fakes/mcp/): a settings change between runs keeps unchanged servers, restarts
 // changed ones and stops removed ones; servers stop when the session gives its kernel up
-// and when it is deleted, and start again with its next run; a call past its timeout is a
+// and when it is deleted, end with a kernel killed outright, and start again with its next
+// run; a call past its timeout is a
 // `timeout` and an interrupt cancels a call.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -30,6 +32,12 @@ const stdioServer = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 })
 const offeredNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.name ?? t.function?.name)
+
+/** The parent process id (/proc/PID/stat, the field after the state). */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+}
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const end = Date.now() + ms
@@ -121,6 +129,21 @@ describe('MCP servers across runs', () => {
     assert.equal(history.filter((e: any) => e.kind === 'tool_result').at(-1).content.outcome, 'interrupted')
     // The server is still there for the next run.
     assert.equal(done.composition.availability['mcp:slow'].state, 'ready')
+  })
+
+  it('a kernel killed outright: its stdio servers see their input close and end; the next run starts them again', async () => {
+    await change(s.d, 'mcp', { servers: { slow: null, local: stdioServer() } })
+    const sid = await newSession(s)
+    const { local } = await pidsOf(s, sid, ['local'])
+    const kernel = parentOf(local)
+    process.kill(kernel, 'SIGKILL')
+    await until('the orphaned server to end', () => !running(local))
+    await until('the composition to empty', async () => {
+      const read = await getSession(s.d, sid)
+      return Object.keys(read.composition.availability).length === 0
+    })
+    const again = await pidsOf(s, sid, ['local'])
+    assert.ok(running(again.local))
   })
 })
 
