@@ -2,8 +2,7 @@
 // (test/fakes/mcp/): a settings change between runs keeps unchanged servers, restarts
 // changed ones and stops removed ones; servers stop when the session gives its kernel up
 // and when it is deleted, end with a kernel killed outright, and start again with its next
-// run; a call past its timeout is a
-// `timeout` and an interrupt cancels a call.
+// run; a call past its timeout is a `timeout` and an interrupt cancels a call.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
