@@ -312,6 +312,12 @@ function summary(event: string, data: Record<string, any>): string {
       return `child=${p.child_id}`
     case 'session.deleted':
       return `session=${data.session_id}`
+    case 'composition.changed': {
+      const servers = Object.values(p.availability ?? {}) as { name: string; state: string }[]
+      return servers.length === 0
+        ? 'no MCP server'
+        : servers.map((a) => `mcp ${a.name} ${a.state}`).join(', ')
+    }
     default:
       return short(data.payload ?? data, 100)
   }
