@@ -223,7 +223,11 @@ describe('MCP servers that fail', () => {
 
   it('one that fails to start is quarantined with its reason (no secret), and the session goes on without it', async () => {
     await change(s.d, 'mcp', {
-      servers: { broken: stdioServer({ args: [STDIO_SERVER, '--crash-at-start'] }), fine: stdioServer() },
+      servers: {
+        broken: stdioServer({ args: [STDIO_SERVER, '--crash-at-start'] }),
+        missing: { command: '/nonexistent/mcp-server' },
+        fine: stdioServer(),
+      },
     })
     const sid = await newSession(s)
     s.upstream.enqueue(answer('fine without it'))
@@ -233,12 +237,14 @@ describe('MCP servers that fail', () => {
     assert.ok(offered.includes('mcp__fine__echo'))
     assert.ok(!offered.some((n) => n.startsWith('mcp__broken__')), 'its tools are not offered')
     const read = await getSession(s.d, sid)
-    const [q] = read.composition.quarantine
+    assert.deepEqual(read.composition.quarantine.map((x: any) => x.name).sort(), ['broken', 'missing'])
+    const q = read.composition.quarantine.find((x: any) => x.name === 'broken')
     assert.equal(q.kind, 'mcp')
-    assert.equal(q.name, 'broken')
     assert.equal(q.state, 'failed')
     assert.match(q.reason, /no database \(token \[redacted\]\)/)
     assert.equal(read.composition.availability['mcp:broken'].state, 'failed')
+    const missing = read.composition.quarantine.find((x: any) => x.name === 'missing')
+    assert.match(missing.reason, /ENOENT/)
     assert.equal(read.composition.availability['mcp:fine'].state, 'ready')
     assertNoSecret(JSON.stringify(read), 'the session read')
     const log = readFileSync(join(s.home, 'logs', 'hearth.log'), 'utf8')
@@ -251,7 +257,7 @@ describe('MCP servers that fail', () => {
   })
 
   it('one that dies during a call: the call fails, the server shows exited, the next step goes on without it', async () => {
-    await change(s.d, 'mcp', { servers: { broken: null, fine: null, dying: stdioServer() } })
+    await change(s.d, 'mcp', { servers: { broken: null, missing: null, fine: null, dying: stdioServer() } })
     const sid = await newSession(s)
     s.upstream.enqueue(
       callTools({ name: 'mcp__dying__crash', arguments: {} }),
