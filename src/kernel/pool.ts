@@ -85,7 +85,8 @@ export class KernelProcess {
           return
         }
         if (msg.type === 'mcp_state') {
-          for (const k of this.sessions) if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers)
+          for (const k of this.sessions)
+            if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers, msg.load_id)
           return
         }
         if (msg.type === 'groups') {
@@ -189,8 +190,9 @@ export class Kernel {
   mcp: McpServerStatus[] | null = null
   /** Told when the session's MCP servers change (the pool's onMcp). */
   onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
-  /** Loads waiting for the kernel's next `mcp_state`. */
-  #mcpWaiters: (() => void)[] = []
+  /** Loads waiting for their answer (`mcp_state` with their id), by load id. */
+  readonly #mcpWaiters = new Map<number, () => void>()
+  #mcpLoads = 0
   #detached = false
 
   constructor(host: KernelProcess, sessionId: string) {
@@ -214,11 +216,16 @@ export class Kernel {
     this.onJobs?.(jobs)
   }
 
-  mcpChanged(servers: McpServerStatus[] | null): void {
+  /** A report of the session's MCP servers (null: they went with the kernel, every load ends). */
+  mcpChanged(servers: McpServerStatus[] | null, loadId?: number): void {
     this.mcp = servers
-    const waiters = this.#mcpWaiters
-    this.#mcpWaiters = []
-    for (const w of waiters) w()
+    if (servers === null) {
+      for (const w of this.#mcpWaiters.values()) w()
+      this.#mcpWaiters.clear()
+    } else if (loadId !== undefined) {
+      this.#mcpWaiters.get(loadId)?.()
+      this.#mcpWaiters.delete(loadId)
+    }
     this.onMcp?.(servers)
   }
 
@@ -227,11 +234,12 @@ export class Kernel {
    * are none and none were loaded); resolves once it reported them (or the process ended).
    */
   loadMcp(servers: McpServerConfig[]): Promise<void> {
-    if (servers.length === 0 && this.mcp === null) return Promise.resolve()
+    if (servers.length === 0 && (this.mcp?.length ?? 0) === 0) return Promise.resolve()
     if (!this.alive) return Promise.resolve()
+    const loadId = ++this.#mcpLoads
     return new Promise((resolve) => {
-      this.#mcpWaiters.push(resolve)
-      this.send({ type: 'mcp_load', session_id: this.sessionId, servers })
+      this.#mcpWaiters.set(loadId, resolve)
+      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers })
     })
   }
 

@@ -64,7 +64,7 @@ export type ToKernel =
    * The MCP servers the session uses now (secrets included: the kernel connects with them);
    * answered by `mcp_state` once each has started or failed.
    */
-  | { type: 'mcp_load'; session_id: string; servers: McpServerConfig[] }
+  | { type: 'mcp_load'; session_id: string; load_id: number; servers: McpServerConfig[] }
   /** The session left this process: its MCP servers stop. */
   | { type: 'mcp_close'; session_id: string }
   | { type: 'shutdown' }
@@ -105,7 +105,10 @@ export type FromKernel =
     }
   /** A session's background jobs, sent whenever one starts, ends or writes. */
   | { type: 'jobs'; session_id: string; jobs: JobInfo[] }
-  /** A session's MCP servers: after each `mcp_load`, and when one exits. */
-  | { type: 'mcp_state'; session_id: string; servers: McpServerStatus[] }
+  /**
+   * A session's MCP servers: the answer to an `mcp_load` (its `load_id`), or a change on
+   * its own (a server exited, its tool list changed: no `load_id`).
+   */
+  | { type: 'mcp_state'; session_id: string; load_id?: number; servers: McpServerStatus[] }
   /** The process groups of every command running now (shell calls and jobs), when they change. */
   | { type: 'groups'; pgids: number[] }

@@ -46,9 +46,9 @@ export class McpHost {
   }
 
   /** Brings the session's servers to `configs`, then reports their states. */
-  load(sessionId: string, configs: McpServerConfig[]): Promise<void> {
+  load(sessionId: string, loadId: number, configs: McpServerConfig[]): Promise<void> {
     const before = this.#queue.get(sessionId) ?? Promise.resolve()
-    const next = before.then(() => this.#load(sessionId, configs)).catch(() => {})
+    const next = before.then(() => this.#load(sessionId, loadId, configs)).catch(() => {})
     this.#queue.set(sessionId, next)
     void next.then(() => {
       if (this.#queue.get(sessionId) === next) this.#queue.delete(sessionId)
@@ -56,7 +56,7 @@ export class McpHost {
     return next
   }
 
-  async #load(sessionId: string, configs: McpServerConfig[]): Promise<void> {
+  async #load(sessionId: string, loadId: number, configs: McpServerConfig[]): Promise<void> {
     const servers = this.#sessions.get(sessionId) ?? new Map<string, Server>()
     const wanted = new Map(configs.map((c) => [c.name, c]))
     const closing: Promise<void>[] = []
@@ -79,13 +79,18 @@ export class McpHost {
     if (servers.size > 0) this.#sessions.set(sessionId, servers)
     else this.#sessions.delete(sessionId)
     await Promise.all([...closing, ...[...servers.values()].map((s) => s.started)])
-    this.#report(sessionId)
+    this.#report(sessionId, loadId)
   }
 
-  #report(sessionId: string): void {
+  #report(sessionId: string, loadId?: number): void {
     const servers = [...(this.#sessions.get(sessionId)?.values() ?? [])]
     const status: McpServerStatus[] = servers.map((s) => s.conn.status)
-    this.#send({ type: 'mcp_state', session_id: sessionId, servers: status })
+    this.#send({
+      type: 'mcp_state',
+      session_id: sessionId,
+      ...(loadId === undefined ? {} : { load_id: loadId }),
+      servers: status,
+    })
   }
 
   /** The running server serving a namespaced tool name in this session. */
