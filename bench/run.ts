@@ -5,6 +5,7 @@ import { machine, printTable, type Row, type Section } from './lib.ts'
 import { claude } from './sections/claude.ts'
 import { http } from './sections/http.ts'
 import { kernels } from './sections/kernels.ts'
+import { mcp } from './sections/mcp.ts'
 import { profile } from './sections/profile.ts'
 import { providers } from './sections/providers.ts'
 import { runs } from './sections/runs.ts'
@@ -28,7 +29,7 @@ const DEFAULT: readonly Section[] = [
   toolOutput,
 ]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
-const ON_REQUEST: readonly Section[] = [profile]
+const ON_REQUEST: readonly Section[] = [profile, mcp]
 
 const all = [...DEFAULT, ...ON_REQUEST]
 const names = process.argv.slice(2)

@@ -192,6 +192,14 @@ const bundles = await Promise.all([
   split({ daemon: 'src/daemon-main.ts' }),
   // The kernel process (one per busy session) loads only its own, smaller bundle.
   build({ ...options, entryPoints: ['src/kernel/main.ts'], outfile: 'dist/kernel.mjs', metafile: true }),
+  // The MCP client (the SDK with zod and ajv, ~0.7 MB) is a bundle of its own, which a kernel
+  // loads only once a session has MCP servers (src/kernel/mcp/host.ts).
+  build({
+    ...options,
+    entryPoints: ['src/kernel/mcp/connection.ts'],
+    outfile: 'dist/kernel-mcp.mjs',
+    metafile: true,
+  }),
 ])
 
 // Chunk names carry a content hash, so each build leaves the previous chunks behind. They are

@@ -7,6 +7,7 @@ import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
 import { Instructions } from '../instructions/index.ts'
 import type { KernelPool } from '../kernel/pool.ts'
+import { mcpServersOfSettings } from '../mcp/config.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import { Runs } from '../runs/engine.ts'
 import { recoverRuns } from '../runs/recover.ts'
@@ -66,6 +67,8 @@ export interface ApiDeps {
   kernels: KernelPool
   /** Reports a failure of background work (runs, recovery) to the log. */
   onError: (err: unknown) => void
+  /** Logs a warning about background work (an MCP server that failed or exited). */
+  onNotice?: (fields: Record<string, unknown>, message: string) => void
 }
 
 export interface Api {
@@ -100,6 +103,8 @@ export function createApi(d: ApiDeps): Api {
     onError: d.onError,
     credentials: turnCredentials(auth, d.settings),
     tools: () => toolsSettingsOf(d.settings),
+    mcp: (workspace) => mcpServersOfSettings(d.settings, workspace),
+    onNotice: d.onNotice,
   })
   core.live.snapshotOf = snapshotMinter(d.continuations)
   core.olderHistory = (sessionId, before) => olderHistoryToken(d.continuations, sessionId, before)

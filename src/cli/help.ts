@@ -61,6 +61,19 @@ Usage: hearth [--home DIR] COMMAND ...
                            make NAME the default profile of new sessions
   hearth profile remove NAME [--home DIR]
                            remove a saved profile (and its key)
+  hearth mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]
+  hearth mcp add NAME --url URL [--header "Name: value"]... [--bearer-token-stdin]
+                     [--startup-timeout-ms MS] [--tool-timeout-ms MS] [--home DIR]
+                           add an MCP server whose tools sessions offer to the
+                           model (as mcp__NAME__TOOL): a command run over stdio,
+                           or a streamable HTTP URL; env values, headers and the
+                           token (read from standard input) are kept in
+                           HOME/creds.json (values given as options are also in
+                           your shell's history)
+  hearth mcp list [--json] [--home DIR]
+                           list the MCP servers (secrets only as their names)
+  hearth mcp remove NAME [--home DIR]
+                           remove an MCP server and its secrets
   hearth models refresh [--url URL] [--home DIR]
                            download the public model catalogue (default: settings
                            models.catalogue_url, else https://models.dev/api.json)

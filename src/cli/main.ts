@@ -58,6 +58,8 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
         return await (await import('./config.ts')).configCommand(rest, out, HELP)
       case 'profile':
         return await (await import('./config.ts')).profileCommand(rest, out, HELP)
+      case 'mcp':
+        return await (await import('./mcp.ts')).mcpCommand(rest, out, HELP)
       case undefined:
         // `hearth` alone opens the full-screen client at a terminal, else prints the status.
         if (process.stdin.isTTY && process.stdout.isTTY)

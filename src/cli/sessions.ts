@@ -196,12 +196,21 @@ export function sessionText(s: SessionRead, now: number): string {
     ['archived', s.preferences.archived ? 'yes' : 'no'],
     ['needs reload', s.composition.needs_reload ? 'yes' : 'no'],
     ['kernel', s.kernel.state],
+    ...mcpFields(s.composition.availability),
     ['history', `${s.history.high_water} entries`],
     ['cursor', `${s.cursor.generation}:${s.cursor.sequence}`],
     ...instructionFields(s.instructions),
   ]
   const width = Math.max(...fields.map(([k]) => k.length))
   return fields.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('')
+}
+
+/** One line per MCP server the session's kernel loaded (docs/mcp.md); none without a kernel. */
+function mcpFields(availability: SessionRead['composition']['availability']): [string, string][] {
+  return Object.values(availability).map((a) => {
+    const state = a.state === 'ready' ? `ready (${a.tools.length} tools)` : a.state
+    return ['mcp', `${a.name}: ${state}${a.reason ? `: ${a.reason}` : ''}`]
+  })
 }
 
 /** One line per instruction file, in the order a turn sends them (docs/instructions.md). */
@@ -303,6 +312,12 @@ function summary(event: string, data: Record<string, any>): string {
       return `child=${p.child_id}`
     case 'session.deleted':
       return `session=${data.session_id}`
+    case 'composition.changed': {
+      const servers = Object.values(p.availability ?? {}) as { name: string; state: string }[]
+      return servers.length === 0
+        ? 'no MCP server'
+        : servers.map((a) => `mcp ${a.name} ${a.state}`).join(', ')
+    }
     default:
       return short(data.payload ?? data, 100)
   }

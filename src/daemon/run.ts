@@ -257,6 +257,7 @@ async function serve(
     settings,
     kernels,
     onError: (err) => log.error({ err }, 'background work failed'),
+    onNotice: (fields, message) => log.warn(fields, message),
     home: opts.home,
     db,
     dbPath: files.db,

@@ -9,6 +9,7 @@ import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
 import { sandboxStatusAsync, watchProcessGroups } from '../tools/exec/index.ts'
 import { setHearthHome } from '../tools/files/index.ts'
+import { McpHost } from './mcp/host.ts'
 import type { CallRequest, FromKernel, ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
 import { warmUp } from './warm.ts'
@@ -33,13 +34,14 @@ let quitting = false
 function quit(): void {
   if (quitting) return
   quitting = true
-  void tools.stopAll().finally(() => process.exit(0))
+  void Promise.all([tools.stopAll(), mcp.closeAll()]).finally(() => process.exit(0))
 }
 
 async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> {
   tools.turnStarted(msg.run_id)
   const abort = new AbortController()
   turns.set(msg.run_id, abort)
+  const sessionId = msg.tool_context?.session_id
   // Events are batched per turn of the event loop: the first delta goes out at once, a
   // burst of deltas read from one network chunk travels as one message.
   let batch: NeutralEvent[] = []
@@ -71,7 +73,7 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
         // calls leave now, not after the stream closes and the batch's next turn.
         if (e.type === 'done' && calls.length > 0) {
           flush()
-          tools.check(msg.run_id, calls.splice(0), msg.tool_context)
+          tools.check(msg.run_id, sessionId, calls.splice(0), msg.tool_context)
         }
       }
     }
@@ -86,13 +88,14 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
     flush()
     // The calls are checked by the kernel unasked: the daemon needs their summaries and
     // effects before it can record the step, and asking would cost a round trip.
-    if (calls.length > 0) tools.check(msg.run_id, calls)
+    if (calls.length > 0) tools.check(msg.run_id, sessionId, calls)
     turns.delete(msg.run_id)
     send({ type: 'turn_ended', run_id: msg.run_id })
   }
 }
 
-const tools = new ToolHost(send)
+const mcp = new McpHost(send)
+const tools = new ToolHost(send, mcp)
 // The daemon keeps the latest set, to kill what a crash of this process would leave.
 let groups: number[] = []
 let groupsPending = false
@@ -112,7 +115,12 @@ process.on('message', (msg: ToKernel) => {
     turns.get(msg.run_id)?.abort()
     tools.abort(msg.run_id)
   } else if (msg.type === 'tool') void tools.run(msg)
-  else if (msg.type === 'stop_jobs') void tools.stopJobs(msg.session_id)
+  // The session was deleted: its jobs and its MCP servers stop.
+  else if (msg.type === 'stop_jobs') {
+    void tools.stopJobs(msg.session_id)
+    void mcp.close(msg.session_id)
+  } else if (msg.type === 'mcp_load') void mcp.load(msg.session_id, msg.load_id, msg.servers)
+  else if (msg.type === 'mcp_close') void mcp.close(msg.session_id)
   // Jobs are stopped with their process groups before the process goes.
   else if (msg.type === 'shutdown') quit()
 })

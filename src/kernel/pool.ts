@@ -5,6 +5,7 @@
 // the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
+import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { childProcess } from '../util/lazy-builtins.ts'
 import type { FromKernel, OfferedTool, ToKernel } from './protocol.ts'
@@ -83,6 +84,11 @@ export class KernelProcess {
           for (const k of this.sessions) if (k.sessionId === msg.session_id) k.jobsChanged(msg.jobs)
           return
         }
+        if (msg.type === 'mcp_state') {
+          for (const k of this.sessions)
+            if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers, msg.load_id)
+          return
+        }
         if (msg.type === 'groups') {
           this.#groups = msg.pgids
           return
@@ -99,8 +105,9 @@ export class KernelProcess {
       this.#runs.clear()
       for (const k of hosted) {
         k.state = 'none'
-        // Jobs are the process's children: they went with it.
+        // Jobs and MCP servers are the process's children: they went with it.
         k.jobsChanged([])
+        k.mcpChanged(null)
         if (unexpected) k.listener?.onExit(code, signal)
       }
     })
@@ -176,6 +183,16 @@ export class Kernel {
   jobs: JobInfo[] = []
   /** Told when the session's jobs change (the pool's onJobs). */
   onJobs: ((jobs: JobInfo[]) => void) | undefined
+  /**
+   * The session's MCP servers as the kernel last reported them; null when none were ever
+   * loaded on this instance (or they went with it).
+   */
+  mcp: McpServerStatus[] | null = null
+  /** Told when the session's MCP servers change (the pool's onMcp). */
+  onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
+  /** Loads waiting for their answer (`mcp_state` with their id), by load id. */
+  readonly #mcpWaiters = new Map<number, () => void>()
+  #mcpLoads = 0
   #detached = false
 
   constructor(host: KernelProcess, sessionId: string) {
@@ -199,6 +216,33 @@ export class Kernel {
     this.onJobs?.(jobs)
   }
 
+  /** A report of the session's MCP servers (null: they went with the kernel, every load ends). */
+  mcpChanged(servers: McpServerStatus[] | null, loadId?: number): void {
+    this.mcp = servers
+    if (servers === null) {
+      for (const w of this.#mcpWaiters.values()) w()
+      this.#mcpWaiters.clear()
+    } else if (loadId !== undefined) {
+      this.#mcpWaiters.get(loadId)?.()
+      this.#mcpWaiters.delete(loadId)
+    }
+    this.onMcp?.(servers)
+  }
+
+  /**
+   * Has the kernel bring the session's MCP servers to `servers` (nothing to do when there
+   * are none and none were loaded); resolves once it reported them (or the process ended).
+   */
+  loadMcp(servers: McpServerConfig[]): Promise<void> {
+    if (servers.length === 0 && (this.mcp?.length ?? 0) === 0) return Promise.resolve()
+    if (!this.alive) return Promise.resolve()
+    const loadId = ++this.#mcpLoads
+    return new Promise((resolve) => {
+      this.#mcpWaiters.set(loadId, resolve)
+      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers })
+    })
+  }
+
   /** Resolves once the process has warmed up (or ended). */
   get ready(): Promise<void> {
     return this.host.ready
@@ -214,6 +258,10 @@ export class Kernel {
 
   /** The session gives its kernel up; the process stays for its other sessions. */
   detach(): void {
+    // Its MCP servers are children of the process, which stays: they stop now.
+    if (this.mcp !== null && this.host.alive)
+      this.host.send({ type: 'mcp_close', session_id: this.sessionId })
+    this.mcpChanged(null)
     this.#detached = true
     this.listener = undefined
     this.state = 'none'
@@ -245,6 +293,8 @@ export class KernelPool {
   #sandbox: SandboxStatus | null = null
   /** A session's background jobs changed (started, wrote, ended, or went with a crash). */
   onJobs: ((sessionId: string, jobs: JobInfo[]) => void) | undefined
+  /** A session's MCP servers changed (loaded, one exited, or they stopped with its kernel). */
+  onMcp: ((sessionId: string, servers: McpServerStatus[] | null) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
 
@@ -276,6 +326,7 @@ export class KernelPool {
     k?.detach()
     k = new Kernel(this.#hostForNewSession(), sessionId)
     k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
+    k.onMcp = (servers) => this.onMcp?.(sessionId, servers)
     this.#bySession.set(sessionId, k)
     setImmediate(() => this.warm())
     return k

@@ -1,4 +1,5 @@
 // Typed IPC between the daemon and a kernel process (structured clone over the fork channel).
+import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { NeutralEvent, NeutralRequest, NeutralTool, TransportProfile } from '../providers/types.ts'
 import type {
   JobInfo,
@@ -57,8 +58,15 @@ export type ToKernel =
   /** Stops the run's turn, the tool it runs now, and the jobs it started. */
   | { type: 'abort'; run_id: string }
   | ({ type: 'tool'; run_id: string; call: CallRequest } & ToolContextMessage)
-  /** Stops a session's jobs (session deleted); answered by a `jobs` message. */
+  /** The session was deleted: its jobs stop (answered by a `jobs` message), and its MCP servers. */
   | { type: 'stop_jobs'; session_id: string }
+  /**
+   * The MCP servers the session uses now (secrets included: the kernel connects with them);
+   * answered by `mcp_state` once each has started or failed.
+   */
+  | { type: 'mcp_load'; session_id: string; load_id: number; servers: McpServerConfig[] }
+  /** The session left this process: its MCP servers stop. */
+  | { type: 'mcp_close'; session_id: string }
   | { type: 'shutdown' }
 
 /** Kernel → daemon. Events of one turn come in batches, in order. */
@@ -97,5 +105,10 @@ export type FromKernel =
     }
   /** A session's background jobs, sent whenever one starts, ends or writes. */
   | { type: 'jobs'; session_id: string; jobs: JobInfo[] }
+  /**
+   * A session's MCP servers: the answer to an `mcp_load` (its `load_id`), or a change on
+   * its own (a server exited, its tool list changed: no `load_id`).
+   */
+  | { type: 'mcp_state'; session_id: string; load_id?: number; servers: McpServerStatus[] }
   /** The process groups of every command running now (shell calls and jobs), when they change. */
   | { type: 'groups'; pgids: number[] }

@@ -4,7 +4,9 @@
 // calls and results, and decides whether a call may run before it sends it.
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
+import { isMcpToolName } from '../mcp/names.ts'
 import type { JobManager, ToolProgress, ToolResult, ToolSpec } from '../tools/types.ts'
+import type { McpHost } from './mcp/host.ts'
 import type {
   CallRequest,
   CheckedCall,
@@ -48,8 +50,12 @@ export class ToolHost {
   /** Each session's background jobs (this process hosts many sessions). */
   readonly #jobs = new Map<string, JobManager>()
 
-  constructor(send: Send) {
+  /** The sessions' MCP servers, whose tools are checked and run here beside the built-in ones. */
+  readonly #mcp: McpHost
+
+  constructor(send: Send, mcp: McpHost) {
     this.#send = send
+    this.#mcp = mcp
   }
 
   /** The tools as the model is offered them (plain JSON Schema, no TypeBox markers). */
@@ -70,8 +76,13 @@ export class ToolHost {
    * when it comes to the call. Only the reads before the first call that changes something:
    * those and every call after them wait for the daemon, in the model's order.
    */
-  check(runId: string, calls: CallRequest[], context?: ToolContextMessage): void {
-    const checked = calls.map((c) => this.#checkOne(c))
+  check(
+    runId: string,
+    sessionId: string | undefined,
+    calls: CallRequest[],
+    context?: ToolContextMessage,
+  ): void {
+    const checked = calls.map((c) => this.#checkOne(c, sessionId))
     this.#send({ type: 'checked', run_id: runId, calls: checked })
     if (!context) return
     for (const [i, c] of checked.entries()) {
@@ -122,10 +133,11 @@ export class ToolHost {
     return { error: `The arguments do not fit the ${tool.name} schema: ${errors}`.slice(0, MAX_ERROR_CHARS) }
   }
 
-  #checkOne(c: CallRequest): CheckedCall {
+  #checkOne(c: CallRequest, sessionId: string | undefined): CheckedCall {
     const tool = this.#tools.get(c.name)
+    if (!tool && sessionId !== undefined && isMcpToolName(c.name)) return this.#checkMcp(c, sessionId)
     if (!tool) {
-      const known = [...this.#tools.keys()].join(', ')
+      const known = [...this.#tools.keys(), ...(sessionId ? this.#mcp.names(sessionId) : [])].join(', ')
       return {
         call_id: c.call_id,
         ok: false,
@@ -144,6 +156,27 @@ export class ToolHost {
       summary = tool.name
     }
     return { call_id: c.call_id, ok: true, effect: tool.effect, summary }
+  }
+
+  /**
+   * An MCP tool's call: its server checks the arguments against its own schema, so here
+   * they only need to be a JSON object.
+   */
+  #checkMcp(c: CallRequest, sessionId: string): CheckedCall {
+    const known = this.#mcp.describe(sessionId, c.name)
+    if (!known)
+      return {
+        call_id: c.call_id,
+        ok: false,
+        effect: null,
+        summary: c.name,
+        error: `No tool ${c.name}: its MCP server is not running in this session`,
+      }
+    const parsed = parseObject(c.arguments)
+    const summary = this.#mcp.summarize(sessionId, c.name, 'error' in parsed ? c.arguments : parsed.args)
+    if ('error' in parsed)
+      return { call_id: c.call_id, ok: false, effect: known.effect, summary, error: parsed.error }
+    return { call_id: c.call_id, ok: true, effect: known.effect, summary }
   }
 
   jobsOf(sessionId: string): JobManager {
@@ -223,6 +256,11 @@ export class ToolHost {
     progress: (c: ToolProgress) => void,
   ): Promise<ToolResult> {
     const tool = this.#tools.get(msg.call.name)
+    if (!tool && isMcpToolName(msg.call.name)) {
+      const parsed = parseObject(msg.call.arguments)
+      if ('error' in parsed) return { outcome: 'error', output: parsed.error }
+      return this.#mcp.call(msg.session_id, msg.call.name, parsed.args, signal, progress)
+    }
     if (!tool) return { outcome: 'error', output: `No tool ${msg.call.name}` }
     const parsed = this.#parse(tool, msg.call.arguments)
     if ('error' in parsed) return { outcome: 'error', output: parsed.error }
@@ -263,4 +301,17 @@ export class ToolHost {
     await Promise.race([calls, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())])
     await Promise.all([...this.#jobs.values()].map((m) => m.stopAll().catch(() => {})))
   }
+}
+
+/** Arguments that must be a JSON object (an MCP tool's). */
+function parseObject(text: string): { args: Record<string, unknown> } | { error: string } {
+  let args: unknown
+  try {
+    args = text.trim() === '' ? {} : JSON.parse(text)
+  } catch (err) {
+    return { error: `The arguments are not valid JSON: ${(err as Error).message}` }
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args))
+    return { error: 'The arguments must be a JSON object' }
+  return { args: args as Record<string, unknown> }
 }

@@ -9,6 +9,7 @@
 import { v7 as uuidv7 } from 'uuid'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
+import type { McpServerConfig } from '../mcp/types.ts'
 import { hasTransport, replaysReasoningText } from '../providers/ids.ts'
 import type { EncryptedReasoningPart, NeutralEvent, TransportProfile } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
@@ -20,6 +21,7 @@ import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf, type ToolSettings } from './
 import type { Decision } from './approvals.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
 import { watchKernels } from './kernel-views.ts'
+import { loadMcp, offeredTools, watchMcp } from './mcp.ts'
 import { buildRequest } from './request.ts'
 import { type StartedRun, startRun } from './start.ts'
 import { runToolRound } from './tool-round.ts'
@@ -39,6 +41,10 @@ export interface RunsDeps {
   credentials?: TurnCredentials
   /** The `tools` settings as they are now (absent: the defaults). */
   tools?: () => ToolSettings
+  /** The MCP servers a session in `workspace` uses, as the settings are now (absent: none). */
+  mcp?: (workspace: string) => McpServerConfig[]
+  /** Logs a warning (an MCP server that failed to start or exited). */
+  onNotice?: (fields: Record<string, unknown>, message: string) => void
 }
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
@@ -63,6 +69,7 @@ export class Runs {
   constructor(d: RunsDeps) {
     this.#d = d
     watchKernels(d)
+    watchMcp(d)
   }
 
   active(sessionId: string): { run_id: string; input_ids: string[] } | undefined {
@@ -127,14 +134,14 @@ export class Runs {
     const credential = this.#d.credentials
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
       : Promise.resolve({ transport: profile.transport, accountId: null })
-    void Promise.all([kernel.ready, credential]).then(
+    // The session's MCP servers start (or are kept) while the credential is fetched.
+    const mcp = kernel.ready.then(() => loadMcp(this.#d, kernel, run.scope.workspace))
+    void Promise.all([kernel.ready, credential, mcp]).then(
       ([, c]) => {
         if (run.finished) return
         run.sent = true
         run.accountId = c.accountId
         live.kernel.build = kernel.build
-        const tools = kernel.host.tools
-        run.offered = run.scope.policy === 'read-only' ? tools.filter((t) => t.effect === 'read') : tools
         run.turn = {
           extension: profile.extension,
           profile: { ...c.transport, model },
@@ -164,6 +171,8 @@ export class Runs {
     const request = buildRequest(this.#d.core, sessionId, run.model, run.effort, {
       reasoningText: replaysReasoningText(run.profile?.extension),
     })
+    // A server that exited since the last step offers nothing now.
+    run.offered = offeredTools(run)
     request.tools = run.offered.map(({ name, description, parameters }) => ({
       name,
       description,

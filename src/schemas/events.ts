@@ -7,7 +7,7 @@ import { Timestamp } from './common.ts'
 import { HistoryEntry } from './history.ts'
 import { PendingInput } from './inputs.ts'
 import { Problem } from './problems.ts'
-import { Cursor, SessionRead } from './sessions.ts'
+import { Cursor, McpAvailability, Quarantined, SessionRead } from './sessions.ts'
 
 const Envelope = (kind: string, payload: TSchema) =>
   Type.Object(
@@ -158,6 +158,16 @@ export const LOG_EVENTS = {
       input_id: Type.String(),
     },
     { additionalProperties: false, description: 'An approval input decided the request' },
+  ),
+  'composition.changed': Type.Object(
+    {
+      quarantine: Type.Array(Quarantined),
+      availability: Type.Record(Type.String(), McpAvailability),
+    },
+    {
+      additionalProperties: false,
+      description: 'The MCP servers the session runs with changed: loaded, failed to start, or exited',
+    },
   ),
   'kernel.jobs_changed': Type.Object(
     {

@@ -16,6 +16,32 @@ export const Cursor = Type.Object(
   { additionalProperties: false },
 )
 
+/** An MCP server of a session, as its kernel loaded it. */
+export const McpAvailability = Type.Object(
+  {
+    kind: Type.Literal('mcp'),
+    name: Type.String({ description: 'The server, as named in settings group mcp' }),
+    transport: Type.Enum(['stdio', 'http']),
+    state: Type.Enum(['starting', 'ready', 'failed', 'exited']),
+    reason: Nullable(Type.String({ description: 'Why it failed or exited; never one of its secrets' })),
+    since: Timestamp,
+    tools: Type.Array(Type.String(), { description: 'The names its tools are offered to the model under' }),
+  },
+  { additionalProperties: false, $id: 'McpAvailability' },
+)
+
+/** A server left out of the session (it failed to start or exited); the session goes on without it. */
+export const Quarantined = Type.Object(
+  {
+    kind: Type.Literal('mcp'),
+    name: Type.String(),
+    state: Type.Enum(['failed', 'exited']),
+    reason: Type.String(),
+    since: Timestamp,
+  },
+  { additionalProperties: false, $id: 'Quarantined' },
+)
+
 export const BlockingReason = Type.Object(
   {
     kind: Type.Literal('approval'),
@@ -244,8 +270,13 @@ export const SessionRead = Type.Object(
         loaded_revision: Nullable(Type.Integer()),
         needs_reload: Type.Boolean(),
         dependencies: Type.Record(Type.String(), Type.Unknown()),
-        quarantine: Type.Array(Type.Unknown()),
-        availability: Type.Record(Type.String(), Type.Unknown()),
+        quarantine: Type.Array(Quarantined, {
+          description:
+            'What the session runs without, and why (an MCP server that failed to start or exited)',
+        }),
+        availability: Type.Record(Type.String(), McpAvailability, {
+          description: "What the session's kernel loaded, by `mcp:<server>`; empty while it has no kernel",
+        }),
       },
       { additionalProperties: false },
     ),

@@ -1,6 +1,7 @@
 // What a running turn has produced so far, held in memory by the run engine and shown by
 // session reads (active_output, activity) until the run commits it to the history. The
 // log holds every delta too, so nothing here is the only copy.
+import type { CompositionView } from '../mcp/composition.ts'
 
 export interface LiveContent {
   content_id: string
@@ -56,6 +57,9 @@ export class LiveRuns {
     network: false,
     reason: 'No kernel process has started yet',
   })
+
+  /** The session's loaded composition (set by the run engine). */
+  compositionOf: (sessionId: string) => CompositionView = () => ({ quarantine: [], availability: {} })
 
   get(sessionId: string): LiveRun | undefined {
     return this.#runs.get(sessionId)

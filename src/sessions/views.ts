@@ -197,8 +197,7 @@ export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
       loaded_revision: r.loaded_revision,
       needs_reload: r.loaded_revision !== r.desired_revision,
       dependencies: {},
-      quarantine: [],
-      availability: {},
+      ...(extras.live?.compositionOf(r.id) ?? { quarantine: [], availability: {} }),
     },
     kernel: {
       instance_id: kernel?.instance_id ?? null,

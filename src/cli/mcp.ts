@@ -1,0 +1,212 @@
+// `hearth mcp add|list|remove`: the MCP servers of settings group `mcp`, through a running
+// daemon. Secrets (env values, headers, the bearer token) go into creds.json through the
+// same PATCH; reads only ever show that they are saved.
+import { HearthClient } from '../client/client.ts'
+import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
+import { CommandError, type Out, UsageError } from './errors.ts'
+
+const ADD_USAGE =
+  'hearth mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]\n' +
+  '       hearth mcp add NAME --url URL [--header "Name: value"]... [--bearer-token-stdin]'
+
+interface ServerRow {
+  command: string | null
+  args: string[]
+  cwd: string | null
+  url: string | null
+  enabled: boolean
+  env: Record<string, unknown>
+  headers: Record<string, unknown>
+  bearerToken: unknown
+}
+
+async function serversOf(
+  client: HearthClient,
+): Promise<{ etag: string; servers: Record<string, ServerRow> }> {
+  const res = await client.call('settings.get', { query: { group: 'mcp' } })
+  const servers = (res.body as { settings: { servers: Record<string, ServerRow> } }).settings.servers
+  return { etag: res.headers.get('etag') ?? '', servers }
+}
+
+async function patchServers(client: HearthClient, etag: string, servers: Record<string, unknown>) {
+  await client.call('settings.patch', {
+    query: { group: 'mcp' },
+    body: { servers } as never,
+    headers: { 'if-match': etag },
+  })
+}
+
+export async function mcpCommand(args: string[], out: Out, help: string): Promise<number> {
+  const parsed = parseCommand(
+    args,
+    {
+      env: { type: 'string', multiple: true },
+      cwd: { type: 'string' },
+      url: { type: 'string' },
+      header: { type: 'string', multiple: true },
+      'bearer-token-stdin': { type: 'boolean' },
+      'startup-timeout-ms': { type: 'string' },
+      'tool-timeout-ms': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    out,
+    help,
+    true,
+  )
+  if (!parsed) return 0
+  const { values, positionals } = parsed
+  const [verb, name, ...rest] = positionals
+  const client = () => HearthClient.fromHome(homeOf(values.home))
+  switch (verb) {
+    case 'add':
+      if (name === undefined) throw new UsageError(ADD_USAGE)
+      return addServer(client(), name, rest, values, out)
+    case 'list':
+      if (name !== undefined) throw new UsageError(`unexpected argument ${name}`)
+      return listServers(client(), values.json ?? false, out)
+    case 'remove':
+      if (name === undefined) throw new UsageError('hearth mcp remove NAME')
+      if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
+      return removeServer(client(), name, out)
+    case undefined:
+      throw new UsageError('hearth mcp needs a command: add, list or remove')
+    default:
+      throw unknownSubcommand('mcp', verb, 'add, list or remove')
+  }
+}
+
+/** `KEY=VALUE` pairs (env) or `Name: value` pairs (headers) as a map. */
+function pairs(items: string[] | undefined, separator: '=' | ':', what: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const item of items ?? []) {
+    const at = item.indexOf(separator)
+    if (at <= 0)
+      throw new UsageError(
+        `${what} ${JSON.stringify(item)} is not ${separator === '=' ? 'KEY=VALUE' : '"Name: value"'}`,
+      )
+    out[item.slice(0, at).trim()] = item.slice(at + 1).trim()
+  }
+  return out
+}
+
+function milliseconds(value: unknown, option: string): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`--${option} needs a number of milliseconds`)
+  return n
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
+}
+
+function serverBody(command: string[], values: Record<string, unknown>): Record<string, unknown> {
+  const url = values.url as string | undefined
+  const local = command.length > 0
+  if (local === (url !== undefined))
+    throw new UsageError(`a server has a command or a --url, not both\n${ADD_USAGE}`)
+  const timeouts = {
+    startup_timeout_ms: milliseconds(values['startup-timeout-ms'], 'startup-timeout-ms'),
+    tool_timeout_ms: milliseconds(values['tool-timeout-ms'], 'tool-timeout-ms'),
+  }
+  const body: Record<string, unknown> = Object.fromEntries(
+    Object.entries(timeouts).filter(([, v]) => v !== undefined),
+  )
+  if (local) {
+    if (values.header !== undefined || values['bearer-token-stdin'])
+      throw new UsageError('--header and --bearer-token-stdin are for a --url server')
+    const env = pairs(values.env as string[] | undefined, '=', '--env')
+    return {
+      ...body,
+      command: command[0],
+      args: command.slice(1),
+      ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
+      ...(Object.keys(env).length > 0 ? { env } : {}),
+    }
+  }
+  if (values.env !== undefined || values.cwd !== undefined)
+    throw new UsageError('--env and --cwd are for a server that runs a command')
+  const headers = pairs(values.header as string[] | undefined, ':', '--header')
+  return { ...body, url, ...(Object.keys(headers).length > 0 ? { headers } : {}) }
+}
+
+async function addServer(
+  client: HearthClient,
+  name: string,
+  command: string[],
+  values: Record<string, unknown>,
+  out: Out,
+): Promise<number> {
+  const body = serverBody(command, values)
+  if (values['bearer-token-stdin']) {
+    const token = await readStdin()
+    if (token === '') throw new CommandError('no bearer token on standard input')
+    body.bearerToken = token
+  }
+  const { etag, servers } = await serversOf(client)
+  if (servers[name])
+    throw new CommandError(`there is a server named ${name} already; hearth mcp remove ${name} first`)
+  await patchServers(client, etag, { [name]: body })
+  const secrets = ['env', 'headers', 'bearerToken'].filter((k) => body[k] !== undefined)
+  out.write(
+    `saved MCP server ${name}${secrets.length > 0 ? ` (its ${secrets.join(', ')} in creds.json)` : ''}\n`,
+  )
+  return 0
+}
+
+function targetOf(s: ServerRow): string {
+  if (s.url) return s.url
+  return [s.command ?? '', ...s.args].map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
+}
+
+function marksOf(s: ServerRow): string {
+  const env = Object.keys(s.env)
+  const headers = Object.keys(s.headers)
+  return [
+    s.enabled ? null : 'disabled',
+    env.length > 0 ? `env ${env.join(', ')}` : null,
+    headers.length > 0 ? `headers ${headers.join(', ')}` : null,
+    s.bearerToken ? 'bearer token' : null,
+  ]
+    .filter(Boolean)
+    .join('; ')
+}
+
+async function listServers(client: HearthClient, json: boolean, out: Out): Promise<number> {
+  const { servers } = await serversOf(client)
+  if (json) {
+    out.write(`${JSON.stringify(servers, null, 2)}\n`)
+    return 0
+  }
+  const names = Object.keys(servers)
+  if (names.length === 0) {
+    out.write('No MCP servers. Add one with hearth mcp add.\n')
+    return 0
+  }
+  const rows = names.map((n) => {
+    const s = servers[n]
+    return [n, s.url ? 'http' : 'stdio', targetOf(s), marksOf(s)]
+  })
+  const head = ['NAME', 'TRANSPORT', 'COMMAND OR URL', 'SAVED SECRETS / STATE']
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  for (const r of [head, ...rows])
+    out.write(
+      `${r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd()}\n`,
+    )
+  return 0
+}
+
+async function removeServer(client: HearthClient, name: string, out: Out): Promise<number> {
+  const { etag, servers } = await serversOf(client)
+  if (!servers[name]) throw new CommandError(`no MCP server named ${name}; see hearth mcp list`)
+  await patchServers(client, etag, { [name]: null })
+  out.write(`removed MCP server ${name} (and its secrets)\n`)
+  return 0
+}

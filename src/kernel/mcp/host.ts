@@ -1,0 +1,156 @@
+// The MCP servers of the sessions a kernel process hosts: per session, one connection per
+// server the daemon asked for (`mcp_load`). A load keeps the servers whose configuration
+// is unchanged, closes those removed or changed and starts the new ones, then reports every
+// server's state (`mcp_state`); a server that fails to start or exits later is reported
+// with its reason and the session goes on without it. The SDK is loaded only when a
+// session has servers, so kernels of sessions without any never pay for it.
+import { createHash } from 'node:crypto'
+import type { McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
+import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
+import type { FromKernel } from '../protocol.ts'
+import type { McpConnection } from './connection.ts'
+
+type Send = (msg: FromKernel) => void
+
+interface Server {
+  /** Hash of the whole configuration, secrets included: a change restarts the server. */
+  fingerprint: string
+  conn: McpConnection
+  started: Promise<void>
+}
+
+type ClientModule = typeof import('./connection.ts')
+let client: Promise<ClientModule> | undefined
+/**
+ * The MCP client, a bundle of its own beside the kernel's (scripts/build.mjs), loaded the
+ * first time a session of this process has servers.
+ */
+function loadClient(): Promise<ClientModule> {
+  client ??= import(new URL('./kernel-mcp.mjs', import.meta.url).href) as Promise<ClientModule>
+  return client
+}
+
+const fingerprintOf = (c: McpServerConfig) => createHash('sha256').update(JSON.stringify(c)).digest('hex')
+
+/** Characters of a call's arguments shown in its summary. */
+const SUMMARY_ARGS_CHARS = 160
+
+export class McpHost {
+  readonly #send: Send
+  readonly #sessions = new Map<string, Map<string, Server>>()
+  /** Loads of a session run one after another. */
+  readonly #queue = new Map<string, Promise<void>>()
+
+  constructor(send: Send) {
+    this.#send = send
+  }
+
+  /** Brings the session's servers to `configs`, then reports their states. */
+  load(sessionId: string, loadId: number, configs: McpServerConfig[]): Promise<void> {
+    const before = this.#queue.get(sessionId) ?? Promise.resolve()
+    const next = before.then(() => this.#load(sessionId, loadId, configs)).catch(() => {})
+    this.#queue.set(sessionId, next)
+    void next.then(() => {
+      if (this.#queue.get(sessionId) === next) this.#queue.delete(sessionId)
+    })
+    return next
+  }
+
+  async #load(sessionId: string, loadId: number, configs: McpServerConfig[]): Promise<void> {
+    const servers = this.#sessions.get(sessionId) ?? new Map<string, Server>()
+    const wanted = new Map(configs.map((c) => [c.name, c]))
+    const closing: Promise<void>[] = []
+    for (const [name, s] of servers) {
+      const want = wanted.get(name)
+      if (want && fingerprintOf(want) === s.fingerprint) continue
+      servers.delete(name)
+      closing.push(s.conn.close())
+    }
+    if (configs.length > 0) {
+      const { McpConnection } = await loadClient()
+      for (const c of configs) {
+        if (servers.has(c.name)) continue
+        const conn = new McpConnection(c)
+        conn.onExit = () => this.#report(sessionId)
+        conn.onChange = () => this.#report(sessionId)
+        servers.set(c.name, { fingerprint: fingerprintOf(c), conn, started: conn.start() })
+      }
+    }
+    if (servers.size > 0) this.#sessions.set(sessionId, servers)
+    else this.#sessions.delete(sessionId)
+    await Promise.all([...closing, ...[...servers.values()].map((s) => s.started)])
+    this.#report(sessionId, loadId)
+  }
+
+  #report(sessionId: string, loadId?: number): void {
+    const servers = [...(this.#sessions.get(sessionId)?.values() ?? [])]
+    const status: McpServerStatus[] = servers.map((s) => s.conn.status)
+    this.#send({
+      type: 'mcp_state',
+      session_id: sessionId,
+      ...(loadId === undefined ? {} : { load_id: loadId }),
+      servers: status,
+    })
+  }
+
+  /** The running server serving a namespaced tool name in this session. */
+  #serverOf(sessionId: string, name: string): McpConnection | undefined {
+    for (const s of this.#sessions.get(sessionId)?.values() ?? [])
+      if (s.conn.status.state === 'ready' && s.conn.tools.has(name)) return s.conn
+    return undefined
+  }
+
+  /** What a call of this tool would do, for the check; undefined when no server has it. */
+  describe(
+    sessionId: string,
+    name: string,
+  ): { effect: ToolEffect; server: string; tool: string } | undefined {
+    const conn = this.#serverOf(sessionId, name)
+    const tool = conn?.tools.get(name)
+    if (!conn || !tool) return undefined
+    return { effect: tool.effect, server: conn.config.name, tool: tool.tool }
+  }
+
+  /** `server: tool {arguments}`, cut to one short line. */
+  summarize(sessionId: string, name: string, args: unknown): string {
+    const d = this.describe(sessionId, name)
+    const shown = JSON.stringify(args) ?? ''
+    const cut = shown.length > SUMMARY_ARGS_CHARS ? `${shown.slice(0, SUMMARY_ARGS_CHARS)}…` : shown
+    return `${d?.server ?? 'mcp'}: ${d?.tool ?? name} ${cut}`
+  }
+
+  /** The tool names this session's servers offer now. */
+  names(sessionId: string): string[] {
+    const out: string[] = []
+    for (const s of this.#sessions.get(sessionId)?.values() ?? [])
+      if (s.conn.status.state === 'ready') out.push(...s.conn.tools.keys())
+    return out
+  }
+
+  call(
+    sessionId: string,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    progress: (c: ToolProgress) => void,
+  ): Promise<ToolResult> {
+    const conn = this.#serverOf(sessionId, name)
+    if (!conn)
+      return Promise.resolve({
+        outcome: 'error',
+        output: `No tool ${name}: its MCP server is not running in this session`,
+      })
+    return conn.call(name, args, signal, progress)
+  }
+
+  /** The session left this process (released, moved or deleted): its servers stop. */
+  async close(sessionId: string): Promise<void> {
+    const servers = this.#sessions.get(sessionId)
+    this.#sessions.delete(sessionId)
+    await Promise.all([...(servers?.values() ?? [])].map((s) => s.conn.close()))
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#sessions.keys()].map((id) => this.close(id)))
+  }
+}

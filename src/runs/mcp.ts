@@ -1,0 +1,74 @@
+// MCP servers in runs, daemon side. Before a run's first step the session's kernel is asked
+// to bring the session's servers to what the settings say now (`mcp_load`); the servers'
+// tools are offered beside the built-in ones at every step, so a server that exits during a
+// run drops out of the next step. The kernel's reports are the per-session record of what
+// is loaded: session reads show it as `composition.quarantine` / `availability`, and a
+// change is a `composition.changed` event (streams and ETags follow) and, for a server that
+// failed or exited, a warning in the log. Secrets go to the kernel only.
+import type { Kernel } from '../kernel/pool.ts'
+import type { OfferedTool } from '../kernel/protocol.ts'
+import { type CompositionView, compositionOf, sameComposition } from '../mcp/composition.ts'
+import type { McpServerStatus } from '../mcp/types.ts'
+import type { ActiveRun } from './active-run.ts'
+import type { RunsDeps } from './engine.ts'
+
+export function watchMcp(d: RunsDeps): void {
+  const shown = new Map<string, CompositionView>()
+  d.core.live.compositionOf = (sessionId) => shown.get(sessionId) ?? compositionOf(null)
+  d.kernels.onMcp = (sessionId, servers) => {
+    const before = shown.get(sessionId) ?? compositionOf(null)
+    const after = compositionOf(servers)
+    // The kernel going away (idle release, crash) empties the record without an event, as
+    // `kernel.state` turns `none`; what it loaded is gone with it.
+    if (servers === null) {
+      shown.delete(sessionId)
+      return
+    }
+    shown.set(sessionId, after)
+    if (sameComposition(before, after)) return
+    logLeftOut(d, sessionId, before, servers)
+    try {
+      d.core.transact((tx) => {
+        if (!d.core.row(sessionId)) return
+        tx.append(sessionId, 'composition.changed', after)
+      })
+    } catch (err) {
+      d.onError(err)
+    }
+  }
+}
+
+/** A warning for each server newly left out (its reason is scrubbed of its secrets). */
+function logLeftOut(
+  d: RunsDeps,
+  sessionId: string,
+  before: CompositionView,
+  servers: McpServerStatus[],
+): void {
+  const known = new Set(before.quarantine.map((q) => `${q.name}\0${q.since}`))
+  for (const s of servers) {
+    if (s.state !== 'failed' && s.state !== 'exited') continue
+    if (known.has(`${s.name}\0${s.since}`)) continue
+    const message = s.state === 'failed' ? 'mcp server failed to start' : 'mcp server exited'
+    d.onNotice?.({ session_id: sessionId, server: s.name, reason: s.reason }, message)
+  }
+}
+
+/** Brings the session's MCP servers to the settings' before the run's first step. */
+export function loadMcp(d: RunsDeps, kernel: Kernel, workspace: string): Promise<void> {
+  const servers = d.mcp?.(workspace) ?? []
+  return kernel.loadMcp(servers)
+}
+
+/** The tools offered to the model at this step: built-in, then the ready servers', by policy. */
+export function offeredTools(run: ActiveRun): OfferedTool[] {
+  const kernel = run.kernel
+  if (!kernel) return []
+  const mcp = (kernel.mcp ?? [])
+    .filter((s) => s.state === 'ready')
+    .flatMap((s) =>
+      s.tools.map(({ name, description, parameters, effect }) => ({ name, description, parameters, effect })),
+    )
+  const all = [...kernel.host.tools, ...mcp]
+  return run.scope.policy === 'read-only' ? all.filter((t) => t.effect === 'read') : all
+}
