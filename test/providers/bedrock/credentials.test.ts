@@ -258,16 +258,17 @@ describe('credential_process', () => {
       ),
       { accessKeyId: 'A', secretAccessKey: 'S' },
     )
-    const bad: [object | string, RegExp][] = [
+    const bad: [object, RegExp][] = [
       [{ Version: 2, AccessKeyId: 'A', SecretAccessKey: 'S' }, /Version other than 1/],
       [{ Version: 1, AccessKeyId: 'A' }, /no AccessKeyId and SecretAccessKey/],
       [{ Version: 1, AccessKeyId: 'A', SecretAccessKey: 'S', Expiration: '2025-12-31T23:00:00Z' }, /expired/],
       [{ Version: 1, AccessKeyId: 'A', SecretAccessKey: 'S', Expiration: 'soon' }, /not a date/],
       [[1, 2], /not print a JSON object/],
+      [{ Version: 1, AccessKeyId: 'A', SecretAccessKey: '' }, /no AccessKeyId and SecretAccessKey/],
     ]
     for (const [value, why] of bad) {
       try {
-        parseOutput(typeof value === 'string' ? value : out(value), now)
+        parseOutput(out(value), now)
         throw new Error(`accepted ${out(value)}`)
       } catch (err) {
         strictEqual(why.test((err as Error).message), true, (err as Error).message)
