@@ -1,6 +1,7 @@
-// A fake OpenAI-compatible upstream: a real HTTP server on 127.0.0.1 (port 0) speaking the
+// A fake model upstream: a real HTTP server on 127.0.0.1 (port 0) speaking OpenAI's
 // Responses (`POST /v1/responses`) and Chat Completions (`POST /v1/chat/completions`)
-// streaming formats. Each request takes the next queued script (else the default one) and
+// streaming formats, and Anthropic's Messages (`POST /v1/messages`, and Bedrock's
+// `POST /anthropic/v1/messages`; see anthropic-frames.ts). Each request takes the next queued script (else the default one) and
 // is recorded (headers and parsed body). A script may be a function of the recorded
 // request (to answer what was sent; see tool-script.ts for tool turns). Scripts can stream
 // text, reasoning and tool calls (one or several, arguments in pieces) with a per-delta delay, report usage, answer an error status (with Retry-After), or
@@ -10,6 +11,7 @@
 // Used by tests and by bench code.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { messagesErrorBody, messagesFrames, messagesPairingError } from './anthropic-frames.ts'
 import { playFrames, type RecordedRequest, readBody, recordOf } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 import {
@@ -24,6 +26,18 @@ import { chatPairingError, responsesPairingError } from './tool-pairing.ts'
 
 export type { RecordedRequest } from './http-record.ts'
 export type { FakeMode, FakeReply, FakeScript, FakeToolCall, FakeUsage } from './openai-frames.ts'
+
+/**
+ * The wire a path speaks: OpenAI's two, and Anthropic Messages both as Anthropic serves it
+ * (`/v1/messages`) and as Amazon Bedrock does (`/anthropic/v1/messages`).
+ */
+function protocolOf(path: string): 'responses' | 'chat' | 'messages' | null {
+  const bare = path.split('?')[0]
+  if (bare.startsWith('/v1/responses')) return 'responses'
+  if (bare.startsWith('/v1/chat/completions')) return 'chat'
+  if (bare === '/v1/messages' || bare === '/anthropic/v1/messages') return 'messages'
+  return null
+}
 
 export class FakeOpenAIUpstream {
   readonly url: string
@@ -79,20 +93,24 @@ export class FakeOpenAIUpstream {
     const record = recordOf(req, res, raw)
     this.requests.push(record)
     const script = scriptFor(this.#queue.shift() ?? this.defaultScript, record)
-    const protocol = record.path.startsWith('/v1/responses')
-      ? 'responses'
-      : record.path.startsWith('/v1/chat/completions')
-        ? 'chat'
-        : null
+    const protocol = protocolOf(record.path)
     if (script.firstByteDelayMs) await sleep(script.firstByteDelayMs)
     if (script.mode === 'stall-before-headers') return
     if (req.method !== 'POST' || protocol === null) {
       return this.#error(res, record, 404, `no route for ${req.method} ${record.path}`, undefined)
     }
-    const unpaired = protocol === 'chat' ? chatPairingError(record.body) : responsesPairingError(record.body)
-    if (unpaired) return this.#error(res, record, 400, unpaired.message, undefined, unpaired.param)
-    if (script.status && script.status !== 200) {
-      return this.#error(res, record, script.status, script.errorMessage, script.retryAfter)
+    if (protocol === 'messages') {
+      const unpaired = messagesPairingError(record.body)
+      if (unpaired) return this.#messagesError(res, record, 400, unpaired)
+      if (script.status && script.status !== 200)
+        return this.#messagesError(res, record, script.status, script.errorMessage, script.retryAfter)
+    } else {
+      const unpaired =
+        protocol === 'chat' ? chatPairingError(record.body) : responsesPairingError(record.body)
+      if (unpaired) return this.#error(res, record, 400, unpaired.message, undefined, unpaired.param)
+      if (script.status && script.status !== 200) {
+        return this.#error(res, record, script.status, script.errorMessage, script.retryAfter)
+      }
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     res.flushHeaders()
@@ -102,8 +120,24 @@ export class FakeOpenAIUpstream {
         ? [{ text: script.raw, delta: false }]
         : protocol === 'responses'
           ? responsesFrames(script)
-          : chatFrames(script, record.body?.model)
+          : protocol === 'messages'
+            ? messagesFrames(script, record.body?.model)
+            : chatFrames(script, record.body?.model)
     await playFrames(res, frames, script, record)
+  }
+
+  #messagesError(
+    res: ServerResponse,
+    record: RecordedRequest,
+    status: number,
+    message?: string,
+    retryAfter?: string,
+  ) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (retryAfter !== undefined) headers['retry-after'] = retryAfter
+    res.writeHead(status, headers)
+    res.end(JSON.stringify(messagesErrorBody(status, message ?? `fake upstream error ${status}`)))
+    record.completed = true
   }
 
   #error(

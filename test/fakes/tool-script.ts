@@ -1,5 +1,6 @@
-// Scripted tool turns for the fake upstreams, in both wire formats (FakeOpenAIUpstream
-// speaks Responses and Chat Completions, FakeChatgptBackend the Codex Responses dialect):
+// Scripted tool turns for the fake upstreams, in every wire format (FakeOpenAIUpstream
+// speaks Responses, Chat Completions and Anthropic Messages, FakeChatgptBackend the Codex
+// Responses dialect):
 // builders for the replies, and readers that pull the replayed calls and the tool results
 // out of a recorded request body, whatever its wire.
 //
@@ -97,6 +98,7 @@ export function toolCallsOf(body: any): ReplayedCall[] {
       .map((item: any) => ({ call_id: item.call_id, name: item.name, arguments: item.arguments }))
   }
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : []
+  if (isMessagesWire(messages)) return messagesCalls(messages)
   return messages.flatMap((m) =>
     m?.role === 'assistant' && Array.isArray(m.tool_calls)
       ? m.tool_calls.map((c: any) => ({
@@ -117,6 +119,7 @@ export function toolResultsOf(body: any): ReplayedResult[] {
   }
   const results: ReplayedResult[] = []
   const byId = new Map<string, ReplayedResult>()
+  if (isMessagesWire(body?.messages)) return messagesResults(body.messages)
   for (const m of Array.isArray(body?.messages) ? body.messages : []) {
     if (m?.role === 'tool') {
       const result = { call_id: m.tool_call_id, output: m.content, images: [] }
@@ -151,4 +154,44 @@ function responsesResult(item: any): ReplayedResult {
 function dataUrl(url: unknown): { media_type: string; data: string } {
   const m = /^data:([^;]+);base64,(.*)$/.exec(String(url))
   return m ? { media_type: m[1], data: m[2] } : { media_type: '', data: String(url) }
+}
+
+/** Whether messages are Anthropic Messages ones (tool calls and results are content blocks). */
+function isMessagesWire(messages: unknown): boolean {
+  if (!Array.isArray(messages)) return false
+  return messages.some(
+    (m) =>
+      Array.isArray(m?.content) &&
+      m.content.some((b: any) => b?.type === 'tool_use' || b?.type === 'tool_result'),
+  )
+}
+
+function messagesCalls(messages: any[]): ReplayedCall[] {
+  return messages.flatMap((m) =>
+    m?.role === 'assistant' && Array.isArray(m.content)
+      ? m.content
+          .filter((b: any) => b?.type === 'tool_use')
+          .map((b: any) => ({ call_id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }))
+      : [],
+  )
+}
+
+function messagesResults(messages: any[]): ReplayedResult[] {
+  const blocks = messages.flatMap((m) => (m?.role === 'user' && Array.isArray(m.content) ? m.content : []))
+  return blocks
+    .filter((b: any) => b?.type === 'tool_result')
+    .map((b: any) => {
+      const parts: any[] =
+        typeof b.content === 'string' ? [{ type: 'text', text: b.content }] : (b.content ?? [])
+      return {
+        call_id: b.tool_use_id,
+        output: parts
+          .filter((p) => p?.type === 'text')
+          .map((p) => p.text)
+          .join(''),
+        images: parts
+          .filter((p) => p?.type === 'image')
+          .map((p) => ({ media_type: p.source?.media_type ?? '', data: p.source?.data ?? '' })),
+      }
+    })
 }

@@ -9,7 +9,7 @@ import { VERSION } from '../../build-info.ts'
 import { responsesBody } from '../openai-compatible/encode-responses.ts'
 import { type ErrorEvent, errorEvent, redact } from '../openai-compatible/errors.ts'
 import { type FailurePolicy, retryAfter } from '../openai-compatible/http.ts'
-import { streamTurn } from '../openai-compatible/transport.ts'
+import { openaiDecoder, streamTurn } from '../openai-compatible/transport.ts'
 import type {
   EncodedRequest,
   NeutralEvent,
@@ -226,11 +226,16 @@ async function* stream(
     },
   }
   const turn = (r: NeutralRequest) =>
-    streamTurn(() => encode(profile, r), 'responses', opts, token, {
-      policy,
-      adjust: (event) => finish(event, token),
-      toolNames: r.tools.map((t) => t.name),
-    })
+    streamTurn(
+      () => encode(profile, r),
+      openaiDecoder(
+        'responses',
+        r.tools.map((t) => t.name),
+      ),
+      opts,
+      token,
+      { policy, adjust: (event) => finish(event, token) },
+    )
   for await (const event of turn(req)) {
     if (event.type === 'error' && unverifiable && hasEncryptedReasoning(req)) {
       yield* turn(withoutEncryptedReasoning(req))

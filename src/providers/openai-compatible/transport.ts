@@ -47,23 +47,30 @@ export function decode(
   return decodeWith(bytes, machine)
 }
 
-/** What a provider that reuses this transport's HTTP and decoders may adjust. */
+/** What a provider that reuses this transport's HTTP layer may adjust. */
 export interface TurnOptions {
   /** Overrides the status mapping and retry decision of failed responses. */
   policy?: FailurePolicy
   /** Rewrites each error event (a provider adds its own advice, redacts its token). */
   adjust?: (event: ErrorEvent) => ErrorEvent
-  /** The names of the tools the request offered. */
-  toolNames?: readonly string[]
+}
+
+/** A wire's stream decoder: the response body's bytes → neutral events ending in `done` or `error`. */
+export type BodyDecoder = (bytes: AsyncIterable<Uint8Array>) => AsyncIterable<NeutralEvent>
+
+/** The decoder of an OpenAI wire (`toolNames`: the tools the request offered). */
+export function openaiDecoder(protocol: Protocol, toolNames: readonly string[] = []): BodyDecoder {
+  return (bytes) => decode(bytes, protocol, toolNames)
 }
 
 /**
- * One streamed turn: encode (an endpoint that is not a URL is `upstream_rejected`), POST
- * with retries and timeouts, decode. Never throws; ends with exactly one `done` or `error`.
+ * One streamed turn on any wire: encode (an endpoint that is not a URL is
+ * `upstream_rejected`), POST with retries and timeouts, decode with the wire's decoder.
+ * Never throws; ends with exactly one `done` or `error`.
  */
 export async function* streamTurn(
   build: () => EncodedRequest,
-  protocol: Protocol,
+  decodeBody: BodyDecoder,
   opts: StreamOptions,
   secret: string | null,
   turn: TurnOptions = {},
@@ -89,8 +96,7 @@ export async function* streamTurn(
   }
   try {
     yield { type: 'start' }
-    for await (const event of decode(opened.body, protocol, turn.toolNames))
-      yield event.type === 'error' ? adjust(event) : event
+    for await (const event of decodeBody(opened.body)) yield event.type === 'error' ? adjust(event) : event
   } finally {
     opened.close()
   }
@@ -101,9 +107,11 @@ function stream(
   req: NeutralRequest,
   opts: StreamOptions,
 ): AsyncGenerator<NeutralEvent> {
-  return streamTurn(() => encode(profile, req), profile.protocol, opts, profile.api_key, {
-    toolNames: req.tools.map((t) => t.name),
-  })
+  const decoder = openaiDecoder(
+    profile.protocol,
+    req.tools.map((t) => t.name),
+  )
+  return streamTurn(() => encode(profile, req), decoder, opts, profile.api_key)
 }
 
 export const openaiCompatible: Transport = { stream }

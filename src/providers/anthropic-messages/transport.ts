@@ -1,0 +1,59 @@
+// One streamed turn on the Anthropic Messages wire, shared by every provider that speaks it
+// (`claude` with a subscription token, `bedrock` through Amazon's endpoints). The provider
+// builds the request (URL, its own auth headers or signature, its body rules); this module
+// adds the wire's fixed headers, reads Anthropic's error answers, and decodes the stream.
+// HTTP (retries, timeouts, abort) is the openai-compatible layer's, not a copy of it.
+import type { ErrorEvent } from '../openai-compatible/errors.ts'
+import type { FailurePolicy } from '../openai-compatible/http.ts'
+import { streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
+import { decodeMessages } from './decode.ts'
+import { anthropicFailure } from './errors.ts'
+
+/** The API version every Messages request names (Anthropic's only stable one). */
+export const ANTHROPIC_VERSION = '2023-06-01'
+
+/** The path of the Messages endpoint below a base URL (`{base}/v1/messages`). */
+export const MESSAGES_PATH = '/v1/messages'
+
+/** Headers every Messages request carries; a provider adds its auth and beta flags. */
+export function messagesHeaders(): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+    'anthropic-version': ANTHROPIC_VERSION,
+  }
+}
+
+/**
+ * Anthropic's error JSON decides a failed answer's code and message; a provider's own
+ * policy (a usage-limit reading, a token refusal) is asked first and wins where it answers.
+ */
+export function messagesFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
+  return {
+    failure(status, text, headers) {
+      const mine = own.failure?.(status, text, headers) ?? null
+      const wire = anthropicFailure(status, text)
+      if (!mine) return wire
+      return { ...(wire ?? {}), ...mine }
+    },
+  }
+}
+
+/**
+ * One turn: `build` gives the request (called once; it may throw on an unusable endpoint,
+ * which ends the turn `upstream_rejected`), `secret` is redacted from every message.
+ * Never throws; ends with exactly one `done` or `error`.
+ */
+export function messagesTurn(
+  build: () => EncodedRequest,
+  opts: StreamOptions,
+  secret: string | null,
+  turn: TurnOptions = {},
+): AsyncGenerator<NeutralEvent> {
+  const adjust = turn.adjust ?? ((event: ErrorEvent) => event)
+  return streamTurn(build, decodeMessages, opts, secret, {
+    policy: messagesFailurePolicy(turn.policy),
+    adjust,
+  })
+}
