@@ -2,6 +2,7 @@
 // creds.json `providers.<profile>.apiKey`. A key written by hand as `apiKey` inside a
 // config.json profile is used (and wins) until the next start moves it into creds.json;
 // reads never show it either.
+import { checkEndpoint, EndpointError } from '../../providers/bedrock/endpoint.ts'
 import { hasTransport, providerIds } from '../../providers/ids.ts'
 import { HearthError } from '../../schemas/problems.ts'
 import { PROVIDER_EXTENSIONS } from '../../schemas/settings.ts'
@@ -141,6 +142,22 @@ export const providers: GroupCodec = {
         throw bad(`profile ${name}: an ${extension} profile needs an endpoint`)
       if (NEEDS_ENDPOINT.has(extension) && typeof p.model !== 'string')
         throw bad(`profile ${name}: an ${extension} profile needs a model`)
+      if (extension === 'bedrock') checkBedrockEndpoint(name, p.endpoint)
     }
   },
+}
+
+/**
+ * A bedrock profile's endpoint must be a Bedrock host and nothing more (no credentials,
+ * port, path, query or fragment); the transport refuses anything else at every turn, so
+ * such a profile is not saved either.
+ */
+function checkBedrockEndpoint(name: string, endpoint: unknown): void {
+  if (endpoint === undefined || endpoint === null || endpoint === '') return
+  try {
+    checkEndpoint(String(endpoint))
+  } catch (err) {
+    if (!(err instanceof EndpointError)) throw err
+    throw new HearthError('invalid_settings', `profile ${name}: ${err.message}`)
+  }
 }
