@@ -8,13 +8,7 @@
 import { messagesBody } from '../anthropic-messages/encode.ts'
 import { messagesHeaders, messagesTurn } from '../anthropic-messages/transport.ts'
 import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
-import type {
-  EncodedRequest,
-  NeutralEvent,
-  NeutralRequest,
-  Transport,
-  TransportProfile,
-} from '../types.ts'
+import type { EncodedRequest, NeutralEvent, NeutralRequest, Transport, TransportProfile } from '../types.ts'
 import { type AwsProfile, type Env, readAwsProfile } from './aws-files.ts'
 import { CredentialProcessError } from './credential-process.ts'
 import { type BedrockAuth, CredentialError, resolveAuth } from './credentials.ts'
