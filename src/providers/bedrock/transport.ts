@@ -103,15 +103,9 @@ export async function prepareRequest(
     body.anthropic_version = RUNTIME_ANTHROPIC_VERSION
   }
   const text = JSON.stringify(body)
-  const sent = await authorize(
-    auth,
-    { url, headers, body: text },
-    kind,
-    async () => {
-      return endpoint?.region ?? (await regionOrFail(env, readProfile))
-    },
-    date,
-  )
+  // Signing takes the region of the endpoint's host; behind the hook, the environment's.
+  const signingRegion = async () => endpoint?.region ?? regionOrFail(env, readProfile)
+  const sent = await authorize(auth, { url, headers, body: text }, kind, signingRegion, date)
   return { encoded: { url, headers: sent, body: text }, kind, secret: secretOf(auth), source: sourceOf(auth) }
 }
 
