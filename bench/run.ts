@@ -2,6 +2,7 @@
 // the named ones. Each section returns rows and one table is printed at the end. A new bench
 // is a file in bench/sections/ exporting a Section, listed below.
 import { machine, printTable, type Row, type Section } from './lib.ts'
+import { bedrock } from './sections/bedrock.ts'
 import { claude } from './sections/claude.ts'
 import { http } from './sections/http.ts'
 import { kernels } from './sections/kernels.ts'
@@ -23,6 +24,7 @@ const DEFAULT: readonly Section[] = [
   runs,
   providers,
   claude,
+  bedrock,
   kernels,
   tools,
   toolsExec,

@@ -6,35 +6,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { messagesTurn } from '../providers/anthropic-messages/transport.ts'
+import { bedrockTransport } from '../providers/bedrock/transport.ts'
 import { BASE_URL_ENV } from '../providers/claude/constants.ts'
 import { encode as claudeEncode } from '../providers/claude/request.ts'
 import { transportFor } from '../providers/registry.ts'
-import type { NeutralRequest, TransportProfile } from '../providers/types.ts'
+import type { NeutralRequest, Transport, TransportProfile } from '../providers/types.ts'
 
-/** A Responses, a Chat Completions and a Messages stream of two deltas each, with usage. */
+/** A Responses, Chat Completions or Anthropic Messages stream of two deltas, with usage. */
 function reply(url: string): string {
   const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`
-  if (url.endsWith('/v1/messages')) {
-    const event = (o: Record<string, unknown>) => `event: ${o.type}\n${frame(o)}`
-    const delta = (text: string) =>
-      event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })
-    return [
-      event({
-        type: 'message_start',
-        message: { id: 'w', usage: { input_tokens: 1, output_tokens: 1 } },
-      }),
-      event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-      delta('warm'),
-      delta(' up'),
-      event({ type: 'content_block_stop', index: 0 }),
-      event({
-        type: 'message_delta',
-        delta: { stop_reason: 'end_turn' },
-        usage: { output_tokens: 2 },
-      }),
-      event({ type: 'message_stop' }),
-    ].join('')
-  }
+  if (url.endsWith('/messages')) return messagesReply()
   if (url.endsWith('/chat/completions')) {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       frame({
@@ -69,6 +50,27 @@ function reply(url: string): string {
   ].join('')
 }
 
+function messagesReply(): string {
+  const event = (type: string, o: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...o })}\n\n`
+  const delta = (text: string) =>
+    event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })
+  return [
+    event('message_start', {
+      message: { id: 'w', type: 'message', role: 'assistant', content: [], usage: {} },
+    }),
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    delta('warm'),
+    delta(' up'),
+    event('content_block_stop', { index: 0 }),
+    event('message_delta', {
+      delta: { stop_reason: 'end_turn' },
+      usage: { input_tokens: 1, output_tokens: 2 },
+    }),
+    event('message_stop', {}),
+  ].join('')
+}
+
 function answer(req: IncomingMessage, res: ServerResponse): void {
   req.resume()
   req.on('end', () => {
@@ -86,8 +88,27 @@ const REQUEST: NeutralRequest = {
   session_id: 'warm',
 }
 
+/**
+ * The bedrock transport as a warm-up turn runs it: the Messages wire signed with SigV4 by
+ * made-up keys, sent to the warm-up server through its base-URL hook. The kernel's own
+ * environment (and so the user's AWS files) is never read for it.
+ */
+const warmBedrock = (url: string): Transport =>
+  bedrockTransport({
+    env: () => ({
+      HEARTH_BEDROCK_BASE_URL: url,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'AKIDWARMUP',
+      AWS_SECRET_ACCESS_KEY: 'warm-up',
+    }),
+  })
+
 /** The turns of the warm-up: every wire format the kernel's transports speak. */
-const TURNS: { extension: string; profile: (url: string) => TransportProfile }[] = [
+const TURNS: {
+  extension: string
+  profile: (url: string) => TransportProfile
+  transport?: (url: string) => Transport
+}[] = [
   {
     extension: 'openai-compatible',
     profile: (url) => ({ endpoint: `${url}/v1`, protocol: 'responses', model: 'warm', api_key: 'warm' }),
@@ -104,6 +125,11 @@ const TURNS: { extension: string; profile: (url: string) => TransportProfile }[]
   {
     extension: 'chatgpt',
     profile: (url) => ({ endpoint: url, protocol: 'responses', model: 'warm', api_key: 'warm' }),
+  },
+  {
+    extension: 'bedrock',
+    profile: () => ({ endpoint: '', protocol: 'chat_completions', model: 'warm', api_key: null }),
+    transport: warmBedrock,
   },
 ]
 
@@ -122,7 +148,7 @@ export async function warmUp(timeoutMs = 5_000): Promise<number> {
     const signal = AbortSignal.timeout(timeoutMs)
     let completed = 0
     for (const turn of TURNS) {
-      const transport = transportFor(turn.extension)
+      const transport = turn.transport ? turn.transport(url) : transportFor(turn.extension)
       if (!transport) continue
       for await (const e of transport.stream(turn.profile(url), REQUEST, { signal, maxRetries: 0 })) {
         if (e.type === 'done') completed++

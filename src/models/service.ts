@@ -3,6 +3,7 @@
 import type { ModelCachePolicy, ModelCatalogue, ModelInfo, ModelsQuery } from '../schemas/models.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
+import { BEDROCK, bedrockRows, inferenceProfileRow } from './bedrock-rows.ts'
 import { type CacheRule, matchCachePolicy } from './cache-policy.ts'
 import type { Catalogue, CatalogueState } from './catalogue.ts'
 import { isClaudeFamilyModel } from './claude-families.ts'
@@ -155,24 +156,42 @@ export class ModelsService {
     const state = p && this.#d.catalogue.peek()
     if (!p || !state) return null
     const provider = catalogueProviderOf(p.extension, p.transport.endpoint || null)
-    const row = (provider !== null && state.row(provider, model)) || manualRow(provider, model)
+    const row = rowOf(state, p.extension, provider, model)
     const shown = withOverrides(row, this.#d.overrides?.()[model])
     return typeof shown.context_window === 'number' ? shown.context_window : null
   }
 
   #one(plan: CataloguePlan, state: CatalogueState, model: string): ModelInfo {
-    return (plan.provider !== null && state.row(plan.provider, model)) || manualRow(plan.provider, model)
+    return rowOf(state, plan.extension, plan.provider, model)
   }
 
   /**
-   * The provider's models (for claude only those of its six families), with the profile's
-   * model added as a manual row when unlisted.
+   * The provider's models (for claude only those of its six families, for bedrock only its
+   * Claude rows), with the profile's model added when unlisted (its row, else a manual one).
    */
   #all(plan: CataloguePlan, state: CatalogueState): readonly ModelInfo[] {
-    const rows = plan.provider === null ? [] : state.rows(plan.provider)
+    const rows =
+      plan.provider === null
+        ? []
+        : plan.extension === BEDROCK
+          ? bedrockRows(state, plan.provider)
+          : state.rows(plan.provider)
     const listed = plan.extension === 'claude' ? rows.filter((r) => isClaudeFamilyModel(r.id)) : rows
     const extra = plan.profileModel
     if (extra === null || listed.some((r) => r.id === extra)) return listed
-    return [...listed, manualRow(plan.provider, extra)].sort(byId)
+    return [...listed, rowOf(state, plan.extension, plan.provider, extra)].sort(byId)
   }
+}
+
+/** A model's row: the catalogue's, else (bedrock) its inference profile's model's, else manual. */
+function rowOf(
+  state: CatalogueState,
+  extension: string | null,
+  provider: string | null,
+  model: string,
+): ModelInfo {
+  if (provider === null) return manualRow(provider, model)
+  const listed = state.row(provider, model)
+  if (listed) return listed
+  return (extension === BEDROCK && inferenceProfileRow(state, provider, model)) || manualRow(provider, model)
 }

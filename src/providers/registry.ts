@@ -2,6 +2,7 @@
 // `openai-compatible`. Later providers add their sign-in and quota codecs to the same entry.
 // The ids alone live in ids.ts, which settings and runs use to accept or refuse a profile;
 // this map must list exactly those ids (checked when it loads).
+import { bedrock } from './bedrock/transport.ts'
 import { chatgpt } from './chatgpt/transport.ts'
 import { claude } from './claude/transport.ts'
 import { DEFAULT_EXTENSION, PROVIDER_IDS } from './ids.ts'
@@ -21,6 +22,7 @@ const PROVIDERS: ReadonlyMap<string, Provider> = new Map([
   [DEFAULT_EXTENSION, { id: DEFAULT_EXTENSION, transport: openaiCompatible }],
   ['chatgpt', { id: 'chatgpt', transport: chatgpt }],
   ['claude', { id: 'claude', transport: claude }],
+  ['bedrock', { id: 'bedrock', transport: bedrock }],
   ['vertex', { id: 'vertex', transport: vertex }],
 ])
 

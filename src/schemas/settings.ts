@@ -91,7 +91,9 @@ const profileFields = {
     Text(256, 'Binds the profile to one signed-in account; null rotates through the pool'),
   ),
   project: Nullable(Text(256, 'Cloud project (vertex, antigravity)')),
-  location: Nullable(Text(64, 'Cloud region or location (vertex, bedrock)')),
+  location: Nullable(
+    Text(64, "Cloud location (vertex); bedrock takes the endpoint's region or the AWS environment's"),
+  ),
   stream_idle_timeout_ms: Nullable(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
   request_max_retries: Nullable(Type.Integer({ minimum: 0, maximum: 10 })),
 }

@@ -39,10 +39,24 @@ function protocolOf(path: string): 'responses' | 'chat' | 'messages' | null {
   return null
 }
 
+/**
+ * A gate in front of the Messages routes, as a vendor's front door checks credentials
+ * before the model sees a request: a refusal is answered as it returns it.
+ */
+export type FakeGate = (record: RecordedRequest, raw: string) => Promise<FakeRefusal | null>
+
+export interface FakeRefusal {
+  status: number
+  body: Record<string, unknown>
+  headers?: Record<string, string>
+}
+
 export class FakeOpenAIUpstream {
   readonly url: string
   readonly requests: RecordedRequest[] = []
   defaultScript: FakeScript = DEFAULT_SCRIPT
+  /** Checked before a Messages request is answered (see bedrock-auth.ts); null lets all in. */
+  gate: FakeGate | null = null
   readonly #queue: FakeReply[] = []
   readonly #http: LoopbackServer
 
@@ -76,6 +90,7 @@ export class FakeOpenAIUpstream {
     this.#queue.length = 0
     this.requests.length = 0
     this.defaultScript = DEFAULT_SCRIPT
+    this.gate = null
     return this
   }
 
@@ -100,6 +115,13 @@ export class FakeOpenAIUpstream {
       return this.#error(res, record, 404, `no route for ${req.method} ${record.path}`, undefined)
     }
     if (protocol === 'messages') {
+      const refused = (await this.gate?.(record, raw)) ?? null
+      if (refused) {
+        res.writeHead(refused.status, { 'content-type': 'application/json', ...refused.headers })
+        res.end(JSON.stringify(refused.body))
+        record.completed = true
+        return
+      }
       const unpaired = messagesPairingError(record.body)
       if (unpaired) return this.#messagesError(res, record, 400, unpaired)
       if (script.status && script.status !== 200)

@@ -53,9 +53,10 @@ describe('kernel processes', () => {
     const s = await startWithUpstream()
     try {
       const ready = await until('the reserve kernel', () => logLines(s, 'kernel process ready')[0])
-      // One warm-up turn per wire format (Responses, Chat Completions, ChatGPT), all done,
-      // against the kernel's own loopback server: the configured upstream saw nothing.
-      assert.equal(ready.warm_turns, 4)
+      // One warm-up turn per wire format (Responses, Chat Completions, ChatGPT, Bedrock's
+      // signed Messages, claude's Messages), all done, against the kernel's own loopback
+      // server: the configured upstream saw nothing.
+      assert.equal(ready.warm_turns, 5)
       assert.equal(s.upstream.requests.length, 0)
       assert.deepEqual(kernelsOf(s), [ready.pid])
       const sid = await createSession(s.d)
@@ -86,7 +87,7 @@ describe('kernel processes', () => {
         10_000,
       )
       const ready = await until('the process ready', () => logLines(s, 'kernel process ready')[0])
-      assert.equal(ready.warm_turns, 4)
+      assert.equal(ready.warm_turns, 5)
       assert.ok(ready.time <= reached, `ready at ${ready.time}, the upstream reached at ${reached}`)
       const done = await waitSession(s.d, sid, (x) => idle(x) && x.input_order === 1)
       assert.equal(done.latest_answer.outcome, 'completed')

@@ -16,7 +16,9 @@ import { fileJson, patchGroup, readGroup } from './helpers.ts'
 
 const profileOf = (extension: string) => ({
   extension,
-  endpoint: 'https://x.example/v1',
+  // A bedrock endpoint must be a Bedrock host (any other is refused as invalid_settings).
+  endpoint:
+    extension === 'bedrock' ? 'https://bedrock-runtime.us-east-1.amazonaws.com' : 'https://x.example/v1',
   model: 'm',
 })
 

@@ -2,6 +2,8 @@
 // creds.json `providers.<profile>.apiKey`. A key written by hand as `apiKey` inside a
 // config.json profile is used (and wins) until the next start moves it into creds.json;
 // reads never show it either.
+
+import { checkEndpoint, EndpointError } from '../../providers/bedrock/endpoint.ts'
 import { CLAUDE_CALLBACK_PORT, CLAUDE_CLIENT_ID } from '../../providers/claude/constants.ts'
 import { hasTransport, providerIds } from '../../providers/ids.ts'
 import { HearthError } from '../../schemas/problems.ts'
@@ -152,6 +154,7 @@ export const providers: GroupCodec = {
           `profile ${name}: ${/^[aeiou]/.test(extension) ? 'an' : 'a'} ${extension} profile needs a model`,
         )
       if (extension === 'claude') checkClaude(name, p, bad)
+      if (extension === 'bedrock') checkBedrockEndpoint(name, p.endpoint)
     }
   },
 }
@@ -166,4 +169,19 @@ function checkClaude(name: string, p: JsonObject, bad: (detail: string) => Heart
     throw bad(`profile ${name}: a claude profile uses protocol chat_completions`)
   if (typeof p.endpoint === 'string' && !/^https:\/\//i.test(p.endpoint))
     throw bad(`profile ${name}: a claude endpoint must be https://`)
+}
+
+/**
+ * A bedrock profile's endpoint must be a Bedrock host and nothing more (no credentials,
+ * port, path, query or fragment); the transport refuses anything else at every turn, so
+ * such a profile is not saved either.
+ */
+function checkBedrockEndpoint(name: string, endpoint: unknown): void {
+  if (endpoint === undefined || endpoint === null || endpoint === '') return
+  try {
+    checkEndpoint(String(endpoint))
+  } catch (err) {
+    if (!(err instanceof EndpointError)) throw err
+    throw new HearthError('invalid_settings', `profile ${name}: ${err.message}`)
+  }
 }
