@@ -7,6 +7,10 @@
 // after a reconnect.
 
 import { v7 as uuidv7 } from 'uuid'
+import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
+import { recordRequest } from '../context/requests.ts'
+import { type CompactionSettings, strategyOf } from '../context/summary.ts'
+import { SessionTools } from '../context/tools.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
 import { hasTransport } from '../providers/ids.ts'
@@ -15,12 +19,20 @@ import { HearthError, type Problem, type ProblemCode, problemBody } from '../sch
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import { cutChars } from '../sessions/entries.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
+import type { SessionRow } from '../sessions/types.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
 import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf, type ToolSettings } from './active-run.ts'
 import type { Decision } from './approvals.ts'
+import {
+  autoCompactionDue,
+  type CompactRequest,
+  type CompactResult,
+  manualCompaction,
+} from './compact-run.ts'
+import { compactSession } from './compaction.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
 import { watchKernels } from './kernel-views.ts'
-import { buildRequest } from './request.ts'
+import { type AssembledRequest, buildRequest } from './request.ts'
 import { type StartedRun, startRun } from './start.ts'
 import { runToolRound } from './tool-round.ts'
 
@@ -39,6 +51,12 @@ export interface RunsDeps {
   credentials?: TurnCredentials
   /** The `tools` settings as they are now (absent: the defaults). */
   tools?: () => ToolSettings
+  /** The tools requests offer (built-in and registered sources). */
+  sessionTools?: SessionTools
+  /** The model window of a session's model, when known now. */
+  window?: (row: SessionRow) => number | null
+  /** The `compaction` settings as they are now (absent: automatic compaction off). */
+  compaction?: () => CompactionSettings
 }
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
@@ -58,11 +76,41 @@ export interface TurnCredentials {
 export class Runs {
   readonly #d: RunsDeps
   readonly #active = new Map<string, ActiveRun>()
+  /** Idle sessions held by a compaction: no run starts until it ends. */
+  readonly #held = new Set<string>()
+  readonly tools: SessionTools
   #stopped = false
 
   constructor(d: RunsDeps) {
     this.#d = d
+    this.tools = d.sessionTools ?? new SessionTools(d.kernels)
     watchKernels(d)
+  }
+
+  get deps(): RunsDeps {
+    return this.#d
+  }
+
+  /** Whether a run or a compaction occupies the session now. */
+  busy(sessionId: string): boolean {
+    return this.#active.has(sessionId) || this.#held.has(sessionId)
+  }
+
+  /**
+   * POST /sessions/{id}/compaction: an idle session only (409 session_busy otherwise); no
+   * run starts until it ends, and inputs admitted meanwhile run after it.
+   */
+  async compact(sessionId: string, body: CompactRequest): Promise<CompactResult> {
+    const row = this.#d.core.require(sessionId)
+    if (this.busy(sessionId) || row.run_id !== null || row.phase !== 'idle')
+      throw new HearthError('session_busy', 'The session is not idle: compact it once its run has ended')
+    this.#held.add(sessionId)
+    try {
+      return await manualCompaction(this, sessionId, body)
+    } finally {
+      this.#held.delete(sessionId)
+      setImmediate(() => this.kick(sessionId))
+    }
   }
 
   active(sessionId: string): { run_id: string; input_ids: string[] } | undefined {
@@ -71,7 +119,7 @@ export class Runs {
 
   /** Starts the next run of a session if it is free and inputs wait. */
   kick(sessionId: string): void {
-    if (this.#stopped || this.#active.has(sessionId)) return
+    if (this.#stopped || this.#active.has(sessionId) || this.#held.has(sessionId)) return
     try {
       const started = startRun(this.#d.core, sessionId)
       if (started) this.#launch(sessionId, started)
@@ -133,8 +181,7 @@ export class Runs {
         run.sent = true
         run.accountId = c.accountId
         live.kernel.build = kernel.build
-        const tools = kernel.host.tools
-        run.offered = run.scope.policy === 'read-only' ? tools.filter((t) => t.effect === 'read') : tools
+        run.offered = this.tools.offered(sessionId, run.scope.policy, kernel.host.tools)
         run.turn = {
           extension: profile.extension,
           profile: { ...c.transport, model },
@@ -150,32 +197,121 @@ export class Runs {
     )
   }
 
-  /** Sends the next model step: the request rebuilt from the history as committed now. */
+  /**
+   * Sends the next model step: the request rebuilt from the history as committed now. A
+   * request whose estimate passes the compaction threshold of the model's window is
+   * compacted first (once per step), when the settings ask for it.
+   */
   sendStep(sessionId: string, run: ActiveRun): void {
     if (run.finished) return
-    if (run.turnOpen) {
+    if (run.turnOpen || run.compacting) {
       run.stepWaiting = true
       return
     }
-    run.step += 1
-    run.turnOpen = true
-    run.earlyResults.clear()
-    run.stepEnded = false
-    const request = buildRequest(this.#d.core, sessionId, run.model, run.effort)
-    request.tools = run.offered.map(({ name, description, parameters }) => ({
+    const row = this.#d.core.row(sessionId)
+    const settings = this.#d.compaction?.()
+    const window = row ? (this.#d.window?.(row) ?? null) : null
+    run.window = window
+    let request = this.#assemble(sessionId, run)
+    if (row && settings && autoCompactionDue(settings, window, request.estimate.total)) {
+      run.compacting = true
+      void this.#autoCompact(sessionId, run, row, settings, window, request.estimate).then(() => {
+        run.compacting = false
+        if (run.finished) return
+        request = this.#assemble(sessionId, run)
+        this.#sendAssembled(sessionId, run, request)
+      })
+      return
+    }
+    this.#sendAssembled(sessionId, run, request)
+  }
+
+  /** The step's request, as it would go now, with its estimate. */
+  #assemble(sessionId: string, run: ActiveRun): AssembledRequest & { estimate: RequestEstimate } {
+    const a = buildRequest(this.#d.core, sessionId, run.model, run.effort)
+    a.request.tools = run.offered.map(({ name, description, parameters }) => ({
       name,
       description,
       parameters,
     }))
+    return { ...a, estimate: estimateRequest(a.request, a.compaction !== null) }
+  }
+
+  #sendAssembled(
+    sessionId: string,
+    run: ActiveRun,
+    a: AssembledRequest & { estimate: RequestEstimate },
+  ): void {
+    run.step += 1
+    run.turnOpen = true
+    run.earlyResults.clear()
+    run.stepEnded = false
     const { workspace, allowedRoots, sandbox } = run.scope
     const context = { session_id: sessionId, workspace, allowed_roots: allowedRoots, sandbox }
+    try {
+      recordRequest(this.#d.core, sessionId, {
+        run_id: run.started.run_id,
+        purpose: 'turn',
+        step: run.step,
+        provider_profile: run.profile?.name ?? run.started.provider_profile,
+        extension: run.turn.extension,
+        model: run.model,
+        effort: run.effort,
+        window_tokens: run.window,
+        compaction_id: a.compaction,
+        history: a.span,
+        tools: run.offered.map((t) => t.name),
+        estimate: a.estimate,
+      })
+    } catch (err) {
+      this.#d.onError(err)
+    }
     run.kernel?.send({
       type: 'turn',
       run_id: run.started.run_id,
       ...run.turn,
-      request,
+      request: a.request,
       tool_context: context,
     })
+  }
+
+  /** Compacts the session inside its run, on the run's kernel and credential. */
+  async #autoCompact(
+    sessionId: string,
+    run: ActiveRun,
+    row: SessionRow,
+    settings: CompactionSettings,
+    window: number | null,
+    estimate: { instructions: number; tools: number },
+  ): Promise<void> {
+    const kernel = run.kernel
+    if (!kernel) return
+    const { strategy, keep_turns } = strategyOf(row, settings)
+    run.compactAbort = new AbortController()
+    try {
+      await compactSession(
+        this.#d.core,
+        sessionId,
+        {
+          strategy,
+          // The turn that runs now is always kept.
+          keep_turns: Math.max(1, keep_turns),
+          trigger: 'auto',
+          fixed_tokens: estimate.instructions + estimate.tools,
+          window,
+          still: (r) => r.run_id === run.started.run_id,
+        },
+        async () => ({
+          kernel,
+          turn: run.turn,
+          run_id: run.started.run_id,
+          provider_profile: run.profile?.name ?? run.started.provider_profile,
+          signal: run.compactAbort?.signal,
+        }),
+      )
+    } catch (err) {
+      this.#d.onError(err)
+    }
   }
 
   #onKernel(sessionId: string, run: ActiveRun, msg: FromKernel): void {
@@ -430,9 +566,10 @@ export class Runs {
         tx.append(sessionId, 'run.interrupt_requested', { run_id: run.started.run_id })
         tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
       })
-      // Not sent yet, or waiting for a person: nothing runs that needs stopping.
-      if (!run.sent || run.approvalWaiters.size > 0) {
+      // Not sent yet, waiting for a person or compacting: no step runs that needs stopping.
+      if (!run.sent || run.approvalWaiters.size > 0 || run.compacting) {
         run.abort.abort()
+        run.compactAbort?.abort()
         this.#finish(sessionId, run, 'interrupted', null)
         return true
       }

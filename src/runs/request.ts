@@ -2,7 +2,10 @@
 // images) and earlier answers (with their tool calls, and the encrypted reasoning a
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
 // to people, not replayed to the model. The system text is the workspace's instruction
-// files (src/instructions), found afresh at each request.
+// files (src/instructions), found afresh at each request. After a compaction, the turns it
+// covers are replaced by one message holding its summary (src/context/marks.ts); the rest
+// follows verbatim.
+import { compactionMessage, latestCompaction } from '../context/marks.ts'
 import type {
   AssistantPart,
   NeutralMessage,
@@ -25,19 +28,32 @@ interface ImageRow {
   data: Buffer
 }
 
+/** A turn's request with what the request log records about it. */
+export interface AssembledRequest {
+  request: NeutralRequest
+  /** The compaction whose summary goes first, if any. */
+  compaction: string | null
+  span: { from_position: number | null; to_position: number | null; messages: number }
+}
+
 export function buildRequest(
   core: SessionsCore,
   sessionId: string,
   model: string,
   effort: string | null,
-): NeutralRequest {
+): AssembledRequest {
+  const mark = latestCompaction(core, sessionId)
   const rows = core
-    .sql('SELECT position, kind, content FROM entries WHERE session_id = ? ORDER BY position')
-    .all(sessionId) as Row[]
+    .sql(
+      `SELECT position, kind, content FROM entries WHERE session_id = ? AND position > ?
+         AND kind IN ('user', 'assistant', 'tool_result') ORDER BY position`,
+    )
+    .all(sessionId, mark?.through_position ?? 0) as Row[]
   const images = core.sql(
     'SELECT field, media_type, data FROM entry_images WHERE session_id = ? AND position = ? ORDER BY field',
   )
   const messages: NeutralMessage[] = []
+  if (mark) messages.push({ role: 'user', content: [{ type: 'text', text: compactionMessage(mark) }] })
   const calls = new ToolAnswers(messages)
   for (const r of rows) {
     const c = JSON.parse(r.content) as {
@@ -73,7 +89,15 @@ export function buildRequest(
     }
   }
   calls.close()
-  return { model, effort, system: systemOf(core, sessionId), messages, tools: [], session_id: sessionId }
+  return {
+    request: { model, effort, system: systemOf(core, sessionId), messages, tools: [], session_id: sessionId },
+    compaction: mark?.compaction_id ?? null,
+    span: {
+      from_position: rows[0]?.position ?? null,
+      to_position: rows.at(-1)?.position ?? null,
+      messages: messages.length,
+    },
+  }
 }
 
 /** The instruction files of the session's workspace, read as they are at this turn's start. */
