@@ -97,7 +97,7 @@ export function createApi(d: ApiDeps): Api {
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
   const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })
-  const window = (row: SessionRow) => models.contextWindowNow(row.provider_profile, row.model)
+  const window = (row: SessionRow) => models.contextWindow(row.provider_profile, row.model)
   const compaction = () => compactionSettingsOf(d.settings)
   const runs = new Runs({
     core,

@@ -32,7 +32,7 @@ export interface ContextDeps {
   core: SessionsCore
   tools: SessionTools
   /** The model window of the session's model, when the catalogue knows it now. */
-  window: (row: SessionRow) => number | null
+  window: (row: SessionRow) => Promise<number | null>
   compaction: () => CompactionSettings
   /** The approval policy sessions without their own follow (settings `tools`). */
   defaultPolicy: () => ApprovalPolicy
@@ -144,7 +144,7 @@ export async function contextSummary(d: ContextDeps, sessionId: string) {
   const s = await snapshotOf(d, sessionId)
   const sections = sectionsOf(s)
   const total = sections.reduce((n, x) => n + x.tokens, 0)
-  const window = d.window(s.row)
+  const window = await d.window(s.row)
   const settings = d.compaction()
   const strategy = strategyOf(s.row, settings)
   const usage = s.row.usage

@@ -95,6 +95,7 @@ export async function manualCompaction(
     })
     selection.outcome = 'selected'
   }
+  const window = d.window ? await d.window(row) : null
   const composed = d.core.instructions.of(row.workspace, selectionOf(row).instructions)
   const policy = policyOf(row, d.tools?.().approval_policy ?? DEFAULT_TOOL_SETTINGS.approval_policy)
   const tools = runs.tools.offered(sessionId, policy, await runs.tools.builtin())
@@ -108,7 +109,7 @@ export async function manualCompaction(
         keep_turns,
         trigger: 'manual',
         fixed_tokens: tokensOf(composed.system?.length ?? 0) + tokensOf(toolsText(tools).length),
-        window: d.window?.(row) ?? null,
+        window,
         focus: body.focus,
         still: (r) => r.run_id === null,
       },

@@ -53,8 +53,8 @@ export interface RunsDeps {
   tools?: () => ToolSettings
   /** The tools requests offer (built-in and registered sources). */
   sessionTools?: SessionTools
-  /** The model window of a session's model, when known now. */
-  window?: (row: SessionRow) => number | null
+  /** The model window of a session's model, when the catalogue knows it. */
+  window?: (row: SessionRow) => Promise<number | null>
   /** The `compaction` settings as they are now (absent: automatic compaction off). */
   compaction?: () => CompactionSettings
 }
@@ -175,9 +175,12 @@ export class Runs {
     const credential = this.#d.credentials
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
       : Promise.resolve({ transport: profile.transport, accountId: null })
-    void Promise.all([kernel.ready, credential]).then(
-      ([, c]) => {
+    const row = core.row(sessionId)
+    const window = row && this.#d.window ? this.#d.window(row).catch(() => null) : Promise.resolve(null)
+    void Promise.all([kernel.ready, credential, window]).then(
+      ([, c, w]) => {
         if (run.finished) return
+        run.window = w
         run.sent = true
         run.accountId = c.accountId
         live.kernel.build = kernel.build
@@ -210,8 +213,7 @@ export class Runs {
     }
     const row = this.#d.core.row(sessionId)
     const settings = this.#d.compaction?.()
-    const window = row ? (this.#d.window?.(row) ?? null) : null
-    run.window = window
+    const window = run.window
     let request = this.#assemble(sessionId, run)
     if (row && settings && autoCompactionDue(settings, window, request.estimate.total)) {
       run.compacting = true
