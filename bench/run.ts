@@ -2,6 +2,7 @@
 // the named ones. Each section returns rows and one table is printed at the end. A new bench
 // is a file in bench/sections/ exporting a Section, listed below.
 import { machine, printTable, type Row, type Section } from './lib.ts'
+import { context } from './sections/context.ts'
 import { http } from './sections/http.ts'
 import { kernels } from './sections/kernels.ts'
 import { profile } from './sections/profile.ts'
@@ -13,7 +14,17 @@ import { tools } from './sections/tools.ts'
 import { toolsExec } from './sections/tools-exec.ts'
 
 /** Run by default, in this order. */
-const DEFAULT: readonly Section[] = [startup, http, sessions, runs, kernels, tools, toolsExec, toolOutput]
+const DEFAULT: readonly Section[] = [
+  startup,
+  http,
+  sessions,
+  runs,
+  kernels,
+  tools,
+  toolsExec,
+  toolOutput,
+  context,
+]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile]
 

@@ -17,9 +17,8 @@ import {
   keptFrom,
   latestCompaction,
   type StrategyName,
-  turnsBetween,
 } from './marks.ts'
-import { renderHistory } from './render.ts'
+import { renderNewest } from './render.ts'
 
 export interface CompactionPlan {
   compaction_id: string
@@ -56,9 +55,11 @@ export function planCompaction(core: SessionsCore, row: SessionRow, p: PlanInput
   const keptAt = keptFrom(core, row.id, after, p.keep_turns, row.transcript_count + 1)
   if (keptAt === null || keptAt - 1 <= after) return null
   const through = keptAt - 1
-  const turns = turnsBetween(core, row.id, after, through)
-  if (turns === 0) return null
-  const tokens_before = p.fixed_tokens + summaryTokens(previous) + historyEstimate(core, row.id, after).tokens
+  const history = historyEstimate(core, row.id, after)
+  // The kept part holds exactly keep_turns turns (keptFrom counted them).
+  const turns = history.turns - p.keep_turns
+  if (turns <= 0) return null
+  const tokens_before = p.fixed_tokens + summaryTokens(previous) + history.tokens
   return {
     compaction_id: uuidv7(),
     strategy: p.strategy,
@@ -91,18 +92,13 @@ export function summaryRequest(
   window: number | null,
   focus: string | undefined,
 ): NeutralRequest {
-  const entries = renderHistory(core, sessionId, plan.after, plan.through, true)
   // The newest entries matter most to what comes next: the oldest go first when over budget.
-  let budget = transcriptBudget(window) - (plan.previous?.text.length ?? 0)
-  let start = entries.length
-  while (start > 0 && budget - entries[start - 1].length > 0) {
-    budget -= entries[start - 1].length + 2
-    start--
-  }
-  const omitted = start > 0 ? [`[${start} older entries left out: they did not fit one request]`] : []
+  const budget = transcriptBudget(window) - (plan.previous?.text.length ?? 0)
+  const { texts, omitted } = renderNewest(core, sessionId, plan.after, plan.through, budget)
+  const left = omitted > 0 ? [`[${omitted} older entries left out: they did not fit one request]`] : []
   const parts = [
     plan.previous ? `<earlier_summary>\n${plan.previous.text}\n</earlier_summary>` : '',
-    `<transcript>\n${[...omitted, ...entries.slice(start)].join('\n\n')}\n</transcript>`,
+    `<transcript>\n${[...left, ...texts].join('\n\n')}\n</transcript>`,
     `Write the summary of the conversation above${plan.previous ? ', the earlier summary included' : ''}.${focus ? `\n\nThe user asks the summary to focus on: ${focus}` : ''}`,
   ].filter((p) => p !== '')
   return {

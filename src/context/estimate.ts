@@ -2,7 +2,8 @@
 // estimate is the characters sent divided by four (the usual rule of thumb for English and
 // code with the GPT and Claude tokenizers), four tokens of framing per message and a flat
 // figure per image. The history's figures come from SQL aggregates over the entries after
-// the last compaction, so a summary reads no entry into JavaScript however long the session.
+// the last compaction (table entry_sizes), so a summary reads no entry's JSON however long
+// the session.
 import type { NeutralMessage } from '../providers/types.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 
@@ -39,40 +40,95 @@ interface KindRow {
   images: number | null
 }
 
-// One pass over the entries after the boundary: what each kind sends, measured in SQLite.
-const HISTORY_SQL = `SELECT kind, COUNT(*) AS n, MIN(position) AS lo, MAX(position) AS hi,
-    COUNT(DISTINCT CASE WHEN kind = 'user' THEN grp END) AS turns,
-    SUM(CASE kind
-      WHEN 'user' THEN COALESCE(length(json_extract(content, '$.text')), 0)
-      WHEN 'assistant' THEN COALESCE(length(json_extract(content, '$.text')), 0)
-        + CASE WHEN json_array_length(content, '$.tool_calls') > 0
-            THEN length(json_extract(content, '$.tool_calls')) ELSE 0 END
-        + COALESCE(length(json_extract(content, '$.replay')), 0)
-      ELSE COALESCE(length(json_extract(content, '$.output')), 0) END) AS chars,
-    SUM(COALESCE(json_array_length(content, '$.images'), 0)) AS images
-  FROM entries WHERE session_id = ? AND position > ? AND kind IN ('user', 'assistant', 'tool_result')
+/** What the entries in (after, through] send, summed: the cached part of an estimate. */
+interface Sums {
+  after: number
+  through: number
+  entries: number
+  turns: number
+  lo: number | null
+  hi: number | null
+  chars: { user: number; assistant: number; tool_result: number }
+  images: number
+}
+
+// One pass over a range of entries' sizes (table entry_sizes, filled by triggers on insert:
+// the characters each entry sends and its images, as the same rules measure them).
+const RANGE_SQL = `SELECT kind, COUNT(*) AS n, MIN(position) AS lo, MAX(position) AS hi,
+    COUNT(DISTINCT CASE WHEN kind = 'user' THEN grp END) AS turns, SUM(chars) AS chars, SUM(images) AS images
+  FROM entry_sizes WHERE session_id = ? AND position > ? AND position <= ?
+    AND kind IN ('user', 'assistant', 'tool_result')
   GROUP BY kind`
 
-export function historyEstimate(core: SessionsCore, sessionId: string, after: number): HistoryEstimate {
-  const rows = core.sql(HISTORY_SQL).all(sessionId, after) as KindRow[]
-  const of = (kind: string) => rows.find((r) => r.kind === kind)
-  const chars = (kind: string) => Math.max(0, of(kind)?.chars ?? 0)
-  const entries = rows.reduce((n, r) => n + r.n, 0)
-  const images = rows.reduce((n, r) => n + (r.images ?? 0), 0)
-  const parts = {
-    user: tokensOf(chars('user')),
-    assistant: tokensOf(chars('assistant')),
-    tool_results: tokensOf(chars('tool_result')),
-    images: images * IMAGE_TOKENS,
-    framing: entries * MESSAGE_FRAMING_TOKENS,
+/** Sessions whose sums are kept (least recently used go first). */
+const CACHED_SESSIONS = 1024
+
+/**
+ * Entries never change once committed (the history only grows), so the sums of a session's
+ * range are kept and extended by the entries added since: a summary of a long session reads
+ * only what is new. The first estimate of a session after a start reads its whole range.
+ */
+const cache = new WeakMap<SessionsCore, Map<string, Sums>>()
+
+function addRange(core: SessionsCore, sessionId: string, s: Sums, through: number): Sums {
+  if (through <= s.through) return s
+  const rows = core.sql(RANGE_SQL).all(sessionId, s.through, through) as KindRow[]
+  const next: Sums = { ...s, chars: { ...s.chars }, through }
+  for (const r of rows) {
+    next.entries += r.n
+    next.turns += r.turns
+    next.images += r.images ?? 0
+    next.lo = next.lo === null ? r.lo : Math.min(next.lo, r.lo)
+    next.hi = next.hi === null ? r.hi : Math.max(next.hi, r.hi)
+    const kind = r.kind as keyof Sums['chars']
+    next.chars[kind] += Math.max(0, r.chars ?? 0)
   }
-  const positions = rows.flatMap((r) => [r.lo, r.hi])
+  return next
+}
+
+function sumsOf(core: SessionsCore, sessionId: string, after: number): Sums {
+  let sessions = cache.get(core)
+  if (!sessions) {
+    sessions = new Map()
+    cache.set(core, sessions)
+  }
+  const through = core.row(sessionId)?.transcript_count ?? 0
+  const kept = sessions.get(sessionId)
+  const start: Sums =
+    kept && kept.after === after && kept.through <= through
+      ? kept
+      : {
+          after,
+          through: after,
+          entries: 0,
+          turns: 0,
+          lo: null,
+          hi: null,
+          chars: { user: 0, assistant: 0, tool_result: 0 },
+          images: 0,
+        }
+  const sums = addRange(core, sessionId, start, through)
+  sessions.delete(sessionId)
+  sessions.set(sessionId, sums)
+  if (sessions.size > CACHED_SESSIONS) sessions.delete(sessions.keys().next().value as string)
+  return sums
+}
+
+export function historyEstimate(core: SessionsCore, sessionId: string, after: number): HistoryEstimate {
+  const s = sumsOf(core, sessionId, after)
+  const parts = {
+    user: tokensOf(s.chars.user),
+    assistant: tokensOf(s.chars.assistant),
+    tool_results: tokensOf(s.chars.tool_result),
+    images: s.images * IMAGE_TOKENS,
+    framing: s.entries * MESSAGE_FRAMING_TOKENS,
+  }
   return {
-    from_position: positions.length > 0 ? Math.min(...positions) : null,
-    to_position: positions.length > 0 ? Math.max(...positions) : null,
-    entries,
-    turns: of('user')?.turns ?? 0,
-    messages: entries,
+    from_position: s.lo,
+    to_position: s.hi,
+    entries: s.entries,
+    turns: s.turns,
+    messages: s.entries,
     parts,
     tokens: parts.user + parts.assistant + parts.tool_results + parts.images + parts.framing,
   }

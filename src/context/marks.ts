@@ -38,9 +38,10 @@ export interface CompactionMark extends CompactionContent {
 export function latestCompaction(core: SessionsCore, sessionId: string): CompactionMark | null {
   const row = core
     .sql(
-      "SELECT position, created_at, content FROM entries WHERE session_id = ? AND kind = 'compaction' ORDER BY position DESC LIMIT 1",
+      `SELECT position, created_at, content FROM entries WHERE session_id = ? AND position =
+         (SELECT MAX(position) FROM entries WHERE session_id = ? AND kind = 'compaction')`,
     )
-    .get(sessionId) as { position: number; created_at: string; content: string } | undefined
+    .get(sessionId, sessionId) as { position: number; created_at: string; content: string } | undefined
   if (!row) return null
   return {
     ...(JSON.parse(row.content) as CompactionContent),
@@ -70,7 +71,7 @@ export function keptFrom(
 ): number | null {
   const users = core
     .sql(
-      "SELECT grp, position FROM entries WHERE session_id = ? AND kind = 'user' AND position > ? ORDER BY position DESC",
+      "SELECT grp, position FROM entry_sizes WHERE session_id = ? AND kind = 'user' AND position > ? ORDER BY position DESC",
     )
     .iterate(sessionId, after) as IterableIterator<{ grp: number; position: number }>
   let turns = 0
@@ -86,15 +87,4 @@ export function keptFrom(
     first = u.position
   }
   return null
-}
-
-/** Turns (user display groups) in (from, to]. */
-export function turnsBetween(core: SessionsCore, sessionId: string, from: number, to: number): number {
-  return (
-    core
-      .sql(
-        "SELECT COUNT(DISTINCT grp) AS n FROM entries WHERE session_id = ? AND kind = 'user' AND position > ? AND position <= ?",
-      )
-      .get(sessionId, from, to) as { n: number }
-  ).n
 }

@@ -49,6 +49,45 @@ export function renderEntry(r: Row, clipped: boolean): string | null {
   return null
 }
 
+/**
+ * The newest entries in (after, through] whose text fits `budget` characters, as text in
+ * ascending order, and how many older ones were left out. Rows are read newest first and
+ * reading stops at the budget, so a long history costs what fits, not what it holds.
+ */
+export function renderNewest(
+  core: SessionsCore,
+  sessionId: string,
+  after: number,
+  through: number,
+  budget: number,
+): { texts: string[]; omitted: number } {
+  const rows = core
+    .sql(
+      `SELECT position, kind, content FROM entries WHERE session_id = ? AND position > ? AND position <= ?
+         AND kind IN ('user', 'assistant', 'tool_result') ORDER BY position DESC`,
+    )
+    .iterate(sessionId, after, through) as IterableIterator<Row>
+  const texts: string[] = []
+  let left = budget
+  let last = through + 1
+  for (const r of rows) {
+    const text = renderEntry(r, true)
+    if (text === null) continue
+    if (text.length + 2 > left) break
+    left -= text.length + 2
+    texts.push(text)
+    last = r.position
+  }
+  texts.reverse()
+  const { n } = core
+    .sql(
+      `SELECT COUNT(*) AS n FROM entry_sizes WHERE session_id = ? AND position > ? AND position < ?
+         AND kind IN ('user', 'assistant', 'tool_result')`,
+    )
+    .get(sessionId, after, last) as { n: number }
+  return { texts, omitted: n }
+}
+
 /** The entries in (after, through] a request sends, as text. */
 export function renderHistory(
   core: SessionsCore,

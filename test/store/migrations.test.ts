@@ -169,7 +169,7 @@ const FIXTURES: Fixture[] = [
   },
   {
     after: 'context-compaction',
-    tables: ['context_requests'],
+    tables: ['context_requests', 'entry_sizes'],
     insert: (db) => {
       db.prepare(
         `INSERT INTO context_requests (session_id, seq, run_id, purpose, sent_at, record)
