@@ -36,6 +36,34 @@ export interface AssembledRequest {
   span: { from_position: number | null; to_position: number | null; messages: number }
 }
 
+/**
+ * The messages of a session's history up to a position where no call waits for its result,
+ * kept from its last request: entries never change once committed, so the next request
+ * reads only the entries added since. Keyed by the compaction it starts after.
+ */
+interface Prefix {
+  after: number
+  compaction: string | null
+  /** The last position the messages cover, and the first one sent (null: none yet). */
+  through: number
+  first: number | null
+  messages: NeutralMessage[]
+}
+
+/** Sessions whose prefix is kept (the least recently assembled go first). */
+const PREFIXES_KEPT = 64
+const prefixes = new WeakMap<SessionsCore, Map<string, Prefix>>()
+
+function prefixOf(core: SessionsCore, sessionId: string, after: number, compaction: string | null) {
+  let kept = prefixes.get(core)
+  if (!kept) {
+    kept = new Map()
+    prefixes.set(core, kept)
+  }
+  const p = kept.get(sessionId)
+  return { kept, prefix: p && p.after === after && p.compaction === compaction ? p : undefined }
+}
+
 export function buildRequest(
   core: SessionsCore,
   sessionId: string,
@@ -43,18 +71,22 @@ export function buildRequest(
   effort: string | null,
 ): AssembledRequest {
   const mark = latestCompaction(core, sessionId)
+  const after = mark?.through_position ?? 0
+  const compaction = mark?.compaction_id ?? null
+  const { kept, prefix } = prefixOf(core, sessionId, after, compaction)
   const rows = core
     .sql(
       `SELECT position, kind, content FROM entries WHERE session_id = ? AND position > ?
          AND kind IN ('user', 'assistant', 'tool_result') ORDER BY position`,
     )
-    .all(sessionId, mark?.through_position ?? 0) as Row[]
+    .all(sessionId, prefix?.through ?? after) as Row[]
   const images = core.sql(
     'SELECT field, media_type, data FROM entry_images WHERE session_id = ? AND position = ? ORDER BY field',
   )
-  const messages: NeutralMessage[] = []
-  if (mark) messages.push({ role: 'user', content: [{ type: 'text', text: compactionMessage(mark) }] })
+  const messages: NeutralMessage[] = prefix ? prefix.messages.slice() : []
   const calls = new ToolAnswers(messages)
+  // The last point where no call waits for a result: the prefix the next request reuses.
+  let clean = { through: prefix?.through ?? after, length: messages.length }
   for (const r of rows) {
     const c = JSON.parse(r.content) as {
       text?: string
@@ -87,15 +119,36 @@ export function buildRequest(
       if (parts.length > 0) messages.push({ role: 'assistant', content: parts })
       calls.ask(c.tool_calls ?? [])
     }
+    if (calls.idle) clean = { through: r.position, length: messages.length }
   }
   calls.close()
+  const first = prefix?.first ?? rows[0]?.position ?? null
+  kept.delete(sessionId)
+  kept.set(sessionId, {
+    after,
+    compaction,
+    through: clean.through,
+    first,
+    messages: messages.slice(0, clean.length),
+  })
+  if (kept.size > PREFIXES_KEPT) kept.delete(kept.keys().next().value as string)
+  const sent: NeutralMessage[] = mark
+    ? [{ role: 'user', content: [{ type: 'text', text: compactionMessage(mark) }] }, ...messages]
+    : messages
   return {
-    request: { model, effort, system: systemOf(core, sessionId), messages, tools: [], session_id: sessionId },
-    compaction: mark?.compaction_id ?? null,
+    request: {
+      model,
+      effort,
+      system: systemOf(core, sessionId),
+      messages: sent,
+      tools: [],
+      session_id: sessionId,
+    },
+    compaction,
     span: {
-      from_position: rows[0]?.position ?? null,
-      to_position: rows.at(-1)?.position ?? null,
-      messages: messages.length,
+      from_position: first,
+      to_position: rows.at(-1)?.position ?? prefix?.through ?? null,
+      messages: sent.length,
     },
   }
 }
@@ -118,6 +171,11 @@ class ToolAnswers {
 
   constructor(messages: NeutralMessage[]) {
     this.#messages = messages
+  }
+
+  /** No call waits for its result. */
+  get idle(): boolean {
+    return this.#asked.length === 0
   }
 
   ask(parts: AssistantPart[]): void {

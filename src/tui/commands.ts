@@ -93,8 +93,8 @@ export const COMMANDS: SlashCommand[] = [
   },
   {
     name: 'compact',
-    description: 'summarize the older turns (the history stays whole)',
-    argumentHint: '[summarize|truncate] [TURNS] [FOCUS]',
+    description: 'summarize older turns; the history stays whole',
+    argumentHint: '[truncate] [TURNS]',
     run: async (ctx) => {
       if (!ctx.link.id) return ctx.say('no session is open', 'warn')
       ctx.say('compacting…')
