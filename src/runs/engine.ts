@@ -7,9 +7,7 @@
 // after a reconnect.
 
 import { v7 as uuidv7 } from 'uuid'
-import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
-import { recordRequest } from '../context/requests.ts'
-import { type CompactionSettings, strategyOf } from '../context/summary.ts'
+import type { CompactionSettings } from '../context/summary.ts'
 import { SessionTools } from '../context/tools.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
@@ -29,11 +27,10 @@ import {
   type CompactResult,
   manualCompaction,
 } from './compact-run.ts'
-import { compactSession } from './compaction.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
 import { watchKernels } from './kernel-views.ts'
-import { type AssembledRequest, buildRequest } from './request.ts'
 import { type StartedRun, startRun } from './start.ts'
+import { assembleStep, compactInRun, sendAssembled } from './step-request.ts'
 import { runToolRound } from './tool-round.ts'
 
 /** Characters of command output one tool.progress event holds at most (#appendProgress). */
@@ -214,106 +211,17 @@ export class Runs {
     const row = this.#d.core.row(sessionId)
     const settings = this.#d.compaction?.()
     const window = run.window
-    let request = this.#assemble(sessionId, run)
+    const request = assembleStep(this.#d.core, sessionId, run)
     if (row && settings && autoCompactionDue(settings, window, request.estimate.total)) {
       run.compacting = true
-      void this.#autoCompact(sessionId, run, row, settings, window, request.estimate).then(() => {
+      void compactInRun(this.#d, sessionId, run, row, settings, request.estimate).then(() => {
         run.compacting = false
         if (run.finished) return
-        request = this.#assemble(sessionId, run)
-        this.#sendAssembled(sessionId, run, request)
+        sendAssembled(this.#d, sessionId, run, assembleStep(this.#d.core, sessionId, run))
       })
       return
     }
-    this.#sendAssembled(sessionId, run, request)
-  }
-
-  /** The step's request, as it would go now, with its estimate. */
-  #assemble(sessionId: string, run: ActiveRun): AssembledRequest & { estimate: RequestEstimate } {
-    const a = buildRequest(this.#d.core, sessionId, run.model, run.effort)
-    a.request.tools = run.offered.map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    }))
-    return { ...a, estimate: estimateRequest(a.request, a.compaction !== null) }
-  }
-
-  #sendAssembled(
-    sessionId: string,
-    run: ActiveRun,
-    a: AssembledRequest & { estimate: RequestEstimate },
-  ): void {
-    run.step += 1
-    run.turnOpen = true
-    run.earlyResults.clear()
-    run.stepEnded = false
-    const { workspace, allowedRoots, sandbox } = run.scope
-    const context = { session_id: sessionId, workspace, allowed_roots: allowedRoots, sandbox }
-    try {
-      recordRequest(this.#d.core, sessionId, {
-        run_id: run.started.run_id,
-        purpose: 'turn',
-        step: run.step,
-        provider_profile: run.profile?.name ?? run.started.provider_profile,
-        extension: run.turn.extension,
-        model: run.model,
-        effort: run.effort,
-        window_tokens: run.window,
-        compaction_id: a.compaction,
-        history: a.span,
-        tools: run.offered.map((t) => t.name),
-        estimate: a.estimate,
-      })
-    } catch (err) {
-      this.#d.onError(err)
-    }
-    run.kernel?.send({
-      type: 'turn',
-      run_id: run.started.run_id,
-      ...run.turn,
-      request: a.request,
-      tool_context: context,
-    })
-  }
-
-  /** Compacts the session inside its run, on the run's kernel and credential. */
-  async #autoCompact(
-    sessionId: string,
-    run: ActiveRun,
-    row: SessionRow,
-    settings: CompactionSettings,
-    window: number | null,
-    estimate: { instructions: number; tools: number },
-  ): Promise<void> {
-    const kernel = run.kernel
-    if (!kernel) return
-    const { strategy, keep_turns } = strategyOf(row, settings)
-    run.compactAbort = new AbortController()
-    try {
-      await compactSession(
-        this.#d.core,
-        sessionId,
-        {
-          strategy,
-          // The turn that runs now is always kept.
-          keep_turns: Math.max(1, keep_turns),
-          trigger: 'auto',
-          fixed_tokens: estimate.instructions + estimate.tools,
-          window,
-          still: (r) => r.run_id === run.started.run_id,
-        },
-        async () => ({
-          kernel,
-          turn: run.turn,
-          run_id: run.started.run_id,
-          provider_profile: run.profile?.name ?? run.started.provider_profile,
-          signal: run.compactAbort?.signal,
-        }),
-      )
-    } catch (err) {
-      this.#d.onError(err)
-    }
+    sendAssembled(this.#d, sessionId, run, request)
   }
 
   #onKernel(sessionId: string, run: ActiveRun, msg: FromKernel): void {
