@@ -3,6 +3,7 @@
 // held (model, sections and their estimates, the history span, the tools offered), never
 // its text: the history is in the entries already, and the record stays small. The last
 // REQUESTS_KEPT records of a session are kept.
+import type { NeutralUsage } from '../providers/types.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { RequestEstimate } from './estimate.ts'
 
@@ -25,19 +26,21 @@ export interface RequestRecord {
   history: { from_position: number | null; to_position: number | null; messages: number }
   tools: string[]
   estimate: RequestEstimate
+  /** What the provider reported for this request (null until it did, or when it did not). */
+  usage: NeutralUsage | null
 }
 
 export function recordRequest(
   core: SessionsCore,
   sessionId: string,
-  r: Omit<RequestRecord, 'id' | 'sent_at'>,
+  r: Omit<RequestRecord, 'id' | 'sent_at' | 'usage'>,
 ) {
   core.transact((tx) => {
     if (!core.row(sessionId)) return
     const { seq } = core
       .sql('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM context_requests WHERE session_id = ?')
       .get(sessionId) as { seq: number }
-    const record = { ...r, id: seq, sent_at: tx.at }
+    const record = { ...r, id: seq, sent_at: tx.at, usage: null }
     core
       .sql(
         'INSERT INTO context_requests (session_id, seq, run_id, purpose, sent_at, record) VALUES (?, ?, ?, ?, ?, ?)',
@@ -48,6 +51,22 @@ export function recordRequest(
         .sql('DELETE FROM context_requests WHERE session_id = ? AND seq <= ?')
         .run(sessionId, seq - REQUESTS_KEPT)
   })
+}
+
+/** Adds the provider's usage to the record of a run's step. */
+export function recordUsage(
+  core: SessionsCore,
+  sessionId: string,
+  runId: string,
+  step: number,
+  usage: NeutralUsage,
+): void {
+  core
+    .sql(
+      `UPDATE context_requests SET record = json_set(record, '$.usage', json(?))
+         WHERE session_id = ? AND run_id = ? AND purpose = 'turn' AND json_extract(record, '$.step') = ?`,
+    )
+    .run(JSON.stringify(usage), sessionId, runId, step)
 }
 
 /** Records after `after`, ascending, at most `limit`; `more` when others follow. */

@@ -30,7 +30,7 @@ import {
 import { finishRun, type RunOutcome } from './finish.ts'
 import { watchKernels } from './kernel-views.ts'
 import { type StartedRun, startRun } from './start.ts'
-import { assembleStep, compactInRun, sendAssembled } from './step-request.ts'
+import { assembleStep, compactInRun, noteUsage, sendAssembled } from './step-request.ts'
 import { runToolRound } from './tool-round.ts'
 
 /** Characters of command output one tool.progress event holds at most (#appendProgress). */
@@ -308,6 +308,7 @@ export class Runs {
       }
       case 'usage':
         run.usage = e.usage
+        noteUsage(this.#d.core, sessionId, run.started.run_id, run.step, e.usage, this.#d.onError)
         return
       case 'done':
         run.stepEnded = true

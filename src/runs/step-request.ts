@@ -3,8 +3,9 @@
 // request log, then sent. When it would pass the compaction threshold, the session is first
 // compacted inside the run (compactInRun), on the run's kernel and credential.
 import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
-import { recordRequest } from '../context/requests.ts'
+import { recordRequest, recordUsage } from '../context/requests.ts'
 import { type CompactionSettings, strategyOf } from '../context/summary.ts'
+import type { NeutralUsage } from '../providers/types.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { SessionRow } from '../sessions/types.ts'
 import type { ActiveRun } from './active-run.ts'
@@ -59,6 +60,22 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
     request: a.request,
     tool_context: context,
   })
+}
+
+/** The provider's usage of a step, added to that step's record in the request log. */
+export function noteUsage(
+  core: SessionsCore,
+  sessionId: string,
+  runId: string,
+  step: number,
+  usage: NeutralUsage,
+  onError: (err: unknown) => void,
+): void {
+  try {
+    recordUsage(core, sessionId, runId, step, usage)
+  } catch (err) {
+    onError(err)
+  }
 }
 
 /** Compacts the session inside its run, on the run's kernel and credential. */

@@ -180,6 +180,18 @@ export const RequestRecord = Type.Object(
     ),
     tools: Type.Array(Type.String()),
     estimate: RequestEstimate,
+    usage: Nullable(
+      Type.Object(
+        {
+          prompt_tokens: Nullable(Type.Integer()),
+          cached_prompt_tokens: Nullable(Type.Integer()),
+          cache_write_tokens: Nullable(Type.Integer()),
+          completion_tokens: Nullable(Type.Integer()),
+          total_tokens: Nullable(Type.Integer()),
+        },
+        { additionalProperties: false, description: 'What the provider reported for this request' },
+      ),
+    ),
   },
   { additionalProperties: false },
 )

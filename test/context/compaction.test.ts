@@ -288,6 +288,9 @@ describe('compaction of a 200-turn session', () => {
     assert.equal(last.compaction_id, summaries[1].compaction_id)
     assert.equal(last.history.from_position, 401)
     assert.ok(last.tools.length > 0)
+    // The provider's own count of each turn's request (the fake reports 12 prompt tokens).
+    assert.equal(last.usage.prompt_tokens, 12)
+    assert.equal(summaries[0].usage, null)
     assert.equal(
       last.estimate.instructions +
         last.estimate.tools +
