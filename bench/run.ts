@@ -4,6 +4,7 @@
 import { machine, printTable, type Row, type Section } from './lib.ts'
 import { bedrock } from './sections/bedrock.ts'
 import { claude } from './sections/claude.ts'
+import { context } from './sections/context.ts'
 import { http } from './sections/http.ts'
 import { kernels } from './sections/kernels.ts'
 import { mcp } from './sections/mcp.ts'
@@ -29,6 +30,7 @@ const DEFAULT: readonly Section[] = [
   tools,
   toolsExec,
   toolOutput,
+  context,
 ]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile, mcp]

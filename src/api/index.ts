@@ -15,8 +15,10 @@ import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
 import { Sessions } from '../sessions/service.ts'
+import type { SessionRow } from '../sessions/types.ts'
 import { usageModelOf } from '../sessions/views.ts'
 import {
+  compactionSettingsOf,
   enabledCapabilities,
   enabledExtensionsOf,
   modelsSettingsOf,
@@ -27,6 +29,7 @@ import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
 import type { Db } from '../store/db.ts'
 import { authRoutes } from './auth.ts'
+import { contextRoutes } from './context.ts'
 import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
 import { modelsRoutes, modelsServiceOf } from './models.ts'
@@ -43,6 +46,7 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   durable_inputs: 1,
   provider_auth: 1,
   tool_progress: 1,
+  context: 1,
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -96,6 +100,8 @@ export function createApi(d: ApiDeps): Api {
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
   const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })
+  const window = (row: SessionRow) => models.contextWindow(row.provider_profile, row.model)
+  const compaction = () => compactionSettingsOf(d.settings)
   const runs = new Runs({
     core,
     kernels: d.kernels,
@@ -105,6 +111,8 @@ export function createApi(d: ApiDeps): Api {
     tools: () => toolsSettingsOf(d.settings),
     mcp: (workspace) => mcpServersOfSettings(d.settings, workspace),
     onNotice: d.onNotice,
+    window: (row) => window(row),
+    compaction,
   })
   core.live.snapshotOf = snapshotMinter(d.continuations)
   core.olderHistory = (sessionId, before) => olderHistoryToken(d.continuations, sessionId, before)
@@ -130,6 +138,15 @@ export function createApi(d: ApiDeps): Api {
       contextWindow: (profile, model) => models.contextWindow(profile, model),
     }),
     ...inputsRoutes({ core, runs, continuations: d.continuations }),
+    ...contextRoutes({
+      core,
+      runs,
+      continuations: d.continuations,
+      tools: runs.tools,
+      window,
+      compaction,
+      defaultPolicy: () => toolsSettingsOf(d.settings).approval_policy,
+    }),
     ...modelsRoutes({ ...d, models }),
   ]
   checkBindings(routes, ALL_OPS)

@@ -2,10 +2,13 @@
 // input id (retried with the same id when the answer is uncertain, so it is never sent
 // twice) and print the answer as it streams. `send` takes the message from standard input
 // when no TEXT is given. Ctrl-C interrupts the running turn (naming the run and the inputs
-// this client saw); `send` then exits, and in chat a second Ctrl-C exits.
+// this client saw); `send` then exits, and in chat a second Ctrl-C exits. In chat, `/context`
+// prints what the next request holds and `/compact [summarize|truncate] [TURNS] [FOCUS]`
+// compacts the session's context (src/client/context-view.ts).
 
 import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
+import { compact, readContext } from '../client/context-view.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
@@ -303,6 +306,22 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
       continue
     }
     interrupts = 0
+    const command = /^\/(context|compact)(?:\s+(.*))?$/.exec(line.trim())
+    if (command) {
+      try {
+        const text =
+          command[1] === 'context'
+            ? await readContext(client(), sessionId)
+            : await compact(client(), sessionId, command[2] ?? '')
+        out.write(`${text}\n`)
+      } catch (err) {
+        process.stderr.write(
+          `hearth: ${err instanceof ProblemError ? problemText(err) : (err as Error).message}\n`,
+        )
+      }
+      out.write('> ')
+      continue
+    }
     try {
       const r = await sendAndStream(client, sessionId, line, out, newTurn(), approve, (runId) => {
         running = { runId }

@@ -95,6 +95,15 @@ export interface CheckpointItem {
   position: number
   created_at: string
   text: string
+  /** `turn`, or `compaction` where the context was compacted (then `compaction` says how). */
+  kind: 'turn' | 'compaction'
+  compaction?: {
+    compaction_id: string
+    strategy: string
+    trigger: 'manual' | 'auto'
+    through_position: number
+    compacted_turns: number
+  }
 }
 
 export function checkpointsPage(
@@ -120,10 +129,37 @@ export function checkpointsPage(
   const firstUser = core.sql(
     "SELECT content FROM entries WHERE session_id = ? AND grp = ? AND kind = 'user' ORDER BY position LIMIT 1",
   )
-  const items = rows.map((r) => {
+  const compaction = core.sql(
+    "SELECT content FROM entries WHERE session_id = ? AND position = ? AND kind = 'compaction'",
+  )
+  const items = rows.map((r): CheckpointItem => {
+    const mark = compaction.get(sessionId, r.position) as { content: string } | undefined
+    if (mark) {
+      const c = JSON.parse(mark.content)
+      return {
+        group: r.grp,
+        position: r.position,
+        created_at: r.created_at,
+        text: String(c.text).slice(0, 256),
+        kind: 'compaction',
+        compaction: {
+          compaction_id: c.compaction_id,
+          strategy: c.strategy,
+          trigger: c.trigger,
+          through_position: c.through_position,
+          compacted_turns: c.compacted_turns,
+        },
+      }
+    }
     const user = firstUser.get(sessionId, r.grp) as { content: string } | undefined
     const text = user ? String((JSON.parse(user.content) as { text?: string }).text ?? '') : ''
-    return { group: r.grp, position: r.position, created_at: r.created_at, text: text.slice(0, 256) }
+    return {
+      group: r.grp,
+      position: r.position,
+      created_at: r.created_at,
+      text: text.slice(0, 256),
+      kind: 'turn',
+    }
   })
   if (items.length === 0) return { items, first: null, last: null, high_water: high }
   const lastGroup = groupBounds(core, sessionId, items[items.length - 1].group)

@@ -93,7 +93,10 @@ export class KernelProcess {
           this.#groups = msg.pgids
           return
         }
-        this.#runs.get(msg.run_id)?.listener?.onMessage(msg)
+        const k = this.#runs.get(msg.run_id)
+        const side = k?.sideTurns.get(msg.run_id)
+        if (side) side.onMessage(msg)
+        else k?.listener?.onMessage(msg)
       })
       this.proc.on('exit', () => resolve())
     })
@@ -104,6 +107,8 @@ export class KernelProcess {
       this.sessions.clear()
       this.#runs.clear()
       for (const k of hosted) {
+        for (const side of k.sideTurns.values()) side.onExit(code, signal)
+        k.sideTurns.clear()
         k.state = 'none'
         // Jobs and MCP servers are the process's children: they went with it.
         k.jobsChanged([])
@@ -179,6 +184,11 @@ export class Kernel {
   readonly sessionId: string
   state: KernelState
   listener: KernelListener | undefined
+  /**
+   * Model turns of the session that are not steps of its run (a compaction's summary), by
+   * their own turn id: their messages go here instead of to the listener.
+   */
+  readonly sideTurns = new Map<string, KernelListener>()
   /** The session's background jobs as the kernel last reported them. */
   jobs: JobInfo[] = []
   /** Told when the session's jobs change (the pool's onJobs). */
@@ -291,6 +301,7 @@ export class KernelPool {
   readonly #idleTimers = new Map<string, NodeJS.Timeout>()
   #spareTimer: NodeJS.Timeout | undefined
   #sandbox: SandboxStatus | null = null
+  #tools: OfferedTool[] | null = null
   /** A session's background jobs changed (started, wrote, ended, or went with a crash). */
   onJobs: ((sessionId: string, jobs: JobInfo[]) => void) | undefined
   /** A session's MCP servers changed (loaded, one exited, or they stopped with its kernel). */
@@ -364,6 +375,11 @@ export class KernelPool {
     return this.#sandbox
   }
 
+  /** The built-in tools as the last warmed kernel process reported them; null before one answered. */
+  get tools(): OfferedTool[] | null {
+    return this.#tools
+  }
+
   /** The session's kernel if it has one now (no new one is started). */
   current(sessionId: string): Kernel | undefined {
     const k = this.#bySession.get(sessionId)
@@ -397,6 +413,7 @@ export class KernelPool {
   #fork(): KernelProcess {
     const p = new KernelProcess(this.#opts.entry, this.#opts.env ?? {}, (ready, warmTurns, warmMs) => {
       this.#sandbox = ready.sandbox
+      this.#tools = ready.tools
       this.#opts.onEvent?.({
         event: 'kernel_process_ready',
         pid: ready.proc.pid ?? 0,

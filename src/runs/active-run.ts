@@ -91,6 +91,12 @@ export class ActiveRun {
   turnOpen = false
   /** The next step waits for that `turn_ended` (the kernel keys turns by run id). */
   stepWaiting = false
+  /** An automatic compaction runs before the next step. */
+  compacting = false
+  /** Stops that compaction's model request (an interrupt). */
+  compactAbort: AbortController | undefined
+  /** The model window as the last step saw it (null: unknown). */
+  window: number | null = null
   /** Asked to stop: the loop ends at its next boundary. */
   interrupted = false
   scope!: RunToolScope

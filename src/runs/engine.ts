@@ -7,23 +7,32 @@
 // after a reconnect.
 
 import { v7 as uuidv7 } from 'uuid'
+import type { CompactionSettings } from '../context/summary.ts'
+import { SessionTools } from '../context/tools.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
 import type { McpServerConfig } from '../mcp/types.ts'
-import { hasTransport, replaysReasoningText } from '../providers/ids.ts'
+import { hasTransport } from '../providers/ids.ts'
 import type { EncryptedReasoningPart, NeutralEvent, TransportProfile } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import { cutChars } from '../sessions/entries.ts'
 import type { LiveContent, LiveRun } from '../sessions/live.ts'
+import type { SessionRow } from '../sessions/types.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
 import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf, type ToolSettings } from './active-run.ts'
 import type { Decision } from './approvals.ts'
+import {
+  autoCompactionDue,
+  type CompactRequest,
+  type CompactResult,
+  manualCompaction,
+} from './compact-run.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
 import { watchKernels } from './kernel-views.ts'
-import { loadMcp, offeredTools, watchMcp } from './mcp.ts'
-import { buildRequest } from './request.ts'
+import { loadMcp, mcpToolSource, watchMcp } from './mcp.ts'
 import { type StartedRun, startRun } from './start.ts'
+import { assembleStep, compactInRun, noteUsage, type StepRequest, sendAssembled } from './step-request.ts'
 import { runToolRound } from './tool-round.ts'
 
 /** Characters of command output one tool.progress event holds at most (#appendProgress). */
@@ -45,6 +54,12 @@ export interface RunsDeps {
   mcp?: (workspace: string) => McpServerConfig[]
   /** Logs a warning (an MCP server that failed to start or exited). */
   onNotice?: (fields: Record<string, unknown>, message: string) => void
+  /** The tools requests offer (built-in and registered sources). */
+  sessionTools?: SessionTools
+  /** The model window of a session's model, when the catalogue knows it. */
+  window?: (row: SessionRow) => Promise<number | null>
+  /** The `compaction` settings as they are now (absent: automatic compaction off). */
+  compaction?: () => CompactionSettings
 }
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
@@ -64,12 +79,43 @@ export interface TurnCredentials {
 export class Runs {
   readonly #d: RunsDeps
   readonly #active = new Map<string, ActiveRun>()
+  /** Idle sessions held by a compaction: no run starts until it ends. */
+  readonly #held = new Set<string>()
+  readonly tools: SessionTools
   #stopped = false
 
   constructor(d: RunsDeps) {
     this.#d = d
+    this.tools = d.sessionTools ?? new SessionTools(d.kernels)
+    this.tools.register(mcpToolSource(d.kernels))
     watchKernels(d)
     watchMcp(d)
+  }
+
+  get deps(): RunsDeps {
+    return this.#d
+  }
+
+  /** Whether a run or a compaction occupies the session now. */
+  busy(sessionId: string): boolean {
+    return this.#active.has(sessionId) || this.#held.has(sessionId)
+  }
+
+  /**
+   * POST /sessions/{id}/compaction: an idle session only (409 session_busy otherwise); no
+   * run starts until it ends, and inputs admitted meanwhile run after it.
+   */
+  async compact(sessionId: string, body: CompactRequest): Promise<CompactResult> {
+    const row = this.#d.core.require(sessionId)
+    if (this.busy(sessionId) || row.run_id !== null || row.phase !== 'idle')
+      throw new HearthError('session_busy', 'The session is not idle: compact it once its run has ended')
+    this.#held.add(sessionId)
+    try {
+      return await manualCompaction(this, sessionId, body)
+    } finally {
+      this.#held.delete(sessionId)
+      setImmediate(() => this.kick(sessionId))
+    }
   }
 
   active(sessionId: string): { run_id: string; input_ids: string[] } | undefined {
@@ -78,7 +124,7 @@ export class Runs {
 
   /** Starts the next run of a session if it is free and inputs wait. */
   kick(sessionId: string): void {
-    if (this.#stopped || this.#active.has(sessionId)) return
+    if (this.#stopped || this.#active.has(sessionId) || this.#held.has(sessionId)) return
     try {
       const started = startRun(this.#d.core, sessionId)
       if (started) this.#launch(sessionId, started)
@@ -134,11 +180,14 @@ export class Runs {
     const credential = this.#d.credentials
       ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
       : Promise.resolve({ transport: profile.transport, accountId: null })
+    const row = core.row(sessionId)
+    const window = row && this.#d.window ? this.#d.window(row).catch(() => null) : Promise.resolve(null)
     // The session's MCP servers start (or are kept) while the credential is fetched.
     const mcp = kernel.ready.then(() => loadMcp(this.#d, kernel, run.scope.workspace))
-    void Promise.all([kernel.ready, credential, mcp]).then(
-      ([, c]) => {
+    void Promise.all([kernel.ready, credential, window, mcp]).then(
+      ([, c, w]) => {
         if (run.finished) return
+        run.window = w
         run.sent = true
         run.accountId = c.accountId
         live.kernel.build = kernel.build
@@ -157,36 +206,40 @@ export class Runs {
     )
   }
 
-  /** Sends the next model step: the request rebuilt from the history as committed now. */
+  /**
+   * Sends the next model step: the request rebuilt from the history as committed now. A
+   * request whose estimate passes the compaction threshold of the model's window is
+   * compacted first (once per step), when the settings ask for it.
+   */
   sendStep(sessionId: string, run: ActiveRun): void {
     if (run.finished) return
-    if (run.turnOpen) {
+    if (run.turnOpen || run.compacting) {
       run.stepWaiting = true
       return
     }
-    run.step += 1
-    run.turnOpen = true
-    run.earlyResults.clear()
-    run.stepEnded = false
-    const request = buildRequest(this.#d.core, sessionId, run.model, run.effort, {
-      reasoningText: replaysReasoningText(run.profile?.extension),
-    })
-    // A server that exited since the last step offers nothing now.
-    run.offered = offeredTools(run)
-    request.tools = run.offered.map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    }))
-    const { workspace, allowedRoots, sandbox } = run.scope
-    const context = { session_id: sessionId, workspace, allowed_roots: allowedRoots, sandbox }
-    run.kernel?.send({
-      type: 'turn',
-      run_id: run.started.run_id,
-      ...run.turn,
-      request,
-      tool_context: context,
-    })
+    const row = this.#d.core.row(sessionId)
+    const settings = this.#d.compaction?.()
+    const request = this.#assemble(sessionId, run)
+    if (row && settings && autoCompactionDue(settings, run.window, request.estimate.total)) {
+      run.compacting = true
+      void compactInRun(this.#d, sessionId, run, row, settings, request.estimate).then(() => {
+        run.compacting = false
+        if (run.finished) return
+        sendAssembled(this.#d, sessionId, run, this.#assemble(sessionId, run))
+      })
+      return
+    }
+    sendAssembled(this.#d, sessionId, run, request)
+  }
+
+  /**
+   * The step's request from the history as committed now, offering the tools as they are
+   * now: an MCP server that exited since the last step offers nothing.
+   */
+  #assemble(sessionId: string, run: ActiveRun): StepRequest {
+    const builtin = run.kernel?.host.tools ?? []
+    run.offered = this.tools.offered(sessionId, run.scope.policy, builtin)
+    return assembleStep(this.#d.core, sessionId, run)
   }
 
   #onKernel(sessionId: string, run: ActiveRun, msg: FromKernel): void {
@@ -273,6 +326,7 @@ export class Runs {
       }
       case 'usage':
         run.usage = e.usage
+        noteUsage(this.#d.core, sessionId, run.started.run_id, run.step, e.usage, this.#d.onError)
         return
       case 'done':
         run.stepEnded = true
@@ -441,9 +495,10 @@ export class Runs {
         tx.append(sessionId, 'run.interrupt_requested', { run_id: run.started.run_id })
         tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
       })
-      // Not sent yet, or waiting for a person: nothing runs that needs stopping.
-      if (!run.sent || run.approvalWaiters.size > 0) {
+      // Not sent yet, waiting for a person or compacting: no step runs that needs stopping.
+      if (!run.sent || run.approvalWaiters.size > 0 || run.compacting) {
         run.abort.abort()
+        run.compactAbort?.abort()
         this.#finish(sessionId, run, 'interrupted', null)
         return true
       }

@@ -5,11 +5,10 @@
 // is loaded: session reads show it as `composition.quarantine` / `availability`, and a
 // change is a `composition.changed` event (streams and ETags follow) and, for a server that
 // failed or exited, a warning in the log. Secrets go to the kernel only.
-import type { Kernel } from '../kernel/pool.ts'
-import type { OfferedTool } from '../kernel/protocol.ts'
+import type { ToolSource } from '../context/tools.ts'
+import type { Kernel, KernelPool } from '../kernel/pool.ts'
 import { type CompositionView, compositionOf, sameComposition } from '../mcp/composition.ts'
 import type { McpServerStatus } from '../mcp/types.ts'
-import type { ActiveRun } from './active-run.ts'
 import type { RunsDeps } from './engine.ts'
 
 export function watchMcp(d: RunsDeps): void {
@@ -60,15 +59,24 @@ export function loadMcp(d: RunsDeps, kernel: Kernel, workspace: string): Promise
   return kernel.loadMcp(servers)
 }
 
-/** The tools offered to the model at this step: built-in, then the ready servers', by policy. */
-export function offeredTools(run: ActiveRun): OfferedTool[] {
-  const kernel = run.kernel
-  if (!kernel) return []
-  const mcp = (kernel.mcp ?? [])
-    .filter((s) => s.state === 'ready')
-    .flatMap((s) =>
-      s.tools.map(({ name, description, parameters, effect }) => ({ name, description, parameters, effect })),
-    )
-  const all = [...kernel.host.tools, ...mcp]
-  return run.scope.policy === 'read-only' ? all.filter((t) => t.effect === 'read') : all
+/**
+ * The ready MCP servers' tools of a session's kernel, as a source of the session's tools
+ * (src/context/tools.ts): offered beside the built-in ones at every step and listed by the
+ * context summary. A session without a kernel has no servers running.
+ */
+export function mcpToolSource(kernels: KernelPool): ToolSource {
+  return {
+    name: 'mcp',
+    tools: (sessionId) =>
+      (kernels.current(sessionId)?.mcp ?? [])
+        .filter((s) => s.state === 'ready')
+        .flatMap((s) =>
+          s.tools.map(({ name, description, parameters, effect }) => ({
+            name,
+            description,
+            parameters,
+            effect,
+          })),
+        ),
+  }
 }

@@ -3,8 +3,10 @@
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
 // to people, not replayed to the model, except reasoning text for a provider whose wire
 // takes it back (`reasoningText`: Gemini's thought parts), ahead of the answer it came
-// with. The system text is the workspace's instruction
-// files (src/instructions), found afresh at each request.
+// with. The system text is the workspace's instruction files (src/instructions), found
+// afresh at each request. After a compaction, the turns it covers are replaced by one
+// message holding its summary (src/context/marks.ts); the rest follows verbatim.
+import { compactionMessage, latestCompaction } from '../context/marks.ts'
 import type {
   AssistantPart,
   NeutralMessage,
@@ -27,22 +29,83 @@ interface ImageRow {
   data: Buffer
 }
 
+/** A turn's request with what the request log records about it. */
+export interface AssembledRequest {
+  request: NeutralRequest
+  /** The compaction whose summary goes first, if any. */
+  compaction: string | null
+  span: { from_position: number | null; to_position: number | null; messages: number }
+}
+
+/**
+ * The messages of a session's history up to a position where no call waits for its result,
+ * kept from its last request: entries never change once committed, so the next request
+ * reads only the entries added since. Keyed by the compaction it starts after.
+ */
+interface Prefix {
+  after: number
+  compaction: string | null
+  /** Whether reasoning text is replayed (another extension reads another prefix). */
+  reasoning: boolean
+  /** The last position the messages cover, and the first one sent (null: none yet). */
+  through: number
+  first: number | null
+  messages: NeutralMessage[]
+}
+
+/** Sessions whose prefix is kept (the least recently assembled go first). */
+const PREFIXES_KEPT = 64
+const prefixes = new WeakMap<SessionsCore, Map<string, Prefix>>()
+
+/** The entry kinds a request is built from (reasoning only for wires that take it back). */
+const KINDS = "'user', 'assistant', 'tool_result'"
+const KINDS_WITH_REASONING = `${KINDS}, 'reasoning'`
+
+function prefixOf(
+  core: SessionsCore,
+  sessionId: string,
+  after: number,
+  compaction: string | null,
+  reasoning: boolean,
+) {
+  let kept = prefixes.get(core)
+  if (!kept) {
+    kept = new Map()
+    prefixes.set(core, kept)
+  }
+  const p = kept.get(sessionId)
+  const same = p && p.after === after && p.compaction === compaction && p.reasoning === reasoning
+  return { kept, prefix: same ? p : undefined }
+}
+
 export function buildRequest(
   core: SessionsCore,
   sessionId: string,
   model: string,
   effort: string | null,
   opts: { reasoningText?: boolean } = {},
-): NeutralRequest {
+): AssembledRequest {
+  const mark = latestCompaction(core, sessionId)
+  const after = mark?.through_position ?? 0
+  const compaction = mark?.compaction_id ?? null
+  const reasoning = opts.reasoningText === true
+  const { kept, prefix } = prefixOf(core, sessionId, after, compaction, reasoning)
+  const kinds = reasoning ? KINDS_WITH_REASONING : KINDS
   const rows = core
-    .sql('SELECT position, kind, content FROM entries WHERE session_id = ? ORDER BY position')
-    .all(sessionId) as Row[]
+    .sql(
+      `SELECT position, kind, content FROM entries WHERE session_id = ? AND position > ?
+         AND kind IN (${kinds}) ORDER BY position`,
+    )
+    .all(sessionId, prefix?.through ?? after) as Row[]
   const images = core.sql(
     'SELECT field, media_type, data FROM entry_images WHERE session_id = ? AND position = ? ORDER BY field',
   )
-  const messages: NeutralMessage[] = []
+  const messages: NeutralMessage[] = prefix ? prefix.messages.slice() : []
   const calls = new ToolAnswers(messages)
   let thinking: AssistantPart[] = []
+  // The last point where no call waits for a result (and no reasoning for the next answer
+  // is held): the prefix the next request reuses.
+  let clean = { through: prefix?.through ?? after, length: messages.length }
   for (const r of rows) {
     const c = JSON.parse(r.content) as {
       text?: string
@@ -79,9 +142,39 @@ export function buildRequest(
       if (parts.length > 0) messages.push({ role: 'assistant', content: parts })
       calls.ask(c.tool_calls ?? [])
     }
+    if (calls.idle && thinking.length === 0) clean = { through: r.position, length: messages.length }
   }
   calls.close()
-  return { model, effort, system: systemOf(core, sessionId), messages, tools: [], session_id: sessionId }
+  const first = prefix?.first ?? rows[0]?.position ?? null
+  kept.delete(sessionId)
+  kept.set(sessionId, {
+    after,
+    compaction,
+    reasoning,
+    through: clean.through,
+    first,
+    messages: messages.slice(0, clean.length),
+  })
+  if (kept.size > PREFIXES_KEPT) kept.delete(kept.keys().next().value as string)
+  const sent: NeutralMessage[] = mark
+    ? [{ role: 'user', content: [{ type: 'text', text: compactionMessage(mark) }] }, ...messages]
+    : messages
+  return {
+    request: {
+      model,
+      effort,
+      system: systemOf(core, sessionId),
+      messages: sent,
+      tools: [],
+      session_id: sessionId,
+    },
+    compaction,
+    span: {
+      from_position: first,
+      to_position: rows.at(-1)?.position ?? prefix?.through ?? null,
+      messages: sent.length,
+    },
+  }
 }
 
 /** The instruction files of the session's workspace, read as they are at this turn's start. */
@@ -102,6 +195,11 @@ class ToolAnswers {
 
   constructor(messages: NeutralMessage[]) {
     this.#messages = messages
+  }
+
+  /** No call waits for its result. */
+  get idle(): boolean {
+    return this.#asked.length === 0
   }
 
   ask(parts: AssistantPart[]): void {

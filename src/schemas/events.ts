@@ -169,6 +169,35 @@ export const LOG_EVENTS = {
       description: 'The MCP servers the session runs with changed: loaded, failed to start, or exited',
     },
   ),
+  'compaction.started': Type.Object(
+    {
+      compaction_id: Type.String(),
+      trigger: Type.Enum(['manual', 'auto']),
+      strategy: Type.Enum(['summarize', 'truncate']),
+      keep_turns: Type.Integer({ minimum: 0 }),
+    },
+    {
+      additionalProperties: false,
+      description: 'A compaction began (POST .../compaction, or before a request that would overflow)',
+    },
+  ),
+  'compaction.ended': Type.Object(
+    {
+      compaction_id: Type.String(),
+      trigger: Type.Enum(['manual', 'auto']),
+      strategy: Type.Enum(['summarize', 'truncate']),
+      outcome: Type.Enum(['completed', 'unchanged', 'failed']),
+      problem: Type.Union([Problem, Type.Null()]),
+      position: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+        description: 'The compaction entry added to the history (completed only)',
+      }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'A compaction ended: completed (its entry was added just before), unchanged (nothing old enough to compact) or failed (the history is unchanged)',
+    },
+  ),
   'kernel.jobs_changed': Type.Object(
     {
       live_job_count: Type.Integer({ minimum: 0 }),

@@ -16,11 +16,13 @@ export const HistoryEntry = Type.Object(
     id: Type.String(),
     position: Type.Integer({ minimum: 1 }),
     group: Type.Integer({ minimum: 0, description: 'Display group: the turn the entry belongs to' }),
-    kind: Type.String({ description: '`user`, `assistant`, `reasoning` or `error`' }),
+    kind: Type.String({
+      description: '`user`, `assistant`, `reasoning`, `tool_call`, `tool_result`, `error` or `compaction`',
+    }),
     created_at: Type.String(),
     content: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'user {text, images [{field, media_type, bytes}], input_id, client_id}; assistant {text, status, run_id, tool_calls}; reasoning {text, status, run_id}; error {problem, run_id}. A text over 16,384 characters is cut, with truncated true and text_bytes.',
+        'user {text, images [{field, media_type, bytes}], input_id, client_id}; assistant {text, status, run_id, tool_calls}; reasoning {text, status, run_id}; error {problem, run_id}; compaction {compaction_id, strategy, trigger, keep_turns, through_position, kept_from_position, compacted_turns, text (the summary), model, tokens_before, tokens_after}. A text over 16,384 characters is cut, with truncated true and text_bytes.',
     }),
   },
   { additionalProperties: false, $id: 'HistoryEntry' },
@@ -42,7 +44,28 @@ export const Checkpoint = Type.Object(
     group: Type.Integer({ minimum: 0 }),
     position: Type.Integer({ minimum: 1, description: 'The first entry of the group' }),
     created_at: Type.String(),
-    text: Type.String({ description: 'The first 256 characters of the group’s first user message' }),
+    text: Type.String({
+      description:
+        'The first 256 characters of the group’s first user message (of a compaction: its summary)',
+    }),
+    kind: Type.Enum(['turn', 'compaction'], {
+      description: '`compaction`: the context was compacted here (docs/context.md)',
+    }),
+    compaction: Type.Optional(
+      Type.Object(
+        {
+          compaction_id: Type.String(),
+          strategy: Type.String(),
+          trigger: Type.Enum(['manual', 'auto']),
+          through_position: Type.Integer({
+            minimum: 0,
+            description: 'Later requests send the summary for entries up to here',
+          }),
+          compacted_turns: Type.Integer({ minimum: 0 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 )

@@ -1,5 +1,6 @@
 // Every group's ops in one table: the route table, OpenAPI and the client read this.
 import { authOps } from './auth.ts'
+import { contextOps } from './context.ts'
 import { inputsOps } from './inputs-ops.ts'
 import { modelsOps } from './models.ts'
 import { serverOps } from './server.ts'
@@ -13,6 +14,7 @@ export const ALL_OPS = {
   ...storageOps,
   ...sessionsOps,
   ...inputsOps,
+  ...contextOps,
   ...modelsOps,
   ...authOps,
 }

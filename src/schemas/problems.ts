@@ -89,6 +89,17 @@ export const PROBLEMS = {
     title: 'The active output this snapshot names has ended; read it from the history',
   },
   invalid_history_range: { status: 400, title: 'Use only one of before, after and next' },
+  // Context and compaction
+  invalid_context_query: {
+    status: 400,
+    title: 'The context query combines parameters that do not go together for its view',
+  },
+  context_changed: {
+    status: 410,
+    title: 'The context changed since this snapshot; read the summary again for a new snapshot_id',
+  },
+  section_not_found: { status: 404, title: 'The context snapshot has no such section or page' },
+  compaction_failed: { status: 502, title: 'The compaction did not complete; the history is unchanged' },
   // Run failures (carried by run.ended events, never an HTTP status of their own)
   provider_not_configured: {
     status: 409,
@@ -167,8 +178,9 @@ export const PROBLEMS = {
 export type ProblemCode = keyof typeof PROBLEMS
 
 /**
- * Codes no operation answers: they describe why a run failed and travel in the problem of
- * a `run.ended` event and of the history's `error` entry. Their status is informative.
+ * Codes no operation answers: they describe why a run (or a compaction) failed and travel in
+ * the problem of a `run.ended` event, of the history's `error` entry or of a compaction
+ * result. Their status is informative.
  */
 export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   'provider_not_configured',
@@ -186,6 +198,7 @@ export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(
   'kernel_crashed',
   'daemon_restarted',
   'step_limit_reached',
+  'compaction_failed',
 ])
 
 /** Thrown by any layer; rendered once as problem+json by the HTTP layer. */

@@ -17,6 +17,7 @@ export const SETTINGS_GROUPS = [
   'models',
   'ui',
   'tools',
+  'compaction',
 ] as const
 export type SettingsGroup = (typeof SETTINGS_GROUPS)[number]
 
@@ -362,6 +363,37 @@ const ToolsPatch = Type.Object(
   { additionalProperties: false },
 )
 
+// ---- compaction ------------------------------------------------------------------------
+
+export const COMPACTION_STRATEGIES = ['summarize', 'truncate'] as const
+export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number]
+export const CompactionStrategySchema = Type.Enum([...COMPACTION_STRATEGIES], {
+  description:
+    "`summarize`: the session's model writes a summary of the older turns, which later requests send in their place; `truncate`: the older turns are left out, with a note saying so (no model call)",
+})
+export const KeepTurns = Type.Integer({
+  minimum: 0,
+  maximum: 1000,
+  description: 'The last turns (a user message and all that answered it) kept verbatim',
+})
+const compactionFields = {
+  auto: Type.Boolean({
+    description: 'Compact before a request whose estimate would pass threshold_percent of the model window',
+  }),
+  threshold_percent: Type.Integer({
+    minimum: 10,
+    maximum: 100,
+    description: 'Share of the model window a request may fill before automatic compaction',
+  }),
+  strategy: CompactionStrategySchema,
+  keep_turns: KeepTurns,
+}
+const CompactionRead = Type.Object(compactionFields, { additionalProperties: false })
+const CompactionPatch = Type.Object(
+  Object.fromEntries(Object.entries(compactionFields).map(([k, v]) => [k, Removable(v)])),
+  { additionalProperties: false },
+)
+
 export const GROUP_READ: Record<SettingsGroup, TSchema> = {
   providers: ProvidersRead,
   mcp: McpRead,
@@ -370,6 +402,7 @@ export const GROUP_READ: Record<SettingsGroup, TSchema> = {
   models: ModelsRead,
   ui: UiRead,
   tools: ToolsRead,
+  compaction: CompactionRead,
 }
 export const GROUP_PATCH: Record<SettingsGroup, TSchema> = {
   providers: ProvidersPatch,
@@ -379,6 +412,7 @@ export const GROUP_PATCH: Record<SettingsGroup, TSchema> = {
   models: ModelsPatch,
   ui: UiPatch,
   tools: ToolsPatch,
+  compaction: CompactionPatch,
 }
 export type ProvidersPatch = Static<typeof ProvidersPatch>
 export type McpPatch = Static<typeof McpPatch>

@@ -58,6 +58,8 @@ export interface SessionRow {
   tool_allows: string
   /** JSON: what the run waits for (an approval), or null. */
   blocking_reason: string | null
+  /** JSON: the compaction strategy the session chose ({strategy, keep_turns}); null follows the settings. */
+  compaction_strategy: string | null
   /** Joined from families. */
   family_revision: number
 }

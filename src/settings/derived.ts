@@ -2,7 +2,14 @@
 // GET /server lists, and the models group GET /models applies. An unreadable config.json
 // reads as the defaults here; GET /settings is where its problem is reported.
 import { enabledExtensions } from './groups/extensions.ts'
-import { capabilities, modelsSettings, TOOL_DEFAULTS, toolsSettings } from './groups/simple.ts'
+import {
+  COMPACTION_DEFAULTS,
+  capabilities,
+  compactionSettings,
+  modelsSettings,
+  TOOL_DEFAULTS,
+  toolsSettings,
+} from './groups/simple.ts'
 import type { Settings } from './service.ts'
 
 /** The capabilities minus those the `capabilities` settings group turns off. */
@@ -55,5 +62,14 @@ export function toolsSettingsOf(settings: Settings) {
     return toolsSettings(settings.files())
   } catch {
     return { ...TOOL_DEFAULTS }
+  }
+}
+
+/** The `compaction` settings group; an unreadable config.json reads as the defaults. */
+export function compactionSettingsOf(settings: Settings) {
+  try {
+    return compactionSettings(settings.files())
+  } catch {
+    return { ...COMPACTION_DEFAULTS }
   }
 }

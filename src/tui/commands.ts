@@ -1,6 +1,7 @@
 // The slash commands of the terminal client: one table, which the editor's completion and
 // /help read. A command gets the context of the screen it was typed in. Later screens
 // add their entries here.
+import { compact, readContext } from '../client/context-view.ts'
 import type { SessionLink } from './session-link.ts'
 
 export interface CommandContext {
@@ -83,6 +84,24 @@ export const COMMANDS: SlashCommand[] = [
     run: (ctx) => ctx.pickSession(),
   },
   { name: 'model', description: 'choose the profile, model and effort', run: (ctx) => ctx.pickModel() },
+  {
+    name: 'context',
+    description: 'what the next request holds, with token estimates',
+    run: async (ctx) => {
+      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      ctx.say(await readContext(ctx.link.client(), ctx.link.id))
+    },
+  },
+  {
+    name: 'compact',
+    description: 'summarize older turns; the history stays whole',
+    argumentHint: '[truncate] [TURNS]',
+    run: async (ctx) => {
+      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      ctx.say('compacting…')
+      ctx.say(await compact(ctx.link.client(), ctx.link.id, ctx.args))
+    },
+  },
   {
     name: 'login',
     description: 'sign in to a provider',

@@ -50,6 +50,7 @@ describe('GET /server and POST /server/shutdown', () => {
       durable_inputs: 1,
       provider_auth: 1,
       tool_progress: 1,
+      context: 1,
     })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)

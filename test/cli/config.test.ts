@@ -60,6 +60,7 @@ describe('hearth config and hearth profile', () => {
       'models',
       'ui',
       'tools',
+      'compaction',
     ])
   })
 })

@@ -153,6 +153,37 @@ const FIXTURES: Fixture[] = [
     },
   },
   {
+    after: 'approvals',
+    tables: ['approvals'],
+    insert: (db) => {
+      db.prepare(
+        `INSERT INTO approvals (id, session_id, run_id, call_id, tool, summary, effect, arguments, state, created_at)
+         VALUES ('0190b6a0-0000-7000-8000-000000000040', ?, '0190b6a0-0000-7000-8000-000000000041', 'call_1',
+           'shell', 'ls', 'exec', '{}', 'pending', '2026-01-01T00:00:00.000Z')`,
+      ).run(SESSION_ID)
+    },
+    check: (db) => {
+      const row = db.prepare('SELECT tool, state FROM approvals').get() as Record<string, unknown>
+      assert.deepEqual({ ...row }, { tool: 'shell', state: 'pending' })
+    },
+  },
+  {
+    after: 'context-compaction',
+    tables: ['context_requests', 'entry_sizes'],
+    insert: (db) => {
+      db.prepare(
+        `INSERT INTO context_requests (session_id, seq, run_id, purpose, sent_at, record)
+         VALUES (?, 1, NULL, 'compaction', '2026-01-01T00:00:00.000Z', '{"id":1}')`,
+      ).run(SESSION_ID)
+    },
+    check: (db) => {
+      const row = db
+        .prepare('SELECT purpose, record FROM context_requests WHERE session_id = ?')
+        .get(SESSION_ID)
+      assert.deepEqual({ ...(row as object) }, { purpose: 'compaction', record: '{"id":1}' })
+    },
+  },
+  {
     // Rows as hearth wrote them before session reads derived names and recorded cut previews.
     after: 'sessions',
     until: 'session-reads',

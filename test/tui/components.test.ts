@@ -203,7 +203,8 @@ describe('chat screen keys', () => {
     const { s, sent, keys } = screen()
     keys(...'/help', '\x1b[27~'.slice(0, 0), '\r')
     assert.deepEqual(sent, [])
-    assert.match(s.render(80).map(strip).join('\n'), /\/approve read-only\|ask\|auto/)
+    // The help's last lines are on screen (the 24-row screen shows the newest lines).
+    assert.match(s.render(80).map(strip).join('\n'), /\/help {2}keys and commands/)
     assert.equal(parseCommand('/rename  my name ')?.args, 'my name')
     assert.equal(parseCommand('not a command'), undefined)
   })

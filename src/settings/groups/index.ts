@@ -2,7 +2,7 @@ import type { SettingsGroup } from '../../schemas/settings.ts'
 import { extensions } from './extensions.ts'
 import { mcp } from './mcp.ts'
 import { providers } from './providers.ts'
-import { capabilities, models, tools, ui } from './simple.ts'
+import { capabilities, compaction, models, tools, ui } from './simple.ts'
 import type { GroupCodec } from './types.ts'
 
 export const GROUPS: Record<SettingsGroup, GroupCodec> = {
@@ -13,4 +13,5 @@ export const GROUPS: Record<SettingsGroup, GroupCodec> = {
   models,
   ui,
   tools,
+  compaction,
 }

@@ -1,9 +1,16 @@
 // Groups without secrets, each a top-level key of config.json: `capabilities` (optional
 // capabilities an operator may turn off), `models` (catalogue source and per-model
-// overrides), `ui` (client preferences, including dismissed notices) and `tools` (the default
-// approval policy, the step limit, extra roots and network for commands: docs/tools.md).
+// overrides), `ui` (client preferences, including dismissed notices), `tools` (the default
+// approval policy, the step limit, extra roots and network for commands: docs/tools.md) and
+// `compaction` (automatic compaction and the default strategy: docs/context.md).
 import { HearthError } from '../../schemas/problems.ts'
-import { APPROVAL_POLICIES, type ApprovalPolicy, OPTIONAL_CAPABILITIES } from '../../schemas/settings.ts'
+import {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  COMPACTION_STRATEGIES,
+  type CompactionStrategyName,
+  OPTIONAL_CAPABILITIES,
+} from '../../schemas/settings.ts'
 import type { FileContents, JsonObject } from '../files.ts'
 import { isObject, mergePatch, objectAt, setOrDrop } from '../merge.ts'
 import { copyFiles, type GroupCodec } from './types.ts'
@@ -77,4 +84,26 @@ export function modelsSettings(files: FileContents): {
   cache_rules: unknown[]
 } {
   return models.read(files) as never
+}
+
+export const COMPACTION_DEFAULTS = {
+  auto: true,
+  threshold_percent: 90,
+  strategy: 'summarize' as CompactionStrategyName,
+  keep_turns: 2,
+}
+
+export const compaction = plain('compaction', (s) => ({
+  auto: typeof s.auto === 'boolean' ? s.auto : COMPACTION_DEFAULTS.auto,
+  threshold_percent:
+    typeof s.threshold_percent === 'number' ? s.threshold_percent : COMPACTION_DEFAULTS.threshold_percent,
+  strategy: COMPACTION_STRATEGIES.includes(s.strategy as CompactionStrategyName)
+    ? (s.strategy as CompactionStrategyName)
+    : COMPACTION_DEFAULTS.strategy,
+  keep_turns: typeof s.keep_turns === 'number' ? s.keep_turns : COMPACTION_DEFAULTS.keep_turns,
+}))
+
+/** The `compaction` group as runs and the compaction route consume it. */
+export function compactionSettings(files: FileContents): typeof COMPACTION_DEFAULTS {
+  return compaction.read(files) as typeof COMPACTION_DEFAULTS
 }

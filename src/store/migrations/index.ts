@@ -10,6 +10,7 @@ import { m006Logins } from './006-logins.ts'
 import { m007SearchPending } from './007-search-pending.ts'
 import { m008SessionReads } from './008-session-reads.ts'
 import { m009Approvals } from './009-approvals.ts'
+import { m010ContextCompaction } from './010-context-compaction.ts'
 
 export interface Migration {
   version: number
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m007SearchPending,
   m008SessionReads,
   m009Approvals,
+  m010ContextCompaction,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */

@@ -1,0 +1,66 @@
+// `/context` and `/compact` in `hearth chat` (line mode) against a real daemon, and the same
+// commands in the terminal client's command table.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { compactArgs } from '../../src/client/context-view.ts'
+import { parseCommand } from '../../src/tui/commands.ts'
+import { startWithUpstream } from '../inputs/helpers.ts'
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hearth.mjs')
+
+describe('chat commands for the context', () => {
+  it('hearth chat prints the context table and compacts', async () => {
+    const { d, upstream } = await startWithUpstream({ protocol: 'chat_completions' })
+    try {
+      const p = spawn(process.execPath, [BIN, 'chat', '--home', d.home, '--workspace', d.home], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      let stderr = ''
+      p.stdout.on('data', (c) => {
+        stdout += c
+      })
+      p.stderr.on('data', (c) => {
+        stderr += c
+      })
+      p.stdin.end(['first', 'second', 'third', '/context', '/compact 1', '/compact', 'fourth', ''].join('\n'))
+      const code = await new Promise((resolve) => p.on('exit', resolve))
+      assert.equal(code, 0, stderr)
+      assert.match(stdout, /fake-model on fake, window unknown: the next request holds ~[\d,]+ tokens/)
+      assert.match(
+        stdout,
+        /\n {2}section +tokens\n {2}instructions +\d+\n {2}tools +[\d,]+\n {2}history +\d+\n/,
+      )
+      assert.match(stdout, /history: entries 1–6 verbatim \(3 turns\)/)
+      assert.match(
+        stdout,
+        /strategy: summarize, keeping 1 turns \(kept for this session\)\ncompacted 2 turns: ~[\d,]+ → ~[\d,]+ tokens/,
+      )
+      assert.match(stdout, /nothing to compact: no turn lies before the ones kept/)
+      // The turn after the compaction sent the summary, then the kept turn and the new one.
+      const body = upstream.requests.at(-1)?.body
+      assert.match(body.messages[0].content, /<summary>\nHello, world!\n<\/summary>/)
+      assert.deepEqual(
+        body.messages.slice(1).map((m: any) => m.content),
+        ['third', 'Hello, world!', 'fourth'],
+      )
+    } finally {
+      await d.stop()
+      await upstream.close()
+    }
+  })
+
+  it('the terminal client lists /context and /compact', () => {
+    assert.equal(parseCommand('/context')?.command?.name, 'context')
+    const c = parseCommand('/compact truncate 3 keep the API decisions')
+    assert.equal(c?.command?.name, 'compact')
+    assert.deepEqual(compactArgs(c?.args ?? ''), {
+      strategy: 'truncate',
+      keep_turns: 3,
+      focus: 'keep the API decisions',
+    })
+    assert.deepEqual(compactArgs(''), {})
+  })
+})
