@@ -2,7 +2,8 @@
 // (facts: ../../../docs/providers.md, "antigravity"). The OAuth client is the public
 // installed-app client the Antigravity app ships; its "secret" is not one.
 
-export const ANTIGRAVITY_CLIENT_ID = '1071006060591-tmhssin2h21lcre235vtolojh4g403ep.apps.googleusercontent.com'
+export const ANTIGRAVITY_CLIENT_ID =
+  '1071006060591-tmhssin2h21lcre235vtolojh4g403ep.apps.googleusercontent.com'
 export const ANTIGRAVITY_CLIENT_SECRET = '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'
 export const ANTIGRAVITY_SCOPES: readonly string[] = [
   'https://www.googleapis.com/auth/cloud-platform',

@@ -76,13 +76,16 @@ function eligibleTier(loaded: Record<string, unknown>): string {
 async function onboard(access: string, step: ProjectStep, tierId: string): Promise<string> {
   const tries = step.onboardTries ?? ONBOARD_TRIES
   for (let attempt = 1; attempt <= tries; attempt++) {
-    step.progress(attempt === 1 ? 'onboarding the account' : `onboarding the account (check ${attempt} of ${tries})`)
+    step.progress(
+      attempt === 1 ? 'onboarding the account' : `onboarding the account (check ${attempt} of ${tries})`,
+    )
     const op = await call(access, step, 'onboardUser', { tierId, metadata: CLIENT_METADATA })
     if (op.done === true) {
       const response = isObject(op.response) ? op.response : {}
       return projectOf(response.cloudaicompanionProject) ?? FALLBACK_PROJECT
     }
-    if (attempt < tries) await sleep(step.onboardDelayMs ?? ONBOARD_DELAY_MS, undefined, { signal: step.signal })
+    if (attempt < tries)
+      await sleep(step.onboardDelayMs ?? ONBOARD_DELAY_MS, undefined, { signal: step.signal })
   }
   throw new SignInError(
     'onboarding_timed_out',

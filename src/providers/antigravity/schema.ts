@@ -88,8 +88,17 @@ function resolveRef(node: Schema, root: Schema, refs: string[]): Schema | null {
     return { type: 'object', description: joinText(describe(siblings), `(recursive: ${name})`) }
   }
   const target = pointer(root, ref)
-  if (!isObject(target)) return flatten({ type: 'object', ...siblings, description: joinText(str(siblings.description), `(see ${name})`) }, root, refs)
-  return flatten({ ...target, ...siblings, description: str(siblings.description) ?? target.description }, root, [...refs, ref])
+  if (!isObject(target))
+    return flatten(
+      { type: 'object', ...siblings, description: joinText(str(siblings.description), `(see ${name})`) },
+      root,
+      refs,
+    )
+  return flatten(
+    { ...target, ...siblings, description: str(siblings.description) ?? target.description },
+    root,
+    [...refs, ref],
+  )
 }
 
 /** The value at a local JSON pointer (`#/a/b`), or undefined. */
@@ -129,7 +138,9 @@ function mergeAll(node: Schema): Schema {
 }
 
 function withDescription(member: Schema, node: Schema): Schema {
-  return str(node.description) && !str(member.description) ? { ...member, description: node.description } : member
+  return str(node.description) && !str(member.description)
+    ? { ...member, description: node.description }
+    : member
 }
 
 function typeOf(node: Schema): string | undefined {

@@ -7,7 +7,12 @@
 // Stored shape: {type: "oauth", access, refresh, expires, projectId, email?} (hearth adds
 // `selected` and limit marks). No message ever carries a code, a verifier or a token.
 import { createHash } from 'node:crypto'
-import { type AccountIdentity, SignInError, type SignInPlugin, type StoredCredential } from '../../auth/types.ts'
+import {
+  type AccountIdentity,
+  SignInError,
+  type SignInPlugin,
+  type StoredCredential,
+} from '../../auth/types.ts'
 import { describe, redact } from '../openai-compatible/errors.ts'
 import {
   ANTIGRAVITY_CLIENT_ID,
@@ -56,7 +61,10 @@ export function antigravityConfig(env: NodeJS.ProcessEnv = process.env): Antigra
     port: CALLBACK_PORT,
     authorizeUrl: GOOGLE_AUTHORIZE_URL,
     tokenUrl,
-    userinfoUrl: tokenUrl === GOOGLE_TOKEN_URL ? GOOGLE_USERINFO_URL : new URL(GOOGLE_USERINFO_PATH, tokenUrl).toString(),
+    userinfoUrl:
+      tokenUrl === GOOGLE_TOKEN_URL
+        ? GOOGLE_USERINFO_URL
+        : new URL(GOOGLE_USERINFO_PATH, tokenUrl).toString(),
     baseUrl: antigravityBaseUrl(env),
   }
 }
@@ -108,7 +116,10 @@ export function antigravitySignIn(config: AntigravitySignInConfig): SignInPlugin
       const access = str(tokens.access_token)
       const refresh = str(tokens.refresh_token)
       if (!access || !refresh)
-        throw new SignInError('invalid_response', 'the Google sign-in answered without an access and refresh token')
+        throw new SignInError(
+          'invalid_response',
+          'the Google sign-in answered without an access and refresh token',
+        )
       progress('reading the account')
       const email = await emailOf(fetchFn, config.userinfoUrl, access, signal)
       const projectId = await findProject(access, {
@@ -153,7 +164,8 @@ export function antigravitySignIn(config: AntigravitySignInConfig): SignInPlugin
       const secrets = [refreshToken, str(credential.access)]
       const tokens = await postToken(fetchFn, config.tokenUrl, form, signal, secrets, 'token refresh')
       const access = str(tokens.access_token)
-      if (!access) throw new SignInError('invalid_response', 'the Google token refresh answered without an access token')
+      if (!access)
+        throw new SignInError('invalid_response', 'the Google token refresh answered without an access token')
       // Google keeps the refresh token unless it sends a new one.
       return {
         ...credential,
@@ -184,7 +196,9 @@ export function identityOf(credential: StoredCredential): AccountIdentity {
 /** Seconds from now; a missing or bad `expires_in` counts as the hour Google grants. */
 function expiryOf(expiresIn: unknown, nowMs: number): number {
   const seconds = typeof expiresIn === 'string' ? Number(expiresIn) : expiresIn
-  return nowMs + (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000
+  return (
+    nowMs + (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000
+  )
 }
 
 /** The account's email from Google's userinfo; the account works without it, so a failure is no error. */
@@ -235,18 +249,29 @@ async function postToken(
   } catch {
     // reported below
   }
-  const obj = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null
+  const obj =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : null
   if (res.ok) {
     if (obj) return obj
-    throw new SignInError('invalid_response', `the Google ${what} answered HTTP ${res.status} without a JSON object`)
+    throw new SignInError(
+      'invalid_response',
+      `the Google ${what} answered HTTP ${res.status} without a JSON object`,
+    )
   }
   // OAuth errors are `{error, error_description}`; other Google errors `{error: {message, status}}`.
   const vendorCode = typeof obj?.error === 'string' ? obj.error : null
   const description = str(obj?.error_description) ?? decodeGoogleError(raw).message ?? vendorCode ?? 'refused'
   const dead = what === 'token refresh' && (vendorCode === 'invalid_grant' || res.status === 401)
-  const code = dead ? 'invalid_grant' : (vendorCode ?? (res.status >= 500 ? 'server_error' : 'token_request_failed'))
+  const code = dead
+    ? 'invalid_grant'
+    : (vendorCode ?? (res.status >= 500 ? 'server_error' : 'token_request_failed'))
   const advice = dead ? '; sign in again' : ''
-  throw new SignInError(code, clean(`the Google ${what} failed: ${clip(description)} (HTTP ${res.status})${advice}`))
+  throw new SignInError(
+    code,
+    clean(`the Google ${what} failed: ${clip(description)} (HTTP ${res.status})${advice}`),
+  )
 }
 
 function str(value: unknown): string | undefined {

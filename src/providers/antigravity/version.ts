@@ -53,7 +53,9 @@ export async function antigravityVersion(source: VersionSource = {}): Promise<st
   } catch {
     // unreachable: the known version below
   }
-  cached = version ? { version, until: Number.POSITIVE_INFINITY } : { version: VERSION_FALLBACK, until: now + RETRY_MS }
+  cached = version
+    ? { version, until: Number.POSITIVE_INFINITY }
+    : { version: VERSION_FALLBACK, until: now + RETRY_MS }
   return cached.version
 }
 
