@@ -1,6 +1,7 @@
 // The provider-auth side of the daemon: the sign-in plugins on offer (their OAuth clients
 // from settings), the engine that runs logins, and the saved accounts. Handlers in
 // src/api/auth.ts stay thin over this.
+import { antigravityConfig, antigravitySignIn } from '../providers/antigravity/signin.ts'
 import { chatgptSignIn } from '../providers/chatgpt/signin.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
 import { HearthError } from '../schemas/problems.ts'
@@ -12,6 +13,7 @@ import {
   AccountError,
   describeAccount,
   describeAccounts,
+  isSignedIn,
   listAccounts,
   removeAccount,
   saveAccount,
@@ -57,6 +59,8 @@ export class AuthService {
           port: config.chatgpt.callback_port,
         }),
       ],
+      // The Google OAuth client is the public one; HEARTH_ANTIGRAVITY_* reach a fake Google.
+      ['antigravity', antigravitySignIn(antigravityConfig())],
     ])
   }
 
@@ -74,8 +78,9 @@ export class AuthService {
         protocol: p.protocol,
         flows: ['browser' as const, 'manual' as const],
         form: { fields: [] },
-        status:
-          listAccounts(files, p.accountsKey).length > 0 ? ('signed in' as const) : ('signed out' as const),
+        status: listAccounts(files, p.accountsKey).some((c) => isSignedIn(p, c, this.#d.now()))
+          ? ('signed in' as const)
+          : ('signed out' as const),
       })),
       accounts,
       logins: this.engine.unfinished(),

@@ -153,7 +153,7 @@ export class FakeAntigravityBackend {
     send(res, 404, googleError(404, 'NOT_FOUND', `no route ${req.method} ${path}`))
   }
 
-  #token(raw: string, res: ServerResponse): void {
+  #token(raw: string, res: ServerResponse) {
     const body = Object.fromEntries(new URLSearchParams(raw))
     const answer = (status: number, json: Record<string, unknown>) => {
       this.tokenRequests.push({ body, status })
@@ -190,7 +190,7 @@ export class FakeAntigravityBackend {
     })
   }
 
-  #load(user: FakeGoogleUser | undefined, res: ServerResponse): void {
+  #load(user: FakeGoogleUser | undefined, res: ServerResponse) {
     if (!user) return send(res, 200, JSON.stringify({}))
     if (user.verify === 'error' || user.verify === 'error-no-url') {
       const metadata = user.verify === 'error' ? { validation_url: VERIFY_URL } : {}
@@ -235,7 +235,7 @@ export class FakeAntigravityBackend {
     send(res, 200, JSON.stringify(answer))
   }
 
-  #onboard(user: FakeGoogleUser | undefined, record: RecordedRequest, res: ServerResponse): void {
+  #onboard(user: FakeGoogleUser | undefined, record: RecordedRequest, res: ServerResponse) {
     if (!user) return send(res, 401, googleError(401, 'UNAUTHENTICATED', 'no user'))
     if (typeof record.body?.tierId !== 'string')
       return send(res, 400, googleError(400, 'INVALID_ARGUMENT', 'tierId is required'))

@@ -76,7 +76,7 @@ export function decodeGoogleError(raw: string): GoogleError {
   }
   const seen = new Set<unknown>()
   const walk = (value: unknown, key: string): void => {
-    if (typeof value === 'string') return readString(out, key.toLowerCase(), value)
+    if (typeof value === 'string') readString(out, key.toLowerCase(), value)
     if (typeof value !== 'object' || value === null || seen.has(value)) return
     seen.add(value)
     if (Array.isArray(value)) for (const item of value) walk(item, key)

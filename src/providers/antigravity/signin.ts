@@ -74,7 +74,7 @@ export function antigravityBaseUrl(env: NodeJS.ProcessEnv = process.env): string
   return (env.HEARTH_ANTIGRAVITY_BASE_URL?.trim() || CLOUD_CODE_BASE_URL).replace(/\/+$/, '')
 }
 
-export function antigravitySignIn(config: AntigravitySignInConfig): SignInPlugin {
+export function antigravitySignIn(config: AntigravitySignInConfig): AccountPlugin {
   const fetchFn = config.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const now = config.now ?? Date.now
   const userAgent = config.userAgent ?? (async () => userAgentOf(await antigravityVersion()))
@@ -85,6 +85,8 @@ export function antigravitySignIn(config: AntigravitySignInConfig): SignInPlugin
     label: 'Antigravity',
     detail: `Google Antigravity sign-in (Gemini and other models). ${ANTIGRAVITY_POLICY}`,
     protocol: 'oauth2_pkce',
+    // Google's invalid_grant on a refresh means the grant was revoked or expired for good.
+    forgetRevokedRefresh: true,
     callback: { redirectHost: '127.0.0.1', port: config.port, path: CALLBACK_PATH, fixed: false },
 
     authorize({ redirectUri, state, challenge }) {
