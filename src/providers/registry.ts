@@ -6,6 +6,7 @@ import { chatgpt } from './chatgpt/transport.ts'
 import { DEFAULT_EXTENSION, PROVIDER_IDS } from './ids.ts'
 import { openaiCompatible } from './openai-compatible/transport.ts'
 import type { Transport } from './types.ts'
+import { vertex } from './vertex/transport.ts'
 
 export { DEFAULT_EXTENSION, hasTransport, providerIds } from './ids.ts'
 
@@ -18,6 +19,7 @@ export interface Provider {
 const PROVIDERS: ReadonlyMap<string, Provider> = new Map([
   [DEFAULT_EXTENSION, { id: DEFAULT_EXTENSION, transport: openaiCompatible }],
   ['chatgpt', { id: 'chatgpt', transport: chatgpt }],
+  ['vertex', { id: 'vertex', transport: vertex }],
 ])
 
 /** The provider for a profile's extension id (absent → `openai-compatible`), or null if unknown. */

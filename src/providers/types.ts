@@ -95,6 +95,7 @@ export type UpstreamErrorCode =
   | 'upstream_rejected' // another 4xx: the request itself was refused
   | 'upstream_incomplete' // the stream ended without a terminal event
   | 'aborted' // the caller aborted (interrupt, cancel, shutdown)
+  | 'effort_unsupported' // the model cannot take the reasoning effort asked for; nothing was sent
 
 /**
  * The neutral stream. `index` numbers output items in the order the upstream opened them,
@@ -151,6 +152,10 @@ export interface TransportProfile {
   api_key: string | null
   /** Extra headers a provider adds (account ids, beta flags). */
   headers?: Record<string, string>
+  /** The cloud project (vertex), from the profile; blank falls back to the provider's env. */
+  project?: string
+  /** The cloud location or region (vertex), from the profile; blank falls back likewise. */
+  location?: string
 }
 
 export interface Transport {

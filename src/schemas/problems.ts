@@ -102,6 +102,10 @@ export const PROBLEMS = {
   upstream_malformed: { status: 502, title: 'The provider sent a frame that does not parse' },
   upstream_rejected: { status: 502, title: 'The provider rejected the request' },
   upstream_incomplete: { status: 502, title: 'The provider stream ended without a final event' },
+  effort_unsupported: {
+    status: 400,
+    title: 'The model does not take the reasoning effort asked for; nothing was sent to the provider',
+  },
   kernel_crashed: { status: 500, title: 'The session kernel process exited during the run' },
   daemon_restarted: { status: 503, title: 'The daemon stopped during the run' },
   step_limit_reached: {
@@ -178,6 +182,7 @@ export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(
   'upstream_malformed',
   'upstream_rejected',
   'upstream_incomplete',
+  'effort_unsupported',
   'kernel_crashed',
   'daemon_restarted',
   'step_limit_reached',

@@ -28,6 +28,8 @@ interface ProfileFile {
   effort?: string | null
   account_id?: string | null
   apiKey?: string
+  project?: string | null
+  location?: string | null
   stream_idle_timeout_ms?: number
   request_max_retries?: number
 }
@@ -119,6 +121,8 @@ export class Profiles {
         protocol: file.protocol === 'chat_completions' ? 'chat_completions' : 'responses',
         model: String(file.model ?? ''),
         api_key: keyOf(files, name),
+        ...(typeof file.project === 'string' && file.project !== '' ? { project: file.project } : {}),
+        ...(typeof file.location === 'string' && file.location !== '' ? { location: file.location } : {}),
       },
       limits: {
         idle_timeout_ms: wholeIn(file.stream_idle_timeout_ms, 100, 3_600_000),

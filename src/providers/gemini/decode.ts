@@ -1,0 +1,245 @@
+// Gemini stream → neutral events. `streamGenerateContent?alt=sse` sends one
+// GenerateContentResponse per SSE event: `{candidates: [{content: {role, parts}, finishReason?}],
+// usageMetadata, modelVersion, responseId}`. Real streams end events with `\r\n\r\n`, may
+// pad the JSON with spaces, and put STOP in a last chunk whose only part is an empty text
+// carrying a signature; the framing is the shared sse.ts.
+//
+// - Candidate 0 only (one candidate is asked for). Its parts, in order:
+//   `{text}` → `text_delta`, `{text, thought: true}` → `reasoning_delta`; consecutive parts
+//   of one kind continue one item, a change of kind opens the next index. Empty text
+//   makes no delta.
+// - `{functionCall: {name, args?, id?}}`: each call is whole in its part and gets its own
+//   index; `args` missing is `{}`; a call without an id gets one (tool-calls.ts). Calls are
+//   held until the candidate finishes: only a normal `STOP` publishes them (`done` then
+//   says `tool_calls`); a limited or filtered answer never runs a call.
+// - `thoughtSignature` may ride on any part; the last non-empty one of each item is kept
+//   (`signatures`) for a wrapper that replays them, and the last of the whole answer.
+// - `finishReason` ends the turn: `usage` (when reported), `done`. A stream that ends
+//   without one is `upstream_incomplete`. `promptFeedback.blockReason` without candidates
+//   (the prompt was blocked) ends it as `content_filter`.
+// - A chunk carrying `error` ends the turn with the mapped code (errors.ts).
+// - A field that is present but of the wrong type (text not a string, parts not a list, a
+//   call without a name, counts that are not numbers…) fails the turn as
+//   `upstream_malformed`; unknown fields and part kinds (inline data, code execution) are
+//   skipped.
+import { decodeWith, type FrameDecoder, incomplete, parseFrame } from '../openai-compatible/decode-stream.ts'
+import type { SseFrame } from '../openai-compatible/sse.ts'
+import { type CallDraft, toolCallEvent } from '../openai-compatible/tool-calls.ts'
+import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
+import { googleError, streamErrorEvent } from './errors.ts'
+
+type Json = Record<string, unknown>
+
+interface Call extends CallDraft {
+  slot: number
+}
+
+/** The usage counts as last reported (each chunk's usage is cumulative). */
+export interface GeminiUsage {
+  prompt: number | null
+  cached: number | null
+  candidates: number | null
+  thoughts: number | null
+  total: number | null
+}
+
+export interface GeminiDecoderOptions {
+  /** Takes the GenerateContentResponse out of a chunk (the Code Assist envelope's `response`). */
+  unwrap?: (chunk: Json) => unknown
+}
+
+/** A present field of the wrong type. */
+class Malformed extends Error {}
+
+export class GeminiDecoder implements FrameDecoder {
+  finished = false
+  /** The last non-empty thoughtSignature of each item, by neutral index. */
+  readonly signatures = new Map<number, string>()
+  /** The last non-empty thoughtSignature of the answer. */
+  lastSignature: string | null = null
+  readonly #unwrap: GeminiDecoderOptions['unwrap']
+  #next = 0
+  #open: { kind: 'text' | 'thought'; slot: number } | null = null
+  readonly #calls: Call[] = []
+  #usage: GeminiUsage = { prompt: null, cached: null, candidates: null, thoughts: null, total: null }
+  #sawUsage = false
+
+  constructor(opts: GeminiDecoderOptions = {}) {
+    this.#unwrap = opts.unwrap
+  }
+
+  frame(frame: SseFrame): NeutralEvent[] {
+    const parsed = parseFrame(frame)
+    if (!parsed.ok) return this.#finish([parsed.event])
+    const chunk = this.#unwrap ? this.#unwrap(parsed.value) : parsed.value
+    const err = googleError(parsed.value) ?? googleError(chunk)
+    if (err) return this.#finish([streamErrorEvent(err)])
+    const data = object(chunk, 'the chunk')
+    if (!data) throw new Malformed('the chunk holds no GenerateContentResponse')
+    this.#readUsage(data.usageMetadata)
+    const candidates = list(data.candidates, 'candidates')
+    const candidate = object(candidates?.[0], 'candidates[0]')
+    const events = candidate ? this.#candidate(candidate) : []
+    const reason = candidate ? str(candidate.finishReason, 'finishReason') : undefined
+    if (reason !== undefined) return this.#finish([...events, ...this.#terminal(mapFinishReason(reason))])
+    const feedback = object(data.promptFeedback, 'promptFeedback')
+    const blocked = feedback ? str(feedback.blockReason, 'promptFeedback.blockReason') : undefined
+    if (!candidate && blocked !== undefined) return this.#finish(this.#terminal('content_filter'))
+    return events
+  }
+
+  end(): NeutralEvent[] {
+    return this.#finish([incomplete()])
+  }
+
+  #finish(events: NeutralEvent[]): NeutralEvent[] {
+    this.finished = true
+    return events
+  }
+
+  #candidate(candidate: Json): NeutralEvent[] {
+    const content = object(candidate.content, 'content')
+    const parts = content ? list(content.parts, 'content.parts') : undefined
+    const events: NeutralEvent[] = []
+    for (const [i, value] of (parts ?? []).entries()) {
+      const part = object(value, `parts[${i}]`)
+      if (part) events.push(...this.#part(part, i))
+    }
+    return events
+  }
+
+  #part(part: Json, i: number): NeutralEvent[] {
+    const signature = str(part.thoughtSignature, `parts[${i}].thoughtSignature`)
+    const call = object(part.functionCall, `parts[${i}].functionCall`)
+    if (call) {
+      const name = str(call.name, `parts[${i}].functionCall.name`)
+      if (!name) throw new Malformed(`parts[${i}].functionCall has no name`)
+      const args = call.args === undefined || call.args === null ? {} : object(call.args, 'functionCall.args')
+      const id = str(call.id, `parts[${i}].functionCall.id`) ?? ''
+      this.#open = null
+      const slot = this.#next++
+      this.#calls.push({ slot, id, name, args: JSON.stringify(args) })
+      this.#sign(slot, signature)
+      return []
+    }
+    const text = str(part.text, `parts[${i}].text`)
+    const thought = part.thought === undefined ? false : bool(part.thought, `parts[${i}].thought`)
+    if (text === undefined || text === '') {
+      // An empty text carrying a signature signs the item it closes (Gemini 3's last chunk).
+      this.#sign(this.#open?.slot ?? this.#next - 1, signature)
+      return []
+    }
+    const kind = thought ? 'thought' : 'text'
+    if (this.#open?.kind !== kind) this.#open = { kind, slot: this.#next++ }
+    const slot = this.#open.slot
+    this.#sign(slot, signature)
+    return [{ type: thought ? 'reasoning_delta' : 'text_delta', index: slot, delta: text }]
+  }
+
+  #sign(slot: number, signature: string | undefined): void {
+    if (!signature) return
+    this.lastSignature = signature
+    if (slot >= 0) this.signatures.set(slot, signature)
+  }
+
+  /** Calls only on a normal STOP, then usage and `done`. */
+  #terminal(stop: StopReason): NeutralEvent[] {
+    const events: NeutralEvent[] = []
+    const calls = stop === 'stop' ? this.#calls : []
+    for (const call of calls) events.push(toolCallEvent(call.slot, call))
+    if (this.#sawUsage) events.push({ type: 'usage', usage: neutralUsage(this.#usage) })
+    events.push({ type: 'done', stop_reason: stop === 'stop' && calls.length > 0 ? 'tool_calls' : stop })
+    return events
+  }
+
+  #readUsage(value: unknown): void {
+    const u = object(value, 'usageMetadata')
+    if (!u) return
+    const count = (key: string, old: number | null): number | null => {
+      const v = u[key]
+      if (v === undefined || v === null) return old
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        throw new Malformed(`usageMetadata.${key} is not a number`)
+      this.#sawUsage = true
+      return v
+    }
+    this.#usage = {
+      prompt: count('promptTokenCount', this.#usage.prompt),
+      cached: count('cachedContentTokenCount', this.#usage.cached),
+      candidates: count('candidatesTokenCount', this.#usage.candidates),
+      thoughts: count('thoughtsTokenCount', this.#usage.thoughts),
+      total: count('totalTokenCount', this.#usage.total),
+    }
+  }
+}
+
+function object(value: unknown, what: string): Json | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'object' || Array.isArray(value)) throw new Malformed(`${what} is not an object`)
+  return value as Json
+}
+
+function list(value: unknown, what: string): unknown[] | undefined {
+  if (value === undefined || value === null) return undefined
+  if (!Array.isArray(value)) throw new Malformed(`${what} is not a list`)
+  return value
+}
+
+function str(value: unknown, what: string): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string') throw new Malformed(`${what} is not a string`)
+  return value
+}
+
+function bool(value: unknown, what: string): boolean {
+  if (typeof value !== 'boolean') throw new Malformed(`${what} is not a boolean`)
+  return value
+}
+
+/**
+ * One meaning across providers: `prompt_tokens` is every prompt token (Gemini's
+ * `promptTokenCount` includes cached content), `cached_prompt_tokens` the cached part,
+ * `completion_tokens` every generated token: the answer's and the thoughts'.
+ */
+export function neutralUsage(u: GeminiUsage): NeutralUsage {
+  const completion =
+    u.candidates === null && u.thoughts === null ? null : (u.candidates ?? 0) + (u.thoughts ?? 0)
+  return {
+    prompt_tokens: u.prompt,
+    cached_prompt_tokens: u.cached,
+    cache_write_tokens: null,
+    completion_tokens: completion,
+    total_tokens: u.prompt !== null && completion !== null ? u.prompt + completion : u.total,
+  }
+}
+
+const FILTERED = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+])
+
+/**
+ * STOP → `stop`; MAX_TOKENS → `length`; the safety, recitation and blocklist reasons →
+ * `content_filter`; the rest (MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, LANGUAGE,
+ * OTHER, FINISH_REASON_UNSPECIFIED, reasons added later) → `other`.
+ */
+export function mapFinishReason(reason: string): StopReason {
+  if (reason === 'STOP') return 'stop'
+  if (reason === 'MAX_TOKENS') return 'length'
+  if (FILTERED.has(reason)) return 'content_filter'
+  return 'other'
+}
+
+/** Decodes a Gemini event stream; always ends with exactly one `done` or `error`. */
+export function decodeGemini(
+  bytes: AsyncIterable<Uint8Array>,
+  opts: GeminiDecoderOptions = {},
+): AsyncGenerator<NeutralEvent> {
+  return decodeWith(bytes, new GeminiDecoder(opts))
+}

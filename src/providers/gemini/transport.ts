@@ -1,0 +1,50 @@
+// One streamed turn on the Gemini wire (`streamGenerateContent?alt=sse`), shared by every
+// provider that speaks it (`vertex` directly; the Cloud Code Assist backend inside its
+// envelope, whose chunks `unwrap` opens). The provider builds the request (URL, its auth,
+// its body rules); this module reads Google's error answers and decodes the stream. HTTP
+// (retries, timeouts, abort) is the openai-compatible layer's.
+import type { ErrorEvent } from '../openai-compatible/errors.ts'
+import type { FailurePolicy } from '../openai-compatible/http.ts'
+import { streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
+import { decodeGemini, type GeminiDecoderOptions } from './decode.ts'
+import { geminiFailure } from './errors.ts'
+
+/** Headers every Gemini stream request carries; a provider adds its auth. */
+export function geminiHeaders(): Record<string, string> {
+  return { 'content-type': 'application/json', accept: 'text/event-stream' }
+}
+
+/**
+ * Google's error JSON decides a failed answer's code and message; a provider's own policy
+ * (a per-meter rate limit, a refused token) is asked first and wins where it answers.
+ */
+export function geminiFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
+  return {
+    failure(status, text, headers) {
+      const mine = own.failure?.(status, text, headers) ?? null
+      const wire = geminiFailure(status, text)
+      if (!mine) return wire
+      return { ...(wire ?? {}), ...mine }
+    },
+  }
+}
+
+/**
+ * One turn: `build` gives the request (called once; it may throw on an unusable URL, which
+ * ends the turn `upstream_rejected`), `secret` is redacted from every message. Never
+ * throws; ends with exactly one `done` or `error`.
+ */
+export function geminiTurn(
+  build: () => EncodedRequest,
+  opts: StreamOptions,
+  secret: string | null,
+  turn: TurnOptions & GeminiDecoderOptions = {},
+): AsyncGenerator<NeutralEvent> {
+  const adjust = turn.adjust ?? ((event: ErrorEvent) => event)
+  const decoder = { unwrap: turn.unwrap }
+  return streamTurn(build, (bytes) => decodeGemini(bytes, decoder), opts, secret, {
+    policy: geminiFailurePolicy(turn.policy),
+    adjust,
+  })
+}

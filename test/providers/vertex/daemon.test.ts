@@ -1,0 +1,129 @@
+// A vertex profile through the real daemon: a service-account key file (GOOGLE_APPLICATION_
+// CREDENTIALS) exchanged at the fake token endpoint by the kernel, HEARTH_VERTEX_BASE_URL
+// pointing at the fake Vertex endpoint. A full turn with tools: the model reads a file, the
+// result goes back as a functionResponse, the answer ends the run; the next turn replays it.
+import assert from 'node:assert/strict'
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { FakeGeminiUpstream, functionCallsOf, functionResponsesOf } from '../../fakes/gemini-upstream.ts'
+import { FakeGoogleToken } from '../../fakes/google-token.ts'
+import { startDaemon, type TestDaemon, tempHome } from '../../helpers/daemon.ts'
+import { idle, message, putInput, waitSession } from '../../inputs/helpers.ts'
+import { createSession } from '../../streams/sse-client.ts'
+import { historyOf } from '../../tools/agent-helpers.ts'
+
+describe('vertex through the daemon', () => {
+  let upstream: FakeGeminiUpstream
+  let tokens: FakeGoogleToken
+  let d: TestDaemon
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-ws-')))
+
+  before(async () => {
+    upstream = await FakeGeminiUpstream.start()
+    tokens = await FakeGoogleToken.start()
+    const home = tempHome()
+    const keyFile = join(home, 'key.json')
+    writeFileSync(keyFile, JSON.stringify(tokens.serviceAccount()))
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        providers: {
+          default_profile: 'v',
+          profiles: {
+            v: {
+              extension: 'vertex',
+              model: 'gemini-3-flash-preview',
+              project: 'proj-d',
+              location: 'global',
+            },
+          },
+        },
+        tools: { approval_policy: 'auto' },
+      }),
+    )
+    d = await startDaemon({
+      home,
+      env: { HEARTH_VERTEX_BASE_URL: upstream.url, GOOGLE_APPLICATION_CREDENTIALS: keyFile },
+    })
+    // Only tokens the fake endpoint issued are accepted upstream.
+    tokens.issued.add = ((add) =>
+      function (this: Set<string>, value: string) {
+        upstream.tokens.add(value)
+        return add.call(this, value)
+      })(tokens.issued.add)
+  })
+  after(async () => {
+    await d.stop()
+    await upstream.close()
+    await tokens.close()
+  })
+
+  it('a read call, its result as a functionResponse, the answer; the next turn replays the exchange', async () => {
+    writeFileSync(join(workspace, 'plan.txt'), 'step one\n')
+    const sid = await createSession(d, { kind: 'new', workspace })
+    upstream.enqueue(
+      { thoughts: ['I should read the plan.'], calls: [{ name: 'read', args: { path: 'plan.txt' } }] },
+      (r) => ({ text: [`It says: ${functionResponsesOf(r.body)[0]?.response?.output?.trim()}`] }),
+    )
+    await putInput(d, sid, message('what is the plan?'))
+    const read = await waitSession(d, sid, idle)
+    assert.equal(read.latest_answer.outcome, 'completed', JSON.stringify(read.history?.items?.at(-1)))
+    assert.equal(upstream.requests.length, 2)
+    const [first, second] = upstream.requests
+    assert.equal(
+      first.path,
+      '/v1/projects/proj-d/locations/global/publishers/google/models/gemini-3-flash-preview:streamGenerateContent',
+    )
+    assert.equal(first.query, '?alt=sse')
+    assert.ok(
+      first.body.tools[0].functionDeclarations.some((f: any) => f.name === 'read' && f.parametersJsonSchema),
+    )
+    assert.equal(tokens.requests.length, 2)
+    assert.equal(tokens.requests[0].jwt?.claims.iss, 'hearth-test@proj-1.iam.gserviceaccount.com')
+    assert.deepEqual(
+      functionCallsOf(second.body).map((c) => [c.name, c.args, c.thoughtSignature]),
+      [['read', { path: 'plan.txt' }, 'skip_thought_signature_validator']],
+    )
+    assert.match(String(functionResponsesOf(second.body)[0].response.output), /step one/)
+    const history = await historyOf(d, sid)
+    assert.deepEqual(
+      history.map((e: any) => e.kind),
+      ['user', 'reasoning', 'assistant', 'tool_call', 'tool_result', 'assistant'],
+    )
+    // The thinking text goes back with the call while the tool loop runs.
+    assert.deepEqual(second.body.contents[1].parts[0], { text: 'I should read the plan.', thought: true })
+    assert.match(JSON.stringify(history.at(-1)), /It says: /)
+
+    upstream.enqueue({ text: ['Still one step.'] })
+    await putInput(d, sid, message('and now?'))
+    await waitSession(d, sid, idle)
+    const third = upstream.requests[2].body
+    assert.deepEqual(
+      third.contents.map((c: any) => c.role),
+      ['user', 'model', 'user', 'model', 'user'],
+    )
+    assert.equal(functionResponsesOf(third).length, 1)
+  })
+
+  it('an effort the model does not take fails the run with effort_unsupported; nothing is sent', async () => {
+    const before = upstream.requests.length
+    const sid = await createSession(d, { kind: 'new', workspace, effort: 'xhigh' })
+    await putInput(d, sid, message('think hard'))
+    const s = await waitSession(d, sid, idle)
+    assert.equal(s.latest_answer.outcome, 'failed', JSON.stringify(s.latest_answer))
+    const history = await historyOf(d, sid)
+    assert.match(JSON.stringify(history.at(-1)), /effort_unsupported/)
+    assert.equal(upstream.requests.length, before)
+  })
+
+  it('GET /models covers the vertex profile (google-vertex catalogue)', async () => {
+    const res = await d.request({ path: '/models?provider_profile=v' })
+    assert.equal(res.status, 200, res.text())
+    const body = res.json()
+    assert.equal(body.extension, 'vertex')
+    assert.ok(body.items.some((m: any) => m.id === 'gemini-3-flash-preview'))
+    assert.ok(body.items.some((m: any) => /^gemini-2\.5/.test(m.id)))
+  })
+})
