@@ -7,12 +7,8 @@
 // Stored shape: {type: "oauth", access, refresh, expires, projectId, email?} (hearth adds
 // `selected` and limit marks). No message ever carries a code, a verifier or a token.
 import { createHash } from 'node:crypto'
-import {
-  type AccountIdentity,
-  SignInError,
-  type SignInPlugin,
-  type StoredCredential,
-} from '../../auth/types.ts'
+import type { AccountPlugin } from '../../auth/accounts.ts'
+import { type AccountIdentity, SignInError, type StoredCredential } from '../../auth/types.ts'
 import { describe, redact } from '../openai-compatible/errors.ts'
 import {
   ANTIGRAVITY_CLIENT_ID,
