@@ -2,6 +2,7 @@
 // `openai-compatible`. Later providers add their sign-in and quota codecs to the same entry.
 // The ids alone live in ids.ts, which settings and runs use to accept or refuse a profile;
 // this map must list exactly those ids (checked when it loads).
+import { antigravity } from './antigravity/transport.ts'
 import { chatgpt } from './chatgpt/transport.ts'
 import { DEFAULT_EXTENSION, PROVIDER_IDS } from './ids.ts'
 import { openaiCompatible } from './openai-compatible/transport.ts'
@@ -20,6 +21,7 @@ const PROVIDERS: ReadonlyMap<string, Provider> = new Map([
   [DEFAULT_EXTENSION, { id: DEFAULT_EXTENSION, transport: openaiCompatible }],
   ['chatgpt', { id: 'chatgpt', transport: chatgpt }],
   ['vertex', { id: 'vertex', transport: vertex }],
+  ['antigravity', { id: 'antigravity', transport: antigravity }],
 ])
 
 /** The provider for a profile's extension id (absent → `openai-compatible`), or null if unknown. */

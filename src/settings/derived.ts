@@ -24,6 +24,7 @@ const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = {
   models: 1,
   'openai-compatible': 1,
   chatgpt: 1,
+  antigravity: 1,
 }
 
 /** The implemented extensions the `extensions` settings group leaves enabled. */

@@ -11,12 +11,20 @@
 //   POST /v1internal:onboardUser            a long-running operation: `done: false` for the
 //                                           account's `onboardPolls` calls, then done with the
 //                                           provisioned project
-//   POST /v1internal:streamGenerateContent  the envelope's SSE (see `enqueue`)
+//   POST /v1internal:streamGenerateContent  the envelope `{project, model, request, requestType,
+//                                           userAgent, requestId}` checked; SSE chunks
+//                                           `{response: GenerateContentResponse, traceId}`
+//                                           scripted like the Gemini fake (`enqueue`), each
+//                                           thoughtSignature issued for the model that made it;
+//                                           a replayed signature this model did not issue is
+//                                           400, and Gemini 3 calls must carry one
 // Errors use Google's JSON error shape; a verification-required account gets what the
 // backend sends (an ineligible tier with its validationUrl, or a 403 ErrorInfo).
 // Every request is recorded with its headers and parsed body.
 import { createHash, randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { chunksOf, type GeminiScript } from './gemini-upstream.ts'
 import { type RecordedRequest, readBody, recordOf } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 
@@ -65,9 +73,11 @@ export class FakeAntigravityBackend {
   readonly tokenUrl: string
   readonly requests: RecordedRequest[] = []
   readonly tokenRequests: RecordedTokenRequest[] = []
-  /** Generation requests answer with these handlers in turn (then `defaultStream`). */
-  readonly streams: ((req: RecordedRequest, res: ServerResponse) => Promise<void>)[] = []
-  defaultStream: ((req: RecordedRequest, res: ServerResponse) => Promise<void>) | null = null
+  /** Generation requests answer these scripts in turn, then `defaultScript`. */
+  readonly scripts: AntigravityScript[] = []
+  defaultScript: AntigravityScript = { text: ['Hello', ' from', ' Antigravity.'] }
+  /** Signatures issued, with the model they were issued for. */
+  readonly signatures = new Map<string, string>()
   /** Accept only tokens this fake issued and has not expired or revoked. */
   strictAuth = true
   readonly #server: LoopbackServer
@@ -145,11 +155,8 @@ export class FakeAntigravityBackend {
     }
     if (req.method === 'POST' && path === '/v1internal:loadCodeAssist') return this.#load(user, res)
     if (req.method === 'POST' && path === '/v1internal:onboardUser') return this.#onboard(user, record, res)
-    if (req.method === 'POST' && path === '/v1internal:streamGenerateContent') {
-      const next = this.streams.shift() ?? this.defaultStream
-      if (!next) return send(res, 500, googleError(500, 'INTERNAL', 'no stream scripted'))
-      return next(record, res)
-    }
+    if (req.method === 'POST' && path === '/v1internal:streamGenerateContent')
+      return this.#generate(user, record, res)
     send(res, 404, googleError(404, 'NOT_FOUND', `no route ${req.method} ${path}`))
   }
 
@@ -235,6 +242,64 @@ export class FakeAntigravityBackend {
     send(res, 200, JSON.stringify(answer))
   }
 
+  /** Queues the answers of the next generation requests. */
+  enqueue(...scripts: AntigravityScript[]): void {
+    this.scripts.push(...scripts)
+  }
+
+  async #generate(user: FakeGoogleUser | undefined, record: RecordedRequest, res: ServerResponse) {
+    const refusal = envelopeError(record.body, user)
+    if (refusal)
+      return send(
+        res,
+        refusal.startsWith('Permission') ? 403 : 400,
+        googleError(
+          refusal.startsWith('Permission') ? 403 : 400,
+          refusal.startsWith('Permission') ? 'PERMISSION_DENIED' : 'INVALID_ARGUMENT',
+          refusal,
+        ),
+      )
+    const model: string = record.body.model
+    const signatureError = this.#checkSignatures(record.body.request.contents, model)
+    if (signatureError) return send(res, 400, googleError(400, 'INVALID_ARGUMENT', signatureError))
+    const script = this.scripts.shift() ?? this.defaultScript
+    if (script.status) {
+      const body = script.errorBody
+        ? JSON.stringify(script.errorBody)
+        : googleError(script.status, script.errorStatus ?? 'INTERNAL', script.errorMessage ?? 'error')
+      return send(res, script.status, body)
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' })
+    for (const chunk of chunksOf(script, model) as any[]) {
+      for (const part of chunk.candidates?.[0]?.content?.parts ?? []) {
+        if (!part.thoughtSignature) continue
+        part.thoughtSignature = `sig-${randomBytes(9).toString('base64url')}`
+        this.signatures.set(part.thoughtSignature, model)
+      }
+      if (script.delayMs) await sleep(script.delayMs)
+      if (res.destroyed) return
+      res.write(`data: ${JSON.stringify({ response: chunk, traceId: 'fake-trace' })}\r\n\r\n`)
+    }
+    res.end()
+  }
+
+  /** Signatures replay only to the model that made them; Gemini 3 calls need one. */
+  #checkSignatures(contents: any[], model: string): string | null {
+    for (const content of contents) {
+      for (const part of content?.parts ?? []) {
+        const sig = part?.thoughtSignature
+        if (sig === undefined) {
+          if (part?.functionCall && model.startsWith('gemini-3'))
+            return 'Function call is missing a thought_signature in functionCall parts.'
+          continue
+        }
+        if (sig === 'skip_thought_signature_validator') continue
+        if (this.signatures.get(sig) !== model) return 'Corrupted thought signature.'
+      }
+    }
+    return null
+  }
+
   #onboard(user: FakeGoogleUser | undefined, record: RecordedRequest, res: ServerResponse) {
     if (!user) return send(res, 401, googleError(401, 'UNAUTHENTICATED', 'no user'))
     if (typeof record.body?.tierId !== 'string')
@@ -259,6 +324,26 @@ export class FakeAntigravityBackend {
       }),
     )
   }
+}
+
+export interface AntigravityScript extends GeminiScript {
+  /** With `status`: this Google error body instead of the plain one. */
+  errorBody?: unknown
+}
+
+/** Why the backend refuses an envelope, or null. */
+function envelopeError(body: any, user: FakeGoogleUser | undefined): string | null {
+  if (typeof body !== 'object' || body === null) return 'Invalid JSON payload received.'
+  if (typeof body.project !== 'string' || body.project === '') return 'project is required'
+  if (user?.project && body.project !== user.project)
+    return `Permission denied on project ${body.project}`
+  if (typeof body.model !== 'string' || body.model === '') return 'model is required'
+  if (body.requestType !== 'agent' || body.userAgent !== 'antigravity') return 'unknown request type'
+  if (typeof body.requestId !== 'string' || !body.requestId.startsWith('agent-'))
+    return 'requestId is required'
+  if (!Array.isArray(body.request?.contents) || body.request.contents.length === 0)
+    return 'contents is not specified'
+  return null
 }
 
 function send(res: ServerResponse, status: number, body: string): void {
