@@ -335,8 +335,7 @@ export interface AntigravityScript extends GeminiScript {
 function envelopeError(body: any, user: FakeGoogleUser | undefined): string | null {
   if (typeof body !== 'object' || body === null) return 'Invalid JSON payload received.'
   if (typeof body.project !== 'string' || body.project === '') return 'project is required'
-  if (user?.project && body.project !== user.project)
-    return `Permission denied on project ${body.project}`
+  if (user?.project && body.project !== user.project) return `Permission denied on project ${body.project}`
   if (typeof body.model !== 'string' || body.model === '') return 'model is required'
   if (body.requestType !== 'agent' || body.userAgent !== 'antigravity') return 'unknown request type'
   if (typeof body.requestId !== 'string' || !body.requestId.startsWith('agent-'))
