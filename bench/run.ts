@@ -5,6 +5,7 @@ import { machine, printTable, type Row, type Section } from './lib.ts'
 import { http } from './sections/http.ts'
 import { kernels } from './sections/kernels.ts'
 import { profile } from './sections/profile.ts'
+import { providers } from './sections/providers.ts'
 import { runs } from './sections/runs.ts'
 import { sessions } from './sections/sessions.ts'
 import { startup } from './sections/startup.ts'
@@ -13,7 +14,17 @@ import { tools } from './sections/tools.ts'
 import { toolsExec } from './sections/tools-exec.ts'
 
 /** Run by default, in this order. */
-const DEFAULT: readonly Section[] = [startup, http, sessions, runs, kernels, tools, toolsExec, toolOutput]
+const DEFAULT: readonly Section[] = [
+  startup,
+  http,
+  sessions,
+  runs,
+  providers,
+  kernels,
+  tools,
+  toolsExec,
+  toolOutput,
+]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile]
 

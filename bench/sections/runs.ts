@@ -146,7 +146,7 @@ export function follow(d: BenchDaemon, sessionId: string, readDelayMs = 0) {
   }
 }
 
-async function turn(d: BenchDaemon, sessionId: string, s: ReturnType<typeof follow>) {
+export async function turn(d: BenchDaemon, sessionId: string, s: ReturnType<typeof follow>) {
   const first = s.next('output.delta')
   const ended = s.next('run.ended')
   const r = await call(d, 'PUT', `/sessions/${sessionId}/inputs/${uuidv7()}`, {

@@ -16,3 +16,11 @@ export function hasTransport(extension: string | null | undefined): boolean {
 export function providerIds(): string[] {
   return [...PROVIDER_IDS]
 }
+
+/** Extensions whose wire takes earlier reasoning text back (Gemini's thought parts). */
+const REASONING_TEXT_REPLAYED: readonly string[] = ['vertex']
+
+/** Whether a request to this extension carries the reasoning text of earlier answers. */
+export function replaysReasoningText(extension: string | null | undefined): boolean {
+  return REASONING_TEXT_REPLAYED.includes(extension ?? DEFAULT_EXTENSION)
+}

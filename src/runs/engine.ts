@@ -9,7 +9,7 @@
 import { v7 as uuidv7 } from 'uuid'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
-import { hasTransport } from '../providers/ids.ts'
+import { hasTransport, replaysReasoningText } from '../providers/ids.ts'
 import type { EncryptedReasoningPart, NeutralEvent, TransportProfile } from '../providers/types.ts'
 import { HearthError, type Problem, type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
@@ -165,7 +165,9 @@ export class Runs {
     run.turnOpen = true
     run.earlyResults.clear()
     run.stepEnded = false
-    const request = buildRequest(this.#d.core, sessionId, run.model, run.effort)
+    const request = buildRequest(this.#d.core, sessionId, run.model, run.effort, {
+      reasoningText: replaysReasoningText(run.profile?.extension),
+    })
     request.tools = run.offered.map(({ name, description, parameters }) => ({
       name,
       description,

@@ -1,7 +1,9 @@
 // The model request of a turn, built from the session's history: user entries (with their
 // images) and earlier answers (with their tool calls, and the encrypted reasoning a
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
-// to people, not replayed to the model. The system text is the workspace's instruction
+// to people, not replayed to the model, except reasoning text for a provider whose wire
+// takes it back (`reasoningText`: Gemini's thought parts), ahead of the answer it came
+// with. The system text is the workspace's instruction
 // files (src/instructions), found afresh at each request.
 import type {
   AssistantPart,
@@ -30,6 +32,7 @@ export function buildRequest(
   sessionId: string,
   model: string,
   effort: string | null,
+  opts: { reasoningText?: boolean } = {},
 ): NeutralRequest {
   const rows = core
     .sql('SELECT position, kind, content FROM entries WHERE session_id = ? ORDER BY position')
@@ -39,6 +42,7 @@ export function buildRequest(
   )
   const messages: NeutralMessage[] = []
   const calls = new ToolAnswers(messages)
+  let thinking: AssistantPart[] = []
   for (const r of rows) {
     const c = JSON.parse(r.content) as {
       text?: string
@@ -56,7 +60,10 @@ export function buildRequest(
       })
     }
     if (r.kind === 'user' || r.kind === 'assistant') calls.close()
+    if (r.kind === 'reasoning' && opts.reasoningText && c.text)
+      thinking.push({ type: 'reasoning', text: c.text })
     if (r.kind === 'user') {
+      thinking = []
       const parts: UserPart[] = c.text ? [{ type: 'text', text: c.text }] : []
       if (c.images?.length) {
         for (const img of images.all(sessionId, r.position) as ImageRow[])
@@ -65,7 +72,8 @@ export function buildRequest(
       messages.push({ role: 'user', content: parts })
     } else if (r.kind === 'assistant') {
       // Encrypted reasoning came first in its turn, so it goes first in the replay.
-      const parts: AssistantPart[] = [...(c.replay ?? [])]
+      const parts: AssistantPart[] = [...(c.replay ?? []), ...thinking]
+      thinking = []
       if (c.text) parts.push({ type: 'text', text: c.text })
       parts.push(...(c.tool_calls ?? []))
       if (parts.length > 0) messages.push({ role: 'assistant', content: parts })

@@ -81,7 +81,10 @@ export class GeminiDecoder implements FrameDecoder {
     const candidate = object(candidates?.[0], 'candidates[0]')
     const events = candidate ? this.#candidate(candidate) : []
     const reason = candidate ? str(candidate.finishReason, 'finishReason') : undefined
-    if (reason !== undefined) return this.#finish([...events, ...this.#terminal(mapFinishReason(reason))])
+    if (reason !== undefined) {
+      for (const event of this.#terminal(mapFinishReason(reason))) events.push(event)
+      return this.#finish(events)
+    }
     const feedback = object(data.promptFeedback, 'promptFeedback')
     const blocked = feedback ? str(feedback.blockReason, 'promptFeedback.blockReason') : undefined
     if (!candidate && blocked !== undefined) return this.#finish(this.#terminal('content_filter'))
@@ -101,39 +104,42 @@ export class GeminiDecoder implements FrameDecoder {
     const content = object(candidate.content, 'content')
     const parts = content ? list(content.parts, 'content.parts') : undefined
     const events: NeutralEvent[] = []
-    for (const [i, value] of (parts ?? []).entries()) {
-      const part = object(value, `parts[${i}]`)
-      if (part) events.push(...this.#part(part, i))
+    if (!parts) return events
+    for (let i = 0; i < parts.length; i++) {
+      const part = object(parts[i], 'a part')
+      const event = part ? this.#part(part) : null
+      if (event) events.push(event)
     }
     return events
   }
 
-  #part(part: Json, i: number): NeutralEvent[] {
-    const signature = str(part.thoughtSignature, `parts[${i}].thoughtSignature`)
-    const call = object(part.functionCall, `parts[${i}].functionCall`)
+  /** The delta a part makes, if any. Labels are constant: this runs once per streamed part. */
+  #part(part: Json): NeutralEvent | null {
+    const signature = str(part.thoughtSignature, 'thoughtSignature')
+    const call = object(part.functionCall, 'functionCall')
     if (call) {
-      const name = str(call.name, `parts[${i}].functionCall.name`)
-      if (!name) throw new Malformed(`parts[${i}].functionCall has no name`)
-      const args = call.args === undefined || call.args === null ? {} : object(call.args, 'functionCall.args')
-      const id = str(call.id, `parts[${i}].functionCall.id`) ?? ''
+      const name = str(call.name, 'functionCall.name')
+      if (!name) throw new Malformed('a functionCall has no name')
+      const args = object(call.args, 'functionCall.args') ?? {}
+      const id = str(call.id, 'functionCall.id') ?? ''
       this.#open = null
       const slot = this.#next++
       this.#calls.push({ slot, id, name, args: JSON.stringify(args) })
       this.#sign(slot, signature)
-      return []
+      return null
     }
-    const text = str(part.text, `parts[${i}].text`)
-    const thought = part.thought === undefined ? false : bool(part.thought, `parts[${i}].thought`)
+    const text = str(part.text, 'text')
+    const thought = part.thought === undefined ? false : bool(part.thought, 'thought')
     if (text === undefined || text === '') {
       // An empty text carrying a signature signs the item it closes (Gemini 3's last chunk).
       this.#sign(this.#open?.slot ?? this.#next - 1, signature)
-      return []
+      return null
     }
     const kind = thought ? 'thought' : 'text'
     if (this.#open?.kind !== kind) this.#open = { kind, slot: this.#next++ }
     const slot = this.#open.slot
     this.#sign(slot, signature)
-    return [{ type: thought ? 'reasoning_delta' : 'text_delta', index: slot, delta: text }]
+    return { type: thought ? 'reasoning_delta' : 'text_delta', index: slot, delta: text }
   }
 
   #sign(slot: number, signature: string | undefined): void {

@@ -46,6 +46,8 @@ const PUBLIC_FIELDS = [
 
 /** Extensions whose profiles talk to an endpoint the user names. */
 const NEEDS_ENDPOINT = new Set(['openai-compatible'])
+/** Extensions whose profiles must name a model (no account or backend picks one). */
+const NEEDS_MODEL = new Set(['openai-compatible', 'vertex'])
 
 export const profilesOf = (config: JsonObject): Record<string, JsonObject> =>
   objectAt(objectAt(config, 'providers'), 'profiles') as Record<string, JsonObject>
@@ -139,8 +141,10 @@ export const providers: GroupCodec = {
       if (!enabled.has(extension)) throw bad(`profile ${name}: extension ${extension} is disabled`)
       if (NEEDS_ENDPOINT.has(extension) && typeof p.endpoint !== 'string')
         throw bad(`profile ${name}: an ${extension} profile needs an endpoint`)
-      if (NEEDS_ENDPOINT.has(extension) && typeof p.model !== 'string')
-        throw bad(`profile ${name}: an ${extension} profile needs a model`)
+      if (NEEDS_MODEL.has(extension) && typeof p.model !== 'string')
+        throw bad(
+          `profile ${name}: ${/^[aeiou]/.test(extension) ? 'an' : 'a'} ${extension} profile needs a model`,
+        )
     }
   },
 }

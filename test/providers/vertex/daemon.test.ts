@@ -11,6 +11,7 @@ import { FakeGeminiUpstream, functionCallsOf, functionResponsesOf } from '../../
 import { FakeGoogleToken } from '../../fakes/google-token.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../../helpers/daemon.ts'
 import { idle, message, putInput, waitSession } from '../../inputs/helpers.ts'
+import { patchGroup, readGroup } from '../../settings/helpers.ts'
 import { createSession } from '../../streams/sse-client.ts'
 import { historyOf } from '../../tools/agent-helpers.ts'
 
@@ -125,5 +126,18 @@ describe('vertex through the daemon', () => {
     assert.equal(body.extension, 'vertex')
     assert.ok(body.items.some((m: any) => m.id === 'gemini-3-flash-preview'))
     assert.ok(body.items.some((m: any) => /^gemini-2\.5/.test(m.id)))
+  })
+
+  it('settings save a vertex profile with its project and location; a model is required', async () => {
+    let { etag } = await readGroup(d, 'providers')
+    const profile = { extension: 'vertex', model: 'gemini-2.5-pro', project: 'p2', location: 'europe-west4' }
+    const saved = await patchGroup(d, 'providers', { profiles: { v2: profile } }, etag)
+    assert.equal(saved.status, 200, saved.text())
+    const read = await readGroup(d, 'providers')
+    assert.deepEqual(read.settings.profiles.v2, { ...profile, api_key: null })
+    etag = read.etag
+    const noModel = await patchGroup(d, 'providers', { profiles: { v3: { extension: 'vertex' } } }, etag)
+    assert.equal(noModel.status, 400, noModel.text())
+    assert.match(noModel.text(), /profile v3: a vertex profile needs a model/)
   })
 })

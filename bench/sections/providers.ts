@@ -1,0 +1,218 @@
+// Providers side by side: the same turns through an openai-compatible profile (Responses)
+// and a vertex profile (Gemini SSE, with an application-default-credentials exchange per
+// turn), one daemon, upstreams in this process that note when they wrote their first and
+// last delta. Figures as in the runs section, for each profile:
+//
+// - first token added over the upstream (p50 of 20 turns after 3 warm-up turns);
+// - input to first token: from the input PUT to the first output.delta, which for vertex
+//   includes reading the ADC file and the token exchange (p50 of the same 20);
+// - a 2,000-delta reply: time over the upstream's own first-to-last (p50 of 5, after 1).
+//
+// Target: vertex within 10 % of openai-compatible (a few ms of slack for the sub-ms figures).
+import { writeFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { v7 as uuidv7 } from 'uuid'
+import { median, ms, type Row, type Section, spawnDaemon, tempHome } from '../lib.ts'
+import { call, follow, turn } from './runs.ts'
+
+interface Timing {
+  firstAt: number
+  lastAt: number
+}
+
+interface Upstream {
+  deltas: number
+  turns: Timing[]
+  url: string
+  close: () => void
+}
+
+/** Serves `handler` on 127.0.0.1:0 once the request body has arrived. */
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => handler(req, res))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }
+}
+
+/** A Responses upstream (the openai-compatible profile). */
+async function responsesUpstream(): Promise<Upstream> {
+  const up = { deltas: 1, turns: [] as Timing[] }
+  const s = await serve((_req, res) => {
+    const t: Timing = { firstAt: 0, lastAt: 0 }
+    up.turns.push(t)
+    const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    res.write(frame({ type: 'response.created', response: { id: 'r' } }))
+    res.write(
+      frame({ type: 'response.output_item.added', output_index: 0, item: { id: 'm', type: 'message' } }),
+    )
+    for (let i = 0; i < up.deltas; i++) {
+      if (i === 0) t.firstAt = performance.now()
+      const delta = {
+        type: 'response.output_text.delta',
+        item_id: 'm',
+        output_index: 0,
+        content_index: 0,
+        delta: `w${i} `,
+      }
+      res.write(frame(delta))
+    }
+    t.lastAt = performance.now()
+    const usage = { input_tokens: 1, output_tokens: up.deltas, total_tokens: up.deltas + 1 }
+    res.end(
+      frame({ type: 'response.completed', response: { id: 'r', status: 'completed', output: [], usage } }),
+    )
+  })
+  return Object.assign(up, s, { url: `${s.url}/v1` })
+}
+
+/** A Vertex Gemini upstream: one chunk per delta, STOP in a last chunk with a signature. */
+async function geminiUpstream(): Promise<Upstream> {
+  const up = { deltas: 1, turns: [] as Timing[] }
+  const s = await serve((_req, res) => {
+    const t: Timing = { firstAt: 0, lastAt: 0 }
+    up.turns.push(t)
+    const frame = (parts: unknown[], extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], modelVersion: 'gemini-2.5-flash' })}\r\n\r\n`
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    for (let i = 0; i < up.deltas; i++) {
+      if (i === 0) t.firstAt = performance.now()
+      res.write(frame([{ text: `w${i} ` }]))
+    }
+    t.lastAt = performance.now()
+    const usageMetadata = {
+      promptTokenCount: 1,
+      candidatesTokenCount: up.deltas,
+      totalTokenCount: up.deltas + 1,
+    }
+    res.end(frame([{ text: '', thoughtSignature: 'c2ln' }], { finishReason: 'STOP', usageMetadata }))
+  })
+  return Object.assign(up, s)
+}
+
+/** A token endpoint that takes any refresh grant. */
+function tokenEndpoint() {
+  let n = 0
+  return serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ access_token: `ya29.bench-${++n}`, expires_in: 3599, token_type: 'Bearer' }))
+  })
+}
+
+interface Figures {
+  firstAdded: number
+  inputToFirst: number
+  reply: number
+}
+
+async function measure(
+  d: Awaited<ReturnType<typeof spawnDaemon>>,
+  home: string,
+  profile: string,
+  up: Upstream,
+) {
+  const sid = uuidv7()
+  await call(d, 'PUT', `/sessions/${sid}`, { kind: 'new', workspace: home, provider_profile: profile })
+  const s = follow(d, sid)
+  await new Promise((r) => setTimeout(r, 200))
+  const added: number[] = []
+  const fromInput: number[] = []
+  up.deltas = 1
+  for (let i = 0; i < 23; i++) {
+    const t0 = performance.now()
+    const t = await turn(d, sid, s)
+    if (i >= 3) {
+      added.push(t.first - (up.turns.at(-1) as Timing).firstAt)
+      fromInput.push(t.first - t0)
+    }
+  }
+  const reply: number[] = []
+  up.deltas = 2_000
+  for (let i = 0; i < 6; i++) {
+    const t = await turn(d, sid, s)
+    const u = up.turns.at(-1) as Timing
+    if (i >= 1) reply.push(t.ended - u.firstAt - (u.lastAt - u.firstAt))
+  }
+  s.close()
+  return { firstAdded: median(added), inputToFirst: median(fromInput), reply: median(reply) }
+}
+
+function compare(figure: string, base: number, vertex: number, slackMs: number): Row {
+  const limit = base * 1.1 + slackMs
+  return {
+    figure: `${figure}: openai-compatible / vertex`,
+    measured: `${ms(base, 2)} / ${ms(vertex, 2)}`,
+    target: `vertex ≤ +10 %${slackMs > 0 ? ` (+${slackMs} ms)` : ''}`,
+    ok: vertex <= limit,
+  }
+}
+
+export const providers: Section = {
+  name: 'providers',
+  description: 'vertex against openai-compatible: first token, a 2,000-delta reply',
+  async run(): Promise<Row[]> {
+    const openai = await responsesUpstream()
+    const gemini = await geminiUpstream()
+    const token = await tokenEndpoint()
+    const home = tempHome()
+    const adc = join(home, 'adc.json')
+    writeFileSync(
+      adc,
+      JSON.stringify({
+        type: 'authorized_user',
+        client_id: 'bench.apps.googleusercontent.com',
+        client_secret: 'bench-secret',
+        refresh_token: '1//bench',
+        token_uri: `${token.url}/token`,
+      }),
+    )
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        providers: {
+          default_profile: 'o',
+          profiles: {
+            o: { endpoint: openai.url, protocol: 'responses', model: 'm' },
+            v: { extension: 'vertex', model: 'gemini-2.5-flash', project: 'bench', location: 'global' },
+          },
+        },
+      }),
+    )
+    const d = await spawnDaemon(home, {
+      env: { HEARTH_VERTEX_BASE_URL: gemini.url, GOOGLE_APPLICATION_CREDENTIALS: adc },
+    })
+    try {
+      // Interleaved, so both see the same machine load.
+      const o1: Figures = await measure(d, home, 'o', openai)
+      const v1: Figures = await measure(d, home, 'v', gemini)
+      const v2: Figures = await measure(d, home, 'v', gemini)
+      const o2: Figures = await measure(d, home, 'o', openai)
+      const avg = (a: number, b: number) => (a + b) / 2
+      const o = {
+        first: avg(o1.firstAdded, o2.firstAdded),
+        input: avg(o1.inputToFirst, o2.inputToFirst),
+        reply: avg(o1.reply, o2.reply),
+      }
+      const v = {
+        first: avg(v1.firstAdded, v2.firstAdded),
+        input: avg(v1.inputToFirst, v2.inputToFirst),
+        reply: avg(v1.reply, v2.reply),
+      }
+      return [
+        compare('first token added over the upstream (p50 of 20)', o.first, v.first, 1),
+        compare('input to first token (vertex: ADC exchange included; p50 of 20)', o.input, v.input, 2),
+        compare('2,000-delta reply: time over the upstream (p50 of 5)', o.reply, v.reply, 5),
+      ]
+    } finally {
+      await d.stop()
+      openai.close()
+      gemini.close()
+      token.close()
+    }
+  },
+}
