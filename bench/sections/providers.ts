@@ -1,6 +1,7 @@
-// Providers side by side: the same turns through an openai-compatible profile (Responses)
-// and a vertex profile (Gemini SSE, with an application-default-credentials exchange per
-// turn), one daemon, upstreams in this process that note when they wrote their first and
+// Providers side by side: the same turns through an openai-compatible profile (Responses),
+// a vertex profile (Gemini SSE, with an application-default-credentials exchange per
+// turn) and an antigravity profile (the same Gemini SSE inside the Cloud Code Assist
+// envelope, a signed-in account written in creds.json), one daemon, upstreams in this process that note when they wrote their first and
 // last delta. Figures as in the runs section, for each profile:
 //
 // - first token added over the upstream (p50 of 20 turns after 3 warm-up turns);
@@ -8,7 +9,7 @@
 //   includes reading the ADC file and the token exchange (p50 of the same 20);
 // - a 2,000-delta reply: time over the upstream's own first-to-last (p50 of 5, after 1).
 //
-// Target: vertex within 10 % of openai-compatible (a few ms of slack for the sub-ms figures).
+// Target: vertex and antigravity within 10 % of openai-compatible (a few ms of slack for the sub-ms figures).
 import { writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -71,14 +72,22 @@ async function responsesUpstream(): Promise<Upstream> {
   return Object.assign(up, s, { url: `${s.url}/v1` })
 }
 
-/** A Vertex Gemini upstream: one chunk per delta, STOP in a last chunk with a signature. */
-async function geminiUpstream(): Promise<Upstream> {
+/**
+ * A Vertex Gemini upstream: one chunk per delta, STOP in a last chunk with a signature;
+ * `envelope`: each chunk inside `{response, traceId}` as the Cloud Code Assist backend sends it.
+ */
+async function geminiUpstream(envelope = false): Promise<Upstream> {
   const up = { deltas: 1, turns: [] as Timing[] }
   const s = await serve((_req, res) => {
     const t: Timing = { firstAt: 0, lastAt: 0 }
     up.turns.push(t)
-    const frame = (parts: unknown[], extra: Record<string, unknown> = {}) =>
-      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], modelVersion: 'gemini-2.5-flash' })}\r\n\r\n`
+    const frame = (parts: unknown[], extra: Record<string, unknown> = {}) => {
+      const chunk = {
+        candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }],
+        modelVersion: 'gemini-2.5-flash',
+      }
+      return `data: ${JSON.stringify(envelope ? { response: chunk, traceId: 't' } : chunk)}\r\n\r\n`
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     for (let i = 0; i < up.deltas; i++) {
       if (i === 0) t.firstAt = performance.now()
@@ -142,22 +151,23 @@ async function measure(
   return { firstAdded: median(added), inputToFirst: median(fromInput), reply: median(reply) }
 }
 
-function compare(figure: string, base: number, vertex: number, slackMs: number): Row {
+function compare(figure: string, base: number, vertex: number, slackMs: number, name = 'vertex'): Row {
   const limit = base * 1.1 + slackMs
   return {
-    figure: `${figure}: openai-compatible / vertex`,
+    figure: `${figure}: openai-compatible / ${name}`,
     measured: `${ms(base, 2)} / ${ms(vertex, 2)}`,
-    target: `vertex ≤ +10 %${slackMs > 0 ? ` (+${slackMs} ms)` : ''}`,
+    target: `${name} ≤ +10 %${slackMs > 0 ? ` (+${slackMs} ms)` : ''}`,
     ok: vertex <= limit,
   }
 }
 
 export const providers: Section = {
   name: 'providers',
-  description: 'vertex against openai-compatible: first token, a 2,000-delta reply',
+  description: 'vertex and antigravity against openai-compatible: first token, a 2,000-delta reply',
   async run(): Promise<Row[]> {
     const openai = await responsesUpstream()
     const gemini = await geminiUpstream()
+    const cloudCode = await geminiUpstream(true)
     const token = await tokenEndpoint()
     const home = tempHome()
     const adc = join(home, 'adc.json')
@@ -179,17 +189,37 @@ export const providers: Section = {
           profiles: {
             o: { endpoint: openai.url, protocol: 'responses', model: 'm' },
             v: { extension: 'vertex', model: 'gemini-2.5-flash', project: 'bench', location: 'global' },
+            a: { extension: 'antigravity', protocol: 'chat_completions', model: 'gemini-2.5-flash' },
           },
         },
       }),
     )
+    // A signed-in antigravity account as the sign-in stores it, valid for the whole run.
+    const account = {
+      type: 'oauth',
+      access: 'ya29.bench',
+      refresh: '1//bench',
+      expires: Date.now() + 3_600_000,
+      projectId: 'bench',
+    }
+    writeFileSync(
+      join(home, 'creds.json'),
+      JSON.stringify({ accounts: { antigravity: account }, providers: {}, mcp: {} }),
+    )
     const d = await spawnDaemon(home, {
-      env: { HEARTH_VERTEX_BASE_URL: gemini.url, GOOGLE_APPLICATION_CREDENTIALS: adc },
+      env: {
+        HEARTH_VERTEX_BASE_URL: gemini.url,
+        GOOGLE_APPLICATION_CREDENTIALS: adc,
+        HEARTH_ANTIGRAVITY_BASE_URL: cloudCode.url,
+        HEARTH_ANTIGRAVITY_VERSION: '1.18.3',
+      },
     })
     try {
       // Interleaved, so both see the same machine load.
       const o1: Figures = await measure(d, home, 'o', openai)
       const v1: Figures = await measure(d, home, 'v', gemini)
+      const a1: Figures = await measure(d, home, 'a', cloudCode)
+      const a2: Figures = await measure(d, home, 'a', cloudCode)
       const v2: Figures = await measure(d, home, 'v', gemini)
       const o2: Figures = await measure(d, home, 'o', openai)
       const avg = (a: number, b: number) => (a + b) / 2
@@ -203,15 +233,24 @@ export const providers: Section = {
         input: avg(v1.inputToFirst, v2.inputToFirst),
         reply: avg(v1.reply, v2.reply),
       }
+      const a = {
+        first: avg(a1.firstAdded, a2.firstAdded),
+        input: avg(a1.inputToFirst, a2.inputToFirst),
+        reply: avg(a1.reply, a2.reply),
+      }
       return [
         compare('first token added over the upstream (p50 of 20)', o.first, v.first, 1),
         compare('input to first token (vertex: ADC exchange included; p50 of 20)', o.input, v.input, 2),
         compare('2,000-delta reply: time over the upstream (p50 of 5)', o.reply, v.reply, 5),
+        compare('first token added over the upstream (p50 of 20)', o.first, a.first, 1, 'antigravity'),
+        compare('input to first token (p50 of 20)', o.input, a.input, 2, 'antigravity'),
+        compare('2,000-delta reply: time over the upstream (p50 of 5)', o.reply, a.reply, 5, 'antigravity'),
       ]
     } finally {
       await d.stop()
       openai.close()
       gemini.close()
+      cloudCode.close()
       token.close()
     }
   },
