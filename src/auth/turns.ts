@@ -18,8 +18,8 @@ import { chatgptAccountId } from '../providers/chatgpt/signin.ts'
 import type { TransportProfile } from '../providers/types.ts'
 import type { TurnCredentials } from '../runs/engine.ts'
 import { HearthError } from '../schemas/problems.ts'
-import type { Settings } from '../settings/service.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
+import type { Settings } from '../settings/service.ts'
 import { AccountError, idOf, listAccounts, markLimited, withAccounts } from './accounts.ts'
 import { AccountPool } from './pool.ts'
 import type { AuthService } from './service.ts'
@@ -95,7 +95,9 @@ async function antigravityTransport(
   profile: ResolvedProfile,
   credential: StoredCredential,
 ): Promise<TransportProfile> {
-  const base = process.env.HEARTH_ANTIGRAVITY_BASE_URL?.trim() ? antigravityBaseUrl() : profile.transport.endpoint || antigravityBaseUrl()
+  const base = process.env.HEARTH_ANTIGRAVITY_BASE_URL?.trim()
+    ? antigravityBaseUrl()
+    : profile.transport.endpoint || antigravityBaseUrl()
   return {
     ...profile.transport,
     endpoint: base,
