@@ -32,6 +32,9 @@ export async function loginCommand(args: string[], out: Out, help: string): Prom
   const [provider = 'chatgpt', extra] = p.positionals
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`)
   const client = HearthClient.fromHome(homeOf(p.values.home))
+  // What the provider says of itself (its terms, for some) comes before the sign-in starts.
+  const offered = (await client.call('auth.get')).body.providers.find((x) => x.extension === provider)
+  if (offered) out.write(`${offered.label}: ${offered.detail}\n\n`)
   const id = uuidv7()
   const flow = p.values.manual ? 'manual' : 'browser'
   const created = await client.call('auth.login.put', {
@@ -83,6 +86,9 @@ export async function loginCommand(args: string[], out: Out, help: string): Prom
     out.write(`Signed in to ${provider}${who ? ` as ${who}` : ''}.\n`)
     return 0
   }
+  // A failure that tells the person what to do (a page to open) replaced the instructions.
+  if (login.state === 'failed' && login.instructions !== (created.body as Login).instructions)
+    out.write(`${login.instructions}\n`)
   throw new CommandError(`sign-in ${login.state}${login.failure ? ` (${login.failure})` : ''}`)
 }
 
