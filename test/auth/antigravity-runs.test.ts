@@ -99,6 +99,16 @@ describe('antigravity through the daemon', () => {
     assert.match(p.detail, /vertex/i)
   })
 
+  it('GET /models covers an antigravity profile and the extension (the google catalogue)', async () => {
+    const byProfile = (await d.request({ path: '/models?provider_profile=ag&model=gemini-2.5-flash' })).json()
+    assert.equal(byProfile.extension, 'antigravity')
+    assert.equal(byProfile.provider, 'google')
+    assert.equal(byProfile.items[0].id, 'gemini-2.5-flash')
+    const byExtension = (await d.request({ path: '/models?provider=antigravity' })).json()
+    assert.equal(byExtension.provider, 'google')
+    assert.ok(byExtension.items.some((m: any) => m.id.startsWith('gemini-')))
+  })
+
   it('a signed-out provider fails the turn with signed_out, ending in run /login', async () => {
     const { error } = await turn('ag', 'hello')
     assert.equal(error.content.problem.code, 'signed_out')
