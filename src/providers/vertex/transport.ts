@@ -106,8 +106,8 @@ export function vertexTransport(vopts: VertexOptions = {}): Transport {
       try {
         body = geminiBody({ ...req, model })
       } catch (err) {
-        if (!(err instanceof EffortError)) throw err
-        yield errorEvent('effort_unsupported', err.message)
+        if (err instanceof EffortError) yield errorEvent('effort_unsupported', err.message)
+        else yield errorEvent('upstream_rejected', `the request could not be encoded: ${String(err)}`)
         return
       }
       const place = vertexPlace(profile, env)

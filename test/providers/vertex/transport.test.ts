@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { geminiBody } from '../../../src/providers/gemini/encode.ts'
 import { thinkingConfigFor } from '../../../src/providers/gemini/models.ts'
+import { geminiHeaders, geminiTurn } from '../../../src/providers/gemini/transport.ts'
 import type { NeutralEvent, NeutralRequest, TransportProfile } from '../../../src/providers/types.ts'
 import { vertexTransport, vertexUrl } from '../../../src/providers/vertex/transport.ts'
 import { FakeGeminiUpstream, functionCallsOf, functionResponsesOf } from '../../fakes/gemini-upstream.ts'
@@ -68,6 +69,12 @@ async function turn(
   const out: NeutralEvent[] = []
   const opts = { signal: AbortSignal.timeout(10_000), retryDelayMs: () => 1, idleTimeoutMs: 5000 }
   for await (const event of vertexTransport({ env: e }).stream(profile, req, opts)) out.push(event)
+  return out
+}
+
+async function collect(events: AsyncIterable<NeutralEvent>): Promise<NeutralEvent[]> {
+  const out: NeutralEvent[] = []
+  for await (const e of events) out.push(e)
   return out
 }
 
@@ -304,6 +311,28 @@ describe('vertex transport', () => {
       last(unpaired).message,
       /^HTTP 400: INVALID_ARGUMENT: Please ensure that the number of function response parts/,
     )
+    // A body replaying a Gemini 3 call without any signature (what the skip placeholder prevents).
+    const replay = request({
+      model: 'gemini-3-pro-preview',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'x' }] },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 'c', name: 'read', arguments: '{}' }] },
+        { role: 'tool', tool_call_id: 'c', content: 'r' },
+      ],
+    })
+    const unsigned = await collect(
+      geminiTurn(
+        () => ({
+          url: vertexUrl('p', 'global', 'gemini-3-pro-preview', 'streamGenerateContent', upstream.url),
+          headers: { ...geminiHeaders(), authorization: 'Bearer t' },
+          body: JSON.stringify(geminiBody(replay, { callSignature: () => undefined })),
+        }),
+        { signal: AbortSignal.timeout(5000) },
+        't',
+      ),
+    )
+    match(last(unsigned).message, /^HTTP 400: INVALID_ARGUMENT: Function call is missing a thought_signature/)
+    deepStrictEqual((await turn(replay)).at(-1), { type: 'done', stop_reason: 'stop' })
   })
 
   test('MAX_TOKENS and SAFETY never publish calls; a cut stream is incomplete', async () => {
