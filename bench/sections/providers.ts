@@ -1,8 +1,8 @@
 // Providers side by side: the same turns through an openai-compatible profile (Responses),
 // a vertex profile (Gemini SSE, with an application-default-credentials exchange per
 // turn) and an antigravity profile (the same Gemini SSE inside the Cloud Code Assist
-// envelope, a signed-in account written in creds.json), one daemon, upstreams in this process that note when they wrote their first and
-// last delta. Figures as in the runs section, for each profile:
+// envelope, a signed-in account written in creds.json), one daemon, upstreams in this
+// process that note when they wrote their first and last delta. Figures as in the runs section, for each profile:
 //
 // - first token added over the upstream (p50 of 20 turns after 3 warm-up turns);
 // - input to first token: from the input PUT to the first output.delta, which for vertex
@@ -246,6 +246,27 @@ export const providers: Section = {
           measured: `${ms(median(o.fromInput), 2)} / ${ms(median(v.fromInput), 2)}`,
         },
         compare('2,000-delta reply: time over the upstream (p50 of 5)', median(o.reply), median(v.reply), 5),
+        compare(
+          'first token added over the upstream (p50 of 20)',
+          median(o.added),
+          median(a.added),
+          1,
+          'antigravity',
+        ),
+        compare(
+          'input to first token (p50 of 20)',
+          median(o.fromInput),
+          median(a.fromInput),
+          2,
+          'antigravity',
+        ),
+        compare(
+          '2,000-delta reply: time over the upstream (p50 of 5)',
+          median(o.reply),
+          median(a.reply),
+          5,
+          'antigravity',
+        ),
       ]
     } finally {
       await d.stop()
