@@ -102,8 +102,13 @@ export function antigravityPolicy(model: string, now: () => number = Date.now): 
   }
 }
 
-/** Every refused-token message ends in `run /login`. */
+/**
+ * Every refused-token message ends in `run /login`; a rate limit that came inside the
+ * stream (no body to read a reset from) still limits the meter, for the default minute.
+ */
 function advise(event: ErrorEvent): ErrorEvent {
+  if (event.code === 'upstream_rate_limited' && event.limited_until_ms === undefined)
+    return { ...event, limited_until_ms: Date.now() + DEFAULT_LIMIT_MS }
   if (event.code !== 'upstream_unauthorized' || /run \/login$/.test(event.message)) return event
   return {
     ...event,

@@ -353,6 +353,21 @@ describe('failures', () => {
     strictEqual(generations().length, 3)
   })
 
+  test('a rate limit inside the stream still limits the meter for a minute', async () => {
+    const before = Date.now()
+    const error = lastError(
+      await stream(request(), profile(), {
+        fetch: async () =>
+          new Response(
+            'data: {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": "quota"}}\r\n\r\n',
+            { status: 200, headers: { 'content-type': 'text/event-stream' } },
+          ),
+      }),
+    )
+    strictEqual(error.code, 'upstream_rate_limited')
+    ok((error.limited_until_ms ?? 0) >= before + 60_000, JSON.stringify(error))
+  })
+
   test('a 401 ends with run /login and is not retried; the token never appears', async () => {
     const events = await stream(request(), profile({ api_key: 'ya29.not-issued' }))
     const error = lastError(events)
