@@ -16,7 +16,15 @@ import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { fileJson } from '../settings/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 
-const ADA: FakeGoogleUser = { email: 'ada@example.com', project: null, onboardProject: 'managed-ada' }
+let openGate = () => {}
+const ADA: FakeGoogleUser = {
+  email: 'ada@example.com',
+  project: null,
+  onboardProject: 'managed-ada',
+  onboardGate: new Promise<void>((resolve) => {
+    openGate = resolve
+  }),
+}
 const BOB: FakeGoogleUser = { email: 'bob@example.com', project: 'proj-bob' }
 
 /** Holds 127.0.0.1:51121 (when something else already does, it is busy all the same). */
@@ -133,9 +141,23 @@ describe('antigravity through the daemon', () => {
     assert.notEqual(redirect.port, '51121', 'the busy port is not used')
     // The browser: the person signs in, Google redirects to the daemon's listener.
     const code = fake.authorize(ADA, url.searchParams.get('code_challenge') as string, redirect.toString())
-    const back = await fetch(
+    const returned = fetch(
       `${redirect}?state=${url.searchParams.get('state')}&code=${encodeURIComponent(code)}`,
     )
+    // While the backend provisions the project, the login shows the step.
+    const read = async () => (await d.request({ path: `/auth/logins/${id}` })).json()
+    let seen = await read()
+    for (
+      const deadline = Date.now() + 5000;
+      seen.progress !== 'onboarding the account' && Date.now() < deadline;
+    ) {
+      await new Promise((r) => setTimeout(r, 20))
+      seen = await read()
+    }
+    assert.equal(seen.state, 'exchanging')
+    assert.equal(seen.progress, 'onboarding the account')
+    openGate()
+    const back = await returned
     assert.equal(back.status, 200, await back.text())
     const done = (await d.request({ path: `/auth/logins/${id}` })).json()
     assert.equal(done.state, 'complete', JSON.stringify(done))

@@ -47,6 +47,8 @@ export interface FakeGoogleUser {
   verify?: 'tier' | 'error' | 'error-no-url'
   /** No userinfo for this account. */
   noUserinfo?: boolean
+  /** onboardUser answers only once this settles (a test watches the login meanwhile). */
+  onboardGate?: Promise<void>
 }
 
 export interface RecordedTokenRequest {
@@ -300,10 +302,11 @@ export class FakeAntigravityBackend {
     return null
   }
 
-  #onboard(user: FakeGoogleUser | undefined, record: RecordedRequest, res: ServerResponse) {
+  async #onboard(user: FakeGoogleUser | undefined, record: RecordedRequest, res: ServerResponse) {
     if (!user) return send(res, 401, googleError(401, 'UNAUTHENTICATED', 'no user'))
     if (typeof record.body?.tierId !== 'string')
       return send(res, 400, googleError(400, 'INVALID_ARGUMENT', 'tierId is required'))
+    await user.onboardGate
     const calls = (this.#onboardCalls.get(user) ?? 0) + 1
     this.#onboardCalls.set(user, calls)
     if (calls <= (user.onboardPolls ?? 0))
