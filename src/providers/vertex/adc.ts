@@ -18,6 +18,9 @@
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+// Named imports, so the bundle keeps only what signing needs (a dynamic import of the whole
+// module kept all of jose in the kernel's bundle: +150 KB).
+import { importPKCS8, SignJWT } from 'jose'
 import { describe, redact } from '../openai-compatible/errors.ts'
 import type { UpstreamErrorCode } from '../types.ts'
 
@@ -126,7 +129,6 @@ function required(file: AdcFile, path: string, ...fields: string[]): string[] {
 async function serviceAccountToken(file: AdcFile, path: string, opts: AdcOptions): Promise<string> {
   const [email, privateKey] = required(file, path, 'client_email', 'private_key')
   const tokenUri = text(file.token_uri) || GOOGLE_TOKEN_URL
-  const { importPKCS8, SignJWT } = await import('jose')
   let assertion: string
   try {
     const key = await importPKCS8(privateKey, 'RS256')
