@@ -1,7 +1,8 @@
-// Providers side by side: the same turns through an openai-compatible profile (Responses)
-// and a vertex profile (Gemini SSE, with an application-default-credentials exchange per
-// turn), one daemon, upstreams in this process that note when they wrote their first and
-// last delta. Figures as in the runs section, for each profile:
+// Providers side by side: the same turns through an openai-compatible profile (Responses),
+// a vertex profile (Gemini SSE, with an application-default-credentials exchange per
+// turn) and an antigravity profile (the same Gemini SSE inside the Cloud Code Assist
+// envelope, a signed-in account written in creds.json), one daemon, upstreams in this
+// process that note when they wrote their first and last delta. Figures as in the runs section, for each profile:
 //
 // - first token added over the upstream (p50 of 20 turns after 3 warm-up turns);
 // - input to first token: from the input PUT to the first output.delta, which for vertex
@@ -9,8 +10,9 @@
 //   the exchange is one token request per turn by design);
 // - a 2,000-delta reply: time over the upstream's own first-to-last (p50 of 5, after 1).
 //
-// Turns alternate between the profiles. Target: vertex within 10 % of openai-compatible
-// (figures of a few ms swing more than that on a loaded machine: read several runs).
+// Turns alternate between the profiles. Target: vertex and antigravity within 10 % of
+// openai-compatible (figures of a few ms swing more than that on a loaded machine: read
+// several runs).
 import { writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -73,14 +75,22 @@ async function responsesUpstream(): Promise<Upstream> {
   return Object.assign(up, s, { url: `${s.url}/v1` })
 }
 
-/** A Vertex Gemini upstream: one chunk per delta, STOP in a last chunk with a signature. */
-async function geminiUpstream(): Promise<Upstream> {
+/**
+ * A Vertex Gemini upstream: one chunk per delta, STOP in a last chunk with a signature;
+ * `envelope`: each chunk inside `{response, traceId}` as the Cloud Code Assist backend sends it.
+ */
+async function geminiUpstream(envelope = false): Promise<Upstream> {
   const up = { deltas: 1, turns: [] as Timing[] }
   const s = await serve((_req, res) => {
     const t: Timing = { firstAt: 0, lastAt: 0 }
     up.turns.push(t)
-    const frame = (parts: unknown[], extra: Record<string, unknown> = {}) =>
-      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], modelVersion: 'gemini-2.5-flash' })}\r\n\r\n`
+    const frame = (parts: unknown[], extra: Record<string, unknown> = {}) => {
+      const chunk = {
+        candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }],
+        modelVersion: 'gemini-2.5-flash',
+      }
+      return `data: ${JSON.stringify(envelope ? { response: chunk, traceId: 't' } : chunk)}\r\n\r\n`
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     for (let i = 0; i < up.deltas; i++) {
       if (i === 0) t.firstAt = performance.now()
@@ -151,22 +161,23 @@ async function measure(d: Awaited<ReturnType<typeof spawnDaemon>>, home: string,
   for (const side of sides) side.stream.close()
 }
 
-function compare(figure: string, base: number, vertex: number, slackMs: number): Row {
+function compare(figure: string, base: number, vertex: number, slackMs: number, name = 'vertex'): Row {
   const limit = base * 1.1 + slackMs
   return {
-    figure: `${figure}: openai-compatible / vertex`,
+    figure: `${figure}: openai-compatible / ${name}`,
     measured: `${ms(base, 2)} / ${ms(vertex, 2)}`,
-    target: `vertex ≤ +10 %${slackMs > 0 ? ` (+${slackMs} ms)` : ''}`,
+    target: `${name} ≤ +10 %${slackMs > 0 ? ` (+${slackMs} ms)` : ''}`,
     ok: vertex <= limit,
   }
 }
 
 export const providers: Section = {
   name: 'providers',
-  description: 'vertex against openai-compatible: first token, a 2,000-delta reply',
+  description: 'vertex and antigravity against openai-compatible: first token, a 2,000-delta reply',
   async run(): Promise<Row[]> {
     const openai = await responsesUpstream()
     const gemini = await geminiUpstream()
+    const cloudCode = await geminiUpstream(true)
     const token = await tokenEndpoint()
     const home = tempHome()
     const adc = join(home, 'adc.json')
@@ -188,12 +199,30 @@ export const providers: Section = {
           profiles: {
             o: { endpoint: openai.url, protocol: 'responses', model: 'm' },
             v: { extension: 'vertex', model: 'gemini-2.5-flash', project: 'bench', location: 'global' },
+            a: { extension: 'antigravity', protocol: 'chat_completions', model: 'gemini-2.5-flash' },
           },
         },
       }),
     )
+    // A signed-in antigravity account as the sign-in stores it, valid for the whole run.
+    const account = {
+      type: 'oauth',
+      access: 'ya29.bench',
+      refresh: '1//bench',
+      expires: Date.now() + 3_600_000,
+      projectId: 'bench',
+    }
+    writeFileSync(
+      join(home, 'creds.json'),
+      JSON.stringify({ accounts: { antigravity: account }, providers: {}, mcp: {} }),
+    )
     const d = await spawnDaemon(home, {
-      env: { HEARTH_VERTEX_BASE_URL: gemini.url, GOOGLE_APPLICATION_CREDENTIALS: adc },
+      env: {
+        HEARTH_VERTEX_BASE_URL: gemini.url,
+        GOOGLE_APPLICATION_CREDENTIALS: adc,
+        HEARTH_ANTIGRAVITY_BASE_URL: cloudCode.url,
+        HEARTH_ANTIGRAVITY_VERSION: '1.18.3',
+      },
     })
     try {
       const side = (profile: string, up: Upstream): Side => ({
@@ -207,7 +236,8 @@ export const providers: Section = {
       })
       const o = side('o', openai)
       const v = side('v', gemini)
-      await measure(d, home, [o, v])
+      const a = side('a', cloudCode)
+      await measure(d, home, [o, v, a])
       return [
         compare('first token added over the upstream (p50 of 20)', median(o.added), median(v.added), 0),
         {
@@ -217,11 +247,33 @@ export const providers: Section = {
           measured: `${ms(median(o.fromInput), 2)} / ${ms(median(v.fromInput), 2)}`,
         },
         compare('2,000-delta reply: time over the upstream (p50 of 5)', median(o.reply), median(v.reply), 0),
+        compare(
+          'first token added over the upstream (p50 of 20)',
+          median(o.added),
+          median(a.added),
+          0,
+          'antigravity',
+        ),
+        compare(
+          'input to first token (p50 of 20)',
+          median(o.fromInput),
+          median(a.fromInput),
+          0,
+          'antigravity',
+        ),
+        compare(
+          '2,000-delta reply: time over the upstream (p50 of 5)',
+          median(o.reply),
+          median(a.reply),
+          0,
+          'antigravity',
+        ),
       ]
     } finally {
       await d.stop()
       openai.close()
       gemini.close()
+      cloudCode.close()
       token.close()
     }
   },

@@ -28,7 +28,15 @@ export class AccountError extends Error {
  * `refreshToken` the store looks for the conventional fields `refresh`, `refresh_token`
  * and `refreshToken`.
  */
-export type AccountPlugin = SignInPlugin & { refreshToken?: (credential: StoredCredential) => string | null }
+export type AccountPlugin = SignInPlugin & {
+  refreshToken?: (credential: StoredCredential) => string | null
+  /**
+   * A refresh refused with `invalid_grant` removes the refresh token from the stored
+   * account (the provider revoked it for good), so the account reads signed out and is
+   * skipped once its access token has expired, until a new sign-in replaces it.
+   */
+  forgetRevokedRefresh?: boolean
+}
 
 /** The redacted view of a saved account (GET /auth, a login's `accounts`): no token. */
 export interface AccountDescriptor {
@@ -251,6 +259,16 @@ export function describeAccount(
     expires_at: iso(plugin.expiresAt(credential)),
     refreshable: refreshTokenOf(plugin, credential) !== null,
   }
+}
+
+/**
+ * Whether a stored account can still be used: it can refresh, or its access token has not
+ * expired (or never says when). One that can do neither reads signed out.
+ */
+export function isSignedIn(plugin: AccountPlugin, credential: StoredCredential, now: number): boolean {
+  if (refreshTokenOf(plugin, credential) !== null) return true
+  const expires = plugin.expiresAt(credential)
+  return expires === null || expires > now
 }
 
 /** Descriptors of every account under the plugin's store key (entries it cannot name are left out). */

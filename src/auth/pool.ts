@@ -202,6 +202,10 @@ export class AccountPool {
         )
       } catch (err) {
         out = { reason: reasonOf(err) }
+        if (plugin.forgetRevokedRefresh && err instanceof SignInError && err.code === 'invalid_grant') {
+          list[at] = withoutRefresh(plugin, stored)
+          return withAccounts(files, plugin.accountsKey, list)
+        }
         return undefined // a failed refresh keeps the stored credential
       }
       const saved = carryBookkeeping(stored, fresh)
@@ -211,6 +215,13 @@ export class AccountPool {
     })
     return out
   }
+}
+
+/** The credential without its refresh token (every field the store reads one from). */
+function withoutRefresh(plugin: AccountPlugin, credential: StoredCredential): StoredCredential {
+  const out = { ...credential }
+  for (const field of ['refresh', 'refresh_token', 'refreshToken']) delete out[field]
+  return refreshTokenOf(plugin, out) === null ? out : credential
 }
 
 function reasonOf(err: unknown): string {

@@ -1,6 +1,7 @@
 // The provider-auth side of the daemon: the sign-in plugins on offer (their OAuth clients
 // from settings), the engine that runs logins, and the saved accounts. Handlers in
 // src/api/auth.ts stay thin over this.
+import { antigravityConfig, antigravitySignIn } from '../providers/antigravity/signin.ts'
 import { chatgptSignIn } from '../providers/chatgpt/signin.ts'
 import { claudeSignIn } from '../providers/claude/signin.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
@@ -13,6 +14,7 @@ import {
   AccountError,
   describeAccount,
   describeAccounts,
+  isSignedIn,
   listAccounts,
   removeAccount,
   saveAccount,
@@ -59,6 +61,8 @@ export class AuthService {
         }),
       ],
       ['claude', claudeSignIn({ clientId: config.claude.client_id, port: config.claude.callback_port })],
+      // The Google OAuth client is the public one; HEARTH_ANTIGRAVITY_* reach a fake Google.
+      ['antigravity', antigravitySignIn(antigravityConfig())],
     ])
   }
 
@@ -76,8 +80,9 @@ export class AuthService {
         protocol: p.protocol,
         flows: ['browser' as const, 'manual' as const],
         form: { fields: [] },
-        status:
-          listAccounts(files, p.accountsKey).length > 0 ? ('signed in' as const) : ('signed out' as const),
+        status: listAccounts(files, p.accountsKey).some((c) => isSignedIn(p, c, this.#d.now()))
+          ? ('signed in' as const)
+          : ('signed out' as const),
       })),
       accounts,
       logins: this.engine.unfinished(),

@@ -73,12 +73,18 @@ export interface SignInPlugin {
   refresh(credential: StoredCredential, signal: AbortSignal): Promise<StoredCredential>
 }
 
-/** A refusal by the provider, with a stable code (e.g. `invalid_grant`) and a message safe to show. */
+/**
+ * A refusal by the provider, with a stable code (e.g. `invalid_grant`) and a message safe to
+ * show. `instructions`, when set, tells the person what to do (a page to open): a failed
+ * login shows it in place of its instructions, so it must carry no secret.
+ */
 export class SignInError extends Error {
   readonly code: string
-  constructor(code: string, message: string) {
+  readonly instructions: string | null
+  constructor(code: string, message: string, instructions: string | null = null) {
     super(message)
     this.name = 'SignInError'
     this.code = code
+    this.instructions = instructions
   }
 }

@@ -18,6 +18,7 @@ export async function loginCommand(args: string[], out: Out, help: string): Prom
   const offered = (await client.call('auth.get')).body.providers.find((x) => x.extension === provider)
   if (offered) out.write(`${offered.label}: ${offered.detail}\n\n`)
   const sign = await LoginFlow.start(client, provider, flow)
+  const firstInstructions = sign.login.instructions
   out.write(`${sign.login.instructions}\n\n  ${sign.login.url}\n\n`)
   if (sign.login.state === 'waiting' && flow === 'browser') openBrowser(sign.login.url)
   if (sign.login.state === 'waiting')
@@ -49,6 +50,9 @@ export async function loginCommand(args: string[], out: Out, help: string): Prom
     out.write(`Signed in to ${provider}${who ? ` as ${who}` : ''}.\n`)
     return 0
   }
+  // A failure that tells the person what to do (a page to open) replaced the instructions.
+  if (login.state === 'failed' && login.instructions !== firstInstructions)
+    out.write(`${login.instructions}\n`)
   throw new CommandError(`sign-in ${login.state}${login.failure ? ` (${login.failure})` : ''}`)
 }
 

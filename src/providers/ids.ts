@@ -6,7 +6,14 @@
 export const DEFAULT_EXTENSION = 'openai-compatible'
 
 /** Extensions with a transport in registry.ts (which checks that the two lists agree). */
-export const PROVIDER_IDS: readonly string[] = [DEFAULT_EXTENSION, 'chatgpt', 'claude', 'bedrock', 'vertex']
+export const PROVIDER_IDS: readonly string[] = [
+  DEFAULT_EXTENSION,
+  'chatgpt',
+  'claude',
+  'bedrock',
+  'vertex',
+  'antigravity',
+]
 
 /** Whether a profile of this extension can be used (absent → `openai-compatible`). */
 export function hasTransport(extension: string | null | undefined): boolean {

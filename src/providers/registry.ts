@@ -2,6 +2,7 @@
 // `openai-compatible`. Later providers add their sign-in and quota codecs to the same entry.
 // The ids alone live in ids.ts, which settings and runs use to accept or refuse a profile;
 // this map must list exactly those ids (checked when it loads).
+import { antigravity } from './antigravity/transport.ts'
 import { bedrock } from './bedrock/transport.ts'
 import { chatgpt } from './chatgpt/transport.ts'
 import { claude } from './claude/transport.ts'
@@ -24,6 +25,7 @@ const PROVIDERS: ReadonlyMap<string, Provider> = new Map([
   ['claude', { id: 'claude', transport: claude }],
   ['bedrock', { id: 'bedrock', transport: bedrock }],
   ['vertex', { id: 'vertex', transport: vertex }],
+  ['antigravity', { id: 'antigravity', transport: antigravity }],
 ])
 
 /** The provider for a profile's extension id (absent → `openai-compatible`), or null if unknown. */

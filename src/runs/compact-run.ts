@@ -119,10 +119,10 @@ export async function manualCompaction(
         kernel.state = 'running'
         await kernel.ready
         const abort = new AbortController()
-        const c = d.credentials
-          ? await d.credentials.forTurn(sessionId, profile, abort.signal)
-          : { transport: profile.transport, accountId: null }
         const model = row.model || profile.transport.model
+        const c = d.credentials
+          ? await d.credentials.forTurn(sessionId, profile, abort.signal, model)
+          : { transport: profile.transport, accountId: null }
         return {
           kernel,
           turn: { extension: profile.extension, profile: { ...c.transport, model }, limits: profile.limits },

@@ -64,16 +64,20 @@ export interface RunsDeps {
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
 export interface TurnCredentials {
-  /** The transport profile carrying this turn's credential; rejects with a HearthError. */
+  /** The transport profile carrying this turn's credential for `model`; rejects with a HearthError. */
   forTurn(
     sessionId: string,
     profile: ResolvedProfile,
     signal: AbortSignal,
+    model: string,
   ): Promise<{ transport: TransportProfile; accountId: string | null }>
   /** The provider answered 401 to this account's credential. */
   unauthorized(profile: ResolvedProfile, accountId: string): Promise<void>
-  /** The provider said this account is used up until `untilMs` (epoch ms): the pool puts it last. */
-  limited(profile: ResolvedProfile, accountId: string, untilMs: number): Promise<void>
+  /**
+   * The provider said this account is used up until `untilMs` (epoch ms) for `model`: the
+   * pool puts it last (for that model's meter where the provider meters by model).
+   */
+  limited(profile: ResolvedProfile, accountId: string, untilMs: number, model: string): Promise<void>
 }
 
 export class Runs {
@@ -178,7 +182,7 @@ export class Runs {
     run.scope = scopeOf(core, sessionId, this.#d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
     run.profile = profile
     const credential = this.#d.credentials
-      ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal)
+      ? this.#d.credentials.forTurn(sessionId, profile, run.abort.signal, model)
       : Promise.resolve({ transport: profile.transport, accountId: null })
     const row = core.row(sessionId)
     const window = row && this.#d.window ? this.#d.window(row).catch(() => null) : Promise.resolve(null)
@@ -351,7 +355,9 @@ export class Runs {
     if (e.code === 'upstream_unauthorized' && e.status === 401)
       void credentials.unauthorized(run.profile, run.accountId).catch(this.#d.onError)
     else if (e.code === 'upstream_rate_limited' && typeof e.limited_until_ms === 'number')
-      void credentials.limited(run.profile, run.accountId, e.limited_until_ms).catch(this.#d.onError)
+      void credentials
+        .limited(run.profile, run.accountId, e.limited_until_ms, run.model)
+        .catch(this.#d.onError)
   }
 
   /** A step asked for tools: run them (tool-round.ts), then the next step. */

@@ -32,6 +32,7 @@ const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = {
   'openai-compatible': 1,
   chatgpt: 1,
   claude: 1,
+  antigravity: 1,
 }
 
 /** The implemented extensions the `extensions` settings group leaves enabled. */

@@ -59,6 +59,7 @@ describe('GET /server and POST /server/shutdown', () => {
       { name: 'openai-compatible', version: 1 },
       { name: 'chatgpt', version: 1 },
       { name: 'claude', version: 1 },
+      { name: 'antigravity', version: 1 },
     ])
     assert.equal(body.quota, null)
     assert.deepEqual(body.notices, [])

@@ -60,13 +60,14 @@ describe('provider auth routes (chatgpt against a fake issuer)', () => {
     await fake.close()
   })
 
-  it('lists chatgpt and claude as signed out with no accounts and no logins', async () => {
+  it('lists chatgpt, claude and antigravity as signed out with no accounts and no logins', async () => {
     const auth = (await req({ path: '/auth' })).json()
     assert.deepEqual(
       auth.providers.map((p: any) => [p.extension, p.status, p.flows]),
       [
         ['chatgpt', 'signed out', ['browser', 'manual']],
         ['claude', 'signed out', ['browser', 'manual']],
+        ['antigravity', 'signed out', ['browser', 'manual']],
       ],
     )
     assert.deepEqual(auth.accounts, [])

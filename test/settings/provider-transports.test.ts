@@ -1,7 +1,7 @@
 // A profile can be saved only for a provider extension hearth has a transport for (the
-// registry in src/providers/registry.ts decides); others are refused with
-// provider_unsupported, and a hand-written one fails its turns with that code before any
-// request leaves the daemon.
+// registry in src/providers/registry.ts decides; today every extension the protocol names
+// has one); others are refused with provider_unsupported, and a hand-written profile of an
+// unknown extension fails its turns before any request leaves the daemon.
 import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -23,6 +23,10 @@ const profileOf = (extension: string) => ({
 })
 
 describe('provider extensions without a transport', () => {
+  it('every extension the protocol names has one now', () => {
+    assert.deepEqual(new Set(providerIds()), new Set(PROVIDER_EXTENSIONS))
+  })
+
   let d: TestDaemon
   before(async () => {
     const home = tempHome()
@@ -32,7 +36,7 @@ describe('provider extensions without a transport', () => {
       JSON.stringify({
         providers: {
           default_profile: 'hand',
-          profiles: { hand: { extension: 'antigravity', model: 'gemini-x' } },
+          profiles: { hand: { extension: 'mystery', model: 'm' } },
         },
       }),
     )
@@ -42,13 +46,12 @@ describe('provider extensions without a transport', () => {
     await d.stop()
   })
 
-  it('a turn of a hand-written antigravity profile fails with provider_unsupported', async () => {
+  it('a turn of a hand-written profile of an unknown extension fails before any request (provider_not_configured)', async () => {
     const sid = await createSession(d)
     await putInput(d, sid, message('hello'))
     const failed = await waitSession(d, sid, idle)
     const error = failed.history.items.find((e: any) => e.kind === 'error')
-    assert.equal(error.content.problem.code, 'provider_unsupported', JSON.stringify(error))
-    assert.match(error.content.problem.detail, /antigravity/)
+    assert.equal(error.content.problem.code, 'provider_not_configured', JSON.stringify(error))
   })
 
   it('saving a profile is refused exactly for the extensions the registry has no transport for', async () => {

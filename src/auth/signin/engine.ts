@@ -230,13 +230,14 @@ export class SignInEngine {
       const failure =
         err instanceof SignInError ? err.code.replace(/[^a-z0-9_]/gi, '').slice(0, 64) : 'exchange_failed'
       if (!(err instanceof SignInError)) this.#d.onError(err)
-      this.#fail(id, flow, failure || 'exchange_failed', 'failed')
+      const instructions = err instanceof SignInError ? (err.instructions ?? undefined) : undefined
+      this.#fail(id, flow, failure || 'exchange_failed', 'failed', instructions)
     }
   }
 
-  #fail(id: string, flow: Flow | undefined, failure: string, progress: string): void {
+  #fail(id: string, flow: Flow | undefined, failure: string, progress: string, instructions?: string): void {
     if (flow) this.#end(id, flow)
-    this.#rows.finish(id, 'failed', { failure, progress }, this.#d.now())
+    this.#rows.finish(id, 'failed', { failure, progress, instructions }, this.#d.now())
   }
 
   /** Stops listening for this flow's callback (the exchange has its own abort). */

@@ -78,15 +78,24 @@ export class LoginRows {
   finish(
     id: string,
     state: 'complete' | 'failed' | 'cancelled',
-    f: { failure: string | null; progress: string; accounts?: unknown[] },
+    f: { failure: string | null; progress: string; accounts?: unknown[]; instructions?: string },
     now: number,
   ): void {
     this.#db
       .prepare(
         `UPDATE logins SET state = ?, failure = ?, progress = ?, accounts = coalesce(?, accounts),
-           ended_ms = ?, revision = revision + 1 WHERE id = ? AND ended_ms IS NULL`,
+           instructions = coalesce(?, instructions), ended_ms = ?, revision = revision + 1
+         WHERE id = ? AND ended_ms IS NULL`,
       )
-      .run(state, f.failure, f.progress, f.accounts ? JSON.stringify(f.accounts) : null, now, id)
+      .run(
+        state,
+        f.failure,
+        f.progress,
+        f.accounts ? JSON.stringify(f.accounts) : null,
+        f.instructions ?? null,
+        now,
+        id,
+      )
   }
 
   failUnfinished(failure: string, now: number): number {

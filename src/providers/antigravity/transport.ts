@@ -1,0 +1,169 @@
+// The `antigravity` transport: a Gemini turn inside the Cloud Code Assist envelope. The
+// request body is the shared Gemini codec's (gemini/encode.ts), wrapped as
+// `{project, model, request: {...body, sessionId}, requestType: "agent", userAgent:
+// "antigravity", requestId}` and posted to `{base}/v1internal:streamGenerateContent?alt=sse`;
+// each SSE chunk is `{response: GenerateContentResponse, traceId}` and the shared decoder
+// reads its `response`. On top of the codec:
+//
+// - tool schemas are flattened (schema.ts) and declared as `parameters`, which every model
+//   behind the backend (Gemini, Claude, gpt-oss) takes; Claude models get call ids;
+// - thought signatures are kept in an `antigravity.parts` entry and replayed to the same
+//   model only (replay.ts);
+// - failures are read from Google's error body (errors.ts): a 429 carries when the meter
+//   may be used again (`limited_until_ms`, from RetryInfo or the quota reset, else one
+//   minute); a 401 ends with `run /login` (the daemon marks the token expired); an account
+//   that needs verification names the page.
+//
+// The daemon passes the account's access token (`api_key`), its project (`project`) and the
+// user agent (`headers['user-agent']`, `antigravity/hub/<version>`).
+import { randomBytes } from 'node:crypto'
+import { GeminiDecoder } from '../gemini/decode.ts'
+import { EffortError } from '../gemini/models.ts'
+import { geminiFailurePolicy, geminiHeaders } from '../gemini/transport.ts'
+import { decodeWith } from '../openai-compatible/decode-stream.ts'
+import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
+import type { FailurePolicy } from '../openai-compatible/http.ts'
+import { retryAfter } from '../openai-compatible/http.ts'
+import { streamTurn } from '../openai-compatible/transport.ts'
+import type {
+  NeutralEvent,
+  NeutralRequest,
+  NeutralTool,
+  StreamOptions,
+  Transport,
+  TransportProfile,
+} from '../types.ts'
+import { CLIENT_METADATA, CLOUD_CODE_BASE_URL, VERSION_FALLBACK } from './constants.ts'
+import { decodeGoogleError, verificationUrl } from './errors.ts'
+import { meterOf } from './meters.ts'
+import { antigravityRequestBody, PartsRecorder } from './replay.ts'
+import { flattenSchema } from './schema.ts'
+import { userAgentOf } from './version.ts'
+
+/** A 429 that names no reset keeps the meter limited this long. */
+export const DEFAULT_LIMIT_MS = 60_000
+/** A 429 whose reset is this close is retried; a later one ends the turn at once. */
+const RETRY_WITHIN_MS = 10_000
+
+export function antigravityUrl(base: string): string {
+  return new URL(
+    `${(base || CLOUD_CODE_BASE_URL).replace(/\/+$/, '')}/v1internal:streamGenerateContent?alt=sse`,
+  ).toString()
+}
+
+function declare(tool: NeutralTool): Record<string, unknown> {
+  return { name: tool.name, description: tool.description, parameters: flattenSchema(tool.parameters) }
+}
+
+/** The envelope around the Gemini request. */
+export function antigravityEnvelope(project: string, req: NeutralRequest): Record<string, unknown> {
+  const body = antigravityRequestBody(req, { callIds: req.model.startsWith('claude-'), declare })
+  return {
+    project,
+    model: req.model,
+    request: { ...body, sessionId: req.session_id },
+    requestType: 'agent',
+    userAgent: 'antigravity',
+    requestId: `agent-${Date.now()}-${randomBytes(6).toString('hex')}`,
+  }
+}
+
+/** How the backend's failures read: meters, refused tokens, verification. */
+export function antigravityPolicy(model: string, now: () => number = Date.now): FailurePolicy {
+  return {
+    failure(status, text, headers) {
+      const error = decodeGoogleError(text)
+      const detail = error.message ?? error.status ?? `the backend answered HTTP ${status}`
+      const verify = verificationUrl(error)
+      if (verify)
+        return {
+          code: 'upstream_unauthorized',
+          message: `HTTP ${status}: Google asks to verify this Antigravity account: open ${verify} and then run /login`,
+          retryable: false,
+        }
+      if (status === 401)
+        return {
+          code: 'upstream_unauthorized',
+          message: `HTTP 401: ${detail}; the Antigravity sign-in was refused, run /login`,
+          retryable: false,
+        }
+      if (status !== 429) return null
+      const wait =
+        error.resetAtMs !== null ? error.resetAtMs - now() : (error.retryAfterMs ?? retryAfter(headers))
+      const until = now() + (wait !== null && wait > 0 ? wait : DEFAULT_LIMIT_MS)
+      const meter = meterOf(model) ?? 'the model'
+      return {
+        code: 'upstream_rate_limited',
+        message: `HTTP 429: ${detail} (${meter} quota; usable again at ${new Date(until).toISOString()})`,
+        retryable: wait !== null && wait > 0 && wait <= RETRY_WITHIN_MS,
+        limitedUntilMs: until,
+      }
+    },
+  }
+}
+
+/**
+ * Every refused-token message ends in `run /login`; a rate limit that came inside the
+ * stream (no body to read a reset from) still limits the meter, for the default minute.
+ */
+function advise(event: ErrorEvent): ErrorEvent {
+  if (event.code === 'upstream_rate_limited' && event.limited_until_ms === undefined)
+    return { ...event, limited_until_ms: Date.now() + DEFAULT_LIMIT_MS }
+  if (event.code !== 'upstream_unauthorized' || /run \/login$/.test(event.message)) return event
+  return {
+    ...event,
+    message: `${event.message.replace(/[\s.;:]+$/, '')}; the Antigravity sign-in was refused, run /login`,
+  }
+}
+
+async function* stream(
+  profile: TransportProfile,
+  req: NeutralRequest,
+  opts: StreamOptions,
+): AsyncGenerator<NeutralEvent> {
+  const access = profile.api_key ?? ''
+  const project = profile.project?.trim() ?? ''
+  if (access === '' || project === '') {
+    const what = access === '' ? 'not signed in to Antigravity' : 'the Antigravity account has no project'
+    yield errorEvent('upstream_unauthorized', `${what}; run /login`)
+    return
+  }
+  const model = req.model || profile.model
+  let envelope: Record<string, unknown>
+  try {
+    envelope = antigravityEnvelope(project, { ...req, model })
+  } catch (err) {
+    if (!(err instanceof EffortError)) throw err
+    yield errorEvent('effort_unsupported', err.message)
+    return
+  }
+  const headers: Record<string, string> = {
+    ...geminiHeaders(),
+    authorization: `Bearer ${access}`,
+    'user-agent':
+      profile.headers?.['user-agent'] ??
+      userAgentOf(process.env.HEARTH_ANTIGRAVITY_VERSION?.trim() || VERSION_FALLBACK),
+    'client-metadata': JSON.stringify(CLIENT_METADATA),
+  }
+  if (model.startsWith('claude-') && req.effort) headers['anthropic-beta'] = 'interleaved-thinking-2025-05-14'
+  const build = () => ({ url: antigravityUrl(profile.endpoint), headers, body: JSON.stringify(envelope) })
+  const decoder = new GeminiDecoder({ unwrap: (chunk) => chunk.response })
+  const recorder = new PartsRecorder()
+  const events = streamTurn(build, (bytes) => decodeWith(bytes, decoder), opts, access, {
+    policy: geminiFailurePolicy(antigravityPolicy(model)),
+    adjust: advise,
+  })
+  let signed = false
+  for await (const event of events) {
+    // The entry goes just before the answer's usage and `done` (they come only at its end).
+    if ((event.type === 'usage' || event.type === 'done') && !signed) {
+      signed = true
+      const entry = recorder.entry(decoder.signatures)
+      if (entry) yield entry
+    }
+    recorder.see(event)
+    yield event
+  }
+}
+
+export const antigravity: Transport = { stream }
