@@ -3,7 +3,7 @@
 // ETags follow) and whether its commands run in the sandbox.
 import type { JobInfo } from '../tools/types.ts'
 import { DEFAULT_TOOL_SETTINGS } from './active-run.ts'
-import type { RunsDeps } from './engine.ts'
+import type { RunsDeps } from './deps.ts'
 
 export function watchKernels(d: RunsDeps): void {
   d.core.live.kernelOf = (sessionId) => {

@@ -9,7 +9,7 @@ import type { ToolSource } from '../context/tools.ts'
 import type { Kernel, KernelPool } from '../kernel/pool.ts'
 import { type CompositionView, compositionOf, sameComposition } from '../mcp/composition.ts'
 import type { McpServerStatus } from '../mcp/types.ts'
-import type { RunsDeps } from './engine.ts'
+import type { RunsDeps } from './deps.ts'
 
 export function watchMcp(d: RunsDeps): void {
   const shown = new Map<string, CompositionView>()

@@ -11,7 +11,7 @@ import type { SessionsCore } from '../sessions/core.ts'
 import type { SessionRow } from '../sessions/types.ts'
 import type { ActiveRun } from './active-run.ts'
 import { compactSession } from './compaction.ts'
-import type { RunsDeps } from './engine.ts'
+import type { RunsDeps } from './deps.ts'
 import { type AssembledRequest, buildRequest } from './request.ts'
 
 export type StepRequest = AssembledRequest & { estimate: RequestEstimate }

@@ -113,6 +113,30 @@ describe('MCP servers', () => {
     assert.deepEqual(read.composition.quarantine, [])
   })
 
+  it("the context summary lists a loaded server's tools with source mcp beside the built-in ones", async () => {
+    const sid = await newSession(s)
+    const contextTools = async () =>
+      (await s.d.request({ path: `/sessions/${sid}/context` })).json().tools as {
+        name: string
+        source: string
+        effect: string
+      }[]
+    const before = await contextTools()
+    assert.ok(!before.some((t) => t.source === 'mcp'), 'no server runs before the first run')
+    s.upstream.enqueue(answer('loaded'))
+    await runMessage(s, sid, 'load the servers', RUN_MS)
+    const tools = await contextTools()
+    const sourceOf = new Map(tools.map((t) => [t.name, t.source]))
+    for (const name of ['read', 'shell']) assert.equal(sourceOf.get(name), 'builtin', `${name} is built in`)
+    for (const name of ['mcp__fake__echo', 'mcp__fake__count', 'mcp__remote__echo'])
+      assert.equal(sourceOf.get(name), 'mcp', `${name} is listed with source mcp`)
+    const echo = tools.find((t) => t.name === 'mcp__fake__echo')
+    assert.equal(echo?.effect, 'read', 'the listing keeps the effect the request offers')
+    // What the summary lists is what the request offered.
+    const offered = offeredNames(s.upstream.requests[0].body)
+    assert.deepEqual(tools.map((t) => t.name).sort(), [...offered].sort())
+  })
+
   it('a server whose tool list changes: the new tools are offered from then on', async () => {
     const sid = await newSession(s)
     s.upstream.enqueue(callTools({ name: 'mcp__fake__grow', arguments: {} }), answer('grown'))

@@ -1,0 +1,67 @@
+// What the run engine is built from (the daemon wires these in src/api/index.ts), and the
+// few things the engine's parts ask of it. They live apart from engine.ts so that its parts
+// (launch.ts, kernel-messages.ts, mcp.ts, ...) can name them without importing the engine.
+import type { CompactionSettings } from '../context/summary.ts'
+import type { SessionTools } from '../context/tools.ts'
+import type { KernelPool } from '../kernel/pool.ts'
+import type { McpServerConfig } from '../mcp/types.ts'
+import type { TransportProfile } from '../providers/types.ts'
+import type { Problem } from '../schemas/problems.ts'
+import type { SessionsCore } from '../sessions/core.ts'
+import type { SessionRow } from '../sessions/types.ts'
+import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
+import type { ActiveRun, ToolSettings } from './active-run.ts'
+import type { RunOutcome } from './finish.ts'
+
+export interface RunsDeps {
+  core: SessionsCore
+  kernels: KernelPool
+  profiles: Profiles
+  onError: (err: unknown) => void
+  /** The credential of a turn for profiles that sign in (absent: the profile's own key). */
+  credentials?: TurnCredentials
+  /** The `tools` settings as they are now (absent: the defaults). */
+  tools?: () => ToolSettings
+  /** The MCP servers a session in `workspace` uses, as the settings are now (absent: none). */
+  mcp?: (workspace: string) => McpServerConfig[]
+  /** Logs a warning (an MCP server that failed to start or exited). */
+  onNotice?: (fields: Record<string, unknown>, message: string) => void
+  /** The tools requests offer (built-in and registered sources). */
+  sessionTools?: SessionTools
+  /** The model window of a session's model, when the catalogue knows it. */
+  window?: (row: SessionRow) => Promise<number | null>
+  /** The `compaction` settings as they are now (absent: automatic compaction off). */
+  compaction?: () => CompactionSettings
+}
+
+/** Signed-in accounts as runs use them (src/auth/turns.ts). */
+export interface TurnCredentials {
+  /** The transport profile carrying this turn's credential for `model`; rejects with a HearthError. */
+  forTurn(
+    sessionId: string,
+    profile: ResolvedProfile,
+    signal: AbortSignal,
+    model: string,
+  ): Promise<{ transport: TransportProfile; accountId: string | null }>
+  /** The provider answered 401 to this account's credential. */
+  unauthorized(profile: ResolvedProfile, accountId: string): Promise<void>
+  /**
+   * The provider said this account is used up until `untilMs` (epoch ms) for `model`: the
+   * pool puts it last (for that model's meter where the provider meters by model).
+   */
+  limited(profile: ResolvedProfile, accountId: string, untilMs: number, model: string): Promise<void>
+}
+
+/**
+ * The engine's moves its parts may make on a run: the engine alone keeps the table of
+ * active runs, so ending a run or taking the next step goes through it.
+ */
+export interface RunMoves {
+  readonly d: RunsDeps
+  /** Sends the run's next model step (or notes that one is due once the turn closes). */
+  sendStep(sessionId: string, run: ActiveRun): void
+  /** Ends the run once: commits its outcome and frees the session for the next. */
+  finish(sessionId: string, run: ActiveRun, outcome: RunOutcome, problem: Problem | null): void
+  /** A step asked for tools: runs them, then the next step. */
+  toolRound(sessionId: string, run: ActiveRun): void
+}

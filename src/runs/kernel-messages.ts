@@ -1,0 +1,142 @@
+// What a session's kernel says during a run, turned into the run's state and log events:
+// the model's neutral events (output, tool calls, usage, the step's end), the checks and
+// results of tool calls, output of running calls, and the end of the provider turn. Each
+// message names its run; one of a run that has ended or of another run is dropped.
+import { v7 as uuidv7 } from 'uuid'
+import type { FromKernel } from '../kernel/protocol.ts'
+import type { EncryptedReasoningPart, NeutralEvent } from '../providers/types.ts'
+import { type ProblemCode, problemBody } from '../schemas/problems.ts'
+import type { ActiveRun } from './active-run.ts'
+import type { RunMoves } from './deps.ts'
+import { appendDelta, appendProgress, queueEvent } from './run-events.ts'
+import { noteUsage } from './step-request.ts'
+
+export function onKernelMessage(m: RunMoves, sessionId: string, run: ActiveRun, msg: FromKernel): void {
+  if (run.finished || !('run_id' in msg) || msg.run_id !== run.started.run_id) return
+  switch (msg.type) {
+    case 'checked':
+      // It comes after the step's last events, so the round usually waits for it already.
+      if (run.checkWaiter) run.checkWaiter(msg.calls)
+      else run.checked = msg.calls
+      return
+    case 'tool_progress':
+      for (const c of msg.chunks)
+        appendProgress(m.d, sessionId, run, { callId: msg.call_id, stream: c.stream, text: c.text })
+      return
+    case 'tool_result': {
+      const { outcome, output, images, meta } = msg
+      const waiter = run.resultWaiters.get(msg.call_id)
+      // A read the kernel ran as the step ended waits here until the round comes to it.
+      if (waiter) waiter({ outcome, output, images, meta })
+      else if (msg.early) run.earlyResults.set(msg.call_id, { outcome, output, images, meta })
+      return
+    }
+    case 'turn_ended':
+      onTurnEnded(m, sessionId, run)
+      return
+    case 'events':
+      for (const e of msg.events) onModelEvent(m, sessionId, run, e)
+      return
+    default:
+      return
+  }
+}
+
+/** The provider turn closed: a step that ended with its `done` goes on (or has finished); one without failed. */
+function onTurnEnded(m: RunMoves, sessionId: string, run: ActiveRun): void {
+  if (!run.stepEnded) {
+    m.finish(sessionId, run, 'failed', problemBody('upstream_incomplete', 'The turn ended without a result'))
+    return
+  }
+  run.turnOpen = false
+  if (run.stepWaiting) {
+    run.stepWaiting = false
+    m.sendStep(sessionId, run)
+  }
+}
+
+function onModelEvent(m: RunMoves, sessionId: string, run: ActiveRun, e: NeutralEvent): void {
+  if (run.finished) return
+  switch (e.type) {
+    case 'text_delta':
+      onOutputDelta(m, sessionId, run, 'text', e.index, e.delta)
+      return
+    case 'reasoning_delta':
+      onOutputDelta(m, sessionId, run, 'reasoning', e.index, e.delta)
+      return
+    case 'tool_call':
+      run.tool_calls.push({ type: 'tool_call', id: e.id, name: e.name, arguments: e.arguments })
+      return
+    case 'encrypted_reasoning':
+      keepEncryptedReasoning(run, e)
+      return
+    case 'usage':
+      run.usage = e.usage
+      noteUsage(m.d.core, sessionId, run.started.run_id, run.step, e.usage, m.d.onError)
+      return
+    case 'done':
+      run.stepEnded = true
+      if (run.tool_calls.length > 0) m.toolRound(sessionId, run)
+      else m.finish(sessionId, run, 'completed', null)
+      return
+    case 'error':
+      run.stepEnded = true
+      if (e.code === 'aborted') m.finish(sessionId, run, 'interrupted', null)
+      else m.finish(sessionId, run, 'failed', problemBody(e.code as ProblemCode, e.message))
+      markAccount(m, run, e)
+      return
+    default:
+      return
+  }
+}
+
+/** A delta of a text or reasoning content; its first opens the content (output.started). */
+function onOutputDelta(
+  m: RunMoves,
+  sessionId: string,
+  run: ActiveRun,
+  kind: 'text' | 'reasoning',
+  index: number,
+  delta: string,
+): void {
+  let c = run.live.contents.find((x) => x.kind === kind && x.index === index)
+  if (!c) {
+    c = { content_id: uuidv7(), run_id: run.started.run_id, kind, index, text: '', utf8_bytes: 0 }
+    run.live.contents.push(c)
+    queueEvent(m.d, sessionId, run, 'output.started', {
+      run_id: c.run_id,
+      content_id: c.content_id,
+      kind,
+      index,
+    })
+  }
+  appendDelta(m.d, sessionId, run, c, delta)
+}
+
+/**
+ * Reasoning the provider returns only encrypted is kept with the model that wrote it: it is
+ * replayed to that model in later requests (finish.ts stores it with the answer).
+ */
+function keepEncryptedReasoning(
+  run: ActiveRun,
+  e: Extract<NeutralEvent, { type: 'encrypted_reasoning' }>,
+): void {
+  const { summary, encrypted_content } = e
+  const part: EncryptedReasoningPart = {
+    type: 'encrypted_reasoning',
+    summary,
+    encrypted_content,
+    model: run.model,
+  }
+  run.encrypted.push({ index: e.index, part })
+}
+
+/** What a failed turn says about its signed-in account: refused, or used up for a while. */
+function markAccount(m: RunMoves, run: ActiveRun, e: Extract<NeutralEvent, { type: 'error' }>): void {
+  const credentials = m.d.credentials
+  if (!credentials || !run.accountId || !run.profile) return
+  if (e.code === 'upstream_unauthorized' && e.status === 401)
+    void credentials.unauthorized(run.profile, run.accountId).catch(m.d.onError)
+  else if (e.code === 'upstream_rate_limited' && typeof e.limited_until_ms === 'number')
+    void credentials.limited(run.profile, run.accountId, e.limited_until_ms, run.model).catch(m.d.onError)
+}

@@ -1,0 +1,119 @@
+// The start of a run, before its first step: the session's profile is resolved (a missing
+// or unsupported one fails the run at once), the session's kernel is taken and listened to,
+// and then the kernel's start, the turn's credential, the model's window and the session's
+// MCP servers are awaited together, so the first step waits for the slowest of them only.
+import type { Kernel } from '../kernel/pool.ts'
+import { hasTransport } from '../providers/ids.ts'
+import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
+import type { LiveRun } from '../sessions/live.ts'
+import type { ResolvedProfile } from '../settings/profiles.ts'
+import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf } from './active-run.ts'
+import type { RunMoves, RunsDeps } from './deps.ts'
+import { onKernelMessage } from './kernel-messages.ts'
+import { loadMcp } from './mcp.ts'
+import type { StartedRun } from './start.ts'
+
+/** The run's state as the session shows it live (GET /sessions/{id}, streams) from its start. */
+export function newActiveRun(started: StartedRun): ActiveRun {
+  const live: LiveRun = {
+    run_id: started.run_id,
+    started_at: new Date().toISOString(),
+    contents: [],
+    observed_ms: Date.now(),
+    kernel: { instance_id: null, state: 'starting', build: null },
+  }
+  return new ActiveRun(started, live)
+}
+
+/** Prepares the run's first step and sends it once all it needs has come (or ends the run). */
+export function launchRun(m: RunMoves, sessionId: string, run: ActiveRun): void {
+  const profile = resolveProfile(m.d, run.started)
+  if ('problem' in profile) {
+    m.finish(sessionId, run, 'failed', profile.problem)
+    return
+  }
+  const kernel = attachKernel(m, sessionId, run)
+  settleRun(m.d, sessionId, run, profile.ok)
+  awaitFirstStep(m, sessionId, run, { profile: profile.ok, kernel })
+}
+
+/** The session's profile as configured now, if hearth can talk to its provider. */
+function resolveProfile(d: RunsDeps, started: StartedRun): { ok: ResolvedProfile } | { problem: Problem } {
+  const profile = d.profiles.resolve(started.provider_profile)
+  if (!profile) {
+    const detail = `Profile "${started.provider_profile}" is not configured (config.json providers.profiles)`
+    return { problem: problemBody('provider_not_configured', detail) }
+  }
+  if (!hasTransport(profile.extension)) {
+    // A profile written by hand for a provider hearth cannot talk to yet.
+    const detail = `Profile "${profile.name}" uses ${profile.extension}, which hearth cannot talk to yet`
+    return { problem: problemBody('provider_unsupported', detail) }
+  }
+  return { ok: profile }
+}
+
+/** Takes the session's kernel for the run: its messages drive the run, its exit fails it. */
+function attachKernel(m: RunMoves, sessionId: string, run: ActiveRun): Kernel {
+  const kernel = m.d.kernels.acquire(sessionId)
+  run.kernel = kernel
+  kernel.state = 'running'
+  run.live.kernel = { instance_id: kernel.instanceId, state: 'running', build: kernel.build }
+  kernel.listener = {
+    onMessage: (msg) => onKernelMessage(m, sessionId, run, msg),
+    onExit: (code, signal) => {
+      const detail = `The kernel exited (${signal ?? `code ${code}`}) during the run`
+      m.finish(sessionId, run, 'failed', problemBody('kernel_crashed', detail))
+    },
+  }
+  return kernel
+}
+
+/** What the whole run keeps: its model, effort, tool scope and profile as they are at its start. */
+function settleRun(d: RunsDeps, sessionId: string, run: ActiveRun, profile: ResolvedProfile): void {
+  // The session's resolved model goes upstream; the profile's only fills a session without one.
+  run.model = run.started.model || profile.transport.model
+  run.effort = run.started.effort ?? profile.effort
+  run.scope = scopeOf(d.core, sessionId, d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
+  run.profile = profile
+}
+
+/**
+ * Waits for the kernel, the credential, the window and the MCP servers, then sends the first
+ * step. A credential that cannot be had fails the run with its code (an interrupt meanwhile
+ * ends it as interrupted).
+ */
+function awaitFirstStep(
+  m: RunMoves,
+  sessionId: string,
+  run: ActiveRun,
+  { profile, kernel }: { profile: ResolvedProfile; kernel: Kernel },
+): void {
+  const { d } = m
+  const credential = d.credentials
+    ? d.credentials.forTurn(sessionId, profile, run.abort.signal, run.model)
+    : Promise.resolve({ transport: profile.transport, accountId: null })
+  const row = d.core.row(sessionId)
+  const window = row && d.window ? d.window(row).catch(() => null) : Promise.resolve(null)
+  // The session's MCP servers start (or are kept) while the credential is fetched.
+  const mcp = kernel.ready.then(() => loadMcp(d, kernel, run.scope.workspace))
+  void Promise.all([kernel.ready, credential, window, mcp]).then(
+    ([, c, w]) => {
+      if (run.finished) return
+      run.window = w
+      run.sent = true
+      run.accountId = c.accountId
+      run.live.kernel.build = kernel.build
+      run.turn = {
+        extension: profile.extension,
+        profile: { ...c.transport, model: run.model },
+        limits: profile.limits,
+      }
+      m.sendStep(sessionId, run)
+    },
+    (err: unknown) => {
+      if (run.abort.signal.aborted) return m.finish(sessionId, run, 'interrupted', null)
+      const code = err instanceof HearthError ? err.code : 'no_usable_account'
+      m.finish(sessionId, run, 'failed', problemBody(code, (err as Error).message))
+    },
+  )
+}
