@@ -20,10 +20,11 @@ import { randomBytes } from 'node:crypto'
 import { GeminiDecoder } from '../gemini/decode.ts'
 import { EffortError } from '../gemini/models.ts'
 import { geminiFailurePolicy, geminiHeaders } from '../gemini/transport.ts'
-import { decodeWith } from '../openai-compatible/decode-stream.ts'
+import { decodeWith, type FrameDecoder } from '../openai-compatible/decode-stream.ts'
 import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
 import type { FailurePolicy } from '../openai-compatible/http.ts'
 import { retryAfter } from '../openai-compatible/http.ts'
+import type { SseFrame } from '../openai-compatible/sse.ts'
 import { streamTurn } from '../openai-compatible/transport.ts'
 import type {
   NeutralEvent,
@@ -116,7 +117,8 @@ function advise(event: ErrorEvent): ErrorEvent {
   }
 }
 
-async function* stream(
+/** The turn: the shared Gemini turn itself (no extra async step per delta), or its refusal. */
+function stream(
   profile: TransportProfile,
   req: NeutralRequest,
   opts: StreamOptions,
@@ -125,8 +127,7 @@ async function* stream(
   const project = profile.project?.trim() ?? ''
   if (access === '' || project === '') {
     const what = access === '' ? 'not signed in to Antigravity' : 'the Antigravity account has no project'
-    yield errorEvent('upstream_unauthorized', `${what}; run /login`)
-    return
+    return only(errorEvent('upstream_unauthorized', `${what}; run /login`))
   }
   const model = req.model || profile.model
   let envelope: Record<string, unknown>
@@ -134,8 +135,7 @@ async function* stream(
     envelope = antigravityEnvelope(project, { ...req, model })
   } catch (err) {
     if (!(err instanceof EffortError)) throw err
-    yield errorEvent('effort_unsupported', err.message)
-    return
+    return only(errorEvent('effort_unsupported', err.message))
   }
   const headers: Record<string, string> = {
     ...geminiHeaders(),
@@ -147,22 +147,54 @@ async function* stream(
   }
   if (model.startsWith('claude-') && req.effort) headers['anthropic-beta'] = 'interleaved-thinking-2025-05-14'
   const build = () => ({ url: antigravityUrl(profile.endpoint), headers, body: JSON.stringify(envelope) })
-  const decoder = new GeminiDecoder({ unwrap: (chunk) => chunk.response })
-  const recorder = new PartsRecorder()
-  const events = streamTurn(build, (bytes) => decodeWith(bytes, decoder), opts, access, {
+  const decoder = new SignedPartsDecoder()
+  return streamTurn(build, (bytes) => decodeWith(bytes, decoder), opts, access, {
     policy: geminiFailurePolicy(antigravityPolicy(model)),
     adjust: advise,
   })
-  let signed = false
-  for await (const event of events) {
-    // The entry goes just before the answer's usage and `done` (they come only at its end).
-    if ((event.type === 'usage' || event.type === 'done') && !signed) {
-      signed = true
-      const entry = recorder.entry(decoder.signatures)
-      if (entry) yield entry
+}
+
+async function* only(event: NeutralEvent): AsyncGenerator<NeutralEvent> {
+  yield event
+}
+
+/**
+ * The shared Gemini decoder reading the envelope's `response`, with the answer's signed
+ * parts recorded as it streams: their `antigravity.parts` entry goes just before the
+ * answer's usage and `done` (which come only at its end). Done inside the decoder, not by
+ * re-yielding the stream, so a delta crosses no extra async step.
+ */
+class SignedPartsDecoder implements FrameDecoder {
+  readonly #gemini = new GeminiDecoder({ unwrap: (chunk) => chunk.response })
+  readonly #recorder = new PartsRecorder()
+  #signed = false
+
+  get finished(): boolean {
+    return this.#gemini.finished
+  }
+
+  frame(frame: SseFrame): NeutralEvent[] {
+    return this.#record(this.#gemini.frame(frame))
+  }
+
+  end(): NeutralEvent[] {
+    return this.#record(this.#gemini.end())
+  }
+
+  #record(events: NeutralEvent[]): NeutralEvent[] {
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]
+      if ((event.type === 'usage' || event.type === 'done') && !this.#signed) {
+        this.#signed = true
+        const entry = this.#recorder.entry(this.#gemini.signatures)
+        if (entry) {
+          events.splice(i, 0, entry)
+          i++
+        }
+      }
+      this.#recorder.see(event)
     }
-    recorder.see(event)
-    yield event
+    return events
   }
 }
 
