@@ -6,6 +6,7 @@ import { HearthClient } from '../client/client.ts'
 import { SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
 import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
+import { table } from './table.ts'
 
 function groupOf(name: string | undefined): SettingsGroup {
   if (name === undefined || !(SETTINGS_GROUPS as readonly string[]).includes(name))
@@ -162,14 +163,7 @@ async function listProfiles(client: HearthClient, json: boolean, out: Out): Prom
     return [`${n === default_profile ? '* ' : '  '}${n}`, p.extension, p.model ?? '', marks.join(', ')]
   })
   const head = ['  NAME', 'EXTENSION', 'MODEL', '']
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  for (const r of [head, ...rows])
-    out.write(
-      `${r
-        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
-        .join('  ')
-        .trimEnd()}\n`,
-    )
+  out.write(table(head, rows))
   return 0
 }
 

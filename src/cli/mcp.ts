@@ -4,6 +4,7 @@
 import { HearthClient } from '../client/client.ts'
 import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
+import { table } from './table.ts'
 
 const ADD_USAGE =
   'hearth mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]\n' +
@@ -192,14 +193,7 @@ async function listServers(client: HearthClient, json: boolean, out: Out): Promi
     return [n, s.url ? 'http' : 'stdio', targetOf(s), marksOf(s)]
   })
   const head = ['NAME', 'TRANSPORT', 'COMMAND OR URL', 'SAVED SECRETS / STATE']
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  for (const r of [head, ...rows])
-    out.write(
-      `${r
-        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
-        .join('  ')
-        .trimEnd()}\n`,
-    )
+  out.write(table(head, rows))
   return 0
 }
 

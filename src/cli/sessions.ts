@@ -11,6 +11,7 @@ import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
 import { printHistory } from './history.ts'
 import { oneSessionArg, resolveSessionId } from './session-id.ts'
+import { table } from './table.ts'
 
 /** Page size asked for, and the most sessions `hearth sessions` prints. */
 const PAGE = 200
@@ -98,13 +99,7 @@ export function sessionTable(rows: readonly SessionSummary[], now: number): stri
     s.status.phase,
     ago(s.activity_at, now),
   ])
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd()
-  return `${[head, ...body].map(line).join('\n')}\n`
+  return table(head, body)
 }
 
 // ---- hearth session … -----------------------------------------------------------------

@@ -4,7 +4,7 @@
 // adds the wire's fixed headers, reads Anthropic's error answers, and decodes the stream.
 // HTTP (retries, timeouts, abort) is the openai-compatible layer's, not a copy of it.
 import type { ErrorEvent } from '../openai-compatible/errors.ts'
-import type { FailurePolicy } from '../openai-compatible/http.ts'
+import { type FailurePolicy, layeredPolicy } from '../openai-compatible/http.ts'
 import { streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeMessages } from './decode.ts'
@@ -30,14 +30,7 @@ export function messagesHeaders(): Record<string, string> {
  * policy (a usage-limit reading, a token refusal) is asked first and wins where it answers.
  */
 export function messagesFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
-  return {
-    failure(status, text, headers) {
-      const mine = own.failure?.(status, text, headers) ?? null
-      const wire = anthropicFailure(status, text)
-      if (!mine) return wire
-      return { ...(wire ?? {}), ...mine }
-    },
-  }
+  return layeredPolicy(anthropicFailure, own)
 }
 
 /**

@@ -4,7 +4,7 @@
 // its body rules); this module reads Google's error answers and decodes the stream. HTTP
 // (retries, timeouts, abort) is the openai-compatible layer's.
 import type { ErrorEvent } from '../openai-compatible/errors.ts'
-import type { FailurePolicy } from '../openai-compatible/http.ts'
+import { type FailurePolicy, layeredPolicy } from '../openai-compatible/http.ts'
 import { streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeGemini, type GeminiDecoderOptions } from './decode.ts'
@@ -20,14 +20,7 @@ export function geminiHeaders(): Record<string, string> {
  * (a per-meter rate limit, a refused token) is asked first and wins where it answers.
  */
 export function geminiFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
-  return {
-    failure(status, text, headers) {
-      const mine = own.failure?.(status, text, headers) ?? null
-      const wire = geminiFailure(status, text)
-      if (!mine) return wire
-      return { ...(wire ?? {}), ...mine }
-    },
-  }
+  return layeredPolicy(geminiFailure, own)
 }
 
 /**

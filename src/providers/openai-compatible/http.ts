@@ -44,6 +44,21 @@ export interface FailurePolicy {
   ): { code?: UpstreamErrorCode; message?: string; retryable?: boolean; limitedUntilMs?: number } | null
 }
 
+/**
+ * A wire's reading of its error bodies (`wire`) under a provider's own policy (a usage-limit
+ * reading, a refused token): the provider is asked first and its fields win where it answers.
+ */
+export function layeredPolicy(wire: FailurePolicy['failure'], own: FailurePolicy = {}): FailurePolicy {
+  return {
+    failure(status, text, headers) {
+      const mine = own.failure?.(status, text, headers) ?? null
+      const base = wire?.(status, text, headers) ?? null
+      if (!mine) return base
+      return { ...(base ?? {}), ...mine }
+    },
+  }
+}
+
 export async function openStream(
   req: EncodedRequest,
   opts: StreamOptions,
