@@ -521,6 +521,12 @@ export const SessionListQuery = Type.Object(
     workspace: Type.Optional(Str()),
     search: Type.Optional(Type.String({ maxLength: 256 })),
     archived: Type.Optional(Bool),
+    pinned: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only pinned (true) or unpinned (false) sessions: a client shows the pinned first without reading every page',
+      }),
+    ),
     needs_reload: Type.Optional(Bool),
     sort: Type.Optional(Type.Enum(['activity', 'frequent'])),
     limit: Type.Optional(Limit(200, 50)),

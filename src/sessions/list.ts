@@ -50,6 +50,7 @@ export function filterConditions(f: ListFilter, marked: boolean): { sql: string[
   if (f.family_id !== undefined) equal('s.root_id', f.family_id)
   if (f.workspace !== undefined) equal('s.workspace', f.workspace)
   if (f.archived !== undefined) equal('s.archived', f.archived ? 1 : 0)
+  if (f.pinned !== undefined) equal('s.pinned', f.pinned ? 1 : 0)
   if (f.needs_reload !== undefined) {
     sql.push(`(s.loaded_revision IS NULL OR s.loaded_revision != s.desired_revision) = ?`)
     params.push(f.needs_reload ? 1 : 0)
@@ -119,6 +120,7 @@ export function rowMatches(f: ListFilter, r: SessionRow): boolean {
   if (f.family_id !== undefined && r.root_id !== f.family_id) return false
   if (f.workspace !== undefined && r.workspace !== f.workspace) return false
   if (f.archived !== undefined && (r.archived === 1) !== f.archived) return false
+  if (f.pinned !== undefined && (r.pinned === 1) !== f.pinned) return false
   const needsReload = r.loaded_revision === null || r.loaded_revision !== r.desired_revision
   if (f.needs_reload !== undefined && needsReload !== f.needs_reload) return false
   if (f.search) {

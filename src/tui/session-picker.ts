@@ -15,6 +15,8 @@ import { matchesKey } from './pi.ts'
 import { type SessionRow, sessionRows, sessionTitle } from './session-list.ts'
 
 const PAGE = 200
+/** Pages of pinned sessions read ahead of the rest (1,000 pinned sessions is plenty). */
+const PINNED_PAGES = 5
 
 /** How long ago a timestamp was, shortly: 5s, 3m, 2h, 4d. */
 function age(at: string, now = Date.now()): string {
@@ -120,14 +122,31 @@ export class SessionPicker extends ListPicker {
     return this.#rows[this.selected]?.session
   }
 
-  #query(next?: string) {
+  #query(next?: string, pinned?: boolean) {
     return {
       scope: 'all' as const,
       search: this.text || undefined,
       archived: this.#archived ? undefined : false,
+      pinned,
       limit: PAGE,
       next,
     }
+  }
+
+  /**
+   * The pinned sessions of the listing, every page of them (up to PINNED_PAGES): they come
+   * first whatever page of the rest they would fall on.
+   */
+  async #pinned(): Promise<SessionSummary[]> {
+    const found: SessionSummary[] = []
+    let next: string | undefined
+    for (let page = 0; page < PINNED_PAGES; page++) {
+      const { body } = await this.#s.client().call('sessions.list', { query: this.#query(next, true) })
+      found.push(...body.items)
+      if (body.next === null) break
+      next = body.next
+    }
+    return found
   }
 
   /** Reads the list again for the typed search. */
@@ -136,9 +155,13 @@ export class SessionPicker extends ListPicker {
     const request = ++this.#request
     this.#loading = true
     try {
-      const { body } = await this.#s.client().call('sessions.list', { query: this.#query() })
+      const [pinned, { body }] = await Promise.all([
+        this.#pinned(),
+        this.#s.client().call('sessions.list', { query: this.#query() }),
+      ])
       if (request !== this.#request) return
-      this.#all = body.items
+      const held = new Set(pinned.map((x) => x.id))
+      this.#all = [...pinned, ...body.items.filter((x) => !held.has(x.id))]
       this.#next = body.next
       this.#sort()
     } catch (err) {

@@ -202,6 +202,17 @@ describe('GET /sessions', () => {
       expectProblem(await list({ archived: 'maybe' }), 400, 'invalid_parameter')
     })
 
+    it('filters by pinned', async () => {
+      const pw = workspace()
+      const plain = await create({ kind: 'new', workspace: pw })
+      const pinned = await create({ kind: 'new', workspace: pw })
+      await change(pinned.id, { preferences: { pinned: true, pin_order: 1 } })
+      assert.deepEqual(await ids({ workspace: pw, pinned: true }), [pinned.id])
+      assert.deepEqual(await ids({ workspace: pw, pinned: false }), [plain.id])
+      assert.deepEqual(await ids({ workspace: pw }), [pinned.id, plain.id])
+      expectProblem(await list({ pinned: 'yes' }), 400, 'invalid_parameter')
+    })
+
     it('filters by needs_reload', async () => {
       // No session has loaded a composition yet: all need a reload.
       assert.deepEqual(await ids({ workspace: ws, needs_reload: true }), [root.id])

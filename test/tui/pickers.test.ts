@@ -159,38 +159,45 @@ describe('the pickers in tmux', () => {
     assert.doesNotMatch(screen, /pin test first +\*/)
   })
 
-  it('reads the list past its first 200 sessions as the selection nears the end, for a search too', async () => {
+  it('reads the list past its first 200 sessions as the selection nears the end, for a search too; a pinned one from a later page comes first', async () => {
+    const ids: string[] = []
     for (let i = 0; i < 230; i++)
-      await createSession(s.d, {
-        kind: 'new',
-        workspace: s.d.home,
-        name: `bulk ${String(i).padStart(3, '0')}`,
-      })
+      ids.push(
+        await createSession(s.d, {
+          kind: 'new',
+          workspace: s.d.home,
+          name: `bulk ${String(i).padStart(3, '0')}`,
+        }),
+      )
+    // The oldest session, on the listing's second page, is pinned: it is read first.
+    await configure(s.d, ids[0], { preferences: { pinned: true, pin_order: 1 } })
     const t = open()
     await t.waitFor(ready, 'the prompt')
     t.keys('C-o')
     t.type('bulk')
     let screen = await t.waitFor(
-      (x) => /Sessions · 200\+/.test(x) && x.includes('bulk 229'),
+      (x) => /Sessions · 20\d\+/.test(x) && x.includes('bulk 229'),
       'the first page',
     )
-    for (let i = 0; i < 40 && !screen.includes('bulk 000'); i++) {
+    const top = lineOf(screen, 'bulk 000')
+    assert.ok(top >= 0 && top < lineOf(screen, 'bulk 229'), 'the pinned session first')
+    for (let i = 0; i < 40 && !/› bulk 001/.test(screen); i++) {
       t.keys('PageDown')
       screen = await t.waitFor((x) => /Sessions · \d+/.test(x), 'the list')
     }
-    assert.match(screen, /› bulk 000/)
+    assert.match(screen, /› bulk 001/)
     assert.match(screen, /Sessions · 230\s/)
     // The whole list pages the same way.
     t.keys('C-u')
     screen = await t.waitFor(
-      (x) => /^search:\s*$/m.test(x) && /Sessions · 200\+/.test(x),
+      (x) => /^search:\s*$/m.test(x) && /Sessions · 20\d\+/.test(x),
       'the list unsearched',
     )
-    for (let i = 0; i < 60 && !screen.includes('bulk 000'); i++) {
+    for (let i = 0; i < 60 && !screen.includes('bulk 001'); i++) {
       t.keys('PageDown')
       screen = await t.waitFor((x) => /Sessions · \d+/.test(x), 'the list')
     }
-    assert.match(screen, /bulk 000/)
+    assert.match(screen, /bulk 001/)
     assert.doesNotMatch(screen, /Sessions · \d+\+/)
   })
 
