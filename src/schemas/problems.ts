@@ -209,6 +209,12 @@ export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(
   'compaction_failed',
 ])
 
+/** Why one target of a reload failed: in that target's `problem`, never an HTTP answer. */
+export const RELOAD_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  'catalogue_refresh_failed',
+  'composition_load_failed',
+])
+
 /** Thrown by any layer; rendered once as problem+json by the HTTP layer. */
 export class HearthError extends Error {
   readonly code: ProblemCode
