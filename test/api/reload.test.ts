@@ -5,6 +5,7 @@
 // server comes back once its settings are fixed, or once what it needs is there; a busy
 // session is 409; bad bodies are 400 with their codes.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, symlinkSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -209,6 +210,34 @@ describe('POST /sessions/{id}/reload', () => {
       404,
       'session_not_found',
     )
+  })
+
+  it('hearth chat: /reload prints a line per target', async () => {
+    await change(s.d, 'mcp', { servers: { fine: stdioServer() } })
+    await change(s.d, 'models', { catalogue_url: catalogueUrl })
+    const p = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'hearth.mjs'), 'chat', '--home', s.home, '--workspace', s.workspace],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    )
+    let stdout = ''
+    let stderr = ''
+    p.stdout.on('data', (c) => {
+      stdout += c
+    })
+    p.stderr.on('data', (c) => {
+      stderr += c
+    })
+    p.stdin.end(['/reload', '/reload kernel', ''].join('\n'))
+    const code = await new Promise((resolve) => p.on('exit', resolve))
+    assert.equal(code, 0, stderr)
+    assert.match(
+      stdout,
+      new RegExp(
+        `composition reloaded: 0 instruction files\nmodel catalogue refreshed: 1 providers, 1 models from ${catalogueUrl.replaceAll('.', '\\.')}\n`,
+      ),
+    )
+    assert.match(stderr, /not kernel/)
   })
 
   it('/reload in the clients: both by default, or the targets named', () => {
