@@ -73,22 +73,26 @@ async function reloadComposition(runs: Runs, sessionId: string): Promise<Composi
     instructions: [],
   })
   let instructions: CompositionOutcome['instructions']
+  let servers: unknown[]
   try {
     // Read again now: a file changed or added since the last turn is what the next one sends.
     instructions = d.core.instructions.of(row.workspace, selectionOf(row).instructions).sources
     // Settings that do not parse fail here, before the kernel is asked for anything.
-    d.mcp?.(row.workspace)
+    servers = d.mcp?.(row.workspace) ?? []
   } catch (err) {
     return failed(err instanceof Error ? err.message : String(err))
   }
-  const kernel = d.kernels.acquire(sessionId)
-  try {
-    await kernel.ready
-    if (!kernel.alive) return failed('The session kernel did not start')
-    await loadMcp(d, kernel, row.workspace, true)
-    if (!kernel.alive) return failed('The session kernel exited while loading the MCP servers')
-  } finally {
-    if (kernel.alive) d.kernels.release(sessionId)
+  // No server to load and none loaded: no kernel is started for nothing.
+  const kernel = servers.length > 0 || d.kernels.current(sessionId) ? d.kernels.acquire(sessionId) : undefined
+  if (kernel) {
+    try {
+      await kernel.ready
+      if (!kernel.alive) return failed('The session kernel did not start')
+      await loadMcp(d, kernel, row.workspace, true)
+      if (!kernel.alive) return failed('The session kernel exited while loading the MCP servers')
+    } finally {
+      if (kernel.alive) d.kernels.release(sessionId)
+    }
   }
   const after = d.core.transact((tx) => {
     const before = d.core.require(sessionId)
@@ -102,7 +106,7 @@ async function reloadComposition(runs: Runs, sessionId: string): Promise<Composi
     problem: null,
     loaded_revision: after.loaded_revision,
     needs_reload: after.loaded_revision !== after.desired_revision,
-    quarantine: compositionOf(kernel.mcp).quarantine,
+    quarantine: compositionOf(kernel?.mcp).quarantine,
     instructions,
   }
 }

@@ -6,7 +6,7 @@
 // session is 409; bad bodies are 400 with their codes.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -123,6 +123,23 @@ describe('POST /sessions/{id}/reload', () => {
     assert.equal(acme.items[0].listed, true)
     assert.equal(acme.items[0].context_window, 3000)
     assert.equal((await getSession(s.d, sid)).composition.needs_reload, true)
+  })
+
+  it('composition without servers: reads the instructions again and starts no kernel', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'hearth-ws-'))
+    const sid = await newSession(s, { workspace })
+    await change(s.d, 'mcp', { servers: { fine: null } })
+    writeFileSync(join(workspace, 'AGENTS.md'), 'Answer in haiku.\n')
+    const result = (await reload(sid, { targets: ['composition'] })).json()
+    assert.equal(result.composition.outcome, 'reloaded')
+    assert.deepEqual(
+      result.composition.instructions.map((i: any) => [i.path.endsWith('/AGENTS.md'), i.scope, i.state]),
+      [[true, 'workspace', 'loaded']],
+    )
+    const read = await getSession(s.d, sid)
+    assert.equal(read.composition.needs_reload, false)
+    assert.equal(read.kernel.state, 'none')
+    assert.equal(reloadText(result), 'composition reloaded: 1 instruction file')
   })
 
   it('a quarantined server comes back once its settings are fixed and the session reloads', async () => {
