@@ -24,7 +24,10 @@ export function reloadRoutes(d: ReloadApiDeps) {
   return bindGroup(reloadOps)({
     'sessions.reload': async ({ params, body }) => ({
       status: 200,
-      body: await reloadSession(d.runs, lower(params.session_id), body, catalogue),
+      body: await reloadSession(d.runs, lower(params.session_id), body, {
+        catalogue,
+        readSettings: () => void d.settings.files(),
+      }),
     }),
   })
 }

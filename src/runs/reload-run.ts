@@ -12,6 +12,15 @@ import { selectionOf } from '../sessions/views.ts'
 import type { Runs } from './engine.ts'
 import { loadMcp } from './mcp.ts'
 
+export interface ReloadDeps {
+  catalogue: CatalogueRefresh
+  /**
+   * Throws when the settings files cannot be read now: a run's start then loads no server,
+   * but a reload fails rather than unload every server of the session.
+   */
+  readSettings: () => void
+}
+
 export interface CatalogueRefresh {
   /** The URL the catalogue is read from (settings `models.catalogue_url`). */
   source: () => string
@@ -25,15 +34,15 @@ export function reloadSession(
   runs: Runs,
   sessionId: string,
   body: ReloadRequest,
-  catalogue: CatalogueRefresh,
+  deps: ReloadDeps,
 ): Promise<ReloadResult> {
   return runs.holdIdle(sessionId, 'reload', async () => {
     const wants = new Set(body.targets)
     const [composition, models] = await Promise.all([
       wants.has('composition')
-        ? reloadComposition(runs, sessionId)
+        ? reloadComposition(runs, sessionId, deps.readSettings)
         : compositionNotRequested(runs, sessionId),
-      wants.has('models') ? refreshModels(catalogue) : modelsNotRequested(),
+      wants.has('models') ? refreshModels(deps.catalogue) : modelsNotRequested(),
     ])
     return { composition, models }
   })
@@ -61,7 +70,11 @@ function modelsNotRequested(): Promise<ModelsOutcome> {
   })
 }
 
-async function reloadComposition(runs: Runs, sessionId: string): Promise<CompositionOutcome> {
+async function reloadComposition(
+  runs: Runs,
+  sessionId: string,
+  readSettings: () => void,
+): Promise<CompositionOutcome> {
   const d = runs.deps
   const row = d.core.require(sessionId)
   const failed = (detail: string): CompositionOutcome => ({
@@ -78,6 +91,7 @@ async function reloadComposition(runs: Runs, sessionId: string): Promise<Composi
     // Read again now: a file changed or added since the last turn is what the next one sends.
     instructions = d.core.instructions.of(row.workspace, selectionOf(row).instructions).sources
     // Settings that do not parse fail here, before the kernel is asked for anything.
+    readSettings()
     servers = d.mcp?.(row.workspace) ?? []
   } catch (err) {
     return failed(err instanceof Error ? err.message : String(err))

@@ -6,7 +6,7 @@
 // session is 409; bad bodies are 400 with their codes.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -187,6 +187,25 @@ describe('POST /sessions/{id}/reload', () => {
     const second = (await reload(sid, { targets: ['composition'] })).json()
     assert.deepEqual(second.composition.quarantine, [])
     assert.equal((await getSession(s.d, sid)).composition.availability['mcp:late'].state, 'ready')
+  })
+
+  it('a config.json that does not parse: the composition fails and its servers stay loaded', async () => {
+    await change(s.d, 'mcp', { servers: { fine: stdioServer() } })
+    const sid = await newSession(s)
+    assert.equal((await reload(sid, { targets: ['composition'] })).json().composition.outcome, 'reloaded')
+    const config = join(s.home, 'config.json')
+    const good = readFileSync(config, 'utf8')
+    writeFileSync(config, '{"mcp": ')
+    try {
+      const result = (await reload(sid, { targets: ['composition'] })).json()
+      assert.equal(result.composition.outcome, 'failed')
+      assert.equal(result.composition.problem.code, 'composition_load_failed')
+      assert.equal(result.composition.needs_reload, false)
+      const read = await getSession(s.d, sid)
+      assert.equal(read.composition.availability['mcp:fine'].state, 'ready')
+    } finally {
+      writeFileSync(config, good)
+    }
   })
 
   it('is 409 session_busy while a turn runs, and reloads nothing', async () => {
