@@ -33,6 +33,7 @@ import { contextRoutes } from './context.ts'
 import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
 import { modelsRoutes, modelsServiceOf } from './models.ts'
+import { reloadRoutes } from './reload.ts'
 import { serverRoutes } from './server.ts'
 import { sessionsRoutes } from './sessions.ts'
 import { settingsRoutes } from './settings.ts'
@@ -147,6 +148,7 @@ export function createApi(d: ApiDeps): Api {
       compaction,
       defaultPolicy: () => toolsSettingsOf(d.settings).approval_policy,
     }),
+    ...reloadRoutes({ runs, settings: d.settings, home: d.home }),
     ...modelsRoutes({ ...d, models }),
   ]
   checkBindings(routes, ALL_OPS)

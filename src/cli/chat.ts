@@ -4,7 +4,8 @@
 // when no TEXT is given. Ctrl-C interrupts the running turn (naming the run and the inputs
 // this client saw); `send` then exits, and in chat a second Ctrl-C exits. In chat, `/context`
 // prints what the next request holds and `/compact [summarize|truncate] [TURNS] [FOCUS]`
-// compacts the session's context (src/client/context-view.ts).
+// compacts the session's context (src/client/context-view.ts); `/reload [composition|models]`
+// reloads the session's composition, the model catalogue or both (src/client/reload-view.ts).
 
 import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
@@ -12,6 +13,7 @@ import { compact, readContext } from '../client/context-view.ts'
 import { createSessionOnce } from '../client/create-session.ts'
 import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
+import { reload } from '../client/reload-view.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
 import { homeOf, parseCommand } from './args.ts'
@@ -306,13 +308,16 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
       continue
     }
     interrupts = 0
-    const command = /^\/(context|compact)(?:\s+(.*))?$/.exec(line.trim())
+    const command = /^\/(context|compact|reload)(?:\s+(.*))?$/.exec(line.trim())
     if (command) {
       try {
+        const args = command[2] ?? ''
         const text =
           command[1] === 'context'
             ? await readContext(client(), sessionId)
-            : await compact(client(), sessionId, command[2] ?? '')
+            : command[1] === 'reload'
+              ? await reload(client(), sessionId, args)
+              : await compact(client(), sessionId, args)
         out.write(`${text}\n`)
       } catch (err) {
         process.stderr.write(

@@ -119,7 +119,8 @@ process.on('message', (msg: ToKernel) => {
   else if (msg.type === 'stop_jobs') {
     void tools.stopJobs(msg.session_id)
     void mcp.close(msg.session_id)
-  } else if (msg.type === 'mcp_load') void mcp.load(msg.session_id, msg.load_id, msg.servers)
+  } else if (msg.type === 'mcp_load')
+    void mcp.load(msg.session_id, msg.load_id, msg.servers, msg.retry === true)
   else if (msg.type === 'mcp_close') void mcp.close(msg.session_id)
   // Jobs are stopped with their process groups before the process goes.
   else if (msg.type === 'shutdown') quit()

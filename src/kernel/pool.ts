@@ -242,14 +242,15 @@ export class Kernel {
   /**
    * Has the kernel bring the session's MCP servers to `servers` (nothing to do when there
    * are none and none were loaded); resolves once it reported them (or the process ended).
+   * `retry` starts quarantined servers again (a reload) although their settings are unchanged.
    */
-  loadMcp(servers: McpServerConfig[]): Promise<void> {
+  loadMcp(servers: McpServerConfig[], retry = false): Promise<void> {
     if (servers.length === 0 && (this.mcp?.length ?? 0) === 0) return Promise.resolve()
     if (!this.alive) return Promise.resolve()
     const loadId = ++this.#mcpLoads
     return new Promise((resolve) => {
       this.#mcpWaiters.set(loadId, resolve)
-      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers })
+      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers, retry })
     })
   }
 

@@ -64,7 +64,8 @@ export type ToKernel =
    * The MCP servers the session uses now (secrets included: the kernel connects with them);
    * answered by `mcp_state` once each has started or failed.
    */
-  | { type: 'mcp_load'; session_id: string; load_id: number; servers: McpServerConfig[] }
+  /** `retry`: servers that failed or exited are started again although their settings are unchanged. */
+  | { type: 'mcp_load'; session_id: string; load_id: number; servers: McpServerConfig[]; retry?: boolean }
   /** The session left this process: its MCP servers stop. */
   | { type: 'mcp_close'; session_id: string }
   | { type: 'shutdown' }

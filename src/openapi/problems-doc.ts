@@ -1,12 +1,19 @@
 // docs/problems.md, generated from the problem code registry so the two never disagree.
-import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemCode, RUN_FAILURE_CODES } from '../schemas/problems.ts'
+import {
+  PROBLEM_TYPE_BASE,
+  PROBLEMS,
+  type ProblemCode,
+  RELOAD_FAILURE_CODES,
+  RUN_FAILURE_CODES,
+} from '../schemas/problems.ts'
 
 export function problemsMarkdown(): string {
   const row = (p: { code: string; status: number; title: string }) =>
     `| \`${p.code}\` | ${p.status} | ${p.title.replaceAll('|', '\\|')} |`
   const failures = [...RUN_FAILURE_CODES].map((code) => row({ code, ...PROBLEMS[code] }))
+  const reloads = [...RELOAD_FAILURE_CODES].map((code) => row({ code, ...PROBLEMS[code] }))
   const rows = (Object.keys(PROBLEMS) as ProblemCode[])
-    .filter((code) => !RUN_FAILURE_CODES.has(code))
+    .filter((code) => !RUN_FAILURE_CODES.has(code) && !RELOAD_FAILURE_CODES.has(code))
     .map((code) => ({ code, ...PROBLEMS[code] }))
     .sort((a, b) => a.status - b.status) // stable: registry order within a status
     .map(row)
@@ -36,6 +43,15 @@ export function problemsMarkdown(): string {
     '| Code | Status | Title |',
     '|---|---|---|',
     ...failures,
+    '',
+    '## Reload failures',
+    '',
+    'These codes are never an HTTP answer either. They say why one target of',
+    '`POST /sessions/{id}/reload` failed, in that target\'s `problem` (see docs/sessions.md, "Reload").',
+    '',
+    '| Code | Status | Title |',
+    '|---|---|---|',
+    ...reloads,
     '',
   ].join('\n')
 }

@@ -38,7 +38,7 @@ const INTERRUPT_GRACE_MS = 3000
 export class Runs {
   readonly #d: RunsDeps
   readonly #active = new Map<string, ActiveRun>()
-  /** Idle sessions held by a compaction: no run starts until it ends. */
+  /** Idle sessions held by maintenance (compaction, reload): no run starts until it ends. */
   readonly #held = new Set<string>()
   /** What the engine's parts may do to a run (they never touch the table of active runs). */
   readonly #moves: RunMoves
@@ -72,13 +72,22 @@ export class Runs {
    * POST /sessions/{id}/compaction: an idle session only (409 session_busy otherwise); no
    * run starts until it ends, and inputs admitted meanwhile run after it.
    */
-  async compact(sessionId: string, body: CompactRequest): Promise<CompactResult> {
+  compact(sessionId: string, body: CompactRequest): Promise<CompactResult> {
+    return this.holdIdle(sessionId, 'compact', () => manualCompaction(this, sessionId, body))
+  }
+
+  /**
+   * Maintenance of an idle session (compaction, reload): 409 session_busy when a run or other
+   * maintenance occupies it; no run starts while `work` runs, and inputs admitted meanwhile
+   * run after it.
+   */
+  async holdIdle<T>(sessionId: string, verb: string, work: () => Promise<T>): Promise<T> {
     const row = this.#d.core.require(sessionId)
     if (this.busy(sessionId) || row.run_id !== null || row.phase !== 'idle')
-      throw new HearthError('session_busy', 'The session is not idle: compact it once its run has ended')
+      throw new HearthError('session_busy', `The session is not idle: ${verb} it once its run has ended`)
     this.#held.add(sessionId)
     try {
-      return await manualCompaction(this, sessionId, body)
+      return await work()
     } finally {
       this.#held.delete(sessionId)
       setImmediate(() => this.kick(sessionId))

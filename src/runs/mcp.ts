@@ -54,9 +54,9 @@ function logLeftOut(
 }
 
 /** Brings the session's MCP servers to the settings' before the run's first step. */
-export function loadMcp(d: RunsDeps, kernel: Kernel, workspace: string): Promise<void> {
+export function loadMcp(d: RunsDeps, kernel: Kernel, workspace: string, retry = false): Promise<void> {
   const servers = d.mcp?.(workspace) ?? []
-  return kernel.loadMcp(servers)
+  return kernel.loadMcp(servers, retry)
 }
 
 /**

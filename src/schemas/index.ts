@@ -3,6 +3,7 @@ import { authOps } from './auth.ts'
 import { contextOps } from './context.ts'
 import { inputsOps } from './inputs-ops.ts'
 import { modelsOps } from './models.ts'
+import { reloadOps } from './reload.ts'
 import { serverOps } from './server.ts'
 import { sessionsOps } from './sessions-ops.ts'
 import { settingsOps } from './settings.ts'
@@ -15,6 +16,7 @@ export const ALL_OPS = {
   ...sessionsOps,
   ...inputsOps,
   ...contextOps,
+  ...reloadOps,
   ...modelsOps,
   ...authOps,
 }

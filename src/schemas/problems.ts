@@ -100,6 +100,14 @@ export const PROBLEMS = {
   },
   section_not_found: { status: 404, title: 'The context snapshot has no such section or page' },
   compaction_failed: { status: 502, title: 'The compaction did not complete; the history is unchanged' },
+  catalogue_refresh_failed: {
+    status: 502,
+    title: 'The model catalogue could not be downloaded or is not a catalogue; the cached one is unchanged',
+  },
+  composition_load_failed: {
+    status: 503,
+    title: "The session's composition could not be loaded; the loaded one is unchanged",
+  },
   // Run failures (carried by run.ended events, never an HTTP status of their own)
   provider_not_configured: {
     status: 409,
@@ -199,6 +207,12 @@ export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(
   'daemon_restarted',
   'step_limit_reached',
   'compaction_failed',
+])
+
+/** Why one target of a reload failed: in that target's `problem`, never an HTTP answer. */
+export const RELOAD_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  'catalogue_refresh_failed',
+  'composition_load_failed',
 ])
 
 /** Thrown by any layer; rendered once as problem+json by the HTTP layer. */

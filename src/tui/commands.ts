@@ -2,6 +2,7 @@
 // /help read. A command gets the context of the screen it was typed in. Later screens
 // add their entries here.
 import { compact, readContext } from '../client/context-view.ts'
+import { RELOAD_TARGETS, reload } from '../client/reload-view.ts'
 import type { SessionLink } from './session-link.ts'
 
 export interface CommandContext {
@@ -100,6 +101,17 @@ export const COMMANDS: SlashCommand[] = [
       if (!ctx.link.id) return ctx.say('no session is open', 'warn')
       ctx.say('compacting…')
       ctx.say(await compact(ctx.link.client(), ctx.link.id, ctx.args))
+    },
+  },
+  {
+    name: 'reload',
+    description: 'reload MCP servers and instructions, the model catalogue, or both',
+    argumentHint: '[composition|models]',
+    values: RELOAD_TARGETS,
+    run: async (ctx) => {
+      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      ctx.say('reloading…')
+      ctx.say(await reload(ctx.link.client(), ctx.link.id, ctx.args))
     },
   },
   {

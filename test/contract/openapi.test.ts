@@ -9,7 +9,12 @@ import { buildOpenApi } from '../../src/openapi/build.ts'
 import { problemsMarkdown } from '../../src/openapi/problems-doc.ts'
 import { ALL_OPS } from '../../src/schemas/index.ts'
 import type { OpSpec } from '../../src/schemas/op.ts'
-import { PROBLEMS, type ProblemCode, RUN_FAILURE_CODES } from '../../src/schemas/problems.ts'
+import {
+  PROBLEMS,
+  type ProblemCode,
+  RELOAD_FAILURE_CODES,
+  RUN_FAILURE_CODES,
+} from '../../src/schemas/problems.ts'
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 
 const REGENERATE = 'run `npm run openapi:write` and commit docs/openapi.json and docs/problems.md'
@@ -286,7 +291,8 @@ describe('OpenAPI document', () => {
       (code) =>
         !referenced.has(code) &&
         !NOT_YET_ANSWERED.has(code as ProblemCode) &&
-        !RUN_FAILURE_CODES.has(code as ProblemCode),
+        !RUN_FAILURE_CODES.has(code as ProblemCode) &&
+        !RELOAD_FAILURE_CODES.has(code as ProblemCode),
     )
     assert.deepEqual(
       unanswered,

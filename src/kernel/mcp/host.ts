@@ -46,9 +46,9 @@ export class McpHost {
   }
 
   /** Brings the session's servers to `configs`, then reports their states. */
-  load(sessionId: string, loadId: number, configs: McpServerConfig[]): Promise<void> {
+  load(sessionId: string, loadId: number, configs: McpServerConfig[], retry = false): Promise<void> {
     const before = this.#queue.get(sessionId) ?? Promise.resolve()
-    const next = before.then(() => this.#load(sessionId, loadId, configs)).catch(() => {})
+    const next = before.then(() => this.#load(sessionId, loadId, configs, retry)).catch(() => {})
     this.#queue.set(sessionId, next)
     void next.then(() => {
       if (this.#queue.get(sessionId) === next) this.#queue.delete(sessionId)
@@ -56,13 +56,14 @@ export class McpHost {
     return next
   }
 
-  async #load(sessionId: string, loadId: number, configs: McpServerConfig[]): Promise<void> {
+  async #load(sessionId: string, loadId: number, configs: McpServerConfig[], retry: boolean): Promise<void> {
     const servers = this.#sessions.get(sessionId) ?? new Map<string, Server>()
     const wanted = new Map(configs.map((c) => [c.name, c]))
     const closing: Promise<void>[] = []
     for (const [name, s] of servers) {
       const want = wanted.get(name)
-      if (want && fingerprintOf(want) === s.fingerprint) continue
+      const quarantined = s.conn.status.state === 'failed' || s.conn.status.state === 'exited'
+      if (want && fingerprintOf(want) === s.fingerprint && !(retry && quarantined)) continue
       servers.delete(name)
       closing.push(s.conn.close())
     }

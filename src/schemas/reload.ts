@@ -1,0 +1,75 @@
+// Group `reload`: POST /sessions/{id}/reload reloads an idle session's composition (its MCP
+// servers from settings now, its instructions) and/or the model catalogue the pickers read.
+// Each target has its own outcome (docs/sessions.md, "Reload").
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
+import { Nullable } from './common.ts'
+import { defineOps } from './op.ts'
+import { Problem } from './problems.ts'
+import { InstructionSource, Quarantined, SessionParams } from './sessions.ts'
+
+export const ReloadTarget = Type.Enum(['composition', 'models'])
+
+export const ReloadRequest = Type.Object(
+  {
+    targets: Type.Array(ReloadTarget, {
+      minItems: 1,
+      maxItems: 2,
+      uniqueItems: true,
+      description: 'What to reload: `composition`, `models` or both',
+    }),
+  },
+  { additionalProperties: false, $id: 'ReloadRequest' },
+)
+export type ReloadRequest = Static<typeof ReloadRequest>
+
+export const ReloadResult = Type.Object(
+  {
+    composition: Type.Object(
+      {
+        outcome: Type.Enum(['reloaded', 'failed', 'not_requested'], {
+          description:
+            '`reloaded`: the MCP servers were brought to the settings now (quarantined ones retried) and the instructions read again; `loaded_revision` is the desired revision; `failed`: nothing changed (problem)',
+        }),
+        problem: Nullable(Problem),
+        loaded_revision: Nullable(Type.Integer({ minimum: 1 })),
+        needs_reload: Type.Boolean(),
+        quarantine: Type.Array(Quarantined, {
+          description: 'Servers still left out after the reload, each with its reason',
+        }),
+        instructions: Type.Array(InstructionSource),
+      },
+      { additionalProperties: false },
+    ),
+    models: Type.Object(
+      {
+        outcome: Type.Enum(['refreshed', 'failed', 'not_requested'], {
+          description:
+            '`refreshed`: the catalogue from settings `models.catalogue_url` replaced the cached one; `failed`: the cached catalogue is unchanged (problem)',
+        }),
+        problem: Nullable(Problem),
+        source: Nullable(Type.String({ description: 'The URL the catalogue was read from' })),
+        providers: Nullable(Type.Integer({ minimum: 0 })),
+        models: Nullable(Type.Integer({ minimum: 0 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, $id: 'ReloadResult' },
+)
+export type ReloadResult = Static<typeof ReloadResult>
+
+export const reloadOps = defineOps({
+  'sessions.reload': {
+    method: 'POST',
+    path: '/sessions/{session_id}/reload',
+    summary: 'Reload the composition or the model catalogue of an idle session',
+    description:
+      'Targets `composition` (the MCP servers from settings now, quarantined ones started again, and the instructions read again; the session then shows needs_reload false), `models` (the model catalogue the pickers read is downloaded again from settings models.catalogue_url) or both. Each target has its own outcome: a confirmed success is kept when the other fails. Nothing is replayed. A busy session is 409 session_busy.',
+    tags: ['sessions'],
+    params: SessionParams,
+    body: ReloadRequest,
+    responses: { 200: { description: 'The outcome of each target', schema: ReloadResult } },
+    problems: ['session_not_found', 'session_deleted', 'session_busy'],
+  },
+})
