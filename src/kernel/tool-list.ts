@@ -4,7 +4,11 @@ import { fileTools } from '../tools/files/index.ts'
 import { skillTool } from '../tools/skill.ts'
 import type { JobInfo, JobManager, ToolSpec } from '../tools/types.ts'
 
-export const BUILTIN_TOOLS: readonly ToolSpec<never>[] = [...fileTools, ...execTools, skillTool as ToolSpec<never>]
+export const BUILTIN_TOOLS: readonly ToolSpec<never>[] = [
+  ...fileTools,
+  ...execTools,
+  skillTool as ToolSpec<never>,
+]
 
 export function newJobManager(onChange: (jobs: JobInfo[]) => void): JobManager {
   return createJobManager({ onChange })

@@ -4,7 +4,16 @@
 // reason, as the read tool would refuse it. Files are read with a cap, opened without
 // following a last symlink or blocking on a FIFO, and read again only when their identity
 // (device, inode, size, times) changed.
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs'
 import { join, resolve } from 'node:path'
 import { decode } from '../instructions/files.ts'
 import { isWithin } from '../tools/confine.ts'

@@ -4,8 +4,8 @@
 // Workspace skills (`.hearth/skills/`) win over the home's (`skills/`) of the same name.
 // docs/skills.md gives the reasons.
 import { dirname } from 'node:path'
-import { splitFrontMatter } from './front-matter.ts'
 import { RootFiles, rootsOf, type Scope } from './files.ts'
+import { splitFrontMatter } from './front-matter.ts'
 
 export const SKILL_FILE = 'SKILL.md'
 /** Bytes of a SKILL.md read; the rest of the body is cut (and the cut is said). */
@@ -53,7 +53,13 @@ export class Skills {
     const skipped: SkippedSkill[] = []
     const names = new Set<string>()
     for (const root of rootsOf('skills', workspace, this.#home)) {
-      const found = this.#files.list(root.dir, root.base, root.scope, (e) => `${e}/${SKILL_FILE}`, MAX_SKILL_BYTES)
+      const found = this.#files.list(
+        root.dir,
+        root.base,
+        root.scope,
+        (e) => `${e}/${SKILL_FILE}`,
+        MAX_SKILL_BYTES,
+      )
       for (const f of found) {
         const skip = (reason: string) => skipped.push({ path: f.path, scope: f.scope, reason })
         if (f.text === null) {
@@ -85,7 +91,8 @@ function toSkill(text: string, path: string, scope: Scope, truncated: boolean): 
   const oneLine = description.replace(/\s+/g, ' ').trim()
   return {
     name,
-    description: oneLine.length > MAX_DESCRIPTION_CHARS ? `${oneLine.slice(0, MAX_DESCRIPTION_CHARS)}…` : oneLine,
+    description:
+      oneLine.length > MAX_DESCRIPTION_CHARS ? `${oneLine.slice(0, MAX_DESCRIPTION_CHARS)}…` : oneLine,
     scope,
     path,
     body: fm.body,
@@ -118,6 +125,8 @@ export function skillsListing(skills: Skill[]): string | null {
 
 /** What the `skill` tool returns for a skill: its folder, then its instructions. */
 export function skillText(s: Skill): string {
-  const cut = s.truncated ? `\n[cut here: only the first ${MAX_SKILL_BYTES} bytes of ${SKILL_FILE} are shown]\n` : ''
+  const cut = s.truncated
+    ? `\n[cut here: only the first ${MAX_SKILL_BYTES} bytes of ${SKILL_FILE} are shown]\n`
+    : ''
   return `<skill name=${JSON.stringify(s.name)} dir=${JSON.stringify(dirname(s.path))}>\n${s.body}${cut}\n</skill>`
 }

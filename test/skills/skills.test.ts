@@ -24,12 +24,22 @@ describe('skills', () => {
     s = await startAgent({ tools: { approval_policy: 'auto' } })
     const ws = join(s.workspace, '.hearth', 'skills')
     const home = join(s.home, 'skills')
-    skill(ws, 'release', 'name: release\ndescription: Cut a release of this project', 'RELEASE BODY: tag, then publish\n')
+    skill(
+      ws,
+      'release',
+      'name: release\ndescription: Cut a release of this project',
+      'RELEASE BODY: tag, then publish\n',
+    )
     skill(ws, 'shared', 'name: shared\ndescription: the workspace version', 'WORKSPACE SHARED BODY\n')
     skill(ws, 'broken', 'name: broken\ndescription: [unclosed', 'never seen\n')
     skill(ws, 'nameless', 'description: has no name', 'never seen\n')
     skill(home, 'shared', 'name: shared\ndescription: the home version', 'HOME SHARED BODY\n')
-    skill(home, 'pdf', 'name: pdf\ndescription: |\n  Fill in PDF forms.\n  Use for any .pdf', 'HOME PDF BODY\n')
+    skill(
+      home,
+      'pdf',
+      'name: pdf\ndescription: |\n  Fill in PDF forms.\n  Use for any .pdf',
+      'HOME PDF BODY\n',
+    )
     outside = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-skill-out-')))
     skill(outside, 'secret', 'name: secret\ndescription: lives outside the workspace', 'SECRET BODY\n')
     symlinkSync(join(outside, 'secret'), join(ws, 'secret'))
