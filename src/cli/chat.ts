@@ -6,6 +6,9 @@
 // prints what the next request holds and `/compact [summarize|truncate] [TURNS] [FOCUS]`
 // compacts the session's context (src/client/context-view.ts); `/reload [composition|models]`
 // reloads the session's composition, the model catalogue or both (src/client/reload-view.ts).
+// `/commands` lists the prompt templates of the session's workspace and of hearth's home
+// (src/skills/commands.ts), and `/NAME ARGS` sends the template NAME with `$ARGUMENTS`
+// replaced by ARGS.
 
 import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
@@ -15,10 +18,12 @@ import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { reload } from '../client/reload-view.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
+import { type Command, Commands, expandCommand } from '../skills/commands.ts'
 import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
 import { checkSessionArg, resolveSessionId } from './session-id.ts'
+import { table } from './table.ts'
 import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */
@@ -266,7 +271,8 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
   const { values, positionals } = parsed
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${positionals[1]}`)
   if (positionals[0] !== undefined) checkSessionArg(positionals[0])
-  const client = clientOf(homeOf(values.home))
+  const home = homeOf(values.home)
+  const client = clientOf(home)
   let sessionId = positionals[0]
   if (sessionId) {
     // An unknown or deleted session fails now, not at the first message.
@@ -308,6 +314,15 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
       continue
     }
     interrupts = 0
+    const templates = await commandsOf(client(), sessionId, home, line)
+    if (line.trim() === '/commands') {
+      out.write(`${listCommands(templates ?? [])}\n> `)
+      continue
+    }
+    // The chat's own commands win over a template of the same name.
+    const builtin = /^\/(context|compact|reload)(\s|$)/.test(line.trim())
+    const chosen = !builtin && templates && chosenCommand(templates, line)
+    if (chosen) line = chosen
     const command = /^\/(context|compact|reload)(?:\s+(.*))?$/.exec(line.trim())
     if (command) {
       try {
@@ -340,4 +355,47 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
   }
   process.off('SIGINT', onSigint)
   return 0
+}
+
+const finders = new Map<string, Commands>()
+
+/**
+ * The commands of the session's workspace (read afresh, so edits show at once), when the
+ * line may name one; undefined otherwise. The files are read here, on the machine `hearth
+ * chat` runs on, which is the daemon's (a local daemon).
+ */
+async function commandsOf(
+  client: HearthClient,
+  sessionId: string,
+  home: string,
+  line: string,
+): Promise<Command[] | undefined> {
+  if (!line.trimStart().startsWith('/')) return undefined
+  const { body } = await client.call('sessions.get', {
+    params: { session_id: sessionId },
+    query: { tail: 0 },
+  })
+  const finder = finders.get(home) ?? new Commands(home)
+  finders.set(home, finder)
+  return finder.find((body as { workspace: string }).workspace).commands
+}
+
+/** The message a `/NAME ARGS` line sends, when NAME is one of the commands. */
+function chosenCommand(commands: Command[], line: string): string | undefined {
+  const m = /^\/([^\s/]+)(?:\s+([\s\S]*))?$/.exec(line.trim())
+  const command = m && commands.find((c) => c.name === m[1])
+  return command ? expandCommand(command, m[2]?.trim() ?? '') : undefined
+}
+
+function listCommands(commands: Command[]): string {
+  if (commands.length === 0)
+    return "(no commands: add Markdown files to .hearth/commands/ or the home's commands/)"
+  return table(
+    ['COMMAND', 'SCOPE', 'DESCRIPTION'],
+    commands.map((c) => [
+      `/${c.name}${c.argument_hint ? ` ${c.argument_hint}` : ''}`,
+      c.scope,
+      c.description ?? '',
+    ]),
+  ).trimEnd()
 }

@@ -1,5 +1,7 @@
 // The instructions of a session's turns: AGENTS.md files found for its workspace, composed
-// with its selection into the system text a turn sends and the list a session read shows.
+// with its selection into the system text a turn sends and the list a session read shows,
+// followed by the list of skills the `skill` tool gives (src/skills).
+import { type FoundSkills, Skills, skillsListing } from '../skills/skills.ts'
 import { type Composed, compose } from './compose.ts'
 import { InstructionFiles } from './files.ts'
 
@@ -7,14 +9,20 @@ export type { Composed, InstructionSource } from './compose.ts'
 
 export class Instructions {
   readonly files: InstructionFiles
+  readonly skills: Skills
 
-  /** `home`: hearth's home, where the user's global AGENTS.md lives (null: no global file). */
+  /** `home`: hearth's home, where the user's global AGENTS.md and skills live (null: none). */
   constructor(home: string | null) {
     this.files = new InstructionFiles(home)
+    this.skills = new Skills(home)
   }
 
   /** What a turn in `workspace` sends now, with `selection` the session's `selection.instructions`. */
-  of(workspace: string, selection: Record<string, boolean>): Composed {
-    return compose(this.files.find(workspace), selection)
+  of(workspace: string, selection: Record<string, boolean>): Composed & { skills: FoundSkills } {
+    const composed = compose(this.files.find(workspace), selection)
+    const skills = this.skills.find(workspace)
+    const listing = skillsListing(skills.skills)
+    const parts = [composed.system, listing].filter((p): p is string => p !== null)
+    return { ...composed, system: parts.length ? parts.join('\n\n') : null, skills }
   }
 }

@@ -1,0 +1,37 @@
+// The YAML front matter of a SKILL.md or a command file: a `---` line, YAML, a `---` line,
+// then the body. Parsed with the `yaml` package; a file whose front matter does not parse,
+// or is not a mapping, gets a reason instead of throwing.
+import { parse } from 'yaml'
+
+export type FrontMatter =
+  | { ok: true; data: Record<string, unknown>; body: string }
+  | { ok: false; reason: string }
+
+const OPEN = /^---[ \t]*\r?\n/
+const CLOSE = /^---[ \t]*$/m
+
+/** Splits and parses; a file without front matter is all body with empty data. */
+export function splitFrontMatter(text: string): FrontMatter {
+  const src = text.startsWith('\uFEFF') ? text.slice(1) : text
+  const open = OPEN.exec(src)
+  if (!open) return { ok: true, data: {}, body: src }
+  const rest = src.slice(open[0].length)
+  const close = CLOSE.exec(rest)
+  if (!close) return { ok: false, reason: 'the front matter has no closing `---` line' }
+  let data: unknown
+  try {
+    // Plain data only: no custom tags, and a bound on alias expansion (a "billion laughs" file).
+    data = parse(rest.slice(0, close.index), { schema: 'core', maxAliasCount: 100 })
+  } catch (err) {
+    return { ok: false, reason: `the front matter is not valid YAML: ${firstLine((err as Error).message)}` }
+  }
+  if (data === null || data === undefined) data = {}
+  if (typeof data !== 'object' || Array.isArray(data))
+    return { ok: false, reason: 'the front matter is not a mapping of keys to values' }
+  const body = rest.slice(close.index + close[0].length).replace(/^\r?\n/, '')
+  return { ok: true, data: data as Record<string, unknown>, body }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n', 1)[0].slice(0, 200)
+}
