@@ -314,14 +314,14 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
       continue
     }
     interrupts = 0
-    const templates = await commandsOf(client(), sessionId, home, line)
+    // The chat's own commands win over a template of the same name (and read no templates).
+    const builtin = /^\/(context|compact|reload)(\s|$)/.test(line.trim())
+    const templates = builtin ? undefined : await commandsOf(client(), sessionId, home, line)
     if (line.trim() === '/commands') {
       out.write(`${listCommands(templates ?? [])}\n> `)
       continue
     }
-    // The chat's own commands win over a template of the same name.
-    const builtin = /^\/(context|compact|reload)(\s|$)/.test(line.trim())
-    const chosen = !builtin && templates && chosenCommand(templates, line)
+    const chosen = templates && chosenCommand(templates, line)
     if (chosen) line = chosen
     const command = /^\/(context|compact|reload)(?:\s+(.*))?$/.exec(line.trim())
     if (command) {

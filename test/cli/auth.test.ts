@@ -2,13 +2,13 @@
 // sign-in points at a fake issuer: the URL is printed (HEARTH_NO_BROWSER), a pasted
 // `code#state` finishes the login, and the account is listed and removed.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { freePort } from '../auth/oidc-peer.ts'
 import { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
-import { BIN, runCli, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { runCli, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { startLogin } from './login-child.ts'
 
 describe('hearth login, accounts, logout', () => {
   let fake: FakeChatgptBackend
@@ -30,30 +30,17 @@ describe('hearth login, accounts, logout', () => {
   })
 
   it('prints the URL, takes a pasted code#state, and reports who signed in', async () => {
-    const child = spawn(process.execPath, [BIN, 'login', 'chatgpt', '--manual', '--home', d.home], {
-      env: { ...process.env, HEARTH_NO_BROWSER: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stderr.on('data', (c) => {
-      stderr += c
-    })
-    const url = await new Promise<URL>((resolve, reject) => {
-      child.stdout.on('data', (c) => {
-        stdout += c
-        const m = /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\S+)/.exec(stdout)
-        if (m) resolve(new URL(m[1]))
-      })
-      child.once('exit', () => reject(new Error(`exited early: ${stdout} ${stderr}`)))
-    })
+    const login = await startLogin(d.home, 'chatgpt', /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\S+)/)
+    const { url } = login
     const code = fake.authorize(
       { accountId: 'ws-cli', userId: 'u-cli', email: 'cli@example.test' },
       url.searchParams.get('code_challenge') as string,
       url.searchParams.get('redirect_uri') as string,
     )
-    child.stdin.write(`${code}#${url.searchParams.get('state')}\n`)
-    const exit = await new Promise<number | null>((r) => child.once('exit', r))
+    login.paste(`${code}#${url.searchParams.get('state')}`)
+    const exit = await login.exited
+    const stdout = login.stdout()
+    const stderr = login.stderr()
     assert.equal(exit, 0, stderr)
     assert.match(stdout, /Signed in to chatgpt as cli@example\.test/)
     assert.equal(stdout.includes(code), false, 'the code is never echoed')

@@ -2,13 +2,13 @@
 // (HEARTH_CLAUDE_TOKEN_URL): Anthropic's terms note is printed before the URL, and a
 // pasted `code#state` finishes the sign-in.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { freePort } from '../auth/oidc-peer.ts'
 import { FakeClaudeAuth } from '../fakes/claude-auth.ts'
-import { BIN, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { startLogin } from './login-child.ts'
 
 describe('hearth login claude', () => {
   let auth: FakeClaudeAuth
@@ -30,34 +30,22 @@ describe('hearth login claude', () => {
   })
 
   it("prints Anthropic's terms before the URL, then takes a pasted code#state", async () => {
-    const child = spawn(process.execPath, [BIN, 'login', 'claude', '--manual', '--home', d.home], {
-      env: { ...process.env, HEARTH_NO_BROWSER: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stderr.on('data', (c) => {
-      stderr += c
-    })
-    const url = await new Promise<URL>((resolve, reject) => {
-      child.stdout.on('data', (c) => {
-        stdout += c
-        const m = /(https:\/\/claude\.ai\/oauth\/authorize\S+)/.exec(stdout)
-        if (m) resolve(new URL(m[1]))
-      })
-      child.once('exit', () => reject(new Error(`exited early: ${stdout} ${stderr}`)))
-    })
-    const policy = stdout.indexOf('only in Claude Code and Claude.ai')
-    assert.ok(policy >= 0 && policy < stdout.indexOf('https://claude.ai/'), stdout)
-    assert.match(stdout, /Amazon Bedrock/)
+    const login = await startLogin(d.home, 'claude', /(https:\/\/claude\.ai\/oauth\/authorize\S+)/)
+    const { url } = login
+    const printed = login.stdout()
+    const policy = printed.indexOf('only in Claude Code and Claude.ai')
+    assert.ok(policy >= 0 && policy < printed.indexOf('https://claude.ai/'), printed)
+    assert.match(printed, /Amazon Bedrock/)
     const code = auth.authorize(
       { uuid: 'acc-cli', email: 'cli@example.test' },
       url.searchParams.get('code_challenge') as string,
       url.searchParams.get('redirect_uri') as string,
       url.searchParams.get('state') as string,
     )
-    child.stdin.write(`${code}#${url.searchParams.get('state')}\n`)
-    const exit = await new Promise<number | null>((r) => child.once('exit', r))
+    login.paste(`${code}#${url.searchParams.get('state')}`)
+    const exit = await login.exited
+    const stdout = login.stdout()
+    const stderr = login.stderr()
     assert.equal(exit, 0, stderr)
     assert.match(stdout, /Signed in to claude as cli@example\.test/)
     assert.equal(stdout.includes(code), false, 'the code is never echoed')
