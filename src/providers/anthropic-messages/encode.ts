@@ -17,6 +17,8 @@
 // - Consecutive messages of one role are merged into one (the API wants them alternating).
 // - `max_tokens`: see models.ts and thinkingFor; `stream: true`; tools as `{name,
 //   description, input_schema}`; `temperature` only when asked for and thinking is off.
+
+import { wireTurns } from '../conversation.ts'
 import type { AssistantPart, NeutralRequest, ToolResultMessage, UserPart } from '../types.ts'
 import { type ModelFacts, modelFacts } from './models.ts'
 
@@ -138,38 +140,16 @@ function toolLoopWithoutThinking(messages: WireMessage[]): boolean {
 
 /** The conversation as alternating wire messages. */
 export function wireMessages(req: NeutralRequest, replayThinking: boolean): WireMessage[] {
-  const out: WireMessage[] = []
-  const push = (role: WireMessage['role'], content: Block[]) => {
-    if (content.length === 0) return
-    const last = out.at(-1)
-    if (last && last.role === role) last.content.push(...content)
-    else out.push({ role, content })
-  }
-  let calls: string[] = []
-  let results: ToolResultMessage[] = []
-  const flushResults = () => {
-    const order = (id: string) => {
-      const i = calls.indexOf(id)
-      return i === -1 ? calls.length : i
-    }
-    const sorted = [...results].sort((a, b) => order(a.tool_call_id) - order(b.tool_call_id))
-    push('user', sorted.map(toolResultBlock))
-    results = []
-  }
-  for (const message of req.messages) {
-    if (message.role === 'tool') {
-      results.push(message)
-      continue
-    }
-    flushResults()
-    if (message.role === 'user') push('user', message.content.flatMap(userBlock))
-    else {
-      calls = message.content.flatMap((p) => (p.type === 'tool_call' ? [p.id] : []))
-      push('assistant', assistantBlocks(message.content, replayThinking ? req.model : null))
-    }
-  }
-  flushResults()
-  return out
+  const turns = wireTurns<WireMessage['role'], Block>(
+    req.messages,
+    { user: 'user', assistant: 'assistant' },
+    {
+      user: (parts) => parts.flatMap(userBlock),
+      assistant: (parts) => assistantBlocks(parts, replayThinking ? req.model : null),
+      results: (results) => results.map(toolResultBlock),
+    },
+  )
+  return turns.map(({ role, items }) => ({ role, content: items }))
 }
 
 function userBlock(part: UserPart): Block[] {

@@ -17,6 +17,8 @@
 // - `tools: [{functionDeclarations: [{name, description, parametersJsonSchema}]}]` with
 //   the schemas as given (full JSON Schema, not flattened), `toolConfig` mode AUTO.
 // - `generationConfig.thinkingConfig` only for an explicit effort (models.ts).
+
+import { type ToolCallPart, wireTurns } from '../conversation.ts'
 import type { AssistantPart, NeutralRequest, NeutralTool, ToolResultMessage, UserPart } from '../types.ts'
 import { thinkingConfigFor } from './models.ts'
 
@@ -30,7 +32,7 @@ export interface Content {
 /** The placeholder signature Gemini accepts for a replayed call without its real one. */
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator'
 
-export type ToolCallPart = Extract<AssistantPart, { type: 'tool_call' }>
+export type { ToolCallPart }
 
 export interface GeminiBodyOptions {
   /** The `thoughtSignature` of a replayed call (default: the skip placeholder). */
@@ -61,36 +63,16 @@ export function declareTool(tool: NeutralTool): Record<string, unknown> {
 
 /** The conversation as Gemini contents. */
 export function geminiContents(req: NeutralRequest, opts: GeminiBodyOptions = {}): Content[] {
-  const out: Content[] = []
-  const push = (role: Content['role'], parts: Part[]) => {
-    if (parts.length === 0) return
-    const last = out.at(-1)
-    if (last && last.role === role) last.parts.push(...parts)
-    else out.push({ role, parts })
-  }
-  let calls: ToolCallPart[] = []
-  let results: ToolResultMessage[] = []
-  const flushResults = () => {
-    push('user', resultParts(results, calls, opts.callIds === true))
-    results = []
-  }
-  for (const message of req.messages) {
-    if (message.role === 'tool') {
-      results.push(message)
-      continue
-    }
-    flushResults()
-    if (message.role === 'user') push('user', message.content.flatMap(userPart))
-    else {
-      calls = message.content.filter((p): p is ToolCallPart => p.type === 'tool_call')
-      push(
-        'model',
-        message.content.flatMap((p) => modelPart(p, opts)),
-      )
-    }
-  }
-  flushResults()
-  return out
+  const turns = wireTurns<Content['role'], Part>(
+    req.messages,
+    { user: 'user', assistant: 'model' },
+    {
+      user: (parts) => parts.flatMap(userPart),
+      assistant: (parts) => parts.flatMap((p) => modelPart(p, opts)),
+      results: (results, calls) => resultParts(results, calls, opts.callIds === true),
+    },
+  )
+  return turns.map(({ role, items }) => ({ role, parts: items }))
 }
 
 function userPart(part: UserPart): Part[] {
@@ -136,15 +118,9 @@ export function callArgs(args: string): Record<string, unknown> {
  * the call's); then each result's images as inline data after a line naming the call.
  */
 function resultParts(results: ToolResultMessage[], calls: ToolCallPart[], ids: boolean): Part[] {
-  if (results.length === 0) return []
-  const order = (id: string) => {
-    const i = calls.findIndex((c) => c.id === id)
-    return i === -1 ? calls.length : i
-  }
-  const sorted = [...results].sort((a, b) => order(a.tool_call_id) - order(b.tool_call_id))
   const parts: Part[] = []
   const images: Part[] = []
-  for (const result of sorted) {
+  for (const result of results) {
     const name = calls.find((c) => c.id === result.tool_call_id)?.name ?? result.tool_call_id
     const response: Record<string, unknown> = { name, response: { output: result.content } }
     if (ids) response.id = result.tool_call_id
