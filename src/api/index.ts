@@ -27,8 +27,10 @@ import {
 import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
+import { Commands } from '../skills/commands.ts'
 import type { Db } from '../store/db.ts'
 import { authRoutes } from './auth.ts'
+import { catalogRoutes } from './catalog.ts'
 import { contextRoutes } from './context.ts'
 import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
@@ -48,6 +50,7 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   provider_auth: 1,
   tool_progress: 1,
   context: 1,
+  catalog: 1,
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -98,6 +101,11 @@ export function createApi(d: ApiDeps): Api {
   })
   const core = sessions.core
   core.instructions = new Instructions(d.home)
+  const catalogSources = {
+    files: () => d.settings.files(),
+    instructions: core.instructions,
+    commands: new Commands(d.home),
+  }
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
   const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })
@@ -148,6 +156,7 @@ export function createApi(d: ApiDeps): Api {
       compaction,
       defaultPolicy: () => toolsSettingsOf(d.settings).approval_policy,
     }),
+    ...catalogRoutes({ core, sources: catalogSources, continuations: d.continuations }),
     ...reloadRoutes({ runs, settings: d.settings, home: d.home }),
     ...modelsRoutes({ ...d, models }),
   ]
