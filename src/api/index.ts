@@ -2,6 +2,9 @@
 // listed only when its operations are registered here.
 import { AuthService } from '../auth/service.ts'
 import { turnCredentials } from '../auth/turns.ts'
+import { type CatalogSources, sessionSide } from '../catalog/candidates.ts'
+import { catalogRevisionHolds } from '../catalog/page.ts'
+import { dependenciesOf, effectiveSelection } from '../catalog/selection.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
@@ -24,6 +27,7 @@ import {
   modelsSettingsOf,
   toolsSettingsOf,
 } from '../settings/derived.ts'
+import type { FileContents } from '../settings/files.ts'
 import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
@@ -101,11 +105,25 @@ export function createApi(d: ApiDeps): Api {
   })
   const core = sessions.core
   core.instructions = new Instructions(d.home)
-  const catalogSources = {
-    files: () => d.settings.files(),
+  const catalogSources: CatalogSources = {
+    files: () => settingsOrEmpty(d.settings),
     instructions: core.instructions,
     commands: new Commands(d.home),
   }
+  core.composed = (row) => {
+    const side = sessionSide(row)
+    const extension = d.profiles.extensionOf(row.provider_profile)
+    return {
+      effective: effectiveSelection(catalogSources, side),
+      dependencies: dependenciesOf(
+        catalogSources,
+        side,
+        extension === null ? null : { name: row.provider_profile, extension },
+      ),
+    }
+  }
+  core.catalogRevisionHolds = (row, revision) =>
+    catalogRevisionHolds(catalogSources, sessionSide(row), revision)
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
   const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })
@@ -118,7 +136,7 @@ export function createApi(d: ApiDeps): Api {
     onError: d.onError,
     credentials: turnCredentials(auth, d.settings),
     tools: () => toolsSettingsOf(d.settings),
-    mcp: (workspace) => mcpServersOfSettings(d.settings, workspace),
+    mcp: (workspace, selection) => mcpServersOfSettings(d.settings, workspace, selection),
     onNotice: d.onNotice,
     window: (row) => window(row),
     compaction,
@@ -193,6 +211,15 @@ export function createApi(d: ApiDeps): Api {
       runs.stop()
       d.kernels.close()
     },
+  }
+}
+
+/** The settings files; an unreadable config.json reads as empty here (GET /settings says why). */
+function settingsOrEmpty(settings: Settings): FileContents {
+  try {
+    return settings.files()
+  } catch {
+    return { 'config.json': {}, 'creds.json': {}, 'extensions.json': {} }
   }
 }
 

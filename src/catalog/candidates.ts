@@ -83,7 +83,11 @@ function extensions(src: CatalogSources, s: SessionSide): CatalogCandidate[] {
       implemented: IMPLEMENTED.has(name),
       enabled: enabled.has(name),
       requires: [...REQUIRES[name]],
-      selection: selectionState(name, enabled.has(name), s.overrides.extensions[name]),
+      // A session can turn an extension off, never on: one settings disable has nothing loaded.
+      selection: {
+        ...selectionState(name, enabled.has(name), s.overrides.extensions[name]),
+        effective: enabled.has(name) && s.overrides.extensions[name] !== false,
+      },
     }),
   )
 }

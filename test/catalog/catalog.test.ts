@@ -3,35 +3,15 @@
 // starts no kernel and no MCP server and reloads nothing; no secret appears; revisions
 // follow the files.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { type AgentSetup, getSession, newSession, startAgent } from '../tools/agent-helpers.ts'
+import { writeCommand, writeMcpSettings, writeSkill } from './helpers.ts'
 
 const SECRET = 'sekrit-bearer-7c1f0e'
 const QUERY_SECRET = 'query-token-93ab'
 const ENV_SECRET = 'env-secret-55d2'
-
-export function writeSkill(root: string, name: string, description: string, body = `${name} body\n`) {
-  mkdirSync(join(root, name), { recursive: true })
-  writeFileSync(join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n${body}`)
-}
-
-export function writeCommand(root: string, name: string, text: string) {
-  mkdirSync(root, { recursive: true })
-  writeFileSync(join(root, `${name}.md`), text)
-}
-
-export function writeMcpSettings(
-  home: string,
-  servers: Record<string, unknown>,
-  creds: Record<string, unknown>,
-) {
-  const configPath = join(home, 'config.json')
-  const config = JSON.parse(readFileSync(configPath, 'utf8'))
-  writeFileSync(configPath, JSON.stringify({ ...config, mcp: { servers } }))
-  writeFileSync(join(home, 'creds.json'), JSON.stringify({ mcp: creds }), { mode: 0o600 })
-}
 
 async function page(s: AgentSetup, sid: string, query = ''): Promise<any> {
   const r = await s.d.request({ path: `/sessions/${sid}/catalog${query}` })
