@@ -4,7 +4,7 @@ import { AuthService } from '../auth/service.ts'
 import { turnCredentials } from '../auth/turns.ts'
 import { type CatalogSources, sessionSide } from '../catalog/candidates.ts'
 import { catalogRevisionHolds } from '../catalog/page.ts'
-import { dependenciesOf, effectiveSelection } from '../catalog/selection.ts'
+import { dependenciesOf, effectiveSelection, selectableSections } from '../catalog/selection.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
@@ -112,12 +112,12 @@ export function createApi(d: ApiDeps): Api {
   }
   core.composed = (row) => {
     const side = sessionSide(row)
+    const sections = selectableSections(catalogSources, side)
     const extension = d.profiles.extensionOf(row.provider_profile)
     return {
-      effective: effectiveSelection(catalogSources, side),
+      effective: effectiveSelection(sections, side),
       dependencies: dependenciesOf(
-        catalogSources,
-        side,
+        sections,
         extension === null ? null : { name: row.provider_profile, extension },
       ),
     }

@@ -12,10 +12,17 @@ import { type CatalogSources, type SessionSide, sectionOf } from './candidates.t
 
 const SELECTABLE = ['extensions', 'skills', 'instructions', 'mcp'] as const
 
-export function effectiveSelection(src: CatalogSources, side: SessionSide): SelectionMaps {
+type Sections = Record<(typeof SELECTABLE)[number], CatalogCandidate[]>
+
+/** The four selectable sections, each found once. */
+export function selectableSections(src: CatalogSources, side: SessionSide): Sections {
+  return Object.fromEntries(SELECTABLE.map((k) => [k, sectionOf(src, side, k)])) as Sections
+}
+
+export function effectiveSelection(sections: Sections, side: SessionSide): SelectionMaps {
   const out: SelectionMaps = { extensions: {}, skills: {}, instructions: {}, mcp: {} }
   for (const kind of SELECTABLE) {
-    for (const c of sectionOf(src, side, kind)) {
+    for (const c of sections[kind]) {
       if ('selection' in c) out[kind][c.selection.key] = c.selection.effective
     }
     for (const [key, value] of Object.entries(side.overrides[kind])) {
@@ -42,13 +49,12 @@ function extensionState(c: CatalogCandidate | undefined): Dependency['state'] {
 
 /** Keyed `extension:<name>` and `mcp:<name>` (the keys of composition.availability). */
 export function dependenciesOf(
-  src: CatalogSources,
-  side: SessionSide,
+  sections: Sections,
   profile: { name: string; extension: string } | null,
 ): Record<string, Dependency> {
   const out: Record<string, Dependency> = {}
   if (profile) {
-    const extensions = new Map(sectionOf(src, side, 'extensions').map((c) => [c.name, c]))
+    const extensions = new Map(sections.extensions.map((c) => [c.name, c]))
     const visit = (name: string, reason: string) => {
       if (out[`extension:${name}`]) return
       out[`extension:${name}`] = {
@@ -61,7 +67,7 @@ export function dependenciesOf(
     }
     visit(profile.extension, `provider profile ${profile.name}`)
   }
-  for (const c of sectionOf(src, side, 'mcp')) {
+  for (const c of sections.mcp) {
     if (c.kind !== 'mcp' || !c.selection.effective) continue
     out[`mcp:${c.name}`] = {
       kind: 'mcp',

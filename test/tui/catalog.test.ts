@@ -1,6 +1,6 @@
-// Commands and skills in the full-screen client, in tmux against a real daemon: completion
-// offers the session's command templates (read from its catalog) beside the client's own
-// commands, `/NAME ARGS` sends the expanded template upstream, `/commands` and `/skills`
+// Commands and skills in the full-screen client, in tmux against a real daemon: `/commands`
+// lists the session's command templates (read from its catalog) and completion then offers
+// them beside the client's own commands, `/NAME ARGS` sends the expanded template upstream, `/commands` and `/skills`
 // list the catalog, and a `/name` that is neither is refused without sending anything.
 import assert from 'node:assert/strict'
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
@@ -41,6 +41,13 @@ describe('command templates in the full-screen client', () => {
   it('completes a template name, sends /NAME ARGS expanded, lists /commands and /skills', async () => {
     t = Tmux.start([process.execPath, BIN, '--home', s.d.home], { columns: 100, rows: 30, cwd: workspace })
     await t.waitFor(ready, 'the prompt')
+    // /commands lists the catalog's templates (and has completion offer them).
+    t.type('/commands')
+    t.keys('Enter')
+    await t.waitFor(
+      (x) => /\/fixup ISSUE\s+workspace\s+Fix an issue/.test(x) && /\/summarize\s+workspace/.test(x),
+      '/commands',
+    )
     t.type('/fix')
     await t.waitFor((x) => /fixup +ISSUE — Fix an issue/.test(x), 'the template offered by completion')
     t.keys('Tab')
@@ -53,12 +60,6 @@ describe('command templates in the full-screen client', () => {
     assert.equal(sent.length, 1)
     assert.match(sent[0], /Fix issue 42 now\./)
 
-    t.type('/commands')
-    t.keys('Enter')
-    await t.waitFor(
-      (x) => /\/fixup ISSUE\s+workspace\s+Fix an issue/.test(x) && /\/summarize\s+workspace/.test(x),
-      '/commands',
-    )
     t.type('/skills')
     t.keys('Enter')
     await t.waitFor((x) => /deploy\s+workspace\s+on\s+Deploy the service/.test(x), '/skills')
