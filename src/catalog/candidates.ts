@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { isOn } from '../instructions/compose.ts'
 import type { Instructions } from '../instructions/index.ts'
+import { hasTransport } from '../providers/ids.ts'
 import type { CatalogCandidate, CatalogKind } from '../schemas/catalog.ts'
 import { EXTENSIONS, PROVIDER_EXTENSIONS } from '../schemas/settings.ts'
 import type { SelectionMaps } from '../sessions/types.ts'
@@ -16,17 +17,6 @@ import type { Commands } from '../skills/commands.ts'
 
 /** Characters of a command template a candidate carries. */
 export const MAX_TEMPLATE_CHARS = 16_384
-
-/** Extensions this build runs (the others are known names with nothing behind them yet). */
-const IMPLEMENTED = new Set([
-  'models',
-  'openai-compatible',
-  'chatgpt',
-  'claude',
-  'antigravity',
-  'bedrock',
-  'vertex',
-])
 
 const DESCRIPTIONS: Record<string, string> = {
   models: 'Model metadata: the catalogue the pickers read',
@@ -60,10 +50,16 @@ export function hashOf(value: unknown): string {
 
 /**
  * The revision covers what was discovered (and `hidden`: content not shown, such as a
- * skill's body); the selection state is left out, so a selection change keeps revisions.
+ * skill's body); what follows from the session's selection (`selection`, an instruction
+ * file's `state`, whose `reason` keeps why one is skipped) is left out, so a selection
+ * change keeps revisions.
  */
 function withRevision(c: Without<CatalogCandidate>, hidden: unknown = null): CatalogCandidate {
-  const { selection: _, ...found } = c as Without<CatalogCandidate> & { selection?: unknown }
+  const {
+    selection: _,
+    state: __,
+    ...found
+  } = c as Without<CatalogCandidate> & { selection?: unknown; state?: unknown }
   return { ...c, revision: hashOf([found, hidden]) } as CatalogCandidate
 }
 
@@ -80,7 +76,8 @@ function extensions(src: CatalogSources, s: SessionSide): CatalogCandidate[] {
       description: DESCRIPTIONS[name] ?? null,
       source: 'builtin',
       provider: (PROVIDER_EXTENSIONS as readonly string[]).includes(name),
-      implemented: IMPLEMENTED.has(name),
+      // `models` is built in; a provider extension runs when hearth has its transport.
+      implemented: name === 'models' || hasTransport(name),
       enabled: enabled.has(name),
       requires: [...REQUIRES[name]],
       // A session can turn an extension off, never on: one settings disable has nothing loaded.

@@ -111,6 +111,9 @@ describe('catalog', () => {
     const home0 = items.find((c) => c.kind === 'skills' && c.name === 'home-0')
     assert.equal(home0.source, 'home')
     assert.equal(home0.selection.effective, true)
+    const ext = (n: string) => items.find((c) => c.kind === 'extensions' && c.name === n)
+    assert.deepEqual([ext('models').implemented, ext('work').implemented], [true, false])
+    assert.deepEqual(ext('chatgpt').requires, ['openai-compatible'])
     const off = items.find((c) => c.kind === 'mcp' && c.name === 'off')
     assert.deepEqual([off.enabled, off.selection.default, off.selection.effective], [false, false, false])
   })
@@ -175,5 +178,25 @@ describe('catalog', () => {
     assert.notEqual(one.catalog_revision, two.catalog_revision)
     const three = await page(s, sid, '?kind=skills&limit=200')
     assert.equal(two.catalog_revision, three.catalog_revision)
+  })
+
+  it('shows the session’s selection per candidate: an instruction file turned off', async () => {
+    const [file] = (await page(s, sid, '?kind=instructions')).items
+    assert.equal(file.state, 'loaded')
+    const etag = (await s.d.request({ path: `/sessions/${sid}?view=configuration` })).json().etag
+    const r = await s.d.request({
+      method: 'PATCH',
+      path: `/sessions/${sid}?view=configuration`,
+      headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag },
+      body: JSON.stringify({ selection: { instructions: { [file.path]: false } } }),
+    })
+    assert.equal(r.status, 200, r.text())
+    const [after] = (await page(s, sid, '?kind=instructions')).items
+    assert.equal(after.state, 'off')
+    assert.deepEqual(after.selection, { key: file.path, default: true, override: false, effective: false })
+    assert.equal(after.revision, file.revision, 'the selection is not part of the revision')
+    const read = await getSession(s.d, sid)
+    assert.equal(read.selection.effective.instructions[file.path], false)
+    assert.equal(read.instructions[0].state, 'off')
   })
 })
