@@ -459,7 +459,15 @@ export const SessionChangeRequest = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    catalog_revision: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    catalog_revision: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 256,
+          description:
+            'A catalog page’s catalog_revision: when the sections it names have changed since, the change is 409 catalog_changed and nothing is written',
+        }),
+      ),
+    ),
     approval_policy: Type.Optional(
       Nullable(
         Type.Enum(['read-only', 'ask', 'auto'], {
