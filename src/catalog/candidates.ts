@@ -168,11 +168,17 @@ function mcp(src: CatalogSources, s: SessionSide): CatalogCandidate[] {
           enabled,
           secrets: (['bearerToken', 'headers', 'env'] as const).filter((k) => secret[k] !== undefined),
           selection: selectionState(name, enabled, s.overrides.mcp[name]),
-          // The whole public entry counts (arguments and all), never the secrets.
         },
+        // The whole public entry counts (arguments and all), never the secrets.
         server,
       )
     })
+}
+
+/** The first `n` UTF-16 units, never ending inside a surrogate pair. */
+function cutAt(text: string, n: number): string {
+  const end = /[\uD800-\uDBFF]/.test(text[n - 1]) ? n - 1 : n
+  return text.slice(0, end)
 }
 
 function commands(src: CatalogSources, s: SessionSide): CatalogCandidate[] {
@@ -186,7 +192,7 @@ function commands(src: CatalogSources, s: SessionSide): CatalogCandidate[] {
         source: sourceOf(c.scope),
         path: c.path,
         argument_hint: c.argument_hint,
-        template: cut ? c.template.slice(0, MAX_TEMPLATE_CHARS) : c.template,
+        template: cut ? cutAt(c.template, MAX_TEMPLATE_CHARS) : c.template,
         template_truncated: cut || c.truncated,
       },
       c.template,
