@@ -2,6 +2,9 @@
 // listed only when its operations are registered here.
 import { AuthService } from '../auth/service.ts'
 import { turnCredentials } from '../auth/turns.ts'
+import { type CatalogSources, sessionSide } from '../catalog/candidates.ts'
+import { catalogRevisionHolds } from '../catalog/page.ts'
+import { dependenciesOf, effectiveSelection, selectableSections } from '../catalog/selection.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
@@ -24,11 +27,14 @@ import {
   modelsSettingsOf,
   toolsSettingsOf,
 } from '../settings/derived.ts'
+import type { FileContents } from '../settings/files.ts'
 import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
+import { Commands } from '../skills/commands.ts'
 import type { Db } from '../store/db.ts'
 import { authRoutes } from './auth.ts'
+import { catalogRoutes } from './catalog.ts'
 import { contextRoutes } from './context.ts'
 import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
@@ -48,6 +54,7 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   provider_auth: 1,
   tool_progress: 1,
   context: 1,
+  catalog: 1,
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -98,6 +105,25 @@ export function createApi(d: ApiDeps): Api {
   })
   const core = sessions.core
   core.instructions = new Instructions(d.home)
+  const catalogSources: CatalogSources = {
+    files: () => settingsOrEmpty(d.settings),
+    instructions: core.instructions,
+    commands: new Commands(d.home),
+  }
+  core.composed = (row) => {
+    const side = sessionSide(row)
+    const sections = selectableSections(catalogSources, side)
+    const extension = d.profiles.extensionOf(row.provider_profile)
+    return {
+      effective: effectiveSelection(sections, side),
+      dependencies: dependenciesOf(
+        sections,
+        extension === null ? null : { name: row.provider_profile, extension },
+      ),
+    }
+  }
+  core.catalogRevisionHolds = (row, revision) =>
+    catalogRevisionHolds(catalogSources, sessionSide(row), revision)
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
   const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })
@@ -110,7 +136,7 @@ export function createApi(d: ApiDeps): Api {
     onError: d.onError,
     credentials: turnCredentials(auth, d.settings),
     tools: () => toolsSettingsOf(d.settings),
-    mcp: (workspace) => mcpServersOfSettings(d.settings, workspace),
+    mcp: (workspace, selection) => mcpServersOfSettings(d.settings, workspace, selection),
     onNotice: d.onNotice,
     window: (row) => window(row),
     compaction,
@@ -148,6 +174,7 @@ export function createApi(d: ApiDeps): Api {
       compaction,
       defaultPolicy: () => toolsSettingsOf(d.settings).approval_policy,
     }),
+    ...catalogRoutes({ core, sources: catalogSources, continuations: d.continuations }),
     ...reloadRoutes({ runs, settings: d.settings, home: d.home }),
     ...modelsRoutes({ ...d, models }),
   ]
@@ -184,6 +211,15 @@ export function createApi(d: ApiDeps): Api {
       runs.stop()
       d.kernels.close()
     },
+  }
+}
+
+/** The settings files; an unreadable config.json reads as empty here (GET /settings says why). */
+function settingsOrEmpty(settings: Settings): FileContents {
+  try {
+    return settings.files()
+  } catch {
+    return { 'config.json': {}, 'creds.json': {}, 'extensions.json': {} }
   }
 }
 

@@ -72,16 +72,17 @@ async function readBody(
 ) {
   const contextWindow = (await d.contextWindow?.(row.provider_profile, usageModelOf(row))) ?? null
   const instructions = d.sessions.core.instructionSources(row)
+  const composed = d.sessions.core.composed(row)
   const items = extras.history
   let kept: HistoryEntry[] = items
   if (items.length > 0) {
-    const rest = jsonBytes(toRead(row, { ...extras, history: [], contextWindow, instructions }))
+    const rest = jsonBytes(toRead(row, { ...extras, history: [], contextWindow, instructions, composed }))
     const fit = countThatFitFromEnd(items, MAX_JSON_BYTES - rest - CONTINUATION_ROOM)
     kept = items.slice(items.length - fit)
   }
   const first = kept[0]?.position ?? row.transcript_count + 1
   const older = first > 1 ? olderHistoryToken(d.continuations, row.id, first) : null
-  return toRead(row, { ...extras, history: kept, older, contextWindow, instructions })
+  return toRead(row, { ...extras, history: kept, older, contextWindow, instructions, composed })
 }
 
 export function sessionsRoutes(d: SessionsDeps) {

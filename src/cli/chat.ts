@@ -6,11 +6,12 @@
 // prints what the next request holds and `/compact [summarize|truncate] [TURNS] [FOCUS]`
 // compacts the session's context (src/client/context-view.ts); `/reload [composition|models]`
 // reloads the session's composition, the model catalogue or both (src/client/reload-view.ts).
-// `/commands` lists the prompt templates of the session's workspace and of hearth's home
-// (src/skills/commands.ts), and `/NAME ARGS` sends the template NAME with `$ARGUMENTS`
+// `/commands` and `/skills` list the session's prompt templates and skills from its catalog
+// (src/client/catalog.ts), and `/NAME ARGS` sends the template NAME with `$ARGUMENTS`
 // replaced by ARGS.
 
 import { v7 as uuidv7 } from 'uuid'
+import { commandsText, readCommands, readSkills, skillsText, templateMessage } from '../client/catalog.ts'
 import { HearthClient, ProblemError } from '../client/client.ts'
 import { compact, readContext } from '../client/context-view.ts'
 import { createSessionOnce } from '../client/create-session.ts'
@@ -18,12 +19,10 @@ import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { reload } from '../client/reload-view.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
-import { type Command, Commands, expandCommand } from '../skills/commands.ts'
 import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
 import { checkSessionArg, resolveSessionId } from './session-id.ts'
-import { table } from './table.ts'
 import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */
@@ -315,15 +314,14 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     }
     interrupts = 0
     // The chat's own commands win over a template of the same name (and read no templates).
-    const builtin = /^\/(context|compact|reload)(\s|$)/.test(line.trim())
-    const templates = builtin ? undefined : await commandsOf(client(), sessionId, home, line)
-    if (line.trim() === '/commands') {
-      out.write(`${listCommands(templates ?? [])}\n> `)
-      continue
+    const command = /^\/(context|compact|reload|commands|skills)(?:\s+(.*))?$/.exec(line.trim())
+    if (!command && line.trimStart().startsWith('/')) {
+      try {
+        line = templateMessage(await readCommands(client(), sessionId), line) ?? line
+      } catch (err) {
+        process.stderr.write(`hearth: commands not read: ${errorText(err)}\n`)
+      }
     }
-    const chosen = templates && chosenCommand(templates, line)
-    if (chosen) line = chosen
-    const command = /^\/(context|compact|reload)(?:\s+(.*))?$/.exec(line.trim())
     if (command) {
       try {
         const args = command[2] ?? ''
@@ -332,12 +330,14 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
             ? await readContext(client(), sessionId)
             : command[1] === 'reload'
               ? await reload(client(), sessionId, args)
-              : await compact(client(), sessionId, args)
+              : command[1] === 'commands'
+                ? commandsText(await readCommands(client(), sessionId))
+                : command[1] === 'skills'
+                  ? skillsText(await readSkills(client(), sessionId))
+                  : await compact(client(), sessionId, args)
         out.write(`${text}\n`)
       } catch (err) {
-        process.stderr.write(
-          `hearth: ${err instanceof ProblemError ? problemText(err) : (err as Error).message}\n`,
-        )
+        process.stderr.write(`hearth: ${errorText(err)}\n`)
       }
       out.write('> ')
       continue
@@ -357,45 +357,6 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
   return 0
 }
 
-const finders = new Map<string, Commands>()
-
-/**
- * The commands of the session's workspace (read afresh, so edits show at once), when the
- * line may name one; undefined otherwise. The files are read here, on the machine `hearth
- * chat` runs on, which is the daemon's (a local daemon).
- */
-async function commandsOf(
-  client: HearthClient,
-  sessionId: string,
-  home: string,
-  line: string,
-): Promise<Command[] | undefined> {
-  if (!line.trimStart().startsWith('/')) return undefined
-  const { body } = await client.call('sessions.get', {
-    params: { session_id: sessionId },
-    query: { tail: 0 },
-  })
-  const finder = finders.get(home) ?? new Commands(home)
-  finders.set(home, finder)
-  return finder.find((body as { workspace: string }).workspace).commands
-}
-
-/** The message a `/NAME ARGS` line sends, when NAME is one of the commands. */
-function chosenCommand(commands: Command[], line: string): string | undefined {
-  const m = /^\/([^\s/]+)(?:\s+([\s\S]*))?$/.exec(line.trim())
-  const command = m && commands.find((c) => c.name === m[1])
-  return command ? expandCommand(command, m[2]?.trim() ?? '') : undefined
-}
-
-function listCommands(commands: Command[]): string {
-  if (commands.length === 0)
-    return "(no commands: add Markdown files to .hearth/commands/ or the home's commands/)"
-  return table(
-    ['COMMAND', 'SCOPE', 'DESCRIPTION'],
-    commands.map((c) => [
-      `/${c.name}${c.argument_hint ? ` ${c.argument_hint}` : ''}`,
-      c.scope,
-      c.description ?? '',
-    ]),
-  ).trimEnd()
+function errorText(err: unknown): string {
+  return err instanceof ProblemError ? problemText(err) : (err as Error).message
 }

@@ -68,7 +68,7 @@ interface Snapshot {
 
 async function snapshotOf(d: ContextDeps, sessionId: string): Promise<Snapshot> {
   const row = d.core.require(sessionId)
-  const composed = d.core.instructions.of(row.workspace, selectionOf(row).instructions)
+  const composed = d.core.instructions.of(row.workspace, selectionOf(row))
   const tools = d.tools.offered(sessionId, policyOf(row, d.defaultPolicy()), await d.tools.builtin())
   const text = toolsText(tools)
   const mark = latestCompaction(d.core, sessionId)

@@ -17,11 +17,17 @@ export class Instructions {
     this.skills = new Skills(home)
   }
 
-  /** What a turn in `workspace` sends now, with `selection` the session's `selection.instructions`. */
-  of(workspace: string, selection: Record<string, boolean>): Composed & { skills: FoundSkills } {
-    const composed = compose(this.files.find(workspace), selection)
+  /**
+   * What a turn in `workspace` sends now, with the session's selection: its `instructions`
+   * entries turn files off, its `skills` entries (false) leave skills out of the listing.
+   */
+  of(
+    workspace: string,
+    selection: { instructions: Record<string, boolean>; skills?: Record<string, boolean> },
+  ): Composed & { skills: FoundSkills } {
+    const composed = compose(this.files.find(workspace), selection.instructions)
     const skills = this.skills.find(workspace)
-    const listing = skillsListing(skills.skills)
+    const listing = skillsListing(skills.skills.filter((s) => selection.skills?.[s.name] !== false))
     const parts = [composed.system, listing].filter((p): p is string => p !== null)
     return { ...composed, system: parts.length ? parts.join('\n\n') : null, skills }
   }

@@ -41,6 +41,8 @@ export interface ToolContextMessage {
   workspace: string
   allowed_roots: string[]
   sandbox: SandboxPolicy
+  /** Skills the session's selection turns off: the `skill` tool refuses them. */
+  skills_off?: string[]
 }
 
 /** Daemon → kernel. */

@@ -267,6 +267,7 @@ export class ToolHost {
     return tool.run(parsed.args, {
       workspace: msg.workspace,
       allowedRoots: msg.allowed_roots,
+      skillsOff: msg.skills_off ?? [],
       signal,
       progress,
       sandbox: msg.sandbox,

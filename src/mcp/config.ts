@@ -1,6 +1,7 @@
 // The MCP servers a session uses, from settings group `mcp` (config.json `mcp.servers`) with
 // their secrets from creds.json `mcp.<name>`: read when a run starts, so a run uses the
-// servers as the settings are then. Disabled servers are left out.
+// servers as the settings are then. Disabled servers are left out, and a session's
+// `selection.mcp` entry for a server wins over its `enabled`.
 import { isAbsolute, resolve } from 'node:path'
 import type { FileContents, JsonObject } from '../settings/files.ts'
 import { isObject, objectAt } from '../settings/merge.ts'
@@ -57,13 +58,20 @@ function serverOf(
   return null
 }
 
-/** The enabled servers of the settings, ready to hand to a kernel (secrets included). */
-export function mcpServersOf(files: FileContents, workspace: string): McpServerConfig[] {
+/**
+ * The servers a session loads, ready to hand to a kernel (secrets included): those enabled
+ * in settings, unless the session's `selection.mcp` entry for a server says otherwise.
+ */
+export function mcpServersOf(
+  files: FileContents,
+  workspace: string,
+  selection: Record<string, boolean> = {},
+): McpServerConfig[] {
   const servers = objectAt(objectAt(files['config.json'], 'mcp'), 'servers')
   const secrets = objectAt(files['creds.json'], 'mcp')
   const out: McpServerConfig[] = []
   for (const [name, s] of Object.entries(servers)) {
-    if (!isObject(s) || s.enabled === false) continue
+    if (!isObject(s) || !(selection[name] ?? s.enabled !== false)) continue
     const server = serverOf(name, s, objectAt(secrets, name), workspace)
     if (server) out.push(server)
   }
@@ -71,9 +79,13 @@ export function mcpServersOf(files: FileContents, workspace: string): McpServerC
 }
 
 /** The servers as the settings are now; an unreadable config.json reads as none (GET /settings reports it). */
-export function mcpServersOfSettings(settings: Settings, workspace: string): McpServerConfig[] {
+export function mcpServersOfSettings(
+  settings: Settings,
+  workspace: string,
+  selection: Record<string, boolean> = {},
+): McpServerConfig[] {
   try {
-    return mcpServersOf(settings.files(), workspace)
+    return mcpServersOf(settings.files(), workspace, selection)
   } catch {
     return []
   }

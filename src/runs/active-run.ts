@@ -13,6 +13,8 @@ import type {
 import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveRun } from '../sessions/live.ts'
+import { EMPTY_SELECTION } from '../sessions/types.ts'
+import { selectionOf } from '../sessions/views.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
 import type { SandboxPolicy } from '../tools/types.ts'
 import type { Decision } from './approvals.ts'
@@ -40,12 +42,17 @@ export interface RunToolScope {
   workspace: string
   allowedRoots: string[]
   sandbox: SandboxPolicy
+  /** Skills the session's selection turns off. */
+  skillsOff: string[]
+  /** The session's `selection.mcp` entries, which decide the servers its kernel loads. */
+  mcp: Record<string, boolean>
 }
 
 /** The session's policy (its own, else the settings'), workspace and sandbox for a run. */
 export function scopeOf(core: SessionsCore, sessionId: string, settings: ToolSettings): RunToolScope {
   const row = core.row(sessionId)
   const policy = (row?.approval_policy as ApprovalPolicy | null) ?? settings.approval_policy
+  const selection = row ? selectionOf(row) : EMPTY_SELECTION
   let workspace = row?.workspace ?? '/'
   try {
     workspace = realpathSync(workspace)
@@ -58,6 +65,8 @@ export function scopeOf(core: SessionsCore, sessionId: string, settings: ToolSet
     workspace,
     allowedRoots: settings.allowed_roots,
     sandbox: { network: settings.network, isolate: true },
+    skillsOff: Object.keys(selection.skills).filter((name) => selection.skills[name] === false),
+    mcp: selection.mcp,
   }
 }
 

@@ -96,7 +96,7 @@ export async function manualCompaction(
     selection.outcome = 'selected'
   }
   const window = d.window ? await d.window(row) : null
-  const composed = d.core.instructions.of(row.workspace, selectionOf(row).instructions)
+  const composed = d.core.instructions.of(row.workspace, selectionOf(row))
   const policy = policyOf(row, d.tools?.().approval_policy ?? DEFAULT_TOOL_SETTINGS.approval_policy)
   const tools = runs.tools.offered(sessionId, policy, await runs.tools.builtin())
   let kernel: Kernel | undefined

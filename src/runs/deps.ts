@@ -23,7 +23,7 @@ export interface RunsDeps {
   /** The `tools` settings as they are now (absent: the defaults). */
   tools?: () => ToolSettings
   /** The MCP servers a session in `workspace` uses, as the settings are now (absent: none). */
-  mcp?: (workspace: string) => McpServerConfig[]
+  mcp?: (workspace: string, selection?: Record<string, boolean>) => McpServerConfig[]
   /** Logs a warning (an MCP server that failed to start or exited). */
   onNotice?: (fields: Record<string, unknown>, message: string) => void
   /** The tools requests offer (built-in and registered sources). */

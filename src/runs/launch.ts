@@ -6,6 +6,8 @@ import type { Kernel } from '../kernel/pool.ts'
 import { hasTransport } from '../providers/ids.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { LiveRun } from '../sessions/live.ts'
+import { selectionOf } from '../sessions/views.ts'
+import { REQUIRES } from '../settings/groups/extensions.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
 import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf } from './active-run.ts'
 import type { RunMoves, RunsDeps } from './deps.ts'
@@ -27,7 +29,7 @@ export function newActiveRun(started: StartedRun): ActiveRun {
 
 /** Prepares the run's first step and sends it once all it needs has come (or ends the run). */
 export function launchRun(m: RunMoves, sessionId: string, run: ActiveRun): void {
-  const profile = resolveProfile(m.d, run.started)
+  const profile = resolveProfile(m.d, sessionId, run.started)
   if ('problem' in profile) {
     m.finish(sessionId, run, 'failed', profile.problem)
     return
@@ -38,7 +40,11 @@ export function launchRun(m: RunMoves, sessionId: string, run: ActiveRun): void 
 }
 
 /** The session's profile as configured now, if hearth can talk to its provider. */
-function resolveProfile(d: RunsDeps, started: StartedRun): { ok: ResolvedProfile } | { problem: Problem } {
+function resolveProfile(
+  d: RunsDeps,
+  sessionId: string,
+  started: StartedRun,
+): { ok: ResolvedProfile } | { problem: Problem } {
   const profile = d.profiles.resolve(started.provider_profile)
   if (!profile) {
     const detail = `Profile "${started.provider_profile}" is not configured (config.json providers.profiles)`
@@ -49,7 +55,29 @@ function resolveProfile(d: RunsDeps, started: StartedRun): { ok: ResolvedProfile
     const detail = `Profile "${profile.name}" uses ${profile.extension}, which hearth cannot talk to yet`
     return { problem: problemBody('provider_unsupported', detail) }
   }
+  const row = d.core.row(sessionId)
+  const off = row ? extensionsOff(profile.extension, selectionOf(row).extensions) : null
+  if (off) {
+    const detail = `This session's selection turns off ${off}, which profile "${profile.name}" needs; remove selection.extensions.${off} or choose another profile`
+    return { problem: problemBody('extension_not_selected', detail) }
+  }
   return { ok: profile }
+}
+
+/** The first of `extension` and what it requires (transitively) that `selection` turns off. */
+function extensionsOff(extension: string, selection: Record<string, boolean>): string | null {
+  const seen = new Set<string>()
+  const walk = (name: string): string | null => {
+    if (seen.has(name)) return null
+    seen.add(name)
+    if (selection[name] === false) return name
+    for (const r of REQUIRES[name as keyof typeof REQUIRES] ?? []) {
+      const found = walk(r)
+      if (found) return found
+    }
+    return null
+  }
+  return walk(extension)
 }
 
 /** Takes the session's kernel for the run: its messages drive the run, its exit fails it. */
@@ -95,7 +123,7 @@ function awaitFirstStep(
   const row = d.core.row(sessionId)
   const window = row && d.window ? d.window(row).catch(() => null) : Promise.resolve(null)
   // The session's MCP servers start (or are kept) while the credential is fetched.
-  const mcp = kernel.ready.then(() => loadMcp(d, kernel, run.scope.workspace))
+  const mcp = kernel.ready.then(() => loadMcp(d, kernel, run.scope.workspace, run.scope.mcp))
   void Promise.all([kernel.ready, credential, window, mcp]).then(
     ([, c, w]) => {
       if (run.finished) return

@@ -53,9 +53,18 @@ function logLeftOut(
   }
 }
 
-/** Brings the session's MCP servers to the settings' before the run's first step. */
-export function loadMcp(d: RunsDeps, kernel: Kernel, workspace: string, retry = false): Promise<void> {
-  const servers = d.mcp?.(workspace) ?? []
+/**
+ * Brings the session's MCP servers to the settings' (with its `selection.mcp` entries over
+ * their `enabled`) before the run's first step.
+ */
+export function loadMcp(
+  d: RunsDeps,
+  kernel: Kernel,
+  workspace: string,
+  selection: Record<string, boolean>,
+  retry = false,
+): Promise<void> {
+  const servers = d.mcp?.(workspace, selection) ?? []
   return kernel.loadMcp(servers, retry)
 }
 

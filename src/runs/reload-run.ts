@@ -89,10 +89,10 @@ async function reloadComposition(
   let servers: unknown[]
   try {
     // Read again now: a file changed or added since the last turn is what the next one sends.
-    instructions = d.core.instructions.of(row.workspace, selectionOf(row).instructions).sources
+    instructions = d.core.instructions.of(row.workspace, selectionOf(row)).sources
     // Settings that do not parse fail here, before the kernel is asked for anything.
     readSettings()
-    servers = d.mcp?.(row.workspace) ?? []
+    servers = d.mcp?.(row.workspace, selectionOf(row).mcp) ?? []
   } catch (err) {
     return failed(err instanceof Error ? err.message : String(err))
   }
@@ -102,7 +102,7 @@ async function reloadComposition(
     try {
       await kernel.ready
       if (!kernel.alive) return failed('The session kernel did not start')
-      await loadMcp(d, kernel, row.workspace, true)
+      await loadMcp(d, kernel, row.workspace, selectionOf(row).mcp, true)
       if (!kernel.alive) return failed('The session kernel exited while loading the MCP servers')
     } finally {
       if (kernel.alive) d.kernels.release(sessionId)

@@ -180,7 +180,7 @@ export function buildRequest(
 /** The instruction files of the session's workspace, read as they are at this turn's start. */
 function systemOf(core: SessionsCore, sessionId: string): string | null {
   const row = core.row(sessionId)
-  return row ? core.instructions.of(row.workspace, selectionOf(row).instructions).system : null
+  return row ? core.instructions.of(row.workspace, selectionOf(row)).system : null
 }
 
 /**

@@ -35,8 +35,14 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
   run.turnOpen = true
   run.earlyResults.clear()
   run.stepEnded = false
-  const { workspace, allowedRoots, sandbox } = run.scope
-  const context = { session_id: sessionId, workspace, allowed_roots: allowedRoots, sandbox }
+  const { workspace, allowedRoots, sandbox, skillsOff } = run.scope
+  const context = {
+    session_id: sessionId,
+    workspace,
+    allowed_roots: allowedRoots,
+    sandbox,
+    skills_off: skillsOff,
+  }
   try {
     recordRequest(d.core, sessionId, {
       run_id: run.started.run_id,

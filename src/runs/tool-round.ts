@@ -142,6 +142,7 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
         workspace: scope.workspace,
         allowed_roots: scope.allowedRoots,
         sandbox: scope.sandbox,
+        skills_off: scope.skillsOff,
       })
     }))
   run.resultWaiters.delete(call.call_id)

@@ -1,5 +1,6 @@
 // Every group's ops in one table: the route table, OpenAPI and the client read this.
 import { authOps } from './auth.ts'
+import { catalogOps } from './catalog.ts'
 import { contextOps } from './context.ts'
 import { inputsOps } from './inputs-ops.ts'
 import { modelsOps } from './models.ts'
@@ -16,6 +17,7 @@ export const ALL_OPS = {
   ...sessionsOps,
   ...inputsOps,
   ...contextOps,
+  ...catalogOps,
   ...reloadOps,
   ...modelsOps,
   ...authOps,

@@ -45,6 +45,14 @@ export const PROBLEMS = {
   workspace_not_absolute: { status: 400, title: 'The workspace must be an absolute path' },
   workspace_not_found: { status: 400, title: 'The workspace directory does not exist on the daemon host' },
   workspace_not_directory: { status: 400, title: 'The workspace path is not a directory' },
+  catalog_changed: {
+    status: 409,
+    title: 'The catalog sections a selection was made from have changed since; read the catalog again',
+  },
+  extension_not_selected: {
+    status: 409,
+    title: "The session's selection turns off the extension its provider profile needs",
+  },
   selection_too_large: {
     status: 400,
     title: 'A selection would hold more than 4096 entries in a map, or more than 64 KiB in all',
@@ -192,6 +200,7 @@ export type ProblemCode = keyof typeof PROBLEMS
  */
 export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   'provider_not_configured',
+  'extension_not_selected',
   'signed_out',
   'no_usable_account',
   'upstream_unauthorized',

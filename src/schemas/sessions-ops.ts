@@ -107,6 +107,7 @@ export const sessionsOps = defineOps({
       'session_busy',
       'family_deleting',
       'selection_too_large',
+      'catalog_changed',
     ],
   },
   'sessions.delete': {

@@ -30,6 +30,20 @@ export const McpAvailability = Type.Object(
   { additionalProperties: false, $id: 'McpAvailability' },
 )
 
+/** Something the session's composition depends on (docs/catalog.md, "Dependencies"). */
+export const Dependency = Type.Object(
+  {
+    kind: Type.Enum(['extension', 'mcp']),
+    name: Type.String(),
+    reason: Type.String({ description: 'Why the session depends on it' }),
+    state: Type.Enum(['ok', 'off', 'disabled', 'unknown'], {
+      description:
+        '`ok`: usable; `off`: the session’s selection turns it off (its turns are refused); `disabled`: settings turn it off; `unknown`: no such extension, or an MCP entry with neither command nor url',
+    }),
+  },
+  { additionalProperties: false },
+)
+
 /** A server left out of the session (it failed to start or exited); the session goes on without it. */
 export const Quarantined = Type.Object(
   {
@@ -269,7 +283,10 @@ export const SessionRead = Type.Object(
         desired_revision: Type.Integer({ minimum: 1 }),
         loaded_revision: Nullable(Type.Integer()),
         needs_reload: Type.Boolean(),
-        dependencies: Type.Record(Type.String(), Type.Unknown()),
+        dependencies: Type.Record(Type.String(), Dependency, {
+          description:
+            'By `extension:<name>` and `mcp:<name>`: the extensions the session’s profile needs (transitively) and the MCP servers it loads',
+        }),
         quarantine: Type.Array(Quarantined, {
           description:
             'What the session runs without, and why (an MCP server that failed to start or exited)',
@@ -442,7 +459,15 @@ export const SessionChangeRequest = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    catalog_revision: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    catalog_revision: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 256,
+          description:
+            'A catalog page’s catalog_revision: when the sections it names have changed since, the change is 409 catalog_changed and nothing is written',
+        }),
+      ),
+    ),
     approval_policy: Type.Optional(
       Nullable(
         Type.Enum(['read-only', 'ask', 'auto'], {

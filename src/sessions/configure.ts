@@ -193,6 +193,13 @@ export function changeSession(
     if (req.family_revision !== undefined) {
       throw new HearthError('read_only_field', 'family_revision is sent only with a workspace move')
     }
+    // A selection made from a catalog page that has changed since is refused before any write.
+    if (typeof req.catalog_revision === 'string' && !core.catalogRevisionHolds(r, req.catalog_revision)) {
+      throw new HearthError(
+        'catalog_changed',
+        'The catalog changed since the page this change was made from; read it again',
+      )
+    }
     return { row: applyFields(core, r, req, tx, modelOf), followers: [] }
   })
 }

@@ -12,7 +12,7 @@ import { LiveRuns } from './live.ts'
 import { EventLog } from './log.ts'
 import { registerSearchFunctions, SearchIndexer } from './search.ts'
 import type { CollectionChange, LogEvent, SessionRow } from './types.ts'
-import { selectionOf } from './views.ts'
+import { type Composed, selectionOf } from './views.ts'
 
 export interface Tx {
   append: (sessionId: string, kind: string, payload: unknown) => LogEvent
@@ -54,6 +54,10 @@ export class SessionsCore {
   contextWindowOf: (row: SessionRow) => number | null = () => null
   /** The AGENTS.md files of a session's turns (the daemon gives it hearth's home). */
   instructions = new Instructions(null)
+  /** A session's effective selection and dependencies, as a read shows them (set by the API layer). */
+  composed: (row: SessionRow) => Composed = (row) => ({ effective: selectionOf(row), dependencies: {} })
+  /** Whether a page's catalog_revision still holds for the session (set by the API layer). */
+  catalogRevisionHolds: (row: SessionRow, revision: string) => boolean = () => true
   readonly #row
   readonly #tombstone
   readonly #tail
@@ -134,7 +138,7 @@ export class SessionsCore {
 
   /** The instruction files a turn of the session would send now, as a read lists them. */
   instructionSources(row: SessionRow): InstructionSource[] {
-    return this.instructions.of(row.workspace, selectionOf(row).instructions).sources
+    return this.instructions.of(row.workspace, selectionOf(row)).sources
   }
 
   rows(where: string, ...params: unknown[]): SessionRow[] {

@@ -114,11 +114,12 @@ export class SessionStream {
     const extras = this.#core.readExtras(this.#id, this.#tail)
     const contextWindow = this.#core.contextWindowOf(row)
     const instructions = this.#core.instructionSources(row)
+    const composed = this.#core.composed(row)
     // What the tail or the frame limit cut continues through history.older, as in a read.
     const build = (history: HistoryEntry[]) => {
       const first = history[0]?.position ?? row.transcript_count + 1
       const older = first > 1 ? this.#core.olderHistory(row.id, first) : null
-      return snapshotFrame(row, { ...extras, history, older, contextWindow, instructions })
+      return snapshotFrame(row, { ...extras, history, older, contextWindow, instructions, composed })
     }
     let items = extras.history
     let frame = build(items)

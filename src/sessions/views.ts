@@ -145,6 +145,12 @@ export function toConfiguration(r: SessionRow): ConfigurationResource {
   }
 }
 
+/** What a read shows of a session's selection beyond its own entries (src/catalog/selection.ts). */
+export interface Composed {
+  effective: SelectionMaps
+  dependencies: SessionRead['composition']['dependencies']
+}
+
 export interface ReadExtras {
   history?: unknown[]
   /** Continuation of the history before the items shown (GET .../history?next=). */
@@ -155,6 +161,8 @@ export interface ReadExtras {
   contextWindow?: number | null
   /** The instruction files the session's next turn sends (reads only; never the list). */
   instructions?: InstructionSource[]
+  /** The effective selection and the dependencies (without: the entries alone, none). */
+  composed?: Composed
 }
 
 const EMPTY_USAGE: SessionRead['usage'] = {
@@ -191,12 +199,12 @@ export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
     ...toSummary(r, extras.live),
     creation: JSON.parse(r.creation),
     configuration_resource: toConfiguration(r),
-    selection: { overrides: selection, effective: selection },
+    selection: { overrides: selection, effective: extras.composed?.effective ?? selection },
     composition: {
       desired_revision: r.desired_revision,
       loaded_revision: r.loaded_revision,
       needs_reload: r.loaded_revision !== r.desired_revision,
-      dependencies: {},
+      dependencies: extras.composed?.dependencies ?? {},
       ...(extras.live?.compositionOf(r.id) ?? { quarantine: [], availability: {} }),
     },
     kernel: {

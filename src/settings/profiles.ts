@@ -84,6 +84,14 @@ export class Profiles {
     return this.#resolveIn(this.#files(), name)
   }
 
+  /** The extension a profile names, also when settings turn that extension off (null: no such profile). */
+  extensionOf(name: string): string | null {
+    const files = this.#files()
+    const file = files ? (profilesOf(files['config.json'])[name] as ProfileFile | undefined) : undefined
+    if (file && typeof file === 'object') return file.extension ?? DEFAULT_EXTENSION
+    return this.#builtIn.get(name)?.extension ?? null
+  }
+
   /**
    * What a new session starts with: the named profile (else the default one) and the named
    * model (else the profile's). One read of the files for both.

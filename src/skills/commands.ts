@@ -1,4 +1,5 @@
-// Commands: prompt templates a person sends by name (`/review src/a.ts` in `hearth chat`).
+// Commands: prompt templates a person sends by name (`/review src/a.ts` in `hearth chat`),
+// found here for the session's catalog (src/catalog/); clients expand them (src/client/catalog.ts).
 // Each is a Markdown file in the workspace's `.hearth/commands/` or hearth's home
 // `commands/`, named by its file name without `.md`; optional front matter gives a
 // `description` and an `argument-hint`. `$ARGUMENTS` in the body is replaced by what follows
@@ -73,11 +74,4 @@ export class Commands {
     }
     return { commands, skipped }
   }
-}
-
-/** The message a command sends: its template with `$ARGUMENTS` replaced (or appended). */
-export function expandCommand(command: Pick<Command, 'template'>, args: string): string {
-  const template = command.template.trimEnd()
-  if (template.includes('$ARGUMENTS')) return template.replaceAll('$ARGUMENTS', args)
-  return args === '' ? template : `${template}\n\n${args}`
 }

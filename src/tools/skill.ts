@@ -37,7 +37,10 @@ export const skillTool: ToolSpec<SkillArgs> = {
 async function runSkill(args: SkillArgs, ctx: ToolContext): Promise<ToolResult> {
   const bad = argsError(SkillArgs, args)
   if (bad) return fail(bad)
+  const off = new Set(ctx.skillsOff ?? [])
+  if (off.has(args.name)) return fail(`${args.name}: this skill is turned off for this session.`)
   const found = skillsOf(hearthHomePath()).find(ctx.workspace)
+  found.skills = found.skills.filter((s) => !off.has(s.name))
   const skill = found.skills.find((s) => s.name === args.name)
   if (skill) return ok(skillText(skill), { skill: skill.name, scope: skill.scope, path: skill.path })
   const refused = found.skipped.find((s) => s.path.split('/').at(-2) === args.name)

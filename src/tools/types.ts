@@ -49,6 +49,8 @@ export interface ToolContext {
   jobs: JobManager
   /** The run the call belongs to: jobs it starts are stopped when this run is interrupted. */
   runId: string
+  /** Skills the session's selection turns off (the `skill` tool refuses them). */
+  skillsOff?: readonly string[]
 }
 
 export type ToolOutcome = 'ok' | 'error' | 'interrupted' | 'timeout'

@@ -57,10 +57,16 @@ export function runApp(o: AppOptions): Promise<number> {
   })
   // The quota item is read again for another session or profile, and after each turn.
   let quotaOf: string | undefined
+  // The command templates are read again for another session.
+  let templatesOf: string | undefined
   link.onChange = () => {
     tui.requestRender()
     const s = link.session
     const key = s && `${s.id} ${s.provider_profile}`
+    if (s && s.id !== templatesOf) {
+      templatesOf = s.id
+      chat.refreshTemplates()
+    }
     if (key && key !== quotaOf) {
       quotaOf = key
       void quota.refresh(s)

@@ -3,21 +3,15 @@
 // approval (with an empty editor), Esc or Ctrl-C interrupts the running turn, a second
 // Ctrl-C quits; everything else edits the message. Lines starting with / are commands.
 
+import { parseSlash } from '../client/catalog.ts'
 import { advisesLogin } from '../client/login.ts'
 import { extensionOfProfile } from '../client/profiles.ts'
-import { COMMANDS, type CommandContext, parseCommand } from './commands.ts'
+import { type CommandContext, parseCommand } from './commands.ts'
 import { parseMouse } from './mouse.ts'
-import {
-  CombinedAutocompleteProvider,
-  type Component,
-  Editor,
-  type Focusable,
-  matchesKey,
-  type TUI,
-  truncateToWidth,
-} from './pi.ts'
+import { type Component, Editor, type Focusable, matchesKey, type TUI, truncateToWidth } from './pi.ts'
 import type { SessionLink } from './session-link.ts'
 import { statusLine } from './status-line.ts'
+import { completionOf, Templates } from './templates.ts'
 import { editorTheme, type Theme } from './theme.ts'
 import { windowOf } from './window.ts'
 
@@ -51,6 +45,8 @@ type Overlay = Component & { handleInput(data: string): void }
 
 export class ChatScreen implements Component, Focusable {
   readonly editor: Editor
+  /** The session's command templates (src/tui/templates.ts). */
+  readonly templates: Templates
   readonly #o: ChatScreenOptions
   /** Rows scrolled up from the bottom, and whether the window shows the first row held. */
   #offset = 0
@@ -68,19 +64,9 @@ export class ChatScreen implements Component, Focusable {
   constructor(o: ChatScreenOptions) {
     this.#o = o
     this.editor = new Editor(o.tui, editorTheme(o.theme), { paddingX: 1, autocompleteMaxVisible: 6 })
-    this.editor.setAutocompleteProvider(
-      new CombinedAutocompleteProvider(
-        COMMANDS.map((c) => ({
-          name: c.name,
-          description: c.description,
-          argumentHint: c.argumentHint,
-          getArgumentCompletions: c.values
-            ? (prefix: string) =>
-                c.values!.filter((v) => v.startsWith(prefix)).map((v) => ({ value: v, label: v }))
-            : undefined,
-        })),
-        o.workspace,
-      ),
+    this.editor.setAutocompleteProvider(completionOf([], o.workspace))
+    this.templates = new Templates((items) =>
+      this.editor.setAutocompleteProvider(completionOf(items, o.workspace)),
     )
     this.editor.onSubmit = (text) => this.#submit(text)
     o.link.onOwnRunFailed = (problem) => this.#loginAfterFailure(problem)
@@ -128,11 +114,11 @@ export class ChatScreen implements Component, Focusable {
     this.editor.addToHistory(text)
     this.#offset = 0
     const cmd = parseCommand(text)
-    if (cmd) {
-      if (!cmd.command) {
-        this.#say(`unknown command /${cmd.name}; /help lists them`, 'warn')
-        return
-      }
+    if (!cmd?.command && parseSlash(text)) {
+      this.templates.send(this.#link, text, this.#say)
+      return
+    }
+    if (cmd?.command) {
       const ctx: CommandContext = {
         link: this.#link,
         args: cmd.args,
@@ -143,6 +129,7 @@ export class ChatScreen implements Component, Focusable {
         pickModel: () => this.pickModel(),
         login: (provider) => void this.openLogin({ provider, start: provider !== undefined }),
         quota: () => this.openQuota(),
+        templates: this.templates,
       }
       Promise.resolve(cmd.command.run(ctx)).catch((err) =>
         this.#say(`/${cmd.name}: ${errorText(err)}`, 'error'),
@@ -150,6 +137,12 @@ export class ChatScreen implements Component, Focusable {
       return
     }
     this.#link.send(text).catch((err) => this.#say(`not sent: ${errorText(err)}`, 'error'))
+  }
+
+  /** Reads the open session's templates again (another session opened). */
+  refreshTemplates(): void {
+    const id = this.#link.id
+    if (id) this.templates.refresh(this.#link.client(), id).catch(() => {})
   }
 
   /** Shows a picker in place of the chat (or `over` the one showing); its close() comes back. */

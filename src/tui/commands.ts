@@ -1,9 +1,11 @@
 // The slash commands of the terminal client: one table, which the editor's completion and
 // /help read. A command gets the context of the screen it was typed in. Later screens
 // add their entries here.
+import { commandsText, readSkills, skillsText } from '../client/catalog.ts'
 import { compact, readContext } from '../client/context-view.ts'
 import { RELOAD_TARGETS, reload } from '../client/reload-view.ts'
 import type { SessionLink } from './session-link.ts'
+import type { Templates } from './templates.ts'
 
 export interface CommandContext {
   link: SessionLink
@@ -20,6 +22,8 @@ export interface CommandContext {
   /** The login screen; with a provider, its sign-in starts at once. */
   login: (provider?: string) => void
   quota: () => void
+  /** The session's command templates (`/commands` lists them and refreshes completion). */
+  templates: Templates
 }
 
 export interface SlashCommand {
@@ -112,6 +116,22 @@ export const COMMANDS: SlashCommand[] = [
       if (!ctx.link.id) return ctx.say('no session is open', 'warn')
       ctx.say('reloading…')
       ctx.say(await reload(ctx.link.client(), ctx.link.id, ctx.args))
+    },
+  },
+  {
+    name: 'commands',
+    description: 'the command templates of this session; /NAME ARGS sends one',
+    run: async (ctx) => {
+      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      ctx.say(commandsText(await ctx.templates.refresh(ctx.link.client(), ctx.link.id)))
+    },
+  },
+  {
+    name: 'skills',
+    description: 'the skills of this session and whether each is on',
+    run: async (ctx) => {
+      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      ctx.say(skillsText(await readSkills(ctx.link.client(), ctx.link.id)))
     },
   },
   {

@@ -51,6 +51,7 @@ describe('GET /server and POST /server/shutdown', () => {
       provider_auth: 1,
       tool_progress: 1,
       context: 1,
+      catalog: 1,
     })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)

@@ -527,6 +527,8 @@ describe('sessions', () => {
       const b = await s.create({ kind: 'new', workspace: ws, name: 'before', model: 'm-1' })
       const c0 = await s.config(b.id)
       const seq0 = b.cursor.sequence
+      // A catalog page's revision (one the daemon has not issued is refused: test/catalog/).
+      const catalog = (await s.get(b.id, '/catalog?kind=skills')).json().catalog_revision
       const res = await s.patch(
         b.id,
         {
@@ -536,7 +538,7 @@ describe('sessions', () => {
           effort: 'high',
           preferences: { pinned: true, pin_order: 2, archived: true },
           selection: { skills: { a: true, b: false }, mcp: { srv: true } },
-          catalog_revision: 'cat-1',
+          catalog_revision: catalog,
         },
         c0.etag,
       )
@@ -558,7 +560,7 @@ describe('sessions', () => {
         instructions: {},
         mcp: { srv: true },
       })
-      assert.equal(v.catalog_revision, 'cat-1')
+      assert.equal(v.catalog_revision, catalog)
       assert.deepEqual(await s.config(b.id), change.resource)
 
       const read = await s.read(b.id)

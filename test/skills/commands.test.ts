@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { Commands, expandCommand } from '../../src/skills/commands.ts'
+import { expandTemplate } from '../../src/client/catalog.ts'
+import { Commands } from '../../src/skills/commands.ts'
 import { runCli } from '../helpers/daemon.ts'
 import { type Setup, startWithUpstream } from '../inputs/helpers.ts'
 
@@ -46,9 +47,9 @@ describe('commands in hearth chat', () => {
       },
     )
     assert.equal(r.code, 0, r.stderr)
-    assert.match(r.stdout, /COMMAND\s+SCOPE\s+DESCRIPTION/)
+    assert.match(r.stdout, /COMMAND\s+SOURCE\s+DESCRIPTION/)
     assert.match(r.stdout, /\/review FILE\s+workspace\s+Review a file/)
-    assert.match(r.stdout, /\/greet\s+global/)
+    assert.match(r.stdout, /\/greet\s+home/)
     const sent = s.upstream.requests.slice(before).map((q) => JSON.stringify(q.body.input))
     assert.equal(sent.length, 3, 'one request per line but /commands')
     assert.match(sent[0], /Review src\/a.ts carefully\./)
@@ -77,8 +78,8 @@ describe('commands finder', () => {
       const reasons = Object.fromEntries(found.skipped.map((k) => [k.path.split('/').at(-1), k.reason]))
       assert.match(reasons['bad.md'], /not valid YAML/)
       assert.match(reasons['far.md'], /outside/)
-      assert.equal(expandCommand(found.commands[0], 'a b'), 'fine a b')
-      assert.equal(expandCommand({ template: 'no placeholder\n' }, 'x'), 'no placeholder\n\nx')
+      assert.equal(expandTemplate(found.commands[0].template, 'a b'), 'fine a b')
+      assert.equal(expandTemplate('no placeholder\n', 'x'), 'no placeholder\n\nx')
     } finally {
       rmSync(w, { recursive: true, force: true })
       rmSync(out, { recursive: true, force: true })

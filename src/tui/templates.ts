@@ -1,0 +1,89 @@
+// Command templates in the terminal client: the session's `commands` from its catalog
+// (src/client/catalog.ts), offered by the editor's completion beside the client's own
+// commands, and sent by `/NAME ARGS` as the expanded template. The list is read again when
+// another session opens, at `/commands`, and before a `/NAME` line is sent, so an edited
+// template is what goes.
+import { type CommandCandidate, parseSlash, readCommands, templateMessage } from '../client/catalog.ts'
+import type { HearthClient } from '../client/client.ts'
+import { COMMANDS, type CommandContext } from './commands.ts'
+import { CombinedAutocompleteProvider } from './pi.ts'
+import type { SessionLink } from './session-link.ts'
+
+type CompletionItem = NonNullable<ConstructorParameters<typeof CombinedAutocompleteProvider>[0]>[number]
+
+/** The client's own commands as completion items, with their argument values. */
+export function builtinCompletions(): CompletionItem[] {
+  return COMMANDS.map((c) => ({
+    name: c.name,
+    description: c.description,
+    argumentHint: c.argumentHint,
+    getArgumentCompletions: c.values
+      ? (prefix: string) => c.values!.filter((v) => v.startsWith(prefix)).map((v) => ({ value: v, label: v }))
+      : undefined,
+  }))
+}
+
+/** The editor's completion: the client's own commands and `items`, paths under `workspace`. */
+export function completionOf(items: CompletionItem[], workspace: string): CombinedAutocompleteProvider {
+  return new CombinedAutocompleteProvider([...builtinCompletions(), ...items], workspace)
+}
+
+export class Templates {
+  /** Installs a completion provider holding these template items. */
+  readonly #install: (items: CompletionItem[]) => void
+  #list: CommandCandidate[] = []
+
+  constructor(install: (items: CompletionItem[]) => void) {
+    this.#install = install
+  }
+
+  get list(): readonly CommandCandidate[] {
+    return this.#list
+  }
+
+  /** Takes a fresh list: completion offers its names (the client's own commands win). */
+  set(list: CommandCandidate[]): void {
+    this.#list = list
+    const own = new Set(COMMANDS.map((c) => c.name))
+    this.#install(
+      list
+        .filter((c) => !own.has(c.name))
+        .map((c) => ({
+          name: c.name,
+          description: c.description ?? 'command template',
+          argumentHint: c.argument_hint ?? undefined,
+        })),
+    )
+  }
+
+  async refresh(client: HearthClient, sessionId: string): Promise<CommandCandidate[]> {
+    const list = await readCommands(client, sessionId)
+    this.set(list)
+    return list
+  }
+
+  /** Sends a `/NAME ARGS` line as the template NAME expanded, or says why not. */
+  send(link: SessionLink, text: string, say: CommandContext['say']): void {
+    const id = link.id
+    const name = parseSlash(text)?.name
+    if (!id) {
+      say('no session is open', 'warn')
+      return
+    }
+    this.messageOf(link.client(), id, text)
+      .then((message) => {
+        if (message !== undefined) return link.send(message)
+        say(`unknown command /${name}; /help and /commands list them`, 'warn')
+      })
+      .catch((err: Error) => say(`/${name}: ${err?.message ?? String(err)}`, 'error'))
+  }
+
+  /**
+   * The message a `/NAME ARGS` line sends, read with a fresh list; undefined when the line
+   * names no template (`line` must look like `/NAME …`).
+   */
+  async messageOf(client: HearthClient, sessionId: string, line: string): Promise<string | undefined> {
+    if (!parseSlash(line)) return undefined
+    return templateMessage(await this.refresh(client, sessionId), line)
+  }
+}
