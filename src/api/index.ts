@@ -32,6 +32,7 @@ import { authRoutes } from './auth.ts'
 import { contextRoutes } from './context.ts'
 import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
+import { kernelRoutes } from './kernel.ts'
 import { modelsRoutes, modelsServiceOf } from './models.ts'
 import { reloadRoutes } from './reload.ts'
 import { serverRoutes } from './server.ts'
@@ -149,6 +150,7 @@ export function createApi(d: ApiDeps): Api {
       defaultPolicy: () => toolsSettingsOf(d.settings).approval_policy,
     }),
     ...reloadRoutes({ runs, settings: d.settings, home: d.home }),
+    ...kernelRoutes({ runs }),
     ...modelsRoutes({ ...d, models }),
   ]
   checkBindings(routes, ALL_OPS)

@@ -8,7 +8,8 @@ import { v7 as uuidv7 } from 'uuid'
 import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { childProcess } from '../util/lazy-builtins.ts'
-import type { FromKernel, OfferedTool, ToKernel } from './protocol.ts'
+import { KernelBundle } from './bundle.ts'
+import { type FromKernel, KERNEL_PROTOCOL, type OfferedTool, type ToKernel } from './protocol.ts'
 
 export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
 
@@ -30,6 +31,7 @@ export interface KernelListener {
 export type PoolEvent =
   | { event: 'kernel_process_ready'; pid: number; warm_turns: number; warm_ms: number }
   | { event: 'kernel_process_stopped'; pid: number; reason: 'idle' | 'spare_idle' | 'close' }
+  | { event: 'kernel_process_refused'; pid: number; reason: string }
 
 /**
  * A 2 MB young generation (V8 sizes it from the machine's memory otherwise): measured over
@@ -44,6 +46,12 @@ const KERNEL_NODE_FLAGS = ['--max-semi-space-size=2']
 export class KernelProcess {
   readonly instanceId = uuidv7()
   readonly proc: ChildProcess
+  /** The identity of the bundle it was forked from (bundle.ts). */
+  readonly bundle: string | null
+  /** The KERNEL_PROTOCOL it said it speaks in `ready`. */
+  protocol: number | null = null
+  /** Why its `ready` was refused (another protocol): it is stopped and hosts nothing. */
+  refusal: string | null = null
   /** Set by `ready`, which the process sends once it has run its warm-up turns (warm.ts). */
   build: string | null = null
   /** The built-in tools it runs (from `ready`). */
@@ -62,7 +70,9 @@ export class KernelProcess {
     entry: string,
     env: Record<string, string>,
     onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void,
+    bundle: string | null = null,
   ) {
+    this.bundle = bundle
     this.proc = childProcess().fork(entry, [], {
       env: { ...process.env, ...env, HEARTH_KERNEL_INSTANCE: this.instanceId },
       execArgv: KERNEL_NODE_FLAGS,
@@ -72,6 +82,13 @@ export class KernelProcess {
     this.ready = new Promise((resolve) => {
       this.proc.on('message', (msg: FromKernel) => {
         if (msg.type === 'ready') {
+          this.protocol = msg.protocol ?? null
+          if (this.protocol !== KERNEL_PROTOCOL) {
+            this.refusal = `it speaks kernel protocol ${this.protocol}; this daemon speaks ${KERNEL_PROTOCOL}`
+            this.stop()
+            resolve()
+            return
+          }
           this.build = msg.build
           this.tools = msg.tools
           this.sandbox = msg.sandbox
@@ -89,6 +106,8 @@ export class KernelProcess {
             if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers, msg.load_id)
           return
         }
+        // Answers to an upgrade's ping (upgrade.ts listens for them itself).
+        if (msg.type === 'pong') return
         if (msg.type === 'groups') {
           this.#groups = msg.pgids
           return
@@ -309,9 +328,16 @@ export class KernelPool {
   onMcp: ((sessionId: string, servers: McpServerStatus[] | null) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
+  /** The bundle kernels are forked from; a process of an older one takes no new session. */
+  readonly bundle: KernelBundle
+  /** Processes an upgrade staged and has not swapped onto yet: kept although empty. */
+  readonly #staged = new Set<KernelProcess>()
 
   constructor(opts: PoolOptions) {
     this.#opts = opts
+    this.bundle = new KernelBundle(opts.entry)
+    // An update landed: the reserve of the old bundle makes way for one of the new.
+    this.bundle.onChange = () => setImmediate(() => this.#settle())
   }
 
   /** Something is happening (the daemon started, a session was created or ran): have room ready. */
@@ -336,11 +362,55 @@ export class KernelPool {
     if (k?.alive && k.state !== 'stopping' && (k.host.busy < this.#opts.capacity || k.liveJobs.length > 0))
       return k
     k?.detach()
-    k = new Kernel(this.#hostForNewSession(), sessionId)
+    k = this.#attach(sessionId, this.#hostForNewSession())
+    setImmediate(() => this.warm())
+    return k
+  }
+
+  #attach(sessionId: string, host: KernelProcess): Kernel {
+    const k = new Kernel(host, sessionId)
     k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
     k.onMcp = (servers) => this.onMcp?.(sessionId, servers)
     this.#bySession.set(sessionId, k)
-    setImmediate(() => this.warm())
+    return k
+  }
+
+  /** The session's kernel is in use (an upgrade): no idle release until the next `release`. */
+  hold(sessionId: string): void {
+    clearTimeout(this.#idleTimers.get(sessionId))
+    this.#idleTimers.delete(sessionId)
+  }
+
+  /** Whether the session's kernel runs an older bundle than the one on disk. */
+  stale(sessionId: string): boolean {
+    const k = this.current(sessionId)
+    return k !== undefined && this.bundle.replaced(k.host.bundle)
+  }
+
+  /**
+   * An upgrade's stage: a process of the bundle on disk with room (one that runs already,
+   * else a new one), kept until `swap` or `unstage` although it hosts nobody yet.
+   */
+  stage(): KernelProcess {
+    const now = this.bundle.identity(true)
+    let p = [...this.#processes].find(
+      (x) => x.alive && x.bundle === now && x.busy < this.#opts.capacity && x.answered,
+    )
+    p ??= this.#fork()
+    this.#staged.add(p)
+    return p
+  }
+
+  unstage(p: KernelProcess): void {
+    this.#staged.delete(p)
+    setImmediate(() => this.#settle())
+  }
+
+  /** An upgrade's swap: the session gets a new instance on `host`; its old one is given up. */
+  swap(sessionId: string, host: KernelProcess): Kernel {
+    this.#bySession.get(sessionId)?.detach()
+    const k = this.#attach(sessionId, host)
+    this.unstage(host)
     return k
   }
 
@@ -405,14 +475,14 @@ export class KernelPool {
     let best: KernelProcess | undefined
     const rank = (p: KernelProcess) => (p.answered ? 1_000_000 : 0) + p.sessions.size
     for (const p of this.#processes) {
-      if (!p.alive || p.busy >= this.#opts.capacity) continue
+      if (!p.alive || p.busy >= this.#opts.capacity || this.bundle.replaced(p.bundle)) continue
       if (!best || rank(p) > rank(best)) best = p
     }
     return best ?? this.#fork()
   }
 
   #fork(): KernelProcess {
-    const p = new KernelProcess(this.#opts.entry, this.#opts.env ?? {}, (ready, warmTurns, warmMs) => {
+    const onReady = (ready: KernelProcess, warmTurns: number, warmMs: number) => {
       this.#sandbox = ready.sandbox
       this.#tools = ready.tools
       this.#opts.onEvent?.({
@@ -421,13 +491,22 @@ export class KernelPool {
         warm_turns: warmTurns,
         warm_ms: Math.round(warmMs),
       })
-    })
+    }
+    const bundle = this.bundle.identity(true)
+    const p = new KernelProcess(this.#opts.entry, this.#opts.env ?? {}, onReady, bundle)
     this.#processes.add(p)
+    void p.ready.then(() => {
+      if (p.refusal)
+        this.#opts.onEvent?.({ event: 'kernel_process_refused', pid: p.proc.pid ?? 0, reason: p.refusal })
+    })
     p.proc.once('exit', () => {
       this.#processes.delete(p)
+      this.#staged.delete(p)
       for (const [sessionId, k] of this.#bySession) if (k.host === p) this.#bySession.delete(sessionId)
-      // A process that crashed may have been the reserve.
-      setImmediate(() => this.#settle())
+      // A process that crashed may have been the reserve. One that never became ready is
+      // not forked again at once (a broken bundle would be forked in a loop): the next
+      // activity brings the reserve back.
+      if (p.answered) setImmediate(() => this.#settle())
     })
     return p
   }
@@ -444,12 +523,15 @@ export class KernelPool {
   #settle(): void {
     if (this.#closed) return
     const active = this.#opts.spare && Date.now() - this.#lastActivity < this.#opts.spareIdleMs
-    const live = [...this.#processes].filter((p) => p.alive)
-    const roomInUse = live.some((p) => p.sessions.size > 0 && p.busy < this.#opts.capacity)
+    // Processes of an older bundle take no new session: neither room nor reserve.
+    const current = (p: KernelProcess) => !this.bundle.replaced(p.bundle)
+    const live = [...this.#processes].filter((p) => p.alive && !this.#staged.has(p))
+    const roomInUse = live.some((p) => current(p) && p.sessions.size > 0 && p.busy < this.#opts.capacity)
     const empty = live.filter((p) => p.sessions.size === 0)
-    // A warmed process is the one worth keeping.
-    empty.sort((a, b) => Number(b.answered) - Number(a.answered))
-    const keep = active && !roomInUse ? empty.shift() : undefined
+    // A warmed process of the bundle on disk is the one worth keeping.
+    const worth = (p: KernelProcess) => (current(p) ? 2 : 0) + Number(p.answered)
+    empty.sort((a, b) => worth(b) - worth(a))
+    const keep = active && !roomInUse && empty[0] && current(empty[0]) ? empty.shift() : undefined
     for (const p of empty) this.#stop(p, active || !this.#opts.spare ? 'idle' : 'spare_idle')
     if (active && !roomInUse && !keep) this.#fork()
   }

@@ -1,14 +1,23 @@
-// What session reads and streams show of kernels beyond a run: the session's kernel, its
+// What session reads and streams show of kernels beyond a run: the session's kernel (its
+// staleness: it runs an older kernel bundle than the one on disk, docs/kernels.md), its
 // background jobs (a `kernel.jobs_changed` event when one starts or ends, so streams and
 // ETags follow) and whether its commands run in the sandbox.
 import type { JobInfo } from '../tools/types.ts'
 import { DEFAULT_TOOL_SETTINGS } from './active-run.ts'
 import type { RunsDeps } from './deps.ts'
 
-export function watchKernels(d: RunsDeps): void {
+export function watchKernels(d: RunsDeps, stages: ReadonlyMap<string, string>): void {
   d.core.live.kernelOf = (sessionId) => {
     const k = d.kernels.info(sessionId)
-    return { instance_id: k.instance_id, state: k.state, build: k.build }
+    const stale = d.kernels.stale(sessionId)
+    return {
+      instance_id: k.instance_id,
+      state: k.state,
+      build: k.build,
+      stage: stages.get(sessionId) ?? null,
+      stale,
+      staleness_reasons: stale ? ['build_changed'] : [],
+    }
   }
   d.core.live.jobsOf = (sessionId) =>
     d.kernels.info(sessionId).running_jobs.map(({ id, command, started_at, output_bytes, run_id }) => ({

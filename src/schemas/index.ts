@@ -2,6 +2,7 @@
 import { authOps } from './auth.ts'
 import { contextOps } from './context.ts'
 import { inputsOps } from './inputs-ops.ts'
+import { kernelOps } from './kernel.ts'
 import { modelsOps } from './models.ts'
 import { reloadOps } from './reload.ts'
 import { serverOps } from './server.ts'
@@ -17,6 +18,7 @@ export const ALL_OPS = {
   ...inputsOps,
   ...contextOps,
   ...reloadOps,
+  ...kernelOps,
   ...modelsOps,
   ...authOps,
 }
