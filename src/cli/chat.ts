@@ -6,6 +6,7 @@
 // prints what the next request holds and `/compact [summarize|truncate] [TURNS] [FOCUS]`
 // compacts the session's context (src/client/context-view.ts); `/reload [composition|models]`
 // reloads the session's composition, the model catalogue or both (src/client/reload-view.ts).
+// `/upgrade` moves the session onto a kernel of the build on disk (src/client/kernel-view.ts).
 // `/commands` lists the prompt templates of the session's workspace and of hearth's home
 // (src/skills/commands.ts), and `/NAME ARGS` sends the template NAME with `$ARGUMENTS`
 // replaced by ARGS.
@@ -14,6 +15,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { HearthClient, ProblemError } from '../client/client.ts'
 import { compact, readContext } from '../client/context-view.ts'
 import { createSessionOnce } from '../client/create-session.ts'
+import { upgradeKernel } from '../client/kernel-view.ts'
 import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { reload } from '../client/reload-view.ts'
@@ -315,7 +317,7 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     }
     interrupts = 0
     // The chat's own commands win over a template of the same name (and read no templates).
-    const builtin = /^\/(context|compact|reload)(\s|$)/.test(line.trim())
+    const builtin = /^\/(context|compact|reload|upgrade)(\s|$)/.test(line.trim())
     const templates = builtin ? undefined : await commandsOf(client(), sessionId, home, line)
     if (line.trim() === '/commands') {
       out.write(`${listCommands(templates ?? [])}\n> `)
@@ -323,7 +325,7 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     }
     const chosen = templates && chosenCommand(templates, line)
     if (chosen) line = chosen
-    const command = /^\/(context|compact|reload)(?:\s+(.*))?$/.exec(line.trim())
+    const command = /^\/(context|compact|reload|upgrade)(?:\s+(.*))?$/.exec(line.trim())
     if (command) {
       try {
         const args = command[2] ?? ''
@@ -332,7 +334,9 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
             ? await readContext(client(), sessionId)
             : command[1] === 'reload'
               ? await reload(client(), sessionId, args)
-              : await compact(client(), sessionId, args)
+              : command[1] === 'upgrade'
+                ? await upgradeKernel(client(), sessionId)
+                : await compact(client(), sessionId, args)
         out.write(`${text}\n`)
       } catch (err) {
         process.stderr.write(

@@ -2,6 +2,7 @@
 // /help read. A command gets the context of the screen it was typed in. Later screens
 // add their entries here.
 import { compact, readContext } from '../client/context-view.ts'
+import { upgradeKernel } from '../client/kernel-view.ts'
 import { RELOAD_TARGETS, reload } from '../client/reload-view.ts'
 import type { SessionLink } from './session-link.ts'
 
@@ -112,6 +113,15 @@ export const COMMANDS: SlashCommand[] = [
       if (!ctx.link.id) return ctx.say('no session is open', 'warn')
       ctx.say('reloading…')
       ctx.say(await reload(ctx.link.client(), ctx.link.id, ctx.args))
+    },
+  },
+  {
+    name: 'upgrade',
+    description: 'move the session onto a kernel of the build on disk (its jobs stop)',
+    run: async (ctx) => {
+      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      ctx.say('upgrading the kernel…')
+      ctx.say(await upgradeKernel(ctx.link.client(), ctx.link.id))
     },
   },
   {
