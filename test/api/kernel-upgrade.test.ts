@@ -4,6 +4,7 @@
 // new bundle (its background job reported stopped), a bundle that exits at once or speaks
 // another protocol fails the upgrade and the session keeps its kernel; a busy session is 409.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import {
   copyFileSync,
   mkdtempSync,
@@ -17,6 +18,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { upgradeText } from '../../src/client/kernel-view.ts'
+import { parseCommand } from '../../src/tui/commands.ts'
+import { statusLine } from '../../src/tui/status-line.ts'
+import { makeTheme } from '../../src/tui/theme.ts'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { ROOT } from '../helpers/daemon.ts'
 import { idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
@@ -110,6 +115,7 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
     const stale = await waitSession(s.d, sid, (x) => x.kernel.stale === true)
     assert.deepEqual(stale.kernel.staleness_reasons, ['build_changed'])
     assert.equal(stale.kernel.stage, null)
+    assert.match(statusLine(stale, 500, makeTheme(false)), / · kernel stale/)
     const live = openSse(s.d, `/sessions/${sid}?tail=0`)
     await live.next()
     const r = await upgrade(sid)
@@ -140,10 +146,25 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
     assert.deepEqual(afterRead.kernel.staleness_reasons, [])
     assert.equal(afterRead.kernel.instance_id, result.instance_id)
     assert.equal(afterRead.kernel.stage, null)
+    assert.doesNotMatch(statusLine(afterRead, 500, makeTheme(false)), /kernel stale/)
     s.upstream.enqueue(answer('second'))
     const done = await runMessage(s, sid, 'again')
     assert.equal(done.latest_answer.outcome, 'completed')
     assert.equal(done.kernel.instance_id, result.instance_id)
+  })
+
+  it('after an update, new sessions start on the new bundle while older ones stay stale', async () => {
+    const older = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, older, 'hello')
+    replaceBundle()
+    await waitSession(s.d, older, (x) => x.kernel.stale === true)
+    const newer = await newSession(s)
+    s.upstream.enqueue(answer('second'))
+    const read = await runMessage(s, newer, 'hello')
+    assert.equal(read.kernel.stale, false)
+    assert.notEqual(read.kernel.instance_id, null)
+    assert.equal((await getSession(s.d, older)).kernel.stale, true)
   })
 
   it('a running background job is stopped by the swap and reported, not restarted', async () => {
@@ -161,6 +182,10 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
     assert.deepEqual(result.stopped_jobs, [
       { id: job.id, command: marker, started_at: job.started_at, run_id: job.run_id },
     ])
+    assert.equal(
+      upgradeText(result),
+      `kernel upgraded: ${result.from_build} → ${result.to_build}\nstopped jobs (not restarted): ${marker} [${job.id}]`,
+    )
     const read = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 0)
     assert.equal(read.kernel.instance_id, result.instance_id)
     const deadline = Date.now() + 10_000
@@ -184,6 +209,10 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
       assert.equal(exited.instance_id, before.kernel.instance_id)
       assert.equal(exited.to_build, before.kernel.build)
       assert.deepEqual(exited.stopped_jobs, [])
+      assert.equal(
+        upgradeText(exited),
+        'kernel not upgraded (staging): The new kernel did not start: it exited with code 3; the session keeps its kernel',
+      )
 
       replaceBundle(OTHER_PROTOCOL)
       await sleep(600) // past the bundle's stat cache
@@ -205,6 +234,33 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
     } finally {
       replaceBundle()
     }
+  })
+
+  it('hearth chat: /upgrade says what it did', async () => {
+    const p = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'hearth.mjs'), 'chat', '--home', s.home, '--workspace', s.workspace],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    )
+    let stdout = ''
+    let stderr = ''
+    p.stdout.on('data', (c) => {
+      stdout += c
+    })
+    p.stderr.on('data', (c) => {
+      stderr += c
+    })
+    const exited = new Promise((resolve) => p.on('exit', resolve))
+    s.upstream.enqueue(answer('hello there'))
+    p.stdin.write('hello\n')
+    const deadline = Date.now() + 15_000
+    while (!stdout.includes('hello there') && Date.now() < deadline) await sleep(25)
+    replaceBundle()
+    await sleep(600) // past the bundle's stat cache
+    p.stdin.end('/upgrade\n/upgrade\n')
+    assert.equal(await exited, 0, stderr)
+    assert.match(stdout, /kernel upgraded: \S+ → \S+\n> kernel already runs the build on disk \(\S+\)\n/)
+    assert.equal(parseCommand('/upgrade')?.command?.name, 'upgrade')
   })
 
   it('is 409 session_busy while a turn runs', async () => {
