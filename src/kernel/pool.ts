@@ -27,10 +27,13 @@ export interface KernelListener {
   onExit: (code: number | null, signal: string | null) => void
 }
 
+/** `replaced`: its bundle is no longer the one on disk (bundle.ts). */
+type StopReason = 'idle' | 'spare_idle' | 'close' | 'replaced'
+
 /** What the pool reports about its processes (the daemon logs it). */
 export type PoolEvent =
   | { event: 'kernel_process_ready'; pid: number; warm_turns: number; warm_ms: number }
-  | { event: 'kernel_process_stopped'; pid: number; reason: 'idle' | 'spare_idle' | 'close' }
+  | { event: 'kernel_process_stopped'; pid: number; reason: StopReason }
   | { event: 'kernel_process_refused'; pid: number; reason: string }
 
 /**
@@ -511,7 +514,7 @@ export class KernelPool {
     return p
   }
 
-  #stop(p: KernelProcess, reason: 'idle' | 'spare_idle' | 'close'): void {
+  #stop(p: KernelProcess, reason: StopReason): void {
     this.#opts.onEvent?.({ event: 'kernel_process_stopped', pid: p.proc.pid ?? 0, reason })
     p.stop()
   }
@@ -532,7 +535,8 @@ export class KernelPool {
     const worth = (p: KernelProcess) => (current(p) ? 2 : 0) + Number(p.answered)
     empty.sort((a, b) => worth(b) - worth(a))
     const keep = active && !roomInUse && empty[0] && current(empty[0]) ? empty.shift() : undefined
-    for (const p of empty) this.#stop(p, active || !this.#opts.spare ? 'idle' : 'spare_idle')
+    for (const p of empty)
+      this.#stop(p, !current(p) ? 'replaced' : active || !this.#opts.spare ? 'idle' : 'spare_idle')
     if (active && !roomInUse && !keep) this.#fork()
   }
 }

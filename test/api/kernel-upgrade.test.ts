@@ -2,11 +2,13 @@
 // to fork its kernels from a copy of dist/kernel.mjs in a temp folder, which the tests replace
 // as an update would: a session's kernel turns stale, an upgrade moves it onto a kernel of the
 // new bundle (its background job reported stopped), a bundle that exits at once or speaks
-// another protocol fails the upgrade and the session keeps its kernel; a busy session is 409.
+// another protocol fails the upgrade and the session keeps its kernel; a busy session is 409;
+// the reserve kernel process is replaced by one of the new bundle.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import {
   copyFileSync,
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -277,5 +279,57 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
     const sid = await newSession(s)
     assertProblem(await upgrade(sid, { force: true }), 400, 'unknown_field')
     assertProblem(await upgrade('01900000-0000-7000-8000-000000000000'), 404, 'session_not_found')
+  })
+})
+
+describe('the reserve kernel after an update', () => {
+  it('is replaced by one of the new bundle, on which the next session runs', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'hearth-bundle-'))
+    const bundle = join(folder, 'kernel.mjs')
+    copyFileSync(join(DIST, 'kernel.mjs'), bundle)
+    const s = await startAgent({ protocol: 'chat_completions', env: { HEARTH_KERNEL_BUNDLE: bundle } })
+    const log = (msg: string) => {
+      const file = join(s.home, 'logs', 'hearth.log')
+      if (!existsSync(file)) return []
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.msg === msg)
+    }
+    const until = async <T>(what: string, probe: () => T | undefined) => {
+      const deadline = Date.now() + 30_000
+      for (;;) {
+        const v = probe()
+        if (v) return v
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+        await sleep(10)
+      }
+    }
+    try {
+      const first = await until('the reserve', () => log('kernel process ready')[0])
+      copyFileSync(join(DIST, 'kernel.mjs'), `${bundle}.next`)
+      renameSync(`${bundle}.next`, bundle)
+      await sleep(600) // past the bundle's stat cache
+      // A new session is activity: the pool looks at its reserve again.
+      const sid = await newSession(s)
+      const stopped = await until('the old reserve stopped', () =>
+        log('kernel process stopped').find((l) => l.pid === first.pid),
+      )
+      assert.equal(stopped.reason, 'replaced')
+      const second = await until('a new reserve', () =>
+        log('kernel process ready').find((l) => l.pid !== first.pid),
+      )
+      s.upstream.enqueue(answer('hello'))
+      const read = await runMessage(s, sid, 'hello')
+      assert.equal(read.latest_answer.outcome, 'completed')
+      assert.equal(read.kernel.stale, false)
+      // The turn ran on the new reserve: nothing else was forked for it.
+      assert.equal(log('kernel process ready').length, 2)
+      assert.ok(second.pid)
+    } finally {
+      await s.d.stop()
+      await s.upstream.close()
+    }
   })
 })
