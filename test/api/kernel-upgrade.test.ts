@@ -2,7 +2,7 @@
 // to fork its kernels from a copy of dist/kernel.mjs in a temp folder, which the tests replace
 // as an update would: a session's kernel turns stale, an upgrade moves it onto a kernel of the
 // new bundle (its background job reported stopped), a bundle that exits at once or speaks
-// another protocol fails the upgrade and the session keeps its kernel; a busy session is 409;
+// another protocol or answers no ping fails the upgrade and the session keeps its kernel; a busy session is 409;
 // the reserve kernel process is replaced by one of the new bundle.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -52,6 +52,9 @@ process.on('message', (m) => { if (m.type === 'shutdown') process.exit(0) })
 process.on('disconnect', () => process.exit(0))
 `
 
+/** A kernel that says it is ready in this daemon's protocol but answers no ping. */
+const SILENT = OTHER_PROTOCOL.replace('protocol: 999', 'protocol: 1')
+
 /** Live (not zombie) processes whose command line contains `marker`. */
 function processesWith(marker: string): number[] {
   const found: number[] = []
@@ -71,7 +74,7 @@ function processesWith(marker: string): number[] {
 
 const tag = `${process.pid % 1000}${Date.now() % 1000}`
 
-describe('POST /sessions/{id}/kernel/upgrade', () => {
+describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
   let s: AgentSetup
   const upgrade = (sid: string, body: unknown = {}) => post(s.d, `/sessions/${sid}/kernel/upgrade`, body)
 
@@ -224,6 +227,14 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
       assert.match(other.problem.detail, /protocol 999/)
       assert.equal(other.instance_id, before.kernel.instance_id)
 
+      replaceBundle(SILENT)
+      await sleep(600)
+      const silent = (await upgrade(sid)).json()
+      assert.equal(silent.outcome, 'failed')
+      assert.equal(silent.failed_stage, 'validating')
+      assert.match(silent.problem.detail, /did not answer a ping/)
+      assert.equal(silent.instance_id, before.kernel.instance_id)
+
       const read = await getSession(s.d, sid)
       assert.equal(read.kernel.instance_id, before.kernel.instance_id)
       assert.equal(read.kernel.stale, true)
@@ -235,6 +246,8 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
       assert.equal(done.kernel.instance_id, before.kernel.instance_id)
     } finally {
       replaceBundle()
+      // Past the stat cache: no new session goes to a process of the fakes.
+      await sleep(600)
     }
   })
 
@@ -253,6 +266,7 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
       stderr += c
     })
     const exited = new Promise((resolve) => p.on('exit', resolve))
+    const kill = setTimeout(() => p.kill('SIGKILL'), 30_000)
     s.upstream.enqueue(answer('hello there'))
     p.stdin.write('hello\n')
     const deadline = Date.now() + 15_000
@@ -261,6 +275,7 @@ describe('POST /sessions/{id}/kernel/upgrade', () => {
     await sleep(600) // past the bundle's stat cache
     p.stdin.end('/upgrade\n/upgrade\n')
     assert.equal(await exited, 0, stderr)
+    clearTimeout(kill)
     assert.match(stdout, /kernel upgraded: \S+ → \S+\n> kernel already runs the build on disk \(\S+\)\n/)
     assert.equal(parseCommand('/upgrade')?.command?.name, 'upgrade')
   })
