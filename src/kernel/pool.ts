@@ -396,10 +396,9 @@ export class KernelPool {
    */
   stage(): KernelProcess {
     const now = this.bundle.identity(true)
-    let p = [...this.#processes].find(
-      (x) => x.alive && x.bundle === now && x.busy < this.#opts.capacity && x.answered,
-    )
-    p ??= this.#fork()
+    const fits = [...this.#processes].filter((x) => x.alive && x.bundle === now && x.busy < this.#opts.capacity)
+    // A warmed one first (its validation is at once).
+    const p = fits.find((x) => x.answered) ?? fits[0] ?? this.#fork()
     this.#staged.add(p)
     return p
   }
@@ -528,9 +527,11 @@ export class KernelPool {
     const active = this.#opts.spare && Date.now() - this.#lastActivity < this.#opts.spareIdleMs
     // Processes of an older bundle take no new session: neither room nor reserve.
     const current = (p: KernelProcess) => !this.bundle.replaced(p.bundle)
-    const live = [...this.#processes].filter((p) => p.alive && !this.#staged.has(p))
-    const roomInUse = live.some((p) => current(p) && p.sessions.size > 0 && p.busy < this.#opts.capacity)
-    const empty = live.filter((p) => p.sessions.size === 0)
+    const live = [...this.#processes].filter((p) => p.alive)
+    // A process an upgrade staged is in use, though it hosts nobody yet.
+    const used = (p: KernelProcess) => p.sessions.size > 0 || this.#staged.has(p)
+    const roomInUse = live.some((p) => current(p) && used(p) && p.busy < this.#opts.capacity)
+    const empty = live.filter((p) => !used(p))
     // A warmed process of the bundle on disk is the one worth keeping.
     const worth = (p: KernelProcess) => (current(p) ? 2 : 0) + Number(p.answered)
     empty.sort((a, b) => worth(b) - worth(a))
