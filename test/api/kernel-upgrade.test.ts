@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { pathToFileURL } from 'node:url'
 import { upgradeText } from '../../src/client/kernel-view.ts'
 import { parseCommand } from '../../src/tui/commands.ts'
 import { statusLine } from '../../src/tui/status-line.ts'
@@ -156,6 +157,26 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
     const done = await runMessage(s, sid, 'again')
     assert.equal(done.latest_answer.outcome, 'completed')
     assert.equal(done.kernel.instance_id, result.instance_id)
+  })
+
+  it('kernel.stage shows the stage while an upgrade waits for a slow new kernel', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, sid, 'hello')
+    // The built kernel, a second and a half late.
+    replaceBundle(
+      `await new Promise((r) => setTimeout(r, 1500))\nawait import(${JSON.stringify(pathToFileURL(join(DIST, 'kernel.mjs')).href)})\n`,
+    )
+    await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+    const pending = upgrade(sid)
+    const staging = await waitSession(s.d, sid, (x) => x.kernel.stage !== null)
+    assert.equal(staging.kernel.stage, 'staging')
+    const result = (await pending).json()
+    assert.equal(result.outcome, 'upgraded')
+    const read = await getSession(s.d, sid)
+    assert.equal(read.kernel.stage, null)
+    assert.equal(read.kernel.instance_id, result.instance_id)
+    replaceBundle()
   })
 
   it('after an update, new sessions start on the new bundle while older ones stay stale', async () => {
