@@ -1,15 +1,20 @@
-// Kernels, daemon side. A session's kernel (`Kernel`: its own instance id and state) runs on
-// a shared kernel process (`KernelProcess`) that runs the turns of up to `capacity` busy
+// Kernels, daemon side. A session's kernel (`Kernel`, instance.ts: its own instance id and
+// state) runs on a shared kernel process (`KernelProcess`) that runs the turns of up to `capacity` busy
 // sessions at once (idle sessions keep their kernel there without taking room). Sessions
 // are packed into the fewest processes; one warmed process with room is kept ready while
 // the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
+// Each process remembers the bundle it was forked from (bundle.ts): one of a replaced bundle
+// takes no new session, and an upgrade (upgrade.ts) moves a session off it.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
-import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
+import type { McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { childProcess } from '../util/lazy-builtins.ts'
 import { KernelBundle } from './bundle.ts'
+import { Kernel } from './instance.ts'
 import { type FromKernel, KERNEL_PROTOCOL, type OfferedTool, type ToKernel } from './protocol.ts'
+
+export { Kernel }
 
 export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
 
@@ -199,109 +204,6 @@ export class KernelProcess {
   }
 }
 
-/** A session's kernel: the session's instance on a shared kernel process. */
-export class Kernel {
-  readonly instanceId = uuidv7()
-  readonly host: KernelProcess
-  readonly sessionId: string
-  state: KernelState
-  listener: KernelListener | undefined
-  /**
-   * Model turns of the session that are not steps of its run (a compaction's summary), by
-   * their own turn id: their messages go here instead of to the listener.
-   */
-  readonly sideTurns = new Map<string, KernelListener>()
-  /** The session's background jobs as the kernel last reported them. */
-  jobs: JobInfo[] = []
-  /** Told when the session's jobs change (the pool's onJobs). */
-  onJobs: ((jobs: JobInfo[]) => void) | undefined
-  /**
-   * The session's MCP servers as the kernel last reported them; null when none were ever
-   * loaded on this instance (or they went with it).
-   */
-  mcp: McpServerStatus[] | null = null
-  /** Told when the session's MCP servers change (the pool's onMcp). */
-  onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
-  /** Loads waiting for their answer (`mcp_state` with their id), by load id. */
-  readonly #mcpWaiters = new Map<number, () => void>()
-  #mcpLoads = 0
-  #detached = false
-
-  constructor(host: KernelProcess, sessionId: string) {
-    this.host = host
-    this.sessionId = sessionId
-    this.state = host.answered ? 'ready' : 'starting'
-    host.sessions.add(this)
-  }
-
-  get build(): string | null {
-    return this.host.build
-  }
-
-  /** Jobs that still run: while there are any, the session keeps this kernel. */
-  get liveJobs(): JobInfo[] {
-    return this.jobs.filter((j) => j.state === 'running')
-  }
-
-  jobsChanged(jobs: JobInfo[]): void {
-    this.jobs = jobs
-    this.onJobs?.(jobs)
-  }
-
-  /** A report of the session's MCP servers (null: they went with the kernel, every load ends). */
-  mcpChanged(servers: McpServerStatus[] | null, loadId?: number): void {
-    this.mcp = servers
-    if (servers === null) {
-      for (const w of this.#mcpWaiters.values()) w()
-      this.#mcpWaiters.clear()
-    } else if (loadId !== undefined) {
-      this.#mcpWaiters.get(loadId)?.()
-      this.#mcpWaiters.delete(loadId)
-    }
-    this.onMcp?.(servers)
-  }
-
-  /**
-   * Has the kernel bring the session's MCP servers to `servers` (nothing to do when there
-   * are none and none were loaded); resolves once it reported them (or the process ended).
-   * `retry` starts quarantined servers again (a reload) although their settings are unchanged.
-   */
-  loadMcp(servers: McpServerConfig[], retry = false): Promise<void> {
-    if (servers.length === 0 && (this.mcp?.length ?? 0) === 0) return Promise.resolve()
-    if (!this.alive) return Promise.resolve()
-    const loadId = ++this.#mcpLoads
-    return new Promise((resolve) => {
-      this.#mcpWaiters.set(loadId, resolve)
-      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers, retry })
-    })
-  }
-
-  /** Resolves once the process has warmed up (or ended). */
-  get ready(): Promise<void> {
-    return this.host.ready
-  }
-
-  get alive(): boolean {
-    return !this.#detached && this.host.alive && this.state !== 'none'
-  }
-
-  send(msg: ToKernel): void {
-    if (this.alive || msg.type === 'abort') this.host.send(msg, this)
-  }
-
-  /** The session gives its kernel up; the process stays for its other sessions. */
-  detach(): void {
-    // Its MCP servers are children of the process, which stays: they stop now.
-    if (this.mcp !== null && this.host.alive)
-      this.host.send({ type: 'mcp_close', session_id: this.sessionId })
-    this.mcpChanged(null)
-    this.#detached = true
-    this.listener = undefined
-    this.state = 'none'
-    this.host.sessions.delete(this)
-  }
-}
-
 export interface PoolOptions {
   entry: string
   /** Variables kernels get besides the daemon's environment. */
@@ -396,7 +298,9 @@ export class KernelPool {
    */
   stage(): KernelProcess {
     const now = this.bundle.identity(true)
-    const fits = [...this.#processes].filter((x) => x.alive && x.bundle === now && x.busy < this.#opts.capacity)
+    const fits = [...this.#processes].filter(
+      (x) => x.alive && x.bundle === now && x.busy < this.#opts.capacity,
+    )
     // A warmed one first (its validation is at once).
     const p = fits.find((x) => x.answered) ?? fits[0] ?? this.#fork()
     this.#staged.add(p)
