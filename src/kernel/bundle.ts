@@ -2,16 +2,23 @@
 // from (its identity: device, inode, size and modification time); a process whose bundle is
 // no longer the one on disk runs an older build (an update replaced dist/kernel.mjs), so its
 // sessions show `kernel.stale` and new sessions go to a process of the new bundle. A stat
-// costs microseconds, but reads come in bursts: one is taken at most every STAT_TTL_MS.
-import { statSync } from 'node:fs'
+// costs microseconds, but reads come in bursts: one is taken at most every STAT_TTL_MS. A
+// watch on the bundle's folder notices an update with nobody reading, so session streams
+// hear of it (`kernel.staleness_changed`).
+import { type FSWatcher, statSync, watch } from 'node:fs'
+import { basename, dirname } from 'node:path'
 
 /** How long a stat of the bundle answers for (a session read, a list page, the pool's choices). */
 export const STAT_TTL_MS = 500
+/** A write comes as several watch events: the bundle is looked at once they settle. */
+const WATCH_SETTLE_MS = 100
 
 export class KernelBundle {
   readonly path: string
   #identity: string | null = null
   #statedAt = Number.NEGATIVE_INFINITY
+  #watcher: FSWatcher | undefined
+  #settleTimer: NodeJS.Timeout | undefined
   /** Told when a stat finds another bundle than the previous one did. */
   onChange: (() => void) | undefined
 
@@ -38,6 +45,28 @@ export class KernelBundle {
     this.#identity = next
     if (changed) this.onChange?.()
     return next
+  }
+
+  /** Starts watching the bundle's folder (once; off the start-up path, when a first kernel is forked). */
+  watch(): void {
+    if (this.#watcher) return
+    try {
+      this.#watcher = watch(dirname(this.path), { persistent: false }, (_type, name) => {
+        if (name !== null && name !== basename(this.path)) return
+        clearTimeout(this.#settleTimer)
+        this.#settleTimer = setTimeout(() => this.identity(true), WATCH_SETTLE_MS)
+        this.#settleTimer.unref()
+      })
+      // A folder that goes away ends the watch; stats on reads still notice a new bundle.
+      this.#watcher.on('error', () => this.close())
+    } catch {
+      // No watch here (a folder that cannot be watched): reads still stat the bundle.
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.#settleTimer)
+    this.#watcher?.close()
   }
 
   /** Whether a process forked from bundle `forkedFrom` runs another bundle than the one on disk. */

@@ -229,6 +229,8 @@ export class KernelPool {
   #tools: OfferedTool[] | null = null
   /** A session's background jobs changed (started, wrote, ended, or went with a crash). */
   onJobs: ((sessionId: string, jobs: JobInfo[]) => void) | undefined
+  /** The bundle on disk changed (an update): the sessions whose kernel runs an older one. */
+  onBundleChanged: ((staleSessions: string[]) => void) | undefined
   /** A session's MCP servers changed (loaded, one exited, or they stopped with its kernel). */
   onMcp: ((sessionId: string, servers: McpServerStatus[] | null) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
@@ -242,7 +244,11 @@ export class KernelPool {
     this.#opts = opts
     this.bundle = new KernelBundle(opts.entry)
     // An update landed: the reserve of the old bundle makes way for one of the new.
-    this.bundle.onChange = () => setImmediate(() => this.#settle())
+    this.bundle.onChange = () =>
+      setImmediate(() => {
+        this.#settle()
+        this.onBundleChanged?.([...this.#bySession.keys()].filter((id) => this.stale(id)))
+      })
   }
 
   /** Something is happening (the daemon started, a session was created or ran): have room ready. */
@@ -370,6 +376,7 @@ export class KernelPool {
 
   close(): void {
     this.#closed = true
+    this.bundle.close()
     clearTimeout(this.#spareTimer)
     for (const t of this.#idleTimers.values()) clearTimeout(t)
     for (const p of this.#processes) this.#stop(p, 'close')
@@ -399,6 +406,7 @@ export class KernelPool {
       })
     }
     const bundle = this.bundle.identity(true)
+    this.bundle.watch()
     const p = new KernelProcess(this.#opts.entry, this.#opts.env ?? {}, onReady, bundle)
     this.#processes.add(p)
     void p.ready.then(() => {

@@ -208,6 +208,17 @@ export const LOG_EVENTS = {
       description: 'A background job started or ended (kernel.running_jobs of a read has the details)',
     },
   ),
+  'kernel.staleness_changed': Type.Object(
+    {
+      stale: Type.Boolean(),
+      staleness_reasons: Type.Array(Type.String()),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "The kernel bundle on disk changed (an update) and the session's kernel runs an older one: an upgrade would help (kernel.stale of a read follows)",
+    },
+  ),
   'kernel.stage_changed': Type.Object(
     {
       stage: Type.Union([Type.Enum(['staging', 'validating', 'swapping']), Type.Null()], {

@@ -159,6 +159,21 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
     assert.equal(done.kernel.instance_id, result.instance_id)
   })
 
+  it("an update is heard on the session's stream with nobody reading", async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, sid, 'hello')
+    const live = openSse(s.d, `/sessions/${sid}?tail=0`)
+    await live.next()
+    replaceBundle()
+    const frames = await live.collect((f) => f.event === 'kernel.staleness_changed')
+    live.destroy()
+    assert.deepEqual(JSON.parse(frames.at(-1)?.data ?? '{}').payload, {
+      stale: true,
+      staleness_reasons: ['build_changed'],
+    })
+  })
+
   it('kernel.stage shows the stage while an upgrade waits for a slow new kernel', async () => {
     const sid = await newSession(s)
     s.upstream.enqueue(answer('first'))
