@@ -31,25 +31,26 @@ export function upgradeSessionKernel(runs: Runs, sessionId: string): Promise<Ker
       }
     }
     const before = d.kernels.current(sessionId)?.instanceId ?? null
+    // The swap gives the old kernel up, and its MCP servers with it: noted before.
+    const hadMcp = (d.kernels.current(sessionId)?.mcp ?? null) !== null
     let staged = false
-    let done: KernelUpgrade
+    let result: KernelUpgradeResult | undefined
     try {
-      done = await upgradeKernel(d.kernels, sessionId, (s) => {
+      const done = await upgradeKernel(d.kernels, sessionId, (s) => {
         staged = true
         stage(s, { outcome: 'failed', instance_id: before })
       })
-    } catch (err) {
-      if (staged) stage(null, { outcome: 'failed', instance_id: before })
-      throw err
+      if (done.outcome === 'upgraded') {
+        // The new kernel loads the session's MCP servers again.
+        if (hadMcp) await loadMcp(d, done.to, d.core.require(sessionId).workspace)
+        d.kernels.release(sessionId)
+      } else if (done.outcome === 'failed' && done.from.alive) d.kernels.release(sessionId)
+      result = resultOf(done)
+      return result
+    } finally {
+      // Whatever happened, the stage ends (a failure thrown here is reported as failed).
+      if (staged) stage(null, result ?? { outcome: 'failed', instance_id: before })
     }
-    if (done.outcome === 'upgraded') {
-      // The old kernel's MCP servers went with it: the new one loads the session's again.
-      if (done.from.mcp !== null) await loadMcp(d, done.to, d.core.require(sessionId).workspace)
-      d.kernels.release(sessionId)
-    } else if (done.outcome === 'failed' && done.from.alive) d.kernels.release(sessionId)
-    const result = resultOf(done)
-    if (staged) stage(null, result)
-    return result
   })
 }
 

@@ -28,6 +28,7 @@ import { makeTheme } from '../../src/tui/theme.ts'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { ROOT } from '../helpers/daemon.ts'
 import { idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
+import { change } from '../settings/helpers.ts'
 import { openSse } from '../streams/sse-client.ts'
 import { type AgentSetup, getSession, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
 import { assertProblem } from './hostile.ts'
@@ -43,6 +44,13 @@ function replaceBundle(text?: string): void {
   if (text === undefined) copyFileSync(join(DIST, 'kernel.mjs'), next)
   else writeFileSync(next, text)
   renameSync(next, BUNDLE)
+}
+
+/** A real MCP server over stdio (test/fakes/mcp/). */
+const stdioServer = {
+  command: process.execPath,
+  args: [join(ROOT, 'test/fakes/mcp/stdio-server.ts')],
+  startup_timeout_ms: 30_000,
 }
 
 /** A kernel that says it is ready in another protocol version, and answers nothing else. */
@@ -284,6 +292,26 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
       replaceBundle()
       // Past the stat cache: no new session goes to a process of the fakes.
       await sleep(600)
+    }
+  })
+
+  it('the MCP servers the old kernel had loaded are loaded on the new one', async () => {
+    await change(s.d, 'mcp', { servers: { fine: stdioServer } })
+    try {
+      const sid = await newSession(s)
+      const reload = await post(s.d, `/sessions/${sid}/reload`, { targets: ['composition'] })
+      assert.equal(reload.json().composition.outcome, 'reloaded', reload.text())
+      assert.equal((await getSession(s.d, sid)).composition.availability['mcp:fine'].state, 'ready')
+      replaceBundle()
+      await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+      const result = (await upgrade(sid)).json()
+      assert.equal(result.outcome, 'upgraded')
+      const read = await getSession(s.d, sid)
+      assert.equal(read.kernel.instance_id, result.instance_id)
+      assert.equal(read.composition.availability['mcp:fine'].state, 'ready')
+      assert.deepEqual(read.composition.quarantine, [])
+    } finally {
+      await change(s.d, 'mcp', { servers: { fine: null } })
     }
   })
 
