@@ -38,6 +38,7 @@ import { catalogRoutes } from './catalog.ts'
 import { contextRoutes } from './context.ts'
 import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
+import { kernelRoutes } from './kernel.ts'
 import { modelsRoutes, modelsServiceOf } from './models.ts'
 import { reloadRoutes } from './reload.ts'
 import { serverRoutes } from './server.ts'
@@ -176,6 +177,7 @@ export function createApi(d: ApiDeps): Api {
     }),
     ...catalogRoutes({ core, sources: catalogSources, continuations: d.continuations }),
     ...reloadRoutes({ runs, settings: d.settings, home: d.home }),
+    ...kernelRoutes({ runs }),
     ...modelsRoutes({ ...d, models }),
   ]
   checkBindings(routes, ALL_OPS)

@@ -6,6 +6,7 @@
 // prints what the next request holds and `/compact [summarize|truncate] [TURNS] [FOCUS]`
 // compacts the session's context (src/client/context-view.ts); `/reload [composition|models]`
 // reloads the session's composition, the model catalogue or both (src/client/reload-view.ts).
+// `/upgrade` moves the session onto a kernel of the build on disk (src/client/kernel-view.ts).
 // `/commands` and `/skills` list the session's prompt templates and skills from its catalog
 // (src/client/catalog.ts), and `/NAME ARGS` sends the template NAME with `$ARGUMENTS`
 // replaced by ARGS.
@@ -15,6 +16,7 @@ import { commandsText, readCommands, readSkills, skillsText, templateMessage } f
 import { HearthClient, ProblemError } from '../client/client.ts'
 import { compact, readContext } from '../client/context-view.ts'
 import { createSessionOnce } from '../client/create-session.ts'
+import { upgradeKernel } from '../client/kernel-view.ts'
 import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { reload } from '../client/reload-view.ts'
@@ -314,7 +316,7 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     }
     interrupts = 0
     // The chat's own commands win over a template of the same name (and read no templates).
-    const command = /^\/(context|compact|reload|commands|skills)(?:\s+(.*))?$/.exec(line.trim())
+    const command = /^\/(context|compact|reload|upgrade|commands|skills)(?:\s+(.*))?$/.exec(line.trim())
     if (!command && line.trimStart().startsWith('/')) {
       try {
         line = templateMessage(await readCommands(client(), sessionId), line) ?? line
@@ -334,7 +336,9 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
                 ? commandsText(await readCommands(client(), sessionId))
                 : command[1] === 'skills'
                   ? skillsText(await readSkills(client(), sessionId))
-                  : await compact(client(), sessionId, args)
+                  : command[1] === 'upgrade'
+                    ? await upgradeKernel(client(), sessionId)
+                    : await compact(client(), sessionId, args)
         out.write(`${text}\n`)
       } catch (err) {
         process.stderr.write(`hearth: ${errorText(err)}\n`)

@@ -87,8 +87,9 @@ function kernelPool(log: DaemonLog, home: string, env: NodeJS.ProcessEnv = proce
   return new KernelPool({
     // Commands run by tools must not see the home (tokens, keys): the sandbox hides it.
     env: { HEARTH_HOME: home },
-    // The kernel bundle sits beside the daemon bundle (scripts/build.mjs).
-    entry: fileURLToPath(new URL('./kernel.mjs', import.meta.url)),
+    // The kernel bundle sits beside the daemon bundle (scripts/build.mjs); HEARTH_KERNEL_BUNDLE
+    // names another file (the upgrade tests replace it while the daemon runs).
+    entry: env.HEARTH_KERNEL_BUNDLE || fileURLToPath(new URL('./kernel.mjs', import.meta.url)),
     idleMs: positiveInt(env.HEARTH_KERNEL_IDLE_MS, KERNEL_IDLE_MS),
     spare: env.HEARTH_KERNEL_SPARE !== '0',
     spareIdleMs: positiveInt(env.HEARTH_KERNEL_SPARE_IDLE_MS, KERNEL_SPARE_IDLE_MS),

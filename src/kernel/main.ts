@@ -10,7 +10,7 @@ import type { NeutralEvent } from '../providers/types.ts'
 import { sandboxStatusAsync, watchProcessGroups } from '../tools/exec/index.ts'
 import { setHearthHome } from '../tools/files/index.ts'
 import { McpHost } from './mcp/host.ts'
-import type { CallRequest, FromKernel, ToKernel } from './protocol.ts'
+import { type CallRequest, type FromKernel, KERNEL_PROTOCOL, type ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
 import { warmUp } from './warm.ts'
 
@@ -124,6 +124,7 @@ process.on('message', (msg: ToKernel) => {
   else if (msg.type === 'mcp_close') void mcp.close(msg.session_id)
   // Jobs are stopped with their process groups before the process goes.
   else if (msg.type === 'shutdown') quit()
+  else if (msg.type === 'ping') send({ type: 'pong', id: msg.id, build: BUILD, protocol: KERNEL_PROTOCOL })
 })
 // The daemon going away closes the channel: a kernel never outlives its daemon.
 process.on('disconnect', quit)
@@ -136,6 +137,7 @@ send({
   type: 'ready',
   instance_id: instanceId,
   build: BUILD,
+  protocol: KERNEL_PROTOCOL,
   warm_turns: warmed,
   warm_ms: performance.now() - warmStart,
   tools: tools.offered(),

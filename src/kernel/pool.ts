@@ -1,14 +1,20 @@
-// Kernels, daemon side. A session's kernel (`Kernel`: its own instance id and state) runs on
-// a shared kernel process (`KernelProcess`) that runs the turns of up to `capacity` busy
+// Kernels, daemon side. A session's kernel (`Kernel`, instance.ts: its own instance id and
+// state) runs on a shared kernel process (`KernelProcess`) that runs the turns of up to `capacity` busy
 // sessions at once (idle sessions keep their kernel there without taking room). Sessions
 // are packed into the fewest processes; one warmed process with room is kept ready while
 // the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
+// Each process remembers the bundle it was forked from (bundle.ts): one of a replaced bundle
+// takes no new session, and an upgrade (upgrade.ts) moves a session off it.
 import type { ChildProcess } from 'node:child_process'
 import { v7 as uuidv7 } from 'uuid'
-import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
+import type { McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { childProcess } from '../util/lazy-builtins.ts'
-import type { FromKernel, OfferedTool, ToKernel } from './protocol.ts'
+import { KernelBundle } from './bundle.ts'
+import { Kernel } from './instance.ts'
+import { type FromKernel, KERNEL_PROTOCOL, type OfferedTool, type ToKernel } from './protocol.ts'
+
+export { Kernel }
 
 export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
 
@@ -26,10 +32,14 @@ export interface KernelListener {
   onExit: (code: number | null, signal: string | null) => void
 }
 
+/** `replaced`: its bundle is no longer the one on disk (bundle.ts). */
+type StopReason = 'idle' | 'spare_idle' | 'close' | 'replaced'
+
 /** What the pool reports about its processes (the daemon logs it). */
 export type PoolEvent =
   | { event: 'kernel_process_ready'; pid: number; warm_turns: number; warm_ms: number }
-  | { event: 'kernel_process_stopped'; pid: number; reason: 'idle' | 'spare_idle' | 'close' }
+  | { event: 'kernel_process_stopped'; pid: number; reason: StopReason }
+  | { event: 'kernel_process_refused'; pid: number; reason: string }
 
 /**
  * A 2 MB young generation (V8 sizes it from the machine's memory otherwise): measured over
@@ -44,6 +54,12 @@ const KERNEL_NODE_FLAGS = ['--max-semi-space-size=2']
 export class KernelProcess {
   readonly instanceId = uuidv7()
   readonly proc: ChildProcess
+  /** The identity of the bundle it was forked from (bundle.ts). */
+  readonly bundle: string | null
+  /** The KERNEL_PROTOCOL it said it speaks in `ready`. */
+  protocol: number | null = null
+  /** Why its `ready` was refused (another protocol): it is stopped and hosts nothing. */
+  refusal: string | null = null
   /** Set by `ready`, which the process sends once it has run its warm-up turns (warm.ts). */
   build: string | null = null
   /** The built-in tools it runs (from `ready`). */
@@ -62,7 +78,9 @@ export class KernelProcess {
     entry: string,
     env: Record<string, string>,
     onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void,
+    bundle: string | null = null,
   ) {
+    this.bundle = bundle
     this.proc = childProcess().fork(entry, [], {
       env: { ...process.env, ...env, HEARTH_KERNEL_INSTANCE: this.instanceId },
       execArgv: KERNEL_NODE_FLAGS,
@@ -72,6 +90,13 @@ export class KernelProcess {
     this.ready = new Promise((resolve) => {
       this.proc.on('message', (msg: FromKernel) => {
         if (msg.type === 'ready') {
+          this.protocol = msg.protocol ?? null
+          if (this.protocol !== KERNEL_PROTOCOL) {
+            this.refusal = `it speaks kernel protocol ${this.protocol}; this daemon speaks ${KERNEL_PROTOCOL}`
+            this.stop()
+            resolve()
+            return
+          }
           this.build = msg.build
           this.tools = msg.tools
           this.sandbox = msg.sandbox
@@ -89,6 +114,8 @@ export class KernelProcess {
             if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers, msg.load_id)
           return
         }
+        // Answers to an upgrade's ping (upgrade.ts listens for them itself).
+        if (msg.type === 'pong') return
         if (msg.type === 'groups') {
           this.#groups = msg.pgids
           return
@@ -177,109 +204,6 @@ export class KernelProcess {
   }
 }
 
-/** A session's kernel: the session's instance on a shared kernel process. */
-export class Kernel {
-  readonly instanceId = uuidv7()
-  readonly host: KernelProcess
-  readonly sessionId: string
-  state: KernelState
-  listener: KernelListener | undefined
-  /**
-   * Model turns of the session that are not steps of its run (a compaction's summary), by
-   * their own turn id: their messages go here instead of to the listener.
-   */
-  readonly sideTurns = new Map<string, KernelListener>()
-  /** The session's background jobs as the kernel last reported them. */
-  jobs: JobInfo[] = []
-  /** Told when the session's jobs change (the pool's onJobs). */
-  onJobs: ((jobs: JobInfo[]) => void) | undefined
-  /**
-   * The session's MCP servers as the kernel last reported them; null when none were ever
-   * loaded on this instance (or they went with it).
-   */
-  mcp: McpServerStatus[] | null = null
-  /** Told when the session's MCP servers change (the pool's onMcp). */
-  onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
-  /** Loads waiting for their answer (`mcp_state` with their id), by load id. */
-  readonly #mcpWaiters = new Map<number, () => void>()
-  #mcpLoads = 0
-  #detached = false
-
-  constructor(host: KernelProcess, sessionId: string) {
-    this.host = host
-    this.sessionId = sessionId
-    this.state = host.answered ? 'ready' : 'starting'
-    host.sessions.add(this)
-  }
-
-  get build(): string | null {
-    return this.host.build
-  }
-
-  /** Jobs that still run: while there are any, the session keeps this kernel. */
-  get liveJobs(): JobInfo[] {
-    return this.jobs.filter((j) => j.state === 'running')
-  }
-
-  jobsChanged(jobs: JobInfo[]): void {
-    this.jobs = jobs
-    this.onJobs?.(jobs)
-  }
-
-  /** A report of the session's MCP servers (null: they went with the kernel, every load ends). */
-  mcpChanged(servers: McpServerStatus[] | null, loadId?: number): void {
-    this.mcp = servers
-    if (servers === null) {
-      for (const w of this.#mcpWaiters.values()) w()
-      this.#mcpWaiters.clear()
-    } else if (loadId !== undefined) {
-      this.#mcpWaiters.get(loadId)?.()
-      this.#mcpWaiters.delete(loadId)
-    }
-    this.onMcp?.(servers)
-  }
-
-  /**
-   * Has the kernel bring the session's MCP servers to `servers` (nothing to do when there
-   * are none and none were loaded); resolves once it reported them (or the process ended).
-   * `retry` starts quarantined servers again (a reload) although their settings are unchanged.
-   */
-  loadMcp(servers: McpServerConfig[], retry = false): Promise<void> {
-    if (servers.length === 0 && (this.mcp?.length ?? 0) === 0) return Promise.resolve()
-    if (!this.alive) return Promise.resolve()
-    const loadId = ++this.#mcpLoads
-    return new Promise((resolve) => {
-      this.#mcpWaiters.set(loadId, resolve)
-      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers, retry })
-    })
-  }
-
-  /** Resolves once the process has warmed up (or ended). */
-  get ready(): Promise<void> {
-    return this.host.ready
-  }
-
-  get alive(): boolean {
-    return !this.#detached && this.host.alive && this.state !== 'none'
-  }
-
-  send(msg: ToKernel): void {
-    if (this.alive || msg.type === 'abort') this.host.send(msg, this)
-  }
-
-  /** The session gives its kernel up; the process stays for its other sessions. */
-  detach(): void {
-    // Its MCP servers are children of the process, which stays: they stop now.
-    if (this.mcp !== null && this.host.alive)
-      this.host.send({ type: 'mcp_close', session_id: this.sessionId })
-    this.mcpChanged(null)
-    this.#detached = true
-    this.listener = undefined
-    this.state = 'none'
-    this.host.sessions.delete(this)
-  }
-}
-
 export interface PoolOptions {
   entry: string
   /** Variables kernels get besides the daemon's environment. */
@@ -305,13 +229,26 @@ export class KernelPool {
   #tools: OfferedTool[] | null = null
   /** A session's background jobs changed (started, wrote, ended, or went with a crash). */
   onJobs: ((sessionId: string, jobs: JobInfo[]) => void) | undefined
+  /** The bundle on disk changed (an update): the sessions whose kernel runs an older one. */
+  onBundleChanged: ((staleSessions: string[]) => void) | undefined
   /** A session's MCP servers changed (loaded, one exited, or they stopped with its kernel). */
   onMcp: ((sessionId: string, servers: McpServerStatus[] | null) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
+  /** The bundle kernels are forked from; a process of an older one takes no new session. */
+  readonly bundle: KernelBundle
+  /** Processes an upgrade staged and has not swapped onto yet: kept although empty. */
+  readonly #staged = new Set<KernelProcess>()
 
   constructor(opts: PoolOptions) {
     this.#opts = opts
+    this.bundle = new KernelBundle(opts.entry)
+    // An update landed: the reserve of the old bundle makes way for one of the new.
+    this.bundle.onChange = () =>
+      setImmediate(() => {
+        this.#settle()
+        this.onBundleChanged?.([...this.#bySession.keys()].filter((id) => this.stale(id)))
+      })
   }
 
   /** Something is happening (the daemon started, a session was created or ran): have room ready. */
@@ -336,11 +273,56 @@ export class KernelPool {
     if (k?.alive && k.state !== 'stopping' && (k.host.busy < this.#opts.capacity || k.liveJobs.length > 0))
       return k
     k?.detach()
-    k = new Kernel(this.#hostForNewSession(), sessionId)
+    k = this.#attach(sessionId, this.#hostForNewSession())
+    setImmediate(() => this.warm())
+    return k
+  }
+
+  #attach(sessionId: string, host: KernelProcess): Kernel {
+    const k = new Kernel(host, sessionId)
     k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
     k.onMcp = (servers) => this.onMcp?.(sessionId, servers)
     this.#bySession.set(sessionId, k)
-    setImmediate(() => this.warm())
+    return k
+  }
+
+  /** The session's kernel is in use (an upgrade): no idle release until the next `release`. */
+  hold(sessionId: string): void {
+    clearTimeout(this.#idleTimers.get(sessionId))
+    this.#idleTimers.delete(sessionId)
+  }
+
+  /** Whether the session's kernel runs an older bundle than the one on disk. */
+  stale(sessionId: string): boolean {
+    const k = this.current(sessionId)
+    return k !== undefined && this.bundle.replaced(k.host.bundle)
+  }
+
+  /**
+   * An upgrade's stage: a process of the bundle on disk with room (one that runs already,
+   * else a new one), kept until `swap` or `unstage` although it hosts nobody yet.
+   */
+  stage(): KernelProcess {
+    const now = this.bundle.identity(true)
+    const fits = [...this.#processes].filter(
+      (x) => x.alive && x.bundle === now && x.busy < this.#opts.capacity,
+    )
+    // A warmed one first (its validation is at once).
+    const p = fits.find((x) => x.answered) ?? fits[0] ?? this.#fork()
+    this.#staged.add(p)
+    return p
+  }
+
+  unstage(p: KernelProcess): void {
+    this.#staged.delete(p)
+    setImmediate(() => this.#settle())
+  }
+
+  /** An upgrade's swap: the session gets a new instance on `host`; its old one is given up. */
+  swap(sessionId: string, host: KernelProcess): Kernel {
+    this.#bySession.get(sessionId)?.detach()
+    const k = this.#attach(sessionId, host)
+    this.unstage(host)
     return k
   }
 
@@ -394,6 +376,7 @@ export class KernelPool {
 
   close(): void {
     this.#closed = true
+    this.bundle.close()
     clearTimeout(this.#spareTimer)
     for (const t of this.#idleTimers.values()) clearTimeout(t)
     for (const p of this.#processes) this.#stop(p, 'close')
@@ -405,14 +388,14 @@ export class KernelPool {
     let best: KernelProcess | undefined
     const rank = (p: KernelProcess) => (p.answered ? 1_000_000 : 0) + p.sessions.size
     for (const p of this.#processes) {
-      if (!p.alive || p.busy >= this.#opts.capacity) continue
+      if (!p.alive || p.busy >= this.#opts.capacity || this.bundle.replaced(p.bundle)) continue
       if (!best || rank(p) > rank(best)) best = p
     }
     return best ?? this.#fork()
   }
 
   #fork(): KernelProcess {
-    const p = new KernelProcess(this.#opts.entry, this.#opts.env ?? {}, (ready, warmTurns, warmMs) => {
+    const onReady = (ready: KernelProcess, warmTurns: number, warmMs: number) => {
       this.#sandbox = ready.sandbox
       this.#tools = ready.tools
       this.#opts.onEvent?.({
@@ -421,18 +404,28 @@ export class KernelPool {
         warm_turns: warmTurns,
         warm_ms: Math.round(warmMs),
       })
-    })
+    }
+    const bundle = this.bundle.identity(true)
+    this.bundle.watch()
+    const p = new KernelProcess(this.#opts.entry, this.#opts.env ?? {}, onReady, bundle)
     this.#processes.add(p)
+    void p.ready.then(() => {
+      if (p.refusal)
+        this.#opts.onEvent?.({ event: 'kernel_process_refused', pid: p.proc.pid ?? 0, reason: p.refusal })
+    })
     p.proc.once('exit', () => {
       this.#processes.delete(p)
+      this.#staged.delete(p)
       for (const [sessionId, k] of this.#bySession) if (k.host === p) this.#bySession.delete(sessionId)
-      // A process that crashed may have been the reserve.
-      setImmediate(() => this.#settle())
+      // A process that crashed may have been the reserve. One that never became ready is
+      // not forked again at once (a broken bundle would be forked in a loop): the next
+      // activity brings the reserve back.
+      if (p.answered) setImmediate(() => this.#settle())
     })
     return p
   }
 
-  #stop(p: KernelProcess, reason: 'idle' | 'spare_idle' | 'close'): void {
+  #stop(p: KernelProcess, reason: StopReason): void {
     this.#opts.onEvent?.({ event: 'kernel_process_stopped', pid: p.proc.pid ?? 0, reason })
     p.stop()
   }
@@ -444,13 +437,19 @@ export class KernelPool {
   #settle(): void {
     if (this.#closed) return
     const active = this.#opts.spare && Date.now() - this.#lastActivity < this.#opts.spareIdleMs
+    // Processes of an older bundle take no new session: neither room nor reserve.
+    const current = (p: KernelProcess) => !this.bundle.replaced(p.bundle)
     const live = [...this.#processes].filter((p) => p.alive)
-    const roomInUse = live.some((p) => p.sessions.size > 0 && p.busy < this.#opts.capacity)
-    const empty = live.filter((p) => p.sessions.size === 0)
-    // A warmed process is the one worth keeping.
-    empty.sort((a, b) => Number(b.answered) - Number(a.answered))
-    const keep = active && !roomInUse ? empty.shift() : undefined
-    for (const p of empty) this.#stop(p, active || !this.#opts.spare ? 'idle' : 'spare_idle')
+    // A process an upgrade staged is in use, though it hosts nobody yet.
+    const used = (p: KernelProcess) => p.sessions.size > 0 || this.#staged.has(p)
+    const roomInUse = live.some((p) => current(p) && used(p) && p.busy < this.#opts.capacity)
+    const empty = live.filter((p) => !used(p))
+    // A warmed process of the bundle on disk is the one worth keeping.
+    const worth = (p: KernelProcess) => (current(p) ? 2 : 0) + Number(p.answered)
+    empty.sort((a, b) => worth(b) - worth(a))
+    const keep = active && !roomInUse && empty[0] && current(empty[0]) ? empty.shift() : undefined
+    for (const p of empty)
+      this.#stop(p, !current(p) ? 'replaced' : active || !this.#opts.spare ? 'idle' : 'spare_idle')
     if (active && !roomInUse && !keep) this.#fork()
   }
 }

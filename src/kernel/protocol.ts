@@ -11,6 +11,13 @@ import type {
   ToolProgress,
 } from '../tools/types.ts'
 
+/**
+ * The version of this message set. A kernel says which it speaks in `ready` and `pong`; the
+ * daemon refuses a kernel that speaks another (an upgrade's validation, src/kernel/upgrade.ts).
+ * Raise it whenever a message changes shape.
+ */
+export const KERNEL_PROTOCOL = 1
+
 /** A profile's stream limits, when it sets them (else the transport's defaults). */
 export interface TurnLimits {
   idle_timeout_ms?: number
@@ -71,6 +78,8 @@ export type ToKernel =
   /** The session left this process: its MCP servers stop. */
   | { type: 'mcp_close'; session_id: string }
   | { type: 'shutdown' }
+  /** Answered by `pong` with the same id: the process reads and answers its messages. */
+  | { type: 'ping'; id: number }
 
 /** Kernel → daemon. Events of one turn come in batches, in order. */
 export type FromKernel =
@@ -78,6 +87,8 @@ export type FromKernel =
       type: 'ready'
       instance_id: string
       build: string
+      /** The KERNEL_PROTOCOL this kernel speaks. */
+      protocol: number
       /** Warm-up turns that completed before this message (warm.ts), and how long they took. */
       warm_turns: number
       warm_ms: number
@@ -113,5 +124,6 @@ export type FromKernel =
    * its own (a server exited, its tool list changed: no `load_id`).
    */
   | { type: 'mcp_state'; session_id: string; load_id?: number; servers: McpServerStatus[] }
+  | { type: 'pong'; id: number; build: string; protocol: number }
   /** The process groups of every command running now (shell calls and jobs), when they change. */
   | { type: 'groups'; pgids: number[] }

@@ -5,6 +5,7 @@ import {
   type ProblemCode,
   RELOAD_FAILURE_CODES,
   RUN_FAILURE_CODES,
+  UPGRADE_FAILURE_CODES,
 } from '../schemas/problems.ts'
 
 export function problemsMarkdown(): string {
@@ -12,8 +13,12 @@ export function problemsMarkdown(): string {
     `| \`${p.code}\` | ${p.status} | ${p.title.replaceAll('|', '\\|')} |`
   const failures = [...RUN_FAILURE_CODES].map((code) => row({ code, ...PROBLEMS[code] }))
   const reloads = [...RELOAD_FAILURE_CODES].map((code) => row({ code, ...PROBLEMS[code] }))
+  const upgrades = [...UPGRADE_FAILURE_CODES].map((code) => row({ code, ...PROBLEMS[code] }))
   const rows = (Object.keys(PROBLEMS) as ProblemCode[])
-    .filter((code) => !RUN_FAILURE_CODES.has(code) && !RELOAD_FAILURE_CODES.has(code))
+    .filter(
+      (code) =>
+        !RUN_FAILURE_CODES.has(code) && !RELOAD_FAILURE_CODES.has(code) && !UPGRADE_FAILURE_CODES.has(code),
+    )
     .map((code) => ({ code, ...PROBLEMS[code] }))
     .sort((a, b) => a.status - b.status) // stable: registry order within a status
     .map(row)
@@ -52,6 +57,15 @@ export function problemsMarkdown(): string {
     '| Code | Status | Title |',
     '|---|---|---|',
     ...reloads,
+    '',
+    '## Kernel upgrade failures',
+    '',
+    'Never an HTTP answer either: why `POST /sessions/{id}/kernel/upgrade` failed, in its',
+    '`problem` (see docs/kernels.md).',
+    '',
+    '| Code | Status | Title |',
+    '|---|---|---|',
+    ...upgrades,
     '',
   ].join('\n')
 }

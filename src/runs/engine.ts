@@ -11,6 +11,7 @@
 // step's request (step-request.ts).
 
 import { SessionTools } from '../context/tools.ts'
+import type { UpgradeStage } from '../kernel/upgrade.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { ActiveRun } from './active-run.ts'
 import type { Decision } from './approvals.ts'
@@ -43,6 +44,8 @@ export class Runs {
   /** What the engine's parts may do to a run (they never touch the table of active runs). */
   readonly #moves: RunMoves
   readonly tools: SessionTools
+  /** Sessions whose kernel an upgrade is moving now, and its stage (`kernel.stage` of reads). */
+  readonly kernelStages = new Map<string, UpgradeStage>()
   #stopped = false
 
   constructor(d: RunsDeps) {
@@ -55,7 +58,7 @@ export class Runs {
       finish: (sessionId, run, outcome, problem) => this.#finish(sessionId, run, outcome, problem),
       toolRound: (sessionId, run) => void this.#toolRound(sessionId, run),
     }
-    watchKernels(d)
+    watchKernels(d, this.kernelStages)
     watchMcp(d)
   }
 
@@ -77,7 +80,7 @@ export class Runs {
   }
 
   /**
-   * Maintenance of an idle session (compaction, reload): 409 session_busy when a run or other
+   * Maintenance of an idle session (compaction, reload, kernel upgrade): 409 session_busy when a run or other
    * maintenance occupies it; no run starts while `work` runs, and inputs admitted meanwhile
    * run after it.
    */

@@ -1,14 +1,24 @@
-// What session reads and streams show of kernels beyond a run: the session's kernel, its
+// What session reads and streams show of kernels beyond a run: the session's kernel (its
+// staleness: it runs an older kernel bundle than the one on disk, docs/kernels.md; a
+// `kernel.staleness_changed` event when an update makes it so), its
 // background jobs (a `kernel.jobs_changed` event when one starts or ends, so streams and
 // ETags follow) and whether its commands run in the sandbox.
 import type { JobInfo } from '../tools/types.ts'
 import { DEFAULT_TOOL_SETTINGS } from './active-run.ts'
 import type { RunsDeps } from './deps.ts'
 
-export function watchKernels(d: RunsDeps): void {
+export function watchKernels(d: RunsDeps, stages: ReadonlyMap<string, string>): void {
   d.core.live.kernelOf = (sessionId) => {
     const k = d.kernels.info(sessionId)
-    return { instance_id: k.instance_id, state: k.state, build: k.build }
+    const stale = d.kernels.stale(sessionId)
+    return {
+      instance_id: k.instance_id,
+      state: k.state,
+      build: k.build,
+      stage: stages.get(sessionId) ?? null,
+      stale,
+      staleness_reasons: stale ? ['build_changed'] : [],
+    }
   }
   d.core.live.jobsOf = (sessionId) =>
     d.kernels.info(sessionId).running_jobs.map(({ id, command, started_at, output_bytes, run_id }) => ({
@@ -23,6 +33,10 @@ export function watchKernels(d: RunsDeps): void {
     const network = (d.tools?.() ?? DEFAULT_TOOL_SETTINGS).network
     if (!status) return { isolated: false, kind: null, network, reason: 'No kernel process has started yet' }
     return { isolated: status.available, kind: status.kind, network, reason: status.reason }
+  }
+  d.kernels.onBundleChanged = (sessions) => {
+    for (const sessionId of sessions)
+      append(d, sessionId, 'kernel.staleness_changed', { stale: true, staleness_reasons: ['build_changed'] })
   }
   const liveJobs = new Map<string, string>()
   d.kernels.onJobs = (sessionId, jobs) => jobsChanged(d, liveJobs, sessionId, jobs)
@@ -39,10 +53,14 @@ function jobsChanged(d: RunsDeps, liveJobs: Map<string, string>, sessionId: stri
   if ((liveJobs.get(sessionId) ?? '') === key) return
   if (key === '') liveJobs.delete(sessionId)
   else liveJobs.set(sessionId, key)
+  append(d, sessionId, 'kernel.jobs_changed', { live_job_count: live.length, running: live })
+}
+
+function append(d: RunsDeps, sessionId: string, kind: string, payload: unknown): void {
   try {
     d.core.transact((tx) => {
       if (!d.core.row(sessionId)) return
-      tx.append(sessionId, 'kernel.jobs_changed', { live_job_count: live.length, running: live })
+      tx.append(sessionId, kind, payload)
     })
   } catch (err) {
     d.onError(err)

@@ -208,6 +208,35 @@ export const LOG_EVENTS = {
       description: 'A background job started or ended (kernel.running_jobs of a read has the details)',
     },
   ),
+  'kernel.staleness_changed': Type.Object(
+    {
+      stale: Type.Boolean(),
+      staleness_reasons: Type.Array(Type.String()),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "The kernel bundle on disk changed (an update) and the session's kernel runs an older one: an upgrade would help (kernel.stale of a read follows)",
+    },
+  ),
+  'kernel.stage_changed': Type.Object(
+    {
+      stage: Type.Union([Type.Enum(['staging', 'validating', 'swapping']), Type.Null()], {
+        description: 'The stage an upgrade is in now; null once it ended',
+      }),
+      outcome: Type.Union([Type.Enum(['upgraded', 'failed']), Type.Null()], {
+        description: 'How the upgrade ended (with stage null)',
+      }),
+      instance_id: Type.Union([Type.String(), Type.Null()], {
+        description: "The session's kernel instance now",
+      }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'A kernel upgrade (POST .../kernel/upgrade) moved to a stage, or ended (kernel.stage of a read follows)',
+    },
+  ),
 } as const
 
 const frame = (event: string, data: TSchema, withId: boolean, description: string) =>

@@ -3,6 +3,7 @@ import { authOps } from './auth.ts'
 import { catalogOps } from './catalog.ts'
 import { contextOps } from './context.ts'
 import { inputsOps } from './inputs-ops.ts'
+import { kernelOps } from './kernel.ts'
 import { modelsOps } from './models.ts'
 import { reloadOps } from './reload.ts'
 import { serverOps } from './server.ts'
@@ -19,6 +20,7 @@ export const ALL_OPS = {
   ...contextOps,
   ...catalogOps,
   ...reloadOps,
+  ...kernelOps,
   ...modelsOps,
   ...authOps,
 }

@@ -116,6 +116,10 @@ export const PROBLEMS = {
     status: 503,
     title: "The session's composition could not be loaded; the loaded one is unchanged",
   },
+  kernel_upgrade_failed: {
+    status: 503,
+    title: 'A new kernel could not be staged, validated or swapped in; the session keeps its kernel',
+  },
   // Run failures (carried by run.ended events, never an HTTP status of their own)
   provider_not_configured: {
     status: 409,
@@ -223,6 +227,9 @@ export const RELOAD_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCod
   'catalogue_refresh_failed',
   'composition_load_failed',
 ])
+
+/** Why a kernel upgrade failed: in the upgrade's `problem`, never an HTTP answer. */
+export const UPGRADE_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['kernel_upgrade_failed'])
 
 /** Thrown by any layer; rendered once as problem+json by the HTTP layer. */
 export class HearthError extends Error {

@@ -37,15 +37,29 @@ export interface LiveRun {
   kernel: { instance_id: string | null; state: string; build: string | null }
 }
 
+/** A session's kernel as reads show it when no turn runs (and its upgrade facts always). */
+export interface KernelFacts {
+  instance_id: string | null
+  state: string
+  build: string | null
+  /** An upgrade's stage now, else null. */
+  stage: string | null
+  stale: boolean
+  staleness_reasons: string[]
+}
+
 export class LiveRuns {
   readonly #runs = new Map<string, LiveRun>()
   /** Makes a snapshot token for a content at its current length (set by the run engine). */
   snapshotOf: (c: LiveContent) => string = () => ''
   /** Kernel facts of a session with no running turn (set by the run engine). */
-  kernelOf: (sessionId: string) => LiveRun['kernel'] = () => ({
+  kernelOf: (sessionId: string) => KernelFacts = () => ({
     instance_id: null,
     state: 'none',
     build: null,
+    stage: null,
+    stale: false,
+    staleness_reasons: [],
   })
 
   /** A session's background jobs that still run (set by the run engine). */

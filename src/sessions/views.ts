@@ -193,7 +193,8 @@ function usageOf(r: SessionRow, contextWindow: number | null): SessionRead['usag
 export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
   const selection = selectionOf(r)
   const historyItems = extras.history ?? []
-  const kernel = extras.live?.get(r.id)?.kernel ?? extras.live?.kernelOf(r.id)
+  const facts = extras.live?.kernelOf(r.id)
+  const kernel = extras.live?.get(r.id)?.kernel ?? facts
   const jobs = extras.live?.jobsOf(r.id) ?? []
   return {
     ...toSummary(r, extras.live),
@@ -210,10 +211,10 @@ export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
     kernel: {
       instance_id: kernel?.instance_id ?? null,
       state: kernel?.state ?? 'none',
-      stage: null,
+      stage: facts?.stage ?? null,
       build: kernel?.build ?? null,
-      stale: false,
-      staleness_reasons: [],
+      stale: facts?.stale ?? false,
+      staleness_reasons: facts?.staleness_reasons ?? [],
       live_job_count: jobs.length,
       running_jobs: jobs,
       sandbox: extras.live?.sandboxOf(r.id) ?? {

@@ -3,6 +3,7 @@
 // add their entries here.
 import { commandsText, readSkills, skillsText } from '../client/catalog.ts'
 import { compact, readContext } from '../client/context-view.ts'
+import { upgradeKernel } from '../client/kernel-view.ts'
 import { RELOAD_TARGETS, reload } from '../client/reload-view.ts'
 import type { SessionLink } from './session-link.ts'
 import type { Templates } from './templates.ts'
@@ -132,6 +133,15 @@ export const COMMANDS: SlashCommand[] = [
     run: async (ctx) => {
       if (!ctx.link.id) return ctx.say('no session is open', 'warn')
       ctx.say(skillsText(await readSkills(ctx.link.client(), ctx.link.id)))
+    },
+  },
+  {
+    name: 'upgrade',
+    description: 'move the session onto a kernel of the build on disk (its jobs stop)',
+    run: async (ctx) => {
+      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      ctx.say('upgrading the kernel…')
+      ctx.say(await upgradeKernel(ctx.link.client(), ctx.link.id))
     },
   },
   {

@@ -226,6 +226,14 @@ export class SessionLink {
         this.onRunEnded()
         void this.refresh()
         break
+      case 'kernel.staleness_changed':
+        s.kernel = { ...s.kernel, stale: p.stale, staleness_reasons: p.staleness_reasons }
+        break
+      case 'kernel.stage_changed':
+        s.kernel = { ...s.kernel, stage: p.stage ?? null }
+        // Ended: the session's kernel (and whether it is stale) is read again.
+        if (p.stage === null) void this.refresh()
+        break
       case 'session.configured':
         Object.assign(s, configuredFields(p.changes))
         if (p.changes && 'approval_policy' in p.changes)

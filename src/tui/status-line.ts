@@ -34,6 +34,8 @@ export function statusLine(
     parts.push(`context ${Math.round((100 * u.prompt_tokens) / u.context_window_tokens)}%`)
   }
   if (quota) parts.push(quota)
+  // An update landed since the session's kernel started: /upgrade would help.
+  if (s.kernel?.stale) parts.push('kernel stale')
   const phase = s.status.phase === 'idle' ? theme.dim('idle') : theme.warn(s.status.phase)
   const left = `${phase} · ${theme.dim(parts.join(' · '))}`
   return truncateToWidth(note ? `${left} · ${theme.warn(note)}` : left, width, '…')

@@ -14,6 +14,7 @@ import {
   type ProblemCode,
   RELOAD_FAILURE_CODES,
   RUN_FAILURE_CODES,
+  UPGRADE_FAILURE_CODES,
 } from '../../src/schemas/problems.ts'
 import { ROOT, startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 
@@ -292,7 +293,8 @@ describe('OpenAPI document', () => {
         !referenced.has(code) &&
         !NOT_YET_ANSWERED.has(code as ProblemCode) &&
         !RUN_FAILURE_CODES.has(code as ProblemCode) &&
-        !RELOAD_FAILURE_CODES.has(code as ProblemCode),
+        !RELOAD_FAILURE_CODES.has(code as ProblemCode) &&
+        !UPGRADE_FAILURE_CODES.has(code as ProblemCode),
     )
     assert.deepEqual(
       unanswered,

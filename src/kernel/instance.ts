@@ -1,0 +1,111 @@
+// A session's kernel (`Kernel`): the session's own instance on a shared kernel process
+// (`KernelProcess`, pool.ts), with its state, the listener of its turn, its background jobs
+// and its MCP servers as the process reported them.
+import { v7 as uuidv7 } from 'uuid'
+import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
+import type { JobInfo } from '../tools/types.ts'
+import type { KernelListener, KernelProcess, KernelState } from './pool.ts'
+import type { ToKernel } from './protocol.ts'
+
+/** A session's kernel: the session's instance on a shared kernel process. */
+export class Kernel {
+  readonly instanceId = uuidv7()
+  readonly host: KernelProcess
+  readonly sessionId: string
+  state: KernelState
+  listener: KernelListener | undefined
+  /**
+   * Model turns of the session that are not steps of its run (a compaction's summary), by
+   * their own turn id: their messages go here instead of to the listener.
+   */
+  readonly sideTurns = new Map<string, KernelListener>()
+  /** The session's background jobs as the kernel last reported them. */
+  jobs: JobInfo[] = []
+  /** Told when the session's jobs change (the pool's onJobs). */
+  onJobs: ((jobs: JobInfo[]) => void) | undefined
+  /**
+   * The session's MCP servers as the kernel last reported them; null when none were ever
+   * loaded on this instance (or they went with it).
+   */
+  mcp: McpServerStatus[] | null = null
+  /** Told when the session's MCP servers change (the pool's onMcp). */
+  onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
+  /** Loads waiting for their answer (`mcp_state` with their id), by load id. */
+  readonly #mcpWaiters = new Map<number, () => void>()
+  #mcpLoads = 0
+  #detached = false
+
+  constructor(host: KernelProcess, sessionId: string) {
+    this.host = host
+    this.sessionId = sessionId
+    this.state = host.answered ? 'ready' : 'starting'
+    host.sessions.add(this)
+  }
+
+  get build(): string | null {
+    return this.host.build
+  }
+
+  /** Jobs that still run: while there are any, the session keeps this kernel. */
+  get liveJobs(): JobInfo[] {
+    return this.jobs.filter((j) => j.state === 'running')
+  }
+
+  jobsChanged(jobs: JobInfo[]): void {
+    this.jobs = jobs
+    this.onJobs?.(jobs)
+  }
+
+  /** A report of the session's MCP servers (null: they went with the kernel, every load ends). */
+  mcpChanged(servers: McpServerStatus[] | null, loadId?: number): void {
+    this.mcp = servers
+    if (servers === null) {
+      for (const w of this.#mcpWaiters.values()) w()
+      this.#mcpWaiters.clear()
+    } else if (loadId !== undefined) {
+      this.#mcpWaiters.get(loadId)?.()
+      this.#mcpWaiters.delete(loadId)
+    }
+    this.onMcp?.(servers)
+  }
+
+  /**
+   * Has the kernel bring the session's MCP servers to `servers` (nothing to do when there
+   * are none and none were loaded); resolves once it reported them (or the process ended).
+   * `retry` starts quarantined servers again (a reload) although their settings are unchanged.
+   */
+  loadMcp(servers: McpServerConfig[], retry = false): Promise<void> {
+    if (servers.length === 0 && (this.mcp?.length ?? 0) === 0) return Promise.resolve()
+    if (!this.alive) return Promise.resolve()
+    const loadId = ++this.#mcpLoads
+    return new Promise((resolve) => {
+      this.#mcpWaiters.set(loadId, resolve)
+      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers, retry })
+    })
+  }
+
+  /** Resolves once the process has warmed up (or ended). */
+  get ready(): Promise<void> {
+    return this.host.ready
+  }
+
+  get alive(): boolean {
+    return !this.#detached && this.host.alive && this.state !== 'none'
+  }
+
+  send(msg: ToKernel): void {
+    if (this.alive || msg.type === 'abort') this.host.send(msg, this)
+  }
+
+  /** The session gives its kernel up; the process stays for its other sessions. */
+  detach(): void {
+    // Its MCP servers are children of the process, which stays: they stop now.
+    if (this.mcp !== null && this.host.alive)
+      this.host.send({ type: 'mcp_close', session_id: this.sessionId })
+    this.mcpChanged(null)
+    this.#detached = true
+    this.listener = undefined
+    this.state = 'none'
+    this.host.sessions.delete(this)
+  }
+}

@@ -1,0 +1,63 @@
+// Group `kernel`: POST /sessions/{id}/kernel/upgrade moves an idle session onto a kernel of
+// the bundle on disk (docs/kernels.md): stage, validate, then swap; jobs the swap stopped are
+// reported, never restarted.
+import type { Static } from 'typebox'
+import * as Type from 'typebox'
+import { EmptyRequest, Nullable, Timestamp } from './common.ts'
+import { defineOps } from './op.ts'
+import { Problem } from './problems.ts'
+import { SessionParams } from './sessions.ts'
+
+export const KernelStage = Type.Enum(['staging', 'validating', 'swapping'])
+
+export const StoppedJob = Type.Object(
+  {
+    id: Type.String(),
+    command: Type.String(),
+    started_at: Timestamp,
+    run_id: Type.String({ description: 'The run that started it' }),
+  },
+  { additionalProperties: false },
+)
+
+export const KernelUpgradeResult = Type.Object(
+  {
+    outcome: Type.Enum(['upgraded', 'current', 'not_running', 'failed'], {
+      description:
+        '`upgraded`: the session runs on a new kernel of the bundle on disk; `current`: its kernel already ran that bundle, nothing was done; `not_running`: it has no kernel, nothing to swap (its next turn starts on the bundle on disk); `failed`: see `failed_stage` and `problem`, the session keeps its kernel',
+    }),
+    failed_stage: Nullable(
+      Type.Enum(['staging', 'validating', 'swapping'], {
+        description: 'The stage that failed (`failed` only)',
+      }),
+    ),
+    problem: Nullable(Problem),
+    previous_instance_id: Nullable(Type.String({ description: 'The kernel instance before the upgrade' })),
+    instance_id: Nullable(
+      Type.String({ description: "The session's kernel instance now (the previous one unless upgraded)" }),
+    ),
+    from_build: Nullable(Type.String({ description: 'Build of the kernel before the upgrade' })),
+    to_build: Nullable(Type.String({ description: "Build of the session's kernel now" })),
+    stopped_jobs: Type.Array(StoppedJob, {
+      description:
+        'Background jobs the swap stopped (they ran on the old kernel and cannot move); they are not restarted. Empty when staging or validation failed: jobs are touched only after the new kernel passed validation',
+    }),
+  },
+  { additionalProperties: false, $id: 'KernelUpgradeResult' },
+)
+export type KernelUpgradeResult = Static<typeof KernelUpgradeResult>
+
+export const kernelOps = defineOps({
+  'sessions.kernel_upgrade': {
+    method: 'POST',
+    path: '/sessions/{session_id}/kernel/upgrade',
+    summary: 'Move an idle session onto a kernel of the bundle on disk',
+    description:
+      "Stages a kernel process of the kernel bundle on disk (after an update), validates it (its start-up handshake, its protocol version, a ping), then swaps the session onto it and gives the old one up. A failed stage or validation leaves the session on its old kernel, jobs untouched (outcome `failed`). The swap stops the session's background jobs (children of the old kernel): they are listed in `stopped_jobs`, never restarted. `kernel.stale` of a session read says when an upgrade would help. A busy session is 409 session_busy.",
+    tags: ['sessions'],
+    params: SessionParams,
+    body: EmptyRequest,
+    responses: { 200: { description: 'What the upgrade did', schema: KernelUpgradeResult } },
+    problems: ['session_not_found', 'session_deleted', 'session_busy'],
+  },
+})

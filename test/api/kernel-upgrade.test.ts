@@ -1,0 +1,414 @@
+// POST /sessions/{id}/kernel/upgrade against the real daemon, told through HEARTH_KERNEL_BUNDLE
+// to fork its kernels from a copy of dist/kernel.mjs in a temp folder, which the tests replace
+// as an update would: a session's kernel turns stale, an upgrade moves it onto a kernel of the
+// new bundle (its background job reported stopped), a bundle that exits at once or speaks
+// another protocol or answers no ping fails the upgrade and the session keeps its kernel; a busy session is 409;
+// the reserve kernel process is replaced by one of the new bundle.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { pathToFileURL } from 'node:url'
+import { upgradeText } from '../../src/client/kernel-view.ts'
+import { parseCommand } from '../../src/tui/commands.ts'
+import { statusLine } from '../../src/tui/status-line.ts'
+import { makeTheme } from '../../src/tui/theme.ts'
+import { answer, callTools } from '../fakes/tool-script.ts'
+import { ROOT } from '../helpers/daemon.ts'
+import { idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
+import { change } from '../settings/helpers.ts'
+import { openSse } from '../streams/sse-client.ts'
+import { type AgentSetup, getSession, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
+import { assertProblem } from './hostile.ts'
+
+const DIST = join(ROOT, 'dist')
+const dir = mkdtempSync(join(tmpdir(), 'hearth-bundle-'))
+const BUNDLE = join(dir, 'kernel.mjs')
+symlinkSync(join(DIST, 'kernel-mcp.mjs'), join(dir, 'kernel-mcp.mjs'))
+
+/** Puts `text` (else the built kernel) in place of the bundle, as an update does: a new file renamed over it. */
+function replaceBundle(text?: string): void {
+  const next = `${BUNDLE}.next`
+  if (text === undefined) copyFileSync(join(DIST, 'kernel.mjs'), next)
+  else writeFileSync(next, text)
+  renameSync(next, BUNDLE)
+}
+
+/** A real MCP server over stdio (test/fakes/mcp/). */
+const stdioServer = {
+  command: process.execPath,
+  args: [join(ROOT, 'test/fakes/mcp/stdio-server.ts')],
+  startup_timeout_ms: 30_000,
+}
+
+/** A kernel that says it is ready in another protocol version, and answers nothing else. */
+const OTHER_PROTOCOL = `
+process.send({ type: 'ready', instance_id: 'x', build: '9.9.9+other', protocol: 999, warm_turns: 0, warm_ms: 0,
+  tools: [], sandbox: { available: false, kind: null, reason: 'none' } })
+process.on('message', (m) => { if (m.type === 'shutdown') process.exit(0) })
+process.on('disconnect', () => process.exit(0))
+`
+
+/** A kernel that says it is ready in this daemon's protocol but answers no ping. */
+const SILENT = OTHER_PROTOCOL.replace('protocol: 999', 'protocol: 1')
+
+/** Live (not zombie) processes whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ')
+      if (!cmdline.includes(marker)) continue
+      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${name}/stat`, 'utf8'))) continue
+      found.push(Number(name))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+const tag = `${process.pid % 1000}${Date.now() % 1000}`
+
+describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
+  let s: AgentSetup
+  const upgrade = (sid: string, body: unknown = {}) => post(s.d, `/sessions/${sid}/kernel/upgrade`, body)
+
+  before(async () => {
+    replaceBundle()
+    s = await startAgent({ protocol: 'chat_completions', env: { HEARTH_KERNEL_BUNDLE: BUNDLE } })
+  })
+  after(async () => {
+    await s.d.stop()
+    await s.upstream.close()
+  })
+
+  it('a session without a kernel: not_running, nothing swapped', async () => {
+    const sid = await newSession(s)
+    const r = await upgrade(sid)
+    assert.equal(r.status, 200, r.text())
+    assert.deepEqual(r.json(), {
+      outcome: 'not_running',
+      failed_stage: null,
+      problem: null,
+      previous_instance_id: null,
+      instance_id: null,
+      from_build: null,
+      to_build: null,
+      stopped_jobs: [],
+    })
+    const read = await getSession(s.d, sid)
+    assert.equal(read.kernel.state, 'none')
+    assert.equal(read.kernel.stale, false)
+  })
+
+  it('after an update: stale, then upgraded onto a new instance with its stages streamed; a turn still runs', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, sid, 'hello')
+    const before = await getSession(s.d, sid)
+    assert.notEqual(before.kernel.instance_id, null)
+    assert.equal(before.kernel.stale, false)
+    assert.deepEqual(before.kernel.staleness_reasons, [])
+    // Current already: nothing to do.
+    assert.equal((await upgrade(sid)).json().outcome, 'current')
+    replaceBundle()
+    const stale = await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+    assert.deepEqual(stale.kernel.staleness_reasons, ['build_changed'])
+    assert.equal(stale.kernel.stage, null)
+    assert.match(statusLine(stale, 500, makeTheme(false)), / · kernel stale/)
+    const live = openSse(s.d, `/sessions/${sid}?tail=0`)
+    await live.next()
+    const r = await upgrade(sid)
+    assert.equal(r.status, 200, r.text())
+    const result = r.json()
+    assert.equal(result.outcome, 'upgraded', r.text())
+    assert.equal(result.previous_instance_id, before.kernel.instance_id)
+    assert.notEqual(result.instance_id, before.kernel.instance_id)
+    assert.equal(result.from_build, before.kernel.build)
+    assert.equal(typeof result.to_build, 'string')
+    assert.deepEqual(result.stopped_jobs, [])
+    assert.equal(result.problem, null)
+    const stages = await live.collect(
+      (f) => f.event === 'kernel.stage_changed' && JSON.parse(f.data).payload.stage === null,
+    )
+    live.destroy()
+    assert.deepEqual(
+      stages.filter((f) => f.event === 'kernel.stage_changed').map((f) => JSON.parse(f.data).payload),
+      [
+        { stage: 'staging', outcome: null, instance_id: before.kernel.instance_id },
+        { stage: 'validating', outcome: null, instance_id: before.kernel.instance_id },
+        { stage: 'swapping', outcome: null, instance_id: before.kernel.instance_id },
+        { stage: null, outcome: 'upgraded', instance_id: result.instance_id },
+      ],
+    )
+    const afterRead = await getSession(s.d, sid)
+    assert.equal(afterRead.kernel.stale, false)
+    assert.deepEqual(afterRead.kernel.staleness_reasons, [])
+    assert.equal(afterRead.kernel.instance_id, result.instance_id)
+    assert.equal(afterRead.kernel.stage, null)
+    assert.doesNotMatch(statusLine(afterRead, 500, makeTheme(false)), /kernel stale/)
+    s.upstream.enqueue(answer('second'))
+    const done = await runMessage(s, sid, 'again')
+    assert.equal(done.latest_answer.outcome, 'completed')
+    assert.equal(done.kernel.instance_id, result.instance_id)
+  })
+
+  it("an update is heard on the session's stream with nobody reading", async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, sid, 'hello')
+    const live = openSse(s.d, `/sessions/${sid}?tail=0`)
+    await live.next()
+    replaceBundle()
+    const frames = await live.collect((f) => f.event === 'kernel.staleness_changed')
+    live.destroy()
+    assert.deepEqual(JSON.parse(frames.at(-1)?.data ?? '{}').payload, {
+      stale: true,
+      staleness_reasons: ['build_changed'],
+    })
+  })
+
+  it('kernel.stage shows the stage while an upgrade waits for a slow new kernel', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, sid, 'hello')
+    // The built kernel, a second and a half late.
+    replaceBundle(
+      `await new Promise((r) => setTimeout(r, 1500))\nawait import(${JSON.stringify(pathToFileURL(join(DIST, 'kernel.mjs')).href)})\n`,
+    )
+    await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+    const pending = upgrade(sid)
+    const staging = await waitSession(s.d, sid, (x) => x.kernel.stage !== null)
+    assert.equal(staging.kernel.stage, 'staging')
+    const result = (await pending).json()
+    assert.equal(result.outcome, 'upgraded')
+    const read = await getSession(s.d, sid)
+    assert.equal(read.kernel.stage, null)
+    assert.equal(read.kernel.instance_id, result.instance_id)
+    replaceBundle()
+  })
+
+  it('after an update, new sessions start on the new bundle while older ones stay stale', async () => {
+    const older = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, older, 'hello')
+    replaceBundle()
+    await waitSession(s.d, older, (x) => x.kernel.stale === true)
+    const newer = await newSession(s)
+    s.upstream.enqueue(answer('second'))
+    const read = await runMessage(s, newer, 'hello')
+    assert.equal(read.kernel.stale, false)
+    assert.notEqual(read.kernel.instance_id, null)
+    assert.equal((await getSession(s.d, older)).kernel.stale, true)
+  })
+
+  it('a running background job is stopped by the swap and reported, not restarted', async () => {
+    const marker = `sleep 300.${tag}1`
+    const sid = await newSession(s)
+    s.upstream.enqueue(callTools({ name: 'job_start', arguments: { command: marker } }), answer('started'))
+    await runMessage(s, sid, 'start a job')
+    const running = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 1)
+    const [job] = running.kernel.running_jobs
+    assert.ok(processesWith(marker).length > 0)
+    replaceBundle()
+    await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+    const result = (await upgrade(sid)).json()
+    assert.equal(result.outcome, 'upgraded')
+    assert.deepEqual(result.stopped_jobs, [
+      { id: job.id, command: marker, started_at: job.started_at, run_id: job.run_id },
+    ])
+    assert.equal(
+      upgradeText(result),
+      `kernel upgraded: ${result.from_build} → ${result.to_build}\nstopped jobs (not restarted): ${marker} [${job.id}]`,
+    )
+    const read = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 0)
+    assert.equal(read.kernel.instance_id, result.instance_id)
+    const deadline = Date.now() + 10_000
+    while (processesWith(marker).length > 0 && Date.now() < deadline) await sleep(25)
+    assert.deepEqual(processesWith(marker), [], 'the job stopped')
+  })
+
+  it('a bundle that exits at once, or speaks another protocol: failed, and the session keeps its kernel', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, sid, 'hello')
+    const before = await getSession(s.d, sid)
+    try {
+      replaceBundle('process.exit(3)\n')
+      await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+      const exited = (await upgrade(sid)).json()
+      assert.equal(exited.outcome, 'failed')
+      assert.equal(exited.failed_stage, 'staging')
+      assert.equal(exited.problem.code, 'kernel_upgrade_failed')
+      assert.match(exited.problem.detail, /exited with code 3/)
+      assert.equal(exited.instance_id, before.kernel.instance_id)
+      assert.equal(exited.to_build, before.kernel.build)
+      assert.deepEqual(exited.stopped_jobs, [])
+      assert.equal(
+        upgradeText(exited),
+        'kernel not upgraded (staging): The new kernel did not start: it exited with code 3; the session keeps its kernel',
+      )
+
+      replaceBundle(OTHER_PROTOCOL)
+      await sleep(600) // past the bundle's stat cache
+      const other = (await upgrade(sid)).json()
+      assert.equal(other.outcome, 'failed')
+      assert.equal(other.failed_stage, 'validating')
+      assert.match(other.problem.detail, /protocol 999/)
+      assert.equal(other.instance_id, before.kernel.instance_id)
+
+      replaceBundle(SILENT)
+      await sleep(600)
+      const silent = (await upgrade(sid)).json()
+      assert.equal(silent.outcome, 'failed')
+      assert.equal(silent.failed_stage, 'validating')
+      assert.match(silent.problem.detail, /did not answer a ping/)
+      assert.equal(silent.instance_id, before.kernel.instance_id)
+
+      const read = await getSession(s.d, sid)
+      assert.equal(read.kernel.instance_id, before.kernel.instance_id)
+      assert.equal(read.kernel.stale, true)
+      assert.equal(read.kernel.stage, null)
+      // The old kernel still answers.
+      s.upstream.enqueue(answer('still here'))
+      const done = await runMessage(s, sid, 'are you there')
+      assert.equal(done.latest_answer.outcome, 'completed')
+      assert.equal(done.kernel.instance_id, before.kernel.instance_id)
+    } finally {
+      replaceBundle()
+      // Past the stat cache: no new session goes to a process of the fakes.
+      await sleep(600)
+    }
+  })
+
+  it('the MCP servers the old kernel had loaded are loaded on the new one', async () => {
+    await change(s.d, 'mcp', { servers: { fine: stdioServer } })
+    try {
+      const sid = await newSession(s)
+      const reload = await post(s.d, `/sessions/${sid}/reload`, { targets: ['composition'] })
+      assert.equal(reload.json().composition.outcome, 'reloaded', reload.text())
+      assert.equal((await getSession(s.d, sid)).composition.availability['mcp:fine'].state, 'ready')
+      replaceBundle()
+      await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+      const result = (await upgrade(sid)).json()
+      assert.equal(result.outcome, 'upgraded')
+      const read = await getSession(s.d, sid)
+      assert.equal(read.kernel.instance_id, result.instance_id)
+      assert.equal(read.composition.availability['mcp:fine'].state, 'ready')
+      assert.deepEqual(read.composition.quarantine, [])
+    } finally {
+      await change(s.d, 'mcp', { servers: { fine: null } })
+    }
+  })
+
+  it('hearth chat: /upgrade says what it did', async () => {
+    const p = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'hearth.mjs'), 'chat', '--home', s.home, '--workspace', s.workspace],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    )
+    let stdout = ''
+    let stderr = ''
+    p.stdout.on('data', (c) => {
+      stdout += c
+    })
+    p.stderr.on('data', (c) => {
+      stderr += c
+    })
+    const exited = new Promise((resolve) => p.on('exit', resolve))
+    const kill = setTimeout(() => p.kill('SIGKILL'), 30_000)
+    s.upstream.enqueue(answer('hello there'))
+    p.stdin.write('hello\n')
+    const deadline = Date.now() + 15_000
+    while (!stdout.includes('hello there') && Date.now() < deadline) await sleep(25)
+    replaceBundle()
+    await sleep(600) // past the bundle's stat cache
+    p.stdin.end('/upgrade\n/upgrade\n')
+    assert.equal(await exited, 0, stderr)
+    clearTimeout(kill)
+    assert.match(stdout, /kernel upgraded: \S+ → \S+\n> kernel already runs the build on disk \(\S+\)\n/)
+    assert.equal(parseCommand('/upgrade')?.command?.name, 'upgrade')
+  })
+
+  it('is 409 session_busy while a turn runs', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue({ text: ['slow', ' answer'], delayMs: 600 })
+    await putInput(s.d, sid, message('a slow one'))
+    await waitSession(s.d, sid, (x) => x.status.phase === 'running')
+    assertProblem(await upgrade(sid), 409, 'session_busy')
+    const read = await waitSession(s.d, sid, idle)
+    assert.equal(read.latest_answer.outcome, 'completed')
+  })
+
+  it('refuses a body with fields, and an unknown session', async () => {
+    const sid = await newSession(s)
+    assertProblem(await upgrade(sid, { force: true }), 400, 'unknown_field')
+    assertProblem(await upgrade('01900000-0000-7000-8000-000000000000'), 404, 'session_not_found')
+  })
+})
+
+describe('the reserve kernel after an update', () => {
+  it('is replaced by one of the new bundle, on which the next session runs', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'hearth-bundle-'))
+    const bundle = join(folder, 'kernel.mjs')
+    copyFileSync(join(DIST, 'kernel.mjs'), bundle)
+    const s = await startAgent({ protocol: 'chat_completions', env: { HEARTH_KERNEL_BUNDLE: bundle } })
+    const log = (msg: string) => {
+      const file = join(s.home, 'logs', 'hearth.log')
+      if (!existsSync(file)) return []
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.msg === msg)
+    }
+    const until = async <T>(what: string, probe: () => T | undefined) => {
+      const deadline = Date.now() + 30_000
+      for (;;) {
+        const v = probe()
+        if (v) return v
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+        await sleep(10)
+      }
+    }
+    try {
+      const first = await until('the reserve', () => log('kernel process ready')[0])
+      copyFileSync(join(DIST, 'kernel.mjs'), `${bundle}.next`)
+      renameSync(`${bundle}.next`, bundle)
+      await sleep(600) // past the bundle's stat cache
+      // A new session is activity: the pool looks at its reserve again.
+      const sid = await newSession(s)
+      const stopped = await until('the old reserve stopped', () =>
+        log('kernel process stopped').find((l) => l.pid === first.pid),
+      )
+      assert.equal(stopped.reason, 'replaced')
+      const second = await until('a new reserve', () =>
+        log('kernel process ready').find((l) => l.pid !== first.pid),
+      )
+      s.upstream.enqueue(answer('hello'))
+      const read = await runMessage(s, sid, 'hello')
+      assert.equal(read.latest_answer.outcome, 'completed')
+      assert.equal(read.kernel.stale, false)
+      // The turn ran on the new reserve: nothing else was forked for it.
+      assert.equal(log('kernel process ready').length, 2)
+      assert.ok(second.pid)
+    } finally {
+      await s.d.stop()
+      await s.upstream.close()
+    }
+  })
+})
