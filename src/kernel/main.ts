@@ -12,6 +12,7 @@ import { setHearthHome } from '../tools/files/index.ts'
 import { McpHost } from './mcp/host.ts'
 import { type CallRequest, type FromKernel, KERNEL_PROTOCOL, type ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
+import { setKernelV8Flags } from './v8-flags.ts'
 import { warmUp } from './warm.ts'
 
 const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
@@ -130,6 +131,8 @@ process.on('message', (msg: ToKernel) => {
 process.on('disconnect', quit)
 // Paths in hearth's home (token, keys) are refused to file tools whatever the roots say.
 setHearthHome(resolveHome(undefined))
+// Before the warm-up's first fetch compiles the HTTP parser (v8-flags.ts says why).
+setKernelV8Flags()
 const warmStart = performance.now()
 // The sandbox probe (running bwrap once) overlaps the warm-up turns.
 const [warmed, sandbox] = await Promise.all([warmUp(), sandboxStatusAsync()])

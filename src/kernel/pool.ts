@@ -46,7 +46,8 @@ export type PoolEvent =
  * a hundred short sessions then a 20,000-delta reply, the tree peaked ~12 MB lower (105.8
  * vs 112.0–119.5 MB), with first tokens unchanged; 1 MB saved about as much and cost the
  * first token ~1 ms. A heap size leaves V8's flag hash, and so Node's code cache, alone. No
- * other flag: kernels keep every compiler tier for stream parsing.
+ * other flag here: kernels keep every compiler tier for JavaScript; WebAssembly's tier-up is
+ * turned off at run time (v8-flags.ts), after Node's builtins have loaded.
  */
 const KERNEL_NODE_FLAGS = ['--max-semi-space-size=2']
 
