@@ -5,12 +5,10 @@
 // another protocol or answers no ping fails the upgrade and the session keeps its kernel; a busy session is 409;
 // the reserve kernel process is replaced by one of the new bundle.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import {
   copyFileSync,
   existsSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   renameSync,
   symlinkSync,
@@ -26,11 +24,12 @@ import { parseCommand } from '../../src/tui/commands.ts'
 import { statusLine } from '../../src/tui/status-line.ts'
 import { makeTheme } from '../../src/tui/theme.ts'
 import { answer, callTools } from '../fakes/tool-script.ts'
-import { ROOT } from '../helpers/daemon.ts'
+import { ROOT, startCli } from '../helpers/daemon.ts'
 import { idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
 import { change } from '../settings/helpers.ts'
 import { openSse } from '../streams/sse-client.ts'
 import { type AgentSetup, getSession, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
+import { processesWith } from '../tools/exec/helpers.ts'
 import { assertProblem } from './hostile.ts'
 
 const DIST = join(ROOT, 'dist')
@@ -63,23 +62,6 @@ process.on('disconnect', () => process.exit(0))
 
 /** A kernel that says it is ready in this daemon's protocol but answers no ping. */
 const SILENT = OTHER_PROTOCOL.replace('protocol: 999', 'protocol: 1')
-
-/** Live (not zombie) processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ')
-      if (!cmdline.includes(marker)) continue
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${name}/stat`, 'utf8'))) continue
-      found.push(Number(name))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found
-}
 
 const tag = `${process.pid % 1000}${Date.now() % 1000}`
 
@@ -316,30 +298,16 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
   })
 
   it('hearth chat: /upgrade says what it did', async () => {
-    const p = spawn(
-      process.execPath,
-      [join(ROOT, 'bin', 'hearth.mjs'), 'chat', '--home', s.home, '--workspace', s.workspace],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
-    )
-    let stdout = ''
-    let stderr = ''
-    p.stdout.on('data', (c) => {
-      stdout += c
-    })
-    p.stderr.on('data', (c) => {
-      stderr += c
-    })
-    const exited = new Promise((resolve) => p.on('exit', resolve))
-    const kill = setTimeout(() => p.kill('SIGKILL'), 30_000)
+    const chat = startCli(['chat', '--home', s.home, '--workspace', s.workspace], {}, { timeoutMs: 30_000 })
     s.upstream.enqueue(answer('hello there'))
-    p.stdin.write('hello\n')
+    chat.child.stdin?.write('hello\n')
     const deadline = Date.now() + 15_000
-    while (!stdout.includes('hello there') && Date.now() < deadline) await sleep(25)
+    while (!chat.stdout().includes('hello there') && Date.now() < deadline) await sleep(25)
     replaceBundle()
     await sleep(600) // past the bundle's stat cache
-    p.stdin.end('/upgrade\n/upgrade\n')
-    assert.equal(await exited, 0, stderr)
-    clearTimeout(kill)
+    chat.child.stdin?.end('/upgrade\n/upgrade\n')
+    const { code, stdout, stderr } = await chat.done
+    assert.equal(code, 0, stderr)
     assert.match(stdout, /kernel upgraded: \S+ → \S+\n> kernel already runs the build on disk \(\S+\)\n/)
     assert.equal(parseCommand('/upgrade')?.command?.name, 'upgrade')
   })

@@ -5,7 +5,6 @@
 // server comes back once its settings are fixed, or once what it needs is there; a busy
 // session is 409; bad bodies are 400 with their codes.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -15,7 +14,7 @@ import { after, before, describe, it } from 'node:test'
 import { reloadArgs, reloadText } from '../../src/client/reload-view.ts'
 import { parseCommand } from '../../src/tui/commands.ts'
 import { answer } from '../fakes/tool-script.ts'
-import { ROOT } from '../helpers/daemon.ts'
+import { ROOT, runCli } from '../helpers/daemon.ts'
 import { idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
 import { change } from '../settings/helpers.ts'
 import { type AgentSetup, getSession, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
@@ -251,21 +250,11 @@ describe('POST /sessions/{id}/reload', () => {
   it('hearth chat: /reload prints a line per target', async () => {
     await change(s.d, 'mcp', { servers: { fine: stdioServer() } })
     await change(s.d, 'models', { catalogue_url: catalogueUrl })
-    const p = spawn(
-      process.execPath,
-      [join(ROOT, 'bin', 'hearth.mjs'), 'chat', '--home', s.home, '--workspace', s.workspace],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
+    const { code, stdout, stderr } = await runCli(
+      ['chat', '--home', s.home, '--workspace', s.workspace],
+      {},
+      { stdin: ['/reload', '/reload kernel', ''].join('\n'), timeoutMs: 30_000 },
     )
-    let stdout = ''
-    let stderr = ''
-    p.stdout.on('data', (c) => {
-      stdout += c
-    })
-    p.stderr.on('data', (c) => {
-      stderr += c
-    })
-    p.stdin.end(['/reload', '/reload kernel', ''].join('\n'))
-    const code = await new Promise((resolve) => p.on('exit', resolve))
     assert.equal(code, 0, stderr)
     assert.match(
       stdout,

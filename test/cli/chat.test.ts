@@ -1,13 +1,9 @@
 // `hearth send` and `hearth chat` against a real daemon whose profile is a fake upstream.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { runCli } from '../helpers/daemon.ts'
 import { type Setup, startWithUpstream } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
-
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hearth.mjs')
 
 describe('hearth send and chat', () => {
   let s: Setup
@@ -44,16 +40,13 @@ describe('hearth send and chat', () => {
   })
 
   it('chat answers each line in a new session of the given workspace', async () => {
-    const p = spawn(process.execPath, [BIN, 'chat', '--home', s.d.home, '--workspace', s.d.home], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    p.stdout.on('data', (c) => {
-      stdout += c
-    })
-    p.stdin.write('first line\n')
-    p.stdin.end('second line\n')
-    const code = await new Promise((resolve) => p.on('exit', resolve))
+    const { code, stdout } = await runCli(
+      ['chat', '--home', s.d.home, '--workspace', s.d.home],
+      {},
+      {
+        stdin: 'first line\nsecond line\n',
+      },
+    )
     assert.equal(code, 0)
     assert.match(stdout, /^session [0-9a-f-]{36} \(fake fake-model\)\n/)
     assert.equal(stdout.match(/Hello, world!/g)?.length, 2)

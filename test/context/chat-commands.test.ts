@@ -1,32 +1,24 @@
 // `/context` and `/compact` in `hearth chat` (line mode) against a real daemon, and the same
 // commands in the terminal client's command table.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { compactArgs } from '../../src/client/context-view.ts'
 import { parseCommand } from '../../src/tui/commands.ts'
+import { runCli } from '../helpers/daemon.ts'
 import { startWithUpstream } from '../inputs/helpers.ts'
-
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'hearth.mjs')
 
 describe('chat commands for the context', () => {
   it('hearth chat prints the context table and compacts', async () => {
     const { d, upstream } = await startWithUpstream({ protocol: 'chat_completions' })
     try {
-      const p = spawn(process.execPath, [BIN, 'chat', '--home', d.home, '--workspace', d.home], {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      })
-      let stdout = ''
-      let stderr = ''
-      p.stdout.on('data', (c) => {
-        stdout += c
-      })
-      p.stderr.on('data', (c) => {
-        stderr += c
-      })
-      p.stdin.end(['first', 'second', 'third', '/context', '/compact 1', '/compact', 'fourth', ''].join('\n'))
-      const code = await new Promise((resolve) => p.on('exit', resolve))
+      const { code, stdout, stderr } = await runCli(
+        ['chat', '--home', d.home, '--workspace', d.home],
+        {},
+        {
+          stdin: ['first', 'second', 'third', '/context', '/compact 1', '/compact', 'fourth', ''].join('\n'),
+          timeoutMs: 30_000,
+        },
+      )
       assert.equal(code, 0, stderr)
       assert.match(stdout, /fake-model on fake, window unknown: the next request holds ~[\d,]+ tokens/)
       assert.match(

@@ -171,26 +171,52 @@ export interface CliOptions {
   bin?: string
 }
 
+/** A running CLI: its output so far, and its end. */
+export interface CliChild {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>
+}
+
+/**
+ * Starts the CLI. Its standard input is a pipe the test writes to and ends (`child.stdin`),
+ * unless `opts.stdin` gives the whole input.
+ */
+export function startCli(args: string[], env: Record<string, string> = {}, opts: CliOptions = {}): CliChild {
+  return launchCli(args, env, opts, 'pipe')
+}
+
 /** Runs the CLI to completion and returns its exit code and output. */
 export function runCli(args: string[], env: Record<string, string> = {}, opts: CliOptions = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
-    const p = spawn(opts.node ?? process.execPath, [opts.bin ?? BIN, ...args], {
-      env: { ...process.env, ...env },
-      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    })
-    if (opts.stdin !== undefined) p.stdin?.end(opts.stdin)
-    const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 15_000)
-    let stdout = ''
-    let stderr = ''
-    p.stdout?.on('data', (d) => {
-      stdout += d
-    })
-    p.stderr?.on('data', (d) => {
-      stderr += d
-    })
+  return launchCli(args, env, opts, opts.stdin === undefined ? 'ignore' : 'pipe').done
+}
+
+function launchCli(
+  args: string[],
+  env: Record<string, string>,
+  opts: CliOptions,
+  stdin: 'pipe' | 'ignore',
+): CliChild {
+  const p = spawn(opts.node ?? process.execPath, [opts.bin ?? BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: [stdin, 'pipe', 'pipe'],
+  })
+  if (opts.stdin !== undefined) p.stdin?.end(opts.stdin)
+  const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 15_000)
+  let stdout = ''
+  let stderr = ''
+  p.stdout?.on('data', (d) => {
+    stdout += d
+  })
+  p.stderr?.on('data', (d) => {
+    stderr += d
+  })
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
     p.on('close', (code) => {
       clearTimeout(timer)
       res({ code, stdout, stderr })
     })
   })
+  return { child: p, stdout: () => stdout, stderr: () => stderr, done }
 }

@@ -3,7 +3,7 @@
 // turn and is stopped by session delete, and kill -9 of the daemon during a call.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
@@ -20,23 +20,7 @@ import {
   runMessage,
   startAgent,
 } from './agent-helpers.ts'
-
-/** Live (not zombie) processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ')
-      if (!cmdline.includes(marker)) continue
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${name}/stat`, 'utf8'))) continue
-      found.push(Number(name))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found
-}
+import { processesWith } from './exec/helpers.ts'
 
 async function waitFor<T>(
   what: string,
