@@ -5,7 +5,7 @@
 // (retries, timeouts, abort) is the openai-compatible layer's.
 import type { ErrorEvent } from '../openai-compatible/errors.ts'
 import { type FailurePolicy, layeredPolicy } from '../openai-compatible/http.ts'
-import { streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeGemini, type GeminiDecoderOptions } from './decode.ts'
 import { geminiFailure } from './errors.ts'
@@ -25,11 +25,11 @@ export function geminiFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
 
 /**
  * One turn: `build` gives the request (called once; it may throw on an unusable URL, which
- * ends the turn `upstream_rejected`), `secret` is redacted from every message. Never
- * throws; ends with exactly one `done` or `error`.
+ * ends the turn `upstream_rejected`; an asynchronous one names its secret), `secret` is
+ * redacted from every message. Never throws; ends with exactly one `done` or `error`.
  */
 export function geminiTurn(
-  build: () => EncodedRequest,
+  build: () => EncodedRequest | Promise<PreparedRequest>,
   opts: StreamOptions,
   secret: string | null,
   turn: TurnOptions & GeminiDecoderOptions = {},
