@@ -5,7 +5,7 @@
 // HTTP (retries, timeouts, abort) is the openai-compatible layer's, not a copy of it.
 import type { ErrorEvent } from '../openai-compatible/errors.ts'
 import { type FailurePolicy, layeredPolicy } from '../openai-compatible/http.ts'
-import { streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeMessages } from './decode.ts'
 import { anthropicFailure } from './errors.ts'
@@ -35,7 +35,8 @@ export function messagesFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
 
 /**
  * One turn: `build` gives the request (called once; it may throw on an unusable endpoint,
- * which ends the turn `upstream_rejected`), `secret` is redacted from every message.
+ * which ends the turn `upstream_rejected`; an asynchronous one names its secret), `secret`
+ * is redacted from every message.
  * Never throws; ends with exactly one `done` or `error`.
  */
 export interface MessagesTurnOptions extends TurnOptions {
@@ -44,7 +45,7 @@ export interface MessagesTurnOptions extends TurnOptions {
 }
 
 export function messagesTurn(
-  build: () => EncodedRequest,
+  build: () => EncodedRequest | Promise<PreparedRequest>,
   opts: StreamOptions,
   secret: string | null,
   turn: MessagesTurnOptions = {},
