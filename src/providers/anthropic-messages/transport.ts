@@ -9,6 +9,7 @@ import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-co
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeMessages } from './decode.ts'
 import { anthropicFailure } from './errors.ts'
+import { messagesWhole } from './whole.ts'
 
 /** The API version every Messages request names (Anthropic's only stable one). */
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -28,9 +29,10 @@ export function messagesHeaders(): Record<string, string> {
 /**
  * Anthropic's error JSON decides a failed answer's code and message; a provider's own
  * policy (a usage-limit reading, a token refusal) is asked first and wins where it answers.
+ * A 200 with a whole Message in JSON is read as its stream (whole.ts).
  */
 export function messagesFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
-  return layeredPolicy(anthropicFailure, own)
+  return layeredPolicy(anthropicFailure, own, messagesWhole)
 }
 
 /**

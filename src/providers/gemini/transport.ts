@@ -9,6 +9,7 @@ import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-co
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeGemini, type GeminiDecoderOptions } from './decode.ts'
 import { geminiFailure } from './errors.ts'
+import { geminiWhole } from './whole.ts'
 
 /** Headers every Gemini stream request carries; a provider adds its auth. */
 export function geminiHeaders(): Record<string, string> {
@@ -17,10 +18,11 @@ export function geminiHeaders(): Record<string, string> {
 
 /**
  * Google's error JSON decides a failed answer's code and message; a provider's own policy
- * (a per-meter rate limit, a refused token) is asked first and wins where it answers.
+ * (a per-meter rate limit, a refused token) is asked first and wins where it answers. A
+ * 200 in JSON is read as a whole answer (whole.ts).
  */
 export function geminiFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
-  return layeredPolicy(geminiFailure, own)
+  return layeredPolicy(geminiFailure, own, geminiWhole)
 }
 
 /**
