@@ -80,13 +80,22 @@ export async function openStream(
   const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES
   const delayFor = opts.retryDelayMs ?? defaultRetryDelayMs
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
-  const origin = safeOrigin(req.url)
+  const urls = [req.url, ...(req.fallbackUrls ?? [])]
+  let host = 0
   for (let attempt = 0; ; attempt++) {
     if (opts.signal.aborted) return { ok: false, error: aborted() }
+    const url = urls[host]
+    const origin = safeOrigin(url)
     const guard = new Guard(opts.signal, idleMs)
-    let failure: { error: ErrorEvent; retryAfterMs: number | null; retryable: boolean }
+    let failure: {
+      error: ErrorEvent
+      retryAfterMs: number | null
+      retryable: boolean
+      /** Another host may answer: it could not be reached, or it answered 404 or 5xx. */
+      hostFault: boolean
+    }
     try {
-      const res = await fetchFn(req.url, {
+      const res = await fetchFn(url, {
         method: 'POST',
         headers: req.headers,
         body: req.body,
@@ -119,7 +128,7 @@ export async function openStream(
         own?.limitedUntilMs ??
         (code === 'upstream_rate_limited' && retryAfterMs !== null ? Date.now() + retryAfterMs : undefined)
       if (limitedUntil !== undefined) error.limited_until_ms = limitedUntil
-      failure = { error, retryAfterMs, retryable }
+      failure = { error, retryAfterMs, retryable, hostFault: res.status === 404 || res.status >= 500 }
     } catch (err) {
       guard.dispose()
       if (opts.signal.aborted) return { ok: false, error: aborted() }
@@ -130,9 +139,20 @@ export async function openStream(
         }
       }
       const message = redact(`could not reach ${origin}: ${describe(err)}`, secret)
-      failure = { error: errorEvent('upstream_unavailable', message), retryAfterMs: null, retryable: true }
+      failure = {
+        error: errorEvent('upstream_unavailable', message),
+        retryAfterMs: null,
+        retryable: true,
+        hostFault: true,
+      }
     }
     if (opts.signal.aborted) return { ok: false, error: aborted() }
+    if (failure.hostFault && host < urls.length - 1) {
+      // The next host gets the request at once; the attempt is not counted.
+      host++
+      attempt--
+      continue
+    }
     const { error, retryAfterMs, retryable } = failure
     if (!retryable || attempt >= maxRetries) return { ok: false, error }
     if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) {
