@@ -325,21 +325,23 @@ function wholeAnswer(text: string, whole?: FailurePolicy['whole']): AsyncIterabl
   } catch {
     return null
   }
-  let frames = whole?.(body) ?? null
-  if (frames !== null) {
-    // the wire's reading
-  } else if (Array.isArray(body?.choices) && body.choices.some((c: any) => c?.message)) {
-    frames = `data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`
-  } else if (body?.object === 'response' && Array.isArray(body.output) && body.status !== 'failed') {
-    const type = body.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
-    frames = `data: ${JSON.stringify({ type, response: body })}\n\n`
-  } else {
-    return null
-  }
+  const frames = whole?.(body) ?? openaiWhole(body)
+  if (frames === null) return null
   const frame = new TextEncoder().encode(frames)
   return (async function* () {
     yield frame
   })()
+}
+
+/** A whole chat completion or Responses response as the frames the OpenAI decoders read. */
+function openaiWhole(body: any): string | null {
+  if (Array.isArray(body?.choices) && body.choices.some((c: any) => c?.message))
+    return `data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`
+  if (body?.object === 'response' && Array.isArray(body.output) && body.status !== 'failed') {
+    const type = body.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
+    return `data: ${JSON.stringify({ type, response: body })}\n\n`
+  }
+  return null
 }
 
 function notAStream(text: string, status: number, secret: string | null): ErrorEvent {
@@ -353,11 +355,8 @@ function notAStream(text: string, status: number, secret: string | null): ErrorE
     const code = codeForStreamError(body.error.code, body.error.type)
     return errorEvent(code, redact(upstreamMessage(text, status), secret), status)
   }
-  return errorEvent(
-    'upstream_malformed',
-    `the upstream answered ${shapeOf(body, text)} instead of an event stream`,
-    status,
-  )
+  const what = redact(shapeOf(body, text), secret)
+  return errorEvent('upstream_malformed', `the upstream answered ${what} instead of an event stream`, status)
 }
 
 /** What came back, without its values (which may hold anything): its JSON kind and keys. */
