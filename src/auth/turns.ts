@@ -122,14 +122,17 @@ function chatgptTransport(
   }
 }
 
-/** HEARTH_ANTIGRAVITY_BASE_URL (a test hook) wins over the profile's endpoint and the vendor host. */
+/**
+ * HEARTH_ANTIGRAVITY_BASE_URL (a test hook) wins over the profile's endpoint; with neither
+ * the endpoint stays empty and the transport tries the vendor's hosts in order.
+ */
 async function antigravityTransport(
   profile: ResolvedProfile,
   credential: StoredCredential,
 ): Promise<TransportProfile> {
   const base = process.env.HEARTH_ANTIGRAVITY_BASE_URL?.trim()
     ? antigravityBaseUrl()
-    : profile.transport.endpoint || antigravityBaseUrl()
+    : profile.transport.endpoint
   return {
     ...profile.transport,
     endpoint: base,

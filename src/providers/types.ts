@@ -128,6 +128,13 @@ export interface EncodedRequest {
   url: string
   headers: Record<string, string>
   body: string
+  /**
+   * Hosts of the same API tried in order after `url` when it cannot be reached or answers
+   * 404 or 5xx (a vendor with several equivalent hosts); each gets the request at once, the
+   * last one the usual retries. Never on any other 4xx: a refused token or a limit is the
+   * account's, the same on every host.
+   */
+  fallbackUrls?: string[]
 }
 
 /** Options every transport's `stream` takes; injected so tests need no globals. */

@@ -119,3 +119,32 @@ export function messagesPairingError(body: any): string | null {
   }
   return null
 }
+
+/**
+ * The Message the API answers without `stream: true`: the script's stream accumulated
+ * (blocks complete, tool inputs parsed, the final stop reason and usage).
+ */
+export function wholeMessage(script: FakeScript, model = 'claude-fake'): Record<string, any> {
+  let message: Record<string, any> = {}
+  const json = new Map<number, string>()
+  for (const frame of messagesFrames(script, model)) {
+    const data = JSON.parse(frame.text.slice(frame.text.indexOf('data: ') + 6))
+    if (data.type === 'message_start') message = { ...data.message, content: [] }
+    else if (data.type === 'content_block_start') message.content[data.index] = { ...data.content_block }
+    else if (data.type === 'content_block_delta') {
+      const block = message.content[data.index]
+      const d = data.delta
+      if (d.type === 'text_delta') block.text += d.text
+      else if (d.type === 'thinking_delta') block.thinking += d.thinking
+      else if (d.type === 'signature_delta') block.signature = d.signature
+      else if (d.type === 'input_json_delta')
+        json.set(data.index, (json.get(data.index) ?? '') + d.partial_json)
+    } else if (data.type === 'content_block_stop' && json.has(data.index))
+      message.content[data.index].input = JSON.parse(json.get(data.index) || '{}')
+    else if (data.type === 'message_delta') {
+      message.stop_reason = data.delta.stop_reason
+      message.usage = { ...message.usage, ...data.usage }
+    }
+  }
+  return message
+}

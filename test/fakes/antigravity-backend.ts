@@ -24,7 +24,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { chunksOf, type GeminiScript } from './gemini-upstream.ts'
+import { answerWhole, chunksOf, type GeminiScript } from './gemini-upstream.ts'
 import { type RecordedRequest, readBody, recordOf } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 
@@ -271,16 +271,21 @@ export class FakeAntigravityBackend {
         : googleError(script.status, script.errorStatus ?? 'INTERNAL', script.errorMessage ?? 'error')
       return send(res, script.status, body)
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' })
-    for (const chunk of chunksOf(script, model) as any[]) {
+    const chunks = chunksOf(script, model) as any[]
+    for (const chunk of chunks) {
       for (const part of chunk.candidates?.[0]?.content?.parts ?? []) {
         if (!part.thoughtSignature) continue
         part.thoughtSignature = `sig-${randomBytes(9).toString('base64url')}`
         this.signatures.set(part.thoughtSignature, model)
       }
+    }
+    const envelope = (chunk: unknown) => ({ response: chunk, traceId: 'fake-trace' })
+    if (script.unstreamed === 'array') return answerWhole(res, chunks.map(envelope), 'array')
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' })
+    for (const chunk of chunks) {
       if (script.delayMs) await sleep(script.delayMs)
       if (res.destroyed) return
-      res.write(`data: ${JSON.stringify({ response: chunk, traceId: 'fake-trace' })}\r\n\r\n`)
+      res.write(`data: ${JSON.stringify(envelope(chunk))}\r\n\r\n`)
     }
     res.end()
   }

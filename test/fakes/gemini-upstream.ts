@@ -27,6 +27,12 @@ export interface GeminiScript {
   usage?: { prompt?: number; candidates?: number; thoughts?: number; cached?: number }
   /** `cut`: the stream ends before the finishReason chunk. */
   mode?: 'cut'
+  /**
+   * Answer the chunks whole, as Google does when `alt=sse` is missing: a 200
+   * `application/json` body holding the JSON array of them (`single`: the one object
+   * `generateContent` answers, the chunks' parts merged).
+   */
+  unstreamed?: 'array' | 'single'
   /** Answer this status with Google's error JSON instead of a stream. */
   status?: number
   errorStatus?: string
@@ -129,6 +135,7 @@ export class FakeGeminiUpstream {
     if (script.status) {
       return googleError(res, script.status, script.errorStatus ?? 'INTERNAL', script.errorMessage ?? 'error')
     }
+    if (script.unstreamed) return answerWhole(res, chunksOf(script, recorded.model), script.unstreamed)
     res.writeHead(200, { 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' })
     for (const chunk of chunksOf(script, recorded.model)) {
       if (script.delayMs) await sleep(script.delayMs)
@@ -137,6 +144,20 @@ export class FakeGeminiUpstream {
     }
     res.end()
   }
+}
+
+/** The chunks as one JSON answer (Google pretty-prints it). */
+export function answerWhole(res: ServerResponse, chunks: unknown[], how: 'array' | 'single'): void {
+  res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' })
+  res.end(JSON.stringify(how === 'array' ? chunks : mergeChunks(chunks as any[]), null, 2))
+}
+
+/** `generateContent`'s one response: every chunk's parts in one candidate, the last chunk's rest. */
+function mergeChunks(chunks: any[]): unknown {
+  const last = chunks.at(-1) ?? {}
+  const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? [])
+  const candidate = { ...(last.candidates?.[0] ?? {}), content: { role: 'model', parts } }
+  return { ...last, candidates: [candidate] }
 }
 
 function googleError(res: ServerResponse, status: number, code: string, message: string): void {

@@ -48,6 +48,11 @@ export interface FakeScript {
   mode?: FakeMode
   /** An event stream played as it is (a recorded fixture) instead of the scripted frames. */
   raw?: string
+  /**
+   * Messages: answer the whole Message as a 200 `application/json` body (what the API
+   * answers without `stream: true`, or a proxy that buffers), not a stream.
+   */
+  unstreamed?: boolean
   /** Deltas sent before a stall, drop or malformed frame (default 1). */
   after?: number
 }

@@ -11,7 +11,7 @@
 // Used by tests and by bench code.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { messagesErrorBody, messagesFrames, messagesPairingError } from './anthropic-frames.ts'
+import { messagesErrorBody, messagesFrames, messagesPairingError, wholeMessage } from './anthropic-frames.ts'
 import { playFrames, type RecordedRequest, readBody, recordOf } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 import {
@@ -126,6 +126,12 @@ export class FakeOpenAIUpstream {
       if (unpaired) return this.#messagesError(res, record, 400, unpaired)
       if (script.status && script.status !== 200)
         return this.#messagesError(res, record, script.status, script.errorMessage, script.retryAfter)
+      if (script.unstreamed) {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(wholeMessage(script, record.body?.model)))
+        record.completed = true
+        return
+      }
     } else {
       const unpaired =
         protocol === 'chat' ? chatPairingError(record.body) : responsesPairingError(record.body)

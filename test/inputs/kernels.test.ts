@@ -54,9 +54,9 @@ describe('kernel processes', () => {
     try {
       const ready = await until('the reserve kernel', () => logLines(s, 'kernel process ready')[0])
       // One warm-up turn per wire format (Responses, Chat Completions, ChatGPT, Bedrock's
-      // signed Messages, claude's Messages), all done, against the kernel's own loopback
-      // server: the configured upstream saw nothing.
-      assert.equal(ready.warm_turns, 5)
+      // signed Messages, claude's Messages, Gemini), all done, against the kernel's own
+      // loopback server: the configured upstream saw nothing.
+      assert.equal(ready.warm_turns, 6)
       assert.equal(s.upstream.requests.length, 0)
       assert.deepEqual(kernelsOf(s), [ready.pid])
       const sid = await createSession(s.d)
@@ -87,7 +87,7 @@ describe('kernel processes', () => {
         10_000,
       )
       const ready = await until('the process ready', () => logLines(s, 'kernel process ready')[0])
-      assert.equal(ready.warm_turns, 5)
+      assert.equal(ready.warm_turns, 6)
       assert.ok(ready.time <= reached, `ready at ${ready.time}, the upstream reached at ${reached}`)
       const done = await waitSession(s.d, sid, (x) => idle(x) && x.input_order === 1)
       assert.equal(done.latest_answer.outcome, 'completed')

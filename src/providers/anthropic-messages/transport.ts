@@ -5,10 +5,11 @@
 // HTTP (retries, timeouts, abort) is the openai-compatible layer's, not a copy of it.
 import type { ErrorEvent } from '../openai-compatible/errors.ts'
 import { type FailurePolicy, layeredPolicy } from '../openai-compatible/http.ts'
-import { streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeMessages } from './decode.ts'
 import { anthropicFailure } from './errors.ts'
+import { messagesWhole } from './whole.ts'
 
 /** The API version every Messages request names (Anthropic's only stable one). */
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -28,14 +29,16 @@ export function messagesHeaders(): Record<string, string> {
 /**
  * Anthropic's error JSON decides a failed answer's code and message; a provider's own
  * policy (a usage-limit reading, a token refusal) is asked first and wins where it answers.
+ * A 200 with a whole Message in JSON is read as its stream (whole.ts).
  */
 export function messagesFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
-  return layeredPolicy(anthropicFailure, own)
+  return layeredPolicy(anthropicFailure, own, messagesWhole)
 }
 
 /**
  * One turn: `build` gives the request (called once; it may throw on an unusable endpoint,
- * which ends the turn `upstream_rejected`), `secret` is redacted from every message.
+ * which ends the turn `upstream_rejected`; an asynchronous one names its secret), `secret`
+ * is redacted from every message.
  * Never throws; ends with exactly one `done` or `error`.
  */
 export interface MessagesTurnOptions extends TurnOptions {
@@ -44,7 +47,7 @@ export interface MessagesTurnOptions extends TurnOptions {
 }
 
 export function messagesTurn(
-  build: () => EncodedRequest,
+  build: () => EncodedRequest | Promise<PreparedRequest>,
   opts: StreamOptions,
   secret: string | null,
   turn: MessagesTurnOptions = {},

@@ -1,7 +1,8 @@
 // The `antigravity` transport: a Gemini turn inside the Cloud Code Assist envelope. The
 // request body is the shared Gemini codec's (gemini/encode.ts), wrapped as
 // `{project, model, request: {...body, sessionId}, requestType: "agent", userAgent:
-// "antigravity", requestId}` and posted to `{base}/v1internal:streamGenerateContent?alt=sse`;
+// "antigravity", requestId}` and posted to `{base}/v1internal:streamGenerateContent?alt=sse`
+// (the vendor's hosts in order, see `antigravityBases`);
 // each SSE chunk is `{response: GenerateContentResponse, traceId}` and the shared decoder
 // reads its `response`. On top of the codec:
 //
@@ -34,7 +35,7 @@ import type {
   Transport,
   TransportProfile,
 } from '../types.ts'
-import { CLIENT_METADATA, CLOUD_CODE_BASE_URL, VERSION_FALLBACK } from './constants.ts'
+import { CLIENT_METADATA, CLOUD_CODE_BASE_URL, CLOUD_CODE_HOSTS, VERSION_FALLBACK } from './constants.ts'
 import { decodeGoogleError, verificationUrl } from './errors.ts'
 import { meterOf } from './meters.ts'
 import { antigravityRequestBody, PartsRecorder } from './replay.ts'
@@ -45,6 +46,21 @@ import { userAgentOf } from './version.ts'
 export const DEFAULT_LIMIT_MS = 60_000
 /** A 429 whose reset is this close is retried; a later one ends the turn at once. */
 const RETRY_WITHIN_MS = 10_000
+
+/**
+ * The bases a turn tries in order: the profile's endpoint alone when it names one (the
+ * daemon passes HEARTH_ANTIGRAVITY_BASE_URL there, which pins one base), else
+ * HEARTH_ANTIGRAVITY_BASE_URLS (comma-separated, a test hook: the only way to try several
+ * plain-http loopback bases), else the vendor's hosts (daily, autopush, production).
+ */
+export function antigravityBases(endpoint: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (endpoint.trim() !== '') return [endpoint.trim()]
+  const listed = (env.HEARTH_ANTIGRAVITY_BASE_URLS ?? '')
+    .split(',')
+    .map((base) => base.trim())
+    .filter((base) => base !== '')
+  return listed.length > 0 ? listed : [...CLOUD_CODE_HOSTS]
+}
 
 export function antigravityUrl(base: string): string {
   return new URL(
@@ -146,7 +162,10 @@ function stream(
     'client-metadata': JSON.stringify(CLIENT_METADATA),
   }
   if (model.startsWith('claude-') && req.effort) headers['anthropic-beta'] = 'interleaved-thinking-2025-05-14'
-  const build = () => ({ url: antigravityUrl(profile.endpoint), headers, body: JSON.stringify(envelope) })
+  const build = () => {
+    const [url, ...fallbackUrls] = antigravityBases(profile.endpoint).map(antigravityUrl)
+    return { url, fallbackUrls, headers, body: JSON.stringify(envelope) }
+  }
   const decoder = new SignedPartsDecoder()
   return streamTurn(build, (bytes) => decodeWith(bytes, decoder), opts, access, {
     policy: geminiFailurePolicy(antigravityPolicy(model)),

@@ -8,6 +8,7 @@
 import { messagesBody } from '../anthropic-messages/encode.ts'
 import { messagesHeaders, messagesTurn } from '../anthropic-messages/transport.ts'
 import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
+import type { PreparedRequest as TurnRequest } from '../openai-compatible/transport.ts'
 import type { EncodedRequest, NeutralEvent, NeutralRequest, Transport, TransportProfile } from '../types.ts'
 import { type AwsProfile, type Env, readAwsProfile } from './aws-files.ts'
 import { CredentialProcessError } from './credential-process.ts'
@@ -53,19 +54,24 @@ export function bedrockTransport(options: BedrockOptions = {}): Transport {
   const envOf = options.env ?? (() => process.env)
   const now = options.now ?? (() => new Date())
   return {
-    async *stream(profile, req, opts): AsyncGenerator<NeutralEvent> {
-      let prepared: PreparedRequest
-      try {
-        prepared = await prepareRequest(profile, req, envOf(), opts.signal, now())
-      } catch (err) {
-        yield setupFailure(err, opts.signal)
-        return
+    /**
+     * The shared Messages turn itself, the step's preparation inside it: no generator of
+     * this transport's own around the stream, so a delta crosses no extra async step.
+     */
+    stream(profile, req, opts): AsyncGenerator<NeutralEvent> {
+      let source = ''
+      const build = async (): Promise<TurnRequest> => {
+        try {
+          const prepared = await prepareRequest(profile, req, envOf(), opts.signal, now())
+          source = prepared.source
+          return { request: prepared.encoded, secret: prepared.secret }
+        } catch (err) {
+          return setupFailure(err, opts.signal)
+        }
       }
       const adjust = (e: ErrorEvent): ErrorEvent =>
-        e.code === 'upstream_unauthorized'
-          ? { ...e, message: `${e.message} (credentials: ${prepared.source})` }
-          : e
-      yield* messagesTurn(() => prepared.encoded, opts, prepared.secret, { adjust })
+        e.code === 'upstream_unauthorized' ? { ...e, message: `${e.message} (credentials: ${source})` } : e
+      return messagesTurn(build, opts, null, { adjust })
     },
   }
 }

@@ -72,11 +72,12 @@ export class GeminiDecoder implements FrameDecoder {
     const parsed = parseFrame(frame)
     if (!parsed.ok) return this.#finish([parsed.event])
     const chunk = this.#unwrap ? this.#unwrap(parsed.value) : parsed.value
-    const err = googleError(parsed.value) ?? googleError(chunk)
+    const err = googleError(parsed.value) ?? (chunk === parsed.value ? null : googleError(chunk))
     if (err) return this.#finish([streamErrorEvent(err)])
     const data = object(chunk, 'the chunk')
     if (!data) throw new Malformed('the chunk holds no GenerateContentResponse')
-    this.#readUsage(data.usageMetadata)
+    // Most chunks carry no usage (it comes with the last): nothing to read then.
+    if (data.usageMetadata !== undefined) this.#readUsage(data.usageMetadata)
     const candidates = list(data.candidates, 'candidates')
     const candidate = object(candidates?.[0], 'candidates[0]')
     const events = candidate ? this.#candidate(candidate) : []

@@ -5,10 +5,11 @@
 // (retries, timeouts, abort) is the openai-compatible layer's.
 import type { ErrorEvent } from '../openai-compatible/errors.ts'
 import { type FailurePolicy, layeredPolicy } from '../openai-compatible/http.ts'
-import { streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeGemini, type GeminiDecoderOptions } from './decode.ts'
 import { geminiFailure } from './errors.ts'
+import { geminiWhole } from './whole.ts'
 
 /** Headers every Gemini stream request carries; a provider adds its auth. */
 export function geminiHeaders(): Record<string, string> {
@@ -17,19 +18,20 @@ export function geminiHeaders(): Record<string, string> {
 
 /**
  * Google's error JSON decides a failed answer's code and message; a provider's own policy
- * (a per-meter rate limit, a refused token) is asked first and wins where it answers.
+ * (a per-meter rate limit, a refused token) is asked first and wins where it answers. A
+ * 200 in JSON is read as a whole answer (whole.ts).
  */
 export function geminiFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
-  return layeredPolicy(geminiFailure, own)
+  return layeredPolicy(geminiFailure, own, geminiWhole)
 }
 
 /**
  * One turn: `build` gives the request (called once; it may throw on an unusable URL, which
- * ends the turn `upstream_rejected`), `secret` is redacted from every message. Never
- * throws; ends with exactly one `done` or `error`.
+ * ends the turn `upstream_rejected`; an asynchronous one names its secret), `secret` is
+ * redacted from every message. Never throws; ends with exactly one `done` or `error`.
  */
 export function geminiTurn(
-  build: () => EncodedRequest,
+  build: () => EncodedRequest | Promise<PreparedRequest>,
   opts: StreamOptions,
   secret: string | null,
   turn: TurnOptions & GeminiDecoderOptions = {},

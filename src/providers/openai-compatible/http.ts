@@ -37,6 +37,12 @@ export type Opened =
  * message, retried when rate-limited or unavailable). The message is redacted either way.
  */
 export interface FailurePolicy {
+  /**
+   * A wire's reading of a 200 answer in JSON instead of an event stream (a server that
+   * ignored the streaming parameter, a proxy that buffered): the event-stream text the
+   * wire's decoder reads, or null when `body` is no whole answer of the wire.
+   */
+  whole?(body: unknown): string | null
   failure?(
     status: number,
     text: string,
@@ -48,8 +54,13 @@ export interface FailurePolicy {
  * A wire's reading of its error bodies (`wire`) under a provider's own policy (a usage-limit
  * reading, a refused token): the provider is asked first and its fields win where it answers.
  */
-export function layeredPolicy(wire: FailurePolicy['failure'], own: FailurePolicy = {}): FailurePolicy {
+export function layeredPolicy(
+  wire: FailurePolicy['failure'],
+  own: FailurePolicy = {},
+  whole?: FailurePolicy['whole'],
+): FailurePolicy {
   return {
+    whole: own.whole ?? whole,
     failure(status, text, headers) {
       const mine = own.failure?.(status, text, headers) ?? null
       const base = wire?.(status, text, headers) ?? null
@@ -69,13 +80,22 @@ export async function openStream(
   const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES
   const delayFor = opts.retryDelayMs ?? defaultRetryDelayMs
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
-  const origin = safeOrigin(req.url)
+  const urls = [req.url, ...(req.fallbackUrls ?? [])]
+  let host = 0
   for (let attempt = 0; ; attempt++) {
     if (opts.signal.aborted) return { ok: false, error: aborted() }
+    const url = urls[host]
+    const origin = safeOrigin(url)
     const guard = new Guard(opts.signal, idleMs)
-    let failure: { error: ErrorEvent; retryAfterMs: number | null; retryable: boolean }
+    let failure: {
+      error: ErrorEvent
+      retryAfterMs: number | null
+      retryable: boolean
+      /** Another host may answer: it could not be reached, or it answered 404 or 5xx. */
+      hostFault: boolean
+    }
     try {
-      const res = await fetchFn(req.url, {
+      const res = await fetchFn(url, {
         method: 'POST',
         headers: req.headers,
         body: req.body,
@@ -86,7 +106,7 @@ export async function openStream(
         // A server that ignored `stream: true` or reports an error with a 200.
         const text = await readErrorBody(res, guard, WHOLE_BODY_LIMIT)
         guard.dispose()
-        const whole = wholeCompletion(text)
+        const whole = wholeAnswer(text, policy.whole)
         if (whole) return { ok: true, status: res.status, body: whole, close: () => {} }
         return { ok: false, error: notAStream(text, res.status, secret) }
       }
@@ -108,7 +128,7 @@ export async function openStream(
         own?.limitedUntilMs ??
         (code === 'upstream_rate_limited' && retryAfterMs !== null ? Date.now() + retryAfterMs : undefined)
       if (limitedUntil !== undefined) error.limited_until_ms = limitedUntil
-      failure = { error, retryAfterMs, retryable }
+      failure = { error, retryAfterMs, retryable, hostFault: res.status === 404 || res.status >= 500 }
     } catch (err) {
       guard.dispose()
       if (opts.signal.aborted) return { ok: false, error: aborted() }
@@ -119,9 +139,20 @@ export async function openStream(
         }
       }
       const message = redact(`could not reach ${origin}: ${describe(err)}`, secret)
-      failure = { error: errorEvent('upstream_unavailable', message), retryAfterMs: null, retryable: true }
+      failure = {
+        error: errorEvent('upstream_unavailable', message),
+        retryAfterMs: null,
+        retryable: true,
+        hostFault: true,
+      }
     }
     if (opts.signal.aborted) return { ok: false, error: aborted() }
+    if (failure.hostFault && host < urls.length - 1) {
+      // The next host gets the request at once; the attempt is not counted.
+      host++
+      attempt--
+      continue
+    }
     const { error, retryAfterMs, retryable } = failure
     if (!retryable || attempt >= maxRetries) return { ok: false, error }
     if (retryAfterMs !== null && retryAfterMs > MAX_RETRY_AFTER_MS) {
@@ -282,31 +313,35 @@ function isJson(headers: Headers): boolean {
 }
 
 /**
- * A whole answer from a server that ignored `stream: true`, as the frames the decoders
- * read: a chat completion (`choices[].message`) as one last chunk, a Responses response
- * (`object: "response"` with `output`) as its `response.completed` event; null for any
- * other JSON.
+ * A whole answer from a server that ignored the streaming parameter, as the frames the
+ * decoders read: the wire's own reading first (`whole`), else a chat completion
+ * (`choices[].message`) as one last chunk, or a Responses response (`object: "response"`
+ * with `output`) as its `response.completed` event; null for any other JSON.
  */
-function wholeCompletion(text: string): AsyncIterable<Uint8Array> | null {
+function wholeAnswer(text: string, whole?: FailurePolicy['whole']): AsyncIterable<Uint8Array> | null {
   let body: any = null
   try {
     body = JSON.parse(text)
   } catch {
     return null
   }
-  let frames: string
-  if (Array.isArray(body?.choices) && body.choices.some((c: any) => c?.message)) {
-    frames = `data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`
-  } else if (body?.object === 'response' && Array.isArray(body.output) && body.status !== 'failed') {
-    const type = body.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
-    frames = `data: ${JSON.stringify({ type, response: body })}\n\n`
-  } else {
-    return null
-  }
+  const frames = whole?.(body) ?? openaiWhole(body)
+  if (frames === null) return null
   const frame = new TextEncoder().encode(frames)
   return (async function* () {
     yield frame
   })()
+}
+
+/** A whole chat completion or Responses response as the frames the OpenAI decoders read. */
+function openaiWhole(body: any): string | null {
+  if (Array.isArray(body?.choices) && body.choices.some((c: any) => c?.message))
+    return `data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`
+  if (body?.object === 'response' && Array.isArray(body.output) && body.status !== 'failed') {
+    const type = body.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
+    return `data: ${JSON.stringify({ type, response: body })}\n\n`
+  }
+  return null
 }
 
 function notAStream(text: string, status: number, secret: string | null): ErrorEvent {
@@ -320,7 +355,28 @@ function notAStream(text: string, status: number, secret: string | null): ErrorE
     const code = codeForStreamError(body.error.code, body.error.type)
     return errorEvent(code, redact(upstreamMessage(text, status), secret), status)
   }
-  return errorEvent('upstream_malformed', 'the upstream answered JSON instead of an event stream', status)
+  const what = redact(shapeOf(body, text), secret)
+  return errorEvent('upstream_malformed', `the upstream answered ${what} instead of an event stream`, status)
+}
+
+/** What came back, without its values (which may hold anything): its JSON kind and keys. */
+function shapeOf(body: unknown, text: string): string {
+  if (body === null && text.trim() !== 'null') return 'a body that is not JSON, labelled JSON,'
+  if (Array.isArray(body)) {
+    const first = body[0]
+    const keys = first && typeof first === 'object' && !Array.isArray(first) ? Object.keys(first) : []
+    return `a JSON array of ${body.length} item${body.length === 1 ? '' : 's'}${keys.length > 0 ? ` (the first with ${keyList(keys)})` : ''}`
+  }
+  if (body && typeof body === 'object') {
+    const keys = Object.keys(body)
+    return keys.length > 0 ? `a JSON object with ${keyList(keys)}` : 'an empty JSON object'
+  }
+  return `a JSON ${typeof body}`
+}
+
+function keyList(keys: string[]): string {
+  const shown = keys.slice(0, 8).map((k) => JSON.stringify(k.slice(0, 40)))
+  return `${keys.length === 1 ? 'key' : 'keys'} ${shown.join(', ')}${keys.length > 8 ? ', …' : ''}`
 }
 
 function safeOrigin(url: string): string {

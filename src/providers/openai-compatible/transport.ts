@@ -64,12 +64,20 @@ export function openaiDecoder(protocol: Protocol, toolNames: readonly string[] =
 }
 
 /**
+ * A request that needs I/O before it can be made (a token exchange): the request and the
+ * secret its messages redact, or the error event that ends the turn instead.
+ */
+export type PreparedRequest = { request: EncodedRequest; secret: string | null } | ErrorEvent
+
+/**
  * One streamed turn on any wire: encode (an endpoint that is not a URL is
  * `upstream_rejected`), POST with retries and timeouts, decode with the wire's decoder.
- * Never throws; ends with exactly one `done` or `error`.
+ * `build` may be asynchronous (it then names the secret itself); a provider returns this
+ * generator as it is, so each delta crosses no async step of its own. Never throws; ends
+ * with exactly one `done` or `error`.
  */
 export async function* streamTurn(
-  build: () => EncodedRequest,
+  build: () => EncodedRequest | Promise<PreparedRequest>,
   decodeBody: BodyDecoder,
   opts: StreamOptions,
   secret: string | null,
@@ -78,7 +86,16 @@ export async function* streamTurn(
   const adjust = turn.adjust ?? ((e: ErrorEvent) => e)
   let encoded: EncodedRequest
   try {
-    encoded = build()
+    const built = build()
+    if (built instanceof Promise) {
+      const prepared = await built
+      if ('type' in prepared) {
+        yield prepared
+        return
+      }
+      encoded = prepared.request
+      secret = prepared.secret
+    } else encoded = built
   } catch (err) {
     yield errorEvent('upstream_rejected', `the profile's endpoint is not a usable URL: ${describe(err)}`)
     return

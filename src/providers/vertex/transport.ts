@@ -14,6 +14,7 @@ import { geminiBody } from '../gemini/encode.ts'
 import { EffortError } from '../gemini/models.ts'
 import { geminiHeaders, geminiTurn } from '../gemini/transport.ts'
 import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
+import type { PreparedRequest } from '../openai-compatible/transport.ts'
 import type { NeutralEvent, NeutralRequest, StreamOptions, Transport, TransportProfile } from '../types.ts'
 import { AdcError, type AdcOptions, adcAccessToken } from './adc.ts'
 
@@ -93,9 +94,49 @@ export interface VertexOptions {
   adc?: Partial<AdcOptions>
 }
 
+/**
+ * The access token and the request that carries it, or the error that ends the turn: the
+ * credentials are read and exchanged here, on every turn (no cache).
+ */
+async function prepare(
+  place: VertexPlace,
+  model: string,
+  body: Record<string, unknown>,
+  opts: StreamOptions,
+  env: NodeJS.ProcessEnv,
+  adc: Partial<AdcOptions> | undefined,
+): Promise<PreparedRequest> {
+  let token: Awaited<ReturnType<typeof adcAccessToken>>
+  try {
+    token = await adcAccessToken({ signal: opts.signal, fetch: opts.fetch, env, ...adc })
+  } catch (err) {
+    if (opts.signal.aborted) return errorEvent('aborted', 'the request was aborted')
+    if (err instanceof AdcError) return errorEvent(err.code, err.message)
+    return errorEvent('upstream_unauthorized', `the application default credentials failed: ${String(err)}`)
+  }
+  const headers: Record<string, string> = {
+    ...geminiHeaders(),
+    authorization: `Bearer ${token.accessToken}`,
+    'user-agent': userAgent(),
+  }
+  if (token.quotaProject) headers['x-goog-user-project'] = token.quotaProject
+  const url = vertexUrl(
+    place.project,
+    place.location,
+    model,
+    'streamGenerateContent',
+    env.HEARTH_VERTEX_BASE_URL,
+  )
+  return { request: { url, headers, body: JSON.stringify(body) }, secret: token.accessToken }
+}
+
 export function vertexTransport(vopts: VertexOptions = {}): Transport {
   return {
-    async *stream(
+    /**
+     * The shared Gemini turn itself, its token exchange inside it: no generator of this
+     * transport's own around the stream, so a delta crosses no extra async step.
+     */
+    stream(
       profile: TransportProfile,
       req: NeutralRequest,
       opts: StreamOptions,
@@ -106,48 +147,20 @@ export function vertexTransport(vopts: VertexOptions = {}): Transport {
       try {
         body = geminiBody({ ...req, model })
       } catch (err) {
-        if (err instanceof EffortError) yield errorEvent('effort_unsupported', err.message)
-        else yield errorEvent('upstream_rejected', `the request could not be encoded: ${String(err)}`)
-        return
+        if (err instanceof EffortError) return only(errorEvent('effort_unsupported', err.message))
+        return only(errorEvent('upstream_rejected', `the request could not be encoded: ${String(err)}`))
       }
       const place = vertexPlace(profile, env)
-      if ('type' in place) {
-        yield place
-        return
-      }
-      let token: Awaited<ReturnType<typeof adcAccessToken>>
-      try {
-        token = await adcAccessToken({ signal: opts.signal, fetch: opts.fetch, env, ...vopts.adc })
-      } catch (err) {
-        if (opts.signal.aborted) yield errorEvent('aborted', 'the request was aborted')
-        else if (err instanceof AdcError) yield errorEvent(err.code, err.message)
-        else
-          yield errorEvent(
-            'upstream_unauthorized',
-            `the application default credentials failed: ${String(err)}`,
-          )
-        return
-      }
-      const headers: Record<string, string> = {
-        ...geminiHeaders(),
-        authorization: `Bearer ${token.accessToken}`,
-        'user-agent': userAgent(),
-      }
-      if (token.quotaProject) headers['x-goog-user-project'] = token.quotaProject
-      const build = () => ({
-        url: vertexUrl(
-          place.project,
-          place.location,
-          model,
-          'streamGenerateContent',
-          env.HEARTH_VERTEX_BASE_URL,
-        ),
-        headers,
-        body: JSON.stringify(body),
+      if ('type' in place) return only(place)
+      return geminiTurn(() => prepare(place, model, body, opts, env, vopts.adc), opts, null, {
+        adjust: advise,
       })
-      yield* geminiTurn(build, opts, token.accessToken, { adjust: advise })
     },
   }
+}
+
+async function* only(event: NeutralEvent): AsyncGenerator<NeutralEvent> {
+  yield event
 }
 
 export const vertex: Transport = vertexTransport()

@@ -153,7 +153,11 @@ describe('status mapping and retries', () => {
       new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } })
     const completion = await turn({ fetch: answer({ id: 'chatcmpl-1', choices: [] }) })
     deepStrictEqual(completion.events, [
-      error('upstream_malformed', 'the upstream answered JSON instead of an event stream', 200),
+      error(
+        'upstream_malformed',
+        'the upstream answered a JSON object with keys "id", "choices" instead of an event stream',
+        200,
+      ),
     ])
     const quota = await turn({
       fetch: answer({ error: { message: 'Quota exceeded', code: 'insufficient_quota' } }),
