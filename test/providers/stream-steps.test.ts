@@ -48,6 +48,30 @@ const memoryFetch = (async (url: string | URL) => {
 }) as typeof fetch
 
 /** Microtask turns between the first text delta and `done`. */
+/** One user message to `model`, with a turn deadline and the in-memory fetch. */
+function turnFor(model: string): { req: NeutralRequest; opts: () => StreamOptions } {
+  return {
+    req: {
+      model,
+      effort: null,
+      system: null,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
+      tools: [],
+      session_id: 'ses_steps',
+    },
+    opts: () => ({ signal: AbortSignal.timeout(10_000), fetch: memoryFetch }),
+  }
+}
+
+/** A profile of `model` with no endpoint or key of its own, plus `extra`. */
+const profileFor = (model: string, extra: Record<string, unknown> = {}) => ({
+  endpoint: '',
+  protocol: 'chat_completions' as const,
+  model,
+  api_key: null,
+  ...extra,
+})
+
 async function stepsOf(events: AsyncIterable<NeutralEvent>): Promise<number> {
   let ticks = 0
   let counting = false
@@ -85,23 +109,8 @@ test('a vertex delta costs the shared Gemini turn’s async steps, none of its o
       token_uri: 'http://127.0.0.1:9/token',
     }),
   )
-  const opts = (): StreamOptions => ({ signal: AbortSignal.timeout(10_000), fetch: memoryFetch })
-  const req: NeutralRequest = {
-    model: 'gemini-2.5-flash',
-    effort: null,
-    system: null,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
-    tools: [],
-    session_id: 'ses_steps',
-  }
-  const profile = {
-    endpoint: '',
-    protocol: 'chat_completions' as const,
-    model: 'gemini-2.5-flash',
-    api_key: null,
-    project: 'p',
-    location: 'global',
-  }
+  const { req, opts } = turnFor('gemini-2.5-flash')
+  const profile = profileFor('gemini-2.5-flash', { project: 'p', location: 'global' })
   const env = { GOOGLE_APPLICATION_CREDENTIALS: adc, HEARTH_VERTEX_BASE_URL: 'http://127.0.0.1:9' }
   const build = () => ({ url: 'http://127.0.0.1:9/v', headers: {}, body: '{}' })
   const shared = await stepsOf(geminiTurn(build, opts(), null))
@@ -110,21 +119,8 @@ test('a vertex delta costs the shared Gemini turn’s async steps, none of its o
 })
 
 test('a bedrock delta costs the shared Messages turn’s async steps, none of its own', async () => {
-  const opts = (): StreamOptions => ({ signal: AbortSignal.timeout(10_000), fetch: memoryFetch })
-  const req: NeutralRequest = {
-    model: 'anthropic.claude-sonnet-4-5',
-    effort: null,
-    system: null,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
-    tools: [],
-    session_id: 'ses_steps',
-  }
-  const profile = {
-    endpoint: '',
-    protocol: 'chat_completions' as const,
-    model: 'anthropic.claude-sonnet-4-5',
-    api_key: null,
-  }
+  const { req, opts } = turnFor('anthropic.claude-sonnet-4-5')
+  const profile = profileFor('anthropic.claude-sonnet-4-5')
   const env = () => ({
     HEARTH_BEDROCK_BASE_URL: 'http://127.0.0.1:9',
     AWS_REGION: 'us-east-1',
