@@ -8,7 +8,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
 import { type DaemonLog, DeferredLog } from '../deferred-log.ts'
-import { buildApp, loadValidators, warmRoutes } from '../http/app.ts'
+import { buildApp, loadValidators, precompileFirstTurn, warmRoutes } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
 import { KernelPool } from '../kernel/pool.ts'
@@ -398,7 +398,12 @@ async function serve(
     .then(() => warmRoutes(app))
     .catch((err) => log.error({ err }, 'loading the request validators failed'))
     .finally(setMemoryFlags)
-  setTimeout(openLog, AFTER_START_MS).unref()
+  // Then, idle, what a first turn would otherwise compile on its way (src/http/app.ts).
+  setTimeout(() => {
+    openLog()
+      .then(() => precompileFirstTurn(api.routes))
+      .catch((err) => log.error({ err }, "compiling the first turn's validators failed"))
+  }, AFTER_START_MS).unref()
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
   // after listening so a long recovery never delays readiness; the gated rows refuse
   // requests until it completes.

@@ -17,6 +17,16 @@ function validatorOf(schema: TSchema): Validator {
   return v
 }
 
+/** Compiles these schemas now, so the first request that needs one does not wait for it. */
+export function precompile(schemas: readonly (TSchema | undefined)[]): void {
+  for (const schema of schemas) if (schema) validatorOf(schema)
+}
+
+/** Whether this schema's validator is compiled already. */
+export function isCompiled(schema: TSchema): boolean {
+  return compiled.has(schema)
+}
+
 interface SchemaError {
   keyword: string
   instancePath: string
