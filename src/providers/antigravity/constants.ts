@@ -32,6 +32,16 @@ export const CLOUD_CODE_HOSTS: readonly string[] = [
   'https://autopush-cloudcode-pa.sandbox.googleapis.com',
   CLOUD_CODE_BASE_URL,
 ]
+/**
+ * The hosts the project lookup (`loadCodeAssist`) tries, in this order: production first,
+ * then the daily sandbox and autopush (the vendor's clients find the project on production
+ * most reliably). Onboarding (`onboardUser`) tries `CLOUD_CODE_HOSTS`, as they do.
+ */
+export const PROJECT_LOOKUP_HOSTS: readonly string[] = [
+  CLOUD_CODE_BASE_URL,
+  'https://daily-cloudcode-pa.sandbox.googleapis.com',
+  'https://autopush-cloudcode-pa.sandbox.googleapis.com',
+]
 export const CALLBACK_PORT = 51121
 export const CALLBACK_PATH = '/oauth-callback'
 
