@@ -13,8 +13,8 @@
 //   401 marks the access token expired, so the next turn refreshes it (a revoked refresh
 //   token then signs the account out: pool.ts).
 
+import { antigravityBaseUrl } from '../providers/antigravity/hosts.ts'
 import { meterOf } from '../providers/antigravity/meters.ts'
-import { antigravityBaseUrl } from '../providers/antigravity/signin.ts'
 import { antigravityVersion, userAgentOf } from '../providers/antigravity/version.ts'
 import { CHATGPT_ENDPOINT } from '../providers/chatgpt/constants.ts'
 import { chatgptAccountId } from '../providers/chatgpt/signin.ts'

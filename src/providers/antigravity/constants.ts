@@ -24,13 +24,24 @@ export const GOOGLE_ACCOUNTS_URL = 'https://accounts.google.com/'
 /** The Cloud Code Assist backend (production host). */
 export const CLOUD_CODE_BASE_URL = 'https://cloudcode-pa.googleapis.com'
 /**
- * The hosts a turn tries, in this order (the vendor's clients' order: the daily sandbox,
- * autopush, then production), moving on when one cannot be reached or answers 404 or 5xx.
+ * The hosts a turn and onboarding try, in this order (the vendor's clients' order: the
+ * daily sandbox, autopush, then production), moving on when one cannot be reached or
+ * answers 404 or 5xx.
  */
 export const CLOUD_CODE_HOSTS: readonly string[] = [
   'https://daily-cloudcode-pa.sandbox.googleapis.com',
   'https://autopush-cloudcode-pa.sandbox.googleapis.com',
   CLOUD_CODE_BASE_URL,
+]
+/**
+ * The hosts the project lookup (`loadCodeAssist`) tries, in this order: production first,
+ * then the daily sandbox and autopush (the vendor's clients find the project on production
+ * most reliably). Onboarding (`onboardUser`) tries `CLOUD_CODE_HOSTS`, as they do.
+ */
+export const PROJECT_LOOKUP_HOSTS: readonly string[] = [
+  CLOUD_CODE_BASE_URL,
+  'https://daily-cloudcode-pa.sandbox.googleapis.com',
+  'https://autopush-cloudcode-pa.sandbox.googleapis.com',
 ]
 export const CALLBACK_PORT = 51121
 export const CALLBACK_PATH = '/oauth-callback'

@@ -9,17 +9,22 @@
 //   3. `POST {base}/v1internal:onboardUser {tierId, metadata}` onboards it to the default
 //      allowed tier, repeated until the answer is `done` (a long-running operation),
 //      which names the provisioned project.
-// Each step is reported as the login's progress. Errors are decoded from the raw body
-// (errors.ts) before any of it is cut for display.
+// Each call tries its bases in order (hosts.ts: production first for the lookup, the
+// turns' order for onboarding), moving on at once when a host cannot be reached or answers
+// 404 or 5xx (../hosts.ts); the onboarding's polls stay on the host that accepted it.
+// Each step is reported as the login's progress. Errors are decoded from the raw body of
+// whichever host answered last (errors.ts) before any of it is cut for display.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SignInError } from '../../auth/types.ts'
+import { HostSequence } from '../hosts.ts'
 import { describe } from '../openai-compatible/errors.ts'
 import { CLIENT_METADATA, DEFAULT_TIER, FALLBACK_PROJECT, GOOGLE_ACCOUNTS_URL } from './constants.ts'
 import { clip, decodeGoogleError, usableVerifyUrl, verificationUrl } from './errors.ts'
+import type { ProjectHosts } from './hosts.ts'
 
 export interface ProjectStep {
-  /** The backend's base URL (`https://cloudcode-pa.googleapis.com` or a test hook). */
-  baseUrl: string
+  /** The backend's bases, tried in order (the vendor's hosts, or the test hooks). */
+  hosts: ProjectHosts
   fetch: typeof globalThis.fetch
   userAgent: string
   progress: (text: string) => void
@@ -43,7 +48,9 @@ const ONBOARD_DELAY_MS = 5000
 /** The project of the account whose access token this is; provisions one when it has none. */
 export async function findProject(access: string, step: ProjectStep): Promise<string> {
   step.progress('looking up the project')
-  const loaded = await call(access, step, 'loadCodeAssist', { metadata: CLIENT_METADATA })
+  const { value: loaded } = await call(access, step, step.hosts.lookup, 'loadCodeAssist', {
+    metadata: CLIENT_METADATA,
+  })
   const project = projectOf(loaded.cloudaicompanionProject)
   if (project) return project
   if (isObject(loaded.currentTier)) return FALLBACK_PROJECT
@@ -73,13 +80,17 @@ function eligibleTier(loaded: Record<string, unknown>): string {
   return str(chosen?.id) ?? DEFAULT_TIER
 }
 
+/** Onboards to `tierId`: the first call tries the onboarding hosts, the polls go to the one that accepted it. */
 async function onboard(access: string, step: ProjectStep, tierId: string): Promise<string> {
   const tries = step.onboardTries ?? ONBOARD_TRIES
+  let bases = step.hosts.onboard
   for (let attempt = 1; attempt <= tries; attempt++) {
     step.progress(
       attempt === 1 ? 'onboarding the account' : `onboarding the account (check ${attempt} of ${tries})`,
     )
-    const op = await call(access, step, 'onboardUser', { tierId, metadata: CLIENT_METADATA })
+    const answer = await call(access, step, bases, 'onboardUser', { tierId, metadata: CLIENT_METADATA })
+    bases = [answer.base]
+    const op = answer.value
     if (op.done === true) {
       const response = isObject(op.response) ? op.response : {}
       return projectOf(response.cloudaicompanionProject) ?? FALLBACK_PROJECT
@@ -93,18 +104,42 @@ async function onboard(access: string, step: ProjectStep, tierId: string): Promi
   )
 }
 
-/** POSTs a project call; a 2xx JSON object comes back, anything else is a SignInError. */
+type Method = 'loadCodeAssist' | 'onboardUser'
+
+/** What one host answered: its status and raw body, or (`status` null) why it could not be reached. */
+type Answer = { status: number; raw: string } | { status: null; cause: unknown }
+
+/**
+ * POSTs a project call to `bases` in order, moving on while a host cannot be reached or
+ * answers 404 or 5xx; a 2xx JSON object comes back with the base that gave it, anything
+ * else is a SignInError read from the last answer.
+ */
 async function call(
   access: string,
   step: ProjectStep,
-  method: 'loadCodeAssist' | 'onboardUser',
+  bases: readonly string[],
+  method: Method,
   body: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const url = `${step.baseUrl.replace(/\/+$/, '')}/v1internal:${method}`
-  let res: Response
-  let raw: string
+): Promise<{ value: Record<string, unknown>; base: string }> {
+  const hosts = new HostSequence(bases)
+  for (;;) {
+    const answer = await post(access, step, hosts.current, method, body)
+    if (answer.status !== null && answer.status >= 200 && answer.status < 300)
+      return { value: objectOf(answer.raw, method), base: hosts.current }
+    if (!hosts.moveOn(answer.status)) throw refusal(answer, method)
+  }
+}
+
+/** One host's answer to a project call; throws only when the sign-in was cancelled. */
+async function post(
+  access: string,
+  step: ProjectStep,
+  base: string,
+  method: Method,
+  body: Record<string, unknown>,
+): Promise<Answer> {
   try {
-    res = await step.fetch(url, {
+    const res = await step.fetch(`${base.replace(/\/+$/, '')}/v1internal:${method}`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${access}`,
@@ -116,27 +151,43 @@ async function call(
       body: JSON.stringify(body),
       signal: step.signal,
     })
-    raw = await res.text()
+    return { status: res.status, raw: await res.text() }
   } catch (err) {
     if (step.signal.aborted) throw err
-    throw new SignInError('unreachable', `could not reach the Antigravity backend: ${describe(err)}`)
+    return { status: null, cause: err }
   }
-  const what = method === 'loadCodeAssist' ? 'project lookup' : 'onboarding'
-  if (!res.ok) {
-    const error = decodeGoogleError(raw)
-    const verify = verificationUrl(error)
-    if (verify) throw verificationRequired(verify, error.message)
-    const code = method === 'loadCodeAssist' ? 'project_lookup_failed' : 'onboarding_failed'
-    const detail = error.message ?? error.status ?? 'refused'
-    throw new SignInError(code, `the Antigravity ${what} failed: ${clip(detail)} (HTTP ${res.status})`)
-  }
+}
+
+/** The SignInError of a failed call, read from the whole raw body before anything is cut. */
+function refusal(answer: Answer, method: Method): SignInError {
+  if (answer.status === null)
+    return new SignInError(
+      'unreachable',
+      `could not reach the Antigravity backend: ${describe(answer.cause)}`,
+    )
+  const error = decodeGoogleError(answer.raw)
+  const verify = verificationUrl(error)
+  if (verify) return verificationRequired(verify, error.message)
+  const code = method === 'loadCodeAssist' ? 'project_lookup_failed' : 'onboarding_failed'
+  const detail = error.message ?? error.status ?? 'refused'
+  return new SignInError(
+    code,
+    `the Antigravity ${what(method)} failed: ${clip(detail)} (HTTP ${answer.status})`,
+  )
+}
+
+function objectOf(raw: string, method: Method): Record<string, unknown> {
   try {
     const value = JSON.parse(raw)
     if (isObject(value)) return value
   } catch {
     // reported below
   }
-  throw new SignInError('invalid_response', `the Antigravity ${what} answered without a JSON object`)
+  throw new SignInError('invalid_response', `the Antigravity ${what(method)} answered without a JSON object`)
+}
+
+function what(method: Method): string {
+  return method === 'loadCodeAssist' ? 'project lookup' : 'onboarding'
 }
 
 function verificationRequired(url: string, message: string | null | undefined): SignInError {

@@ -17,13 +17,13 @@ import {
   ANTIGRAVITY_SCOPES,
   CALLBACK_PATH,
   CALLBACK_PORT,
-  CLOUD_CODE_BASE_URL,
   GOOGLE_AUTHORIZE_URL,
   GOOGLE_TOKEN_URL,
   GOOGLE_USERINFO_PATH,
   GOOGLE_USERINFO_URL,
 } from './constants.ts'
 import { clip, decodeGoogleError } from './errors.ts'
+import { type ProjectHosts, projectHosts } from './hosts.ts'
 import { findProject } from './project.ts'
 import { antigravityVersion, userAgentOf } from './version.ts'
 
@@ -34,8 +34,8 @@ export interface AntigravitySignInConfig {
   authorizeUrl: string
   tokenUrl: string
   userinfoUrl: string
-  /** The Cloud Code Assist backend of the project calls. */
-  baseUrl: string
+  /** The Cloud Code Assist bases of the project calls, tried in order. */
+  hosts: ProjectHosts
   /** The user agent of the project calls (default `antigravity/hub/<version>`). */
   userAgent?: () => Promise<string>
   fetch?: typeof globalThis.fetch
@@ -47,7 +47,8 @@ export interface AntigravitySignInConfig {
 /**
  * The configuration from the environment: HEARTH_ANTIGRAVITY_TOKEN_URL replaces Google's
  * token endpoint (exchange and refresh; userinfo is then read from the same origin), and
- * HEARTH_ANTIGRAVITY_BASE_URL the backend host. Only these reach a plain http:// loopback.
+ * HEARTH_ANTIGRAVITY_BASE_URL (one base) or HEARTH_ANTIGRAVITY_BASE_URLS (a list) the
+ * backend hosts (hosts.ts). Only these reach a plain http:// loopback.
  */
 export function antigravityConfig(env: NodeJS.ProcessEnv = process.env): AntigravitySignInConfig {
   const tokenUrl = env.HEARTH_ANTIGRAVITY_TOKEN_URL?.trim() || GOOGLE_TOKEN_URL
@@ -61,13 +62,8 @@ export function antigravityConfig(env: NodeJS.ProcessEnv = process.env): Antigra
       tokenUrl === GOOGLE_TOKEN_URL
         ? GOOGLE_USERINFO_URL
         : new URL(GOOGLE_USERINFO_PATH, tokenUrl).toString(),
-    baseUrl: antigravityBaseUrl(env),
+    hosts: projectHosts(env),
   }
-}
-
-/** The backend's base URL: HEARTH_ANTIGRAVITY_BASE_URL, else the production host. */
-export function antigravityBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return (env.HEARTH_ANTIGRAVITY_BASE_URL?.trim() || CLOUD_CODE_BASE_URL).replace(/\/+$/, '')
 }
 
 export function antigravitySignIn(config: AntigravitySignInConfig): AccountPlugin {
@@ -121,7 +117,7 @@ export function antigravitySignIn(config: AntigravitySignInConfig): AccountPlugi
       progress('reading the account')
       const email = await emailOf(fetchFn, config.userinfoUrl, access, signal)
       const projectId = await findProject(access, {
-        baseUrl: config.baseUrl,
+        hosts: config.hosts,
         fetch: fetchFn,
         userAgent: await userAgent(),
         progress,

@@ -2,7 +2,7 @@
 // request body is the shared Gemini codec's (gemini/encode.ts), wrapped as
 // `{project, model, request: {...body, sessionId}, requestType: "agent", userAgent:
 // "antigravity", requestId}` and posted to `{base}/v1internal:streamGenerateContent?alt=sse`
-// (the vendor's hosts in order, see `antigravityBases`);
+// (the vendor's hosts in order, see `antigravityBases` in hosts.ts);
 // each SSE chunk is `{response: GenerateContentResponse, traceId}` and the shared decoder
 // reads its `response`. On top of the codec:
 //
@@ -35,8 +35,9 @@ import type {
   Transport,
   TransportProfile,
 } from '../types.ts'
-import { CLIENT_METADATA, CLOUD_CODE_BASE_URL, CLOUD_CODE_HOSTS, VERSION_FALLBACK } from './constants.ts'
+import { CLIENT_METADATA, CLOUD_CODE_BASE_URL, VERSION_FALLBACK } from './constants.ts'
 import { decodeGoogleError, verificationUrl } from './errors.ts'
+import { antigravityBases } from './hosts.ts'
 import { meterOf } from './meters.ts'
 import { antigravityRequestBody, PartsRecorder } from './replay.ts'
 import { flattenSchema } from './schema.ts'
@@ -46,21 +47,6 @@ import { userAgentOf } from './version.ts'
 export const DEFAULT_LIMIT_MS = 60_000
 /** A 429 whose reset is this close is retried; a later one ends the turn at once. */
 const RETRY_WITHIN_MS = 10_000
-
-/**
- * The bases a turn tries in order: the profile's endpoint alone when it names one (the
- * daemon passes HEARTH_ANTIGRAVITY_BASE_URL there, which pins one base), else
- * HEARTH_ANTIGRAVITY_BASE_URLS (comma-separated, a test hook: the only way to try several
- * plain-http loopback bases), else the vendor's hosts (daily, autopush, production).
- */
-export function antigravityBases(endpoint: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  if (endpoint.trim() !== '') return [endpoint.trim()]
-  const listed = (env.HEARTH_ANTIGRAVITY_BASE_URLS ?? '')
-    .split(',')
-    .map((base) => base.trim())
-    .filter((base) => base !== '')
-  return listed.length > 0 ? listed : [...CLOUD_CODE_HOSTS]
-}
 
 export function antigravityUrl(base: string): string {
   return new URL(

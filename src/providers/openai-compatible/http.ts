@@ -2,6 +2,7 @@
 // before the first byte of a 200 body, map statuses to stable codes, and hand back a body
 // stream guarded by the idle timeout and the caller's signal. Never throws.
 import { setTimeout as sleep } from 'node:timers/promises'
+import { HostSequence } from '../hosts.ts'
 import type { EncodedRequest, StreamOptions, UpstreamErrorCode } from '../types.ts'
 import { codeForStreamError, describe, type ErrorEvent, errorEvent, redact, UpstreamFault } from './errors.ts'
 
@@ -80,19 +81,18 @@ export async function openStream(
   const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES
   const delayFor = opts.retryDelayMs ?? defaultRetryDelayMs
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
-  const urls = [req.url, ...(req.fallbackUrls ?? [])]
-  let host = 0
+  const hosts = new HostSequence([req.url, ...(req.fallbackUrls ?? [])])
   for (let attempt = 0; ; attempt++) {
     if (opts.signal.aborted) return { ok: false, error: aborted() }
-    const url = urls[host]
+    const url = hosts.current
     const origin = safeOrigin(url)
     const guard = new Guard(opts.signal, idleMs)
     let failure: {
       error: ErrorEvent
       retryAfterMs: number | null
       retryable: boolean
-      /** Another host may answer: it could not be reached, or it answered 404 or 5xx. */
-      hostFault: boolean
+      /** The answer's status; null when the host could not be reached. */
+      status: number | null
     }
     try {
       const res = await fetchFn(url, {
@@ -128,7 +128,7 @@ export async function openStream(
         own?.limitedUntilMs ??
         (code === 'upstream_rate_limited' && retryAfterMs !== null ? Date.now() + retryAfterMs : undefined)
       if (limitedUntil !== undefined) error.limited_until_ms = limitedUntil
-      failure = { error, retryAfterMs, retryable, hostFault: res.status === 404 || res.status >= 500 }
+      failure = { error, retryAfterMs, retryable, status: res.status }
     } catch (err) {
       guard.dispose()
       if (opts.signal.aborted) return { ok: false, error: aborted() }
@@ -143,13 +143,12 @@ export async function openStream(
         error: errorEvent('upstream_unavailable', message),
         retryAfterMs: null,
         retryable: true,
-        hostFault: true,
+        status: null,
       }
     }
     if (opts.signal.aborted) return { ok: false, error: aborted() }
-    if (failure.hostFault && host < urls.length - 1) {
+    if (hosts.moveOn(failure.status)) {
       // The next host gets the request at once; the attempt is not counted.
-      host++
       attempt--
       continue
     }
