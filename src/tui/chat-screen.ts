@@ -11,7 +11,7 @@ import { parseMouse } from './mouse.ts'
 import { type Component, Editor, type Focusable, matchesKey, type TUI, truncateToWidth } from './pi.ts'
 import type { SessionLink } from './session-link.ts'
 import { statusLine } from './status-line.ts'
-import { completionOf, Templates } from './templates.ts'
+import { LiveCompletion, Templates } from './templates.ts'
 import { editorTheme, type Theme } from './theme.ts'
 import { windowOf } from './window.ts'
 
@@ -64,10 +64,9 @@ export class ChatScreen implements Component, Focusable {
   constructor(o: ChatScreenOptions) {
     this.#o = o
     this.editor = new Editor(o.tui, editorTheme(o.theme), { paddingX: 1, autocompleteMaxVisible: 6 })
-    this.editor.setAutocompleteProvider(completionOf([], o.workspace))
-    this.templates = new Templates((items) =>
-      this.editor.setAutocompleteProvider(completionOf(items, o.workspace)),
-    )
+    const completion = new LiveCompletion(o.workspace)
+    this.editor.setAutocompleteProvider(completion)
+    this.templates = new Templates((items) => completion.set(items))
     this.editor.onSubmit = (text) => this.#submit(text)
     o.link.onOwnRunFailed = (problem) => this.#loginAfterFailure(problem)
   }

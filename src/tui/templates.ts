@@ -6,7 +6,7 @@
 import { type CommandCandidate, parseSlash, readCommands, templateMessage } from '../client/catalog.ts'
 import type { HearthClient } from '../client/client.ts'
 import { COMMANDS, type CommandContext } from './commands.ts'
-import { CombinedAutocompleteProvider } from './pi.ts'
+import { type AutocompleteProvider, CombinedAutocompleteProvider } from './pi.ts'
 import type { SessionLink } from './session-link.ts'
 
 type CompletionItem = NonNullable<ConstructorParameters<typeof CombinedAutocompleteProvider>[0]>[number]
@@ -24,8 +24,39 @@ export function builtinCompletions(): CompletionItem[] {
 }
 
 /** The editor's completion: the client's own commands and `items`, paths under `workspace`. */
-export function completionOf(items: CompletionItem[], workspace: string): CombinedAutocompleteProvider {
+function completionOf(items: CompletionItem[], workspace: string): CombinedAutocompleteProvider {
   return new CombinedAutocompleteProvider([...builtinCompletions(), ...items], workspace)
+}
+
+/**
+ * The editor's completion, whose items can change under it. Handing the editor a new
+ * provider would close a list the person is looking at (pi-tui cancels it), so template
+ * names that arrive while someone types join the next suggestion instead.
+ */
+export class LiveCompletion implements AutocompleteProvider {
+  readonly #workspace: string
+  #current: CombinedAutocompleteProvider
+
+  constructor(workspace: string) {
+    this.#workspace = workspace
+    this.#current = completionOf([], workspace)
+  }
+
+  set(items: CompletionItem[]): void {
+    this.#current = completionOf(items, this.#workspace)
+  }
+
+  getSuggestions(...args: Parameters<AutocompleteProvider['getSuggestions']>) {
+    return this.#current.getSuggestions(...args)
+  }
+
+  applyCompletion(...args: Parameters<AutocompleteProvider['applyCompletion']>) {
+    return this.#current.applyCompletion(...args)
+  }
+
+  shouldTriggerFileCompletion(lines: string[], cursorLine: number, cursorCol: number): boolean {
+    return this.#current.shouldTriggerFileCompletion(lines, cursorLine, cursorCol)
+  }
 }
 
 export class Templates {

@@ -3,6 +3,7 @@
 // approvals, its window, and the chat screen's editor keys.
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { ChatScreen } from '../../src/tui/chat-screen.ts'
 import { parseCommand } from '../../src/tui/commands.ts'
 import { highlightLines, loadHighlighter } from '../../src/tui/highlight.ts'
@@ -197,6 +198,16 @@ describe('chat screen keys', () => {
     assert.deepEqual(sent, ['hi', 'Xhi'])
     keys(...'one two', '\x1b[1;5D', '_', '\r') // Ctrl-Left: a word back
     assert.equal(sent.at(-1), 'one _two')
+  })
+
+  it('templates that arrive while a completion list shows leave it open', async () => {
+    const { s, keys } = screen()
+    keys('/', 'r', 'e', 'n')
+    const until = Date.now() + 5_000
+    while (!s.editor.isShowingAutocomplete() && Date.now() < until) await sleep(10)
+    assert.equal(s.editor.isShowingAutocomplete(), true, 'the list of commands shows')
+    s.templates.set([{ name: 'review', description: 'Review a file', argument_hint: 'FILE' }] as never)
+    assert.equal(s.editor.isShowingAutocomplete(), true, 'still showing after the templates came')
   })
 
   it('a slash line runs the command instead of sending it', () => {
