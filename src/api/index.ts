@@ -149,6 +149,7 @@ export function createApi(d: ApiDeps): Api {
     cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],
     overrides: () => modelsSettingsOf(d.settings).overrides,
   })
+  core.inMaintenance = (id) => runs.held(id)
   core.contextWindowOf = (row) => models.contextWindowNow(row.provider_profile, usageModelOf(row))
   const routes = [
     ...serverRoutes({

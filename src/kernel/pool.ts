@@ -185,7 +185,7 @@ export class KernelProcess {
   send(msg: ToKernel, from?: Kernel): void {
     if ((msg.type === 'turn' || msg.type === 'tool') && from) this.#runs.set(msg.run_id, from)
     if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.connected)
-      this.proc.send(msg)
+      this.proc.send(msg, sendFailed)
   }
 
   /** The run ended: its messages have nobody left to go to. */
@@ -454,3 +454,10 @@ export class KernelPool {
     if (active && !roomInUse && !keep) this.#fork()
   }
 }
+
+/**
+ * A message that could not be written to a process that is going (EPIPE). Without a callback
+ * Node raises that as an 'error' event on the child, which nothing listens for, and the
+ * daemon ends; the process's exit handler does what its end needs.
+ */
+function sendFailed(_err: Error | null): void {}

@@ -59,8 +59,9 @@ export async function upgradeKernel(
     )
   onStage('swapping')
   const stopped = await stopJobs(from, limits.jobsMs)
-  // The new process may have gone while the jobs stopped: the session keeps its old kernel.
-  if (!staged.alive || !from.alive)
+  // The new process may have gone while the jobs stopped, before its exit was heard: it is
+  // asked again rather than assumed alive. If it is gone, the session keeps its old kernel.
+  if (!staged.alive || !from.alive || (await ping(staged, limits.pingMs)) === null)
     return failed('swapping', `A kernel exited during the swap: ${howItEnded(staged)}`, stopped)
   return { outcome: 'upgraded', from, to: pool.swap(sessionId, staged), stopped }
 }

@@ -66,6 +66,11 @@ export class Runs {
     return this.#d
   }
 
+  /** Whether maintenance (holdIdle: compaction, reload, kernel upgrade) holds the session now. */
+  held(sessionId: string): boolean {
+    return this.#held.has(sessionId)
+  }
+
   /** Whether a run or a compaction occupies the session now. */
   busy(sessionId: string): boolean {
     return this.#active.has(sessionId) || this.#held.has(sessionId)

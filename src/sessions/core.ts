@@ -50,6 +50,8 @@ export class SessionsCore {
   readonly pendingMoves = new Set<string>()
   /** The continuation of a session's history before a position (set by the API layer). */
   olderHistory: (sessionId: string, before: number) => string | null = () => null
+  /** Whether maintenance (compaction, reload, kernel upgrade) holds a session now (set by the API layer). */
+  inMaintenance: (sessionId: string) => boolean = () => false
   /** The context window a read shows for a session, if known now (set by the API layer). */
   contextWindowOf: (row: SessionRow) => number | null = () => null
   /** The AGENTS.md files of a session's turns (the daemon gives it hearth's home). */

@@ -25,6 +25,14 @@ export interface DeletionOutcome {
 /** Stops a busy member's run before it is deleted; resolves when it is idle. */
 export type Interrupter = (sessionId: string) => Promise<void>
 
+/** A session that compaction, a reload or a kernel upgrade holds cannot be deleted yet. */
+function maintained(id: string): HearthError {
+  return new HearthError(
+    'session_busy',
+    `Session ${id} is being maintained (compaction, reload or kernel upgrade); delete it once that ends`,
+  )
+}
+
 function deleteRow(core: SessionsCore, r: SessionRow): void {
   core.transact((tx) => {
     if (r.parent_id !== null && core.row(r.parent_id))
@@ -60,6 +68,7 @@ export function deleteLeaf(core: SessionsCore, id: string, ifMatch: string | und
   const r = core.require(id)
   checkConfigurationMatch(r, ifMatch)
   if (r.phase !== 'idle') throw new HearthError('session_busy', `Session ${id} is ${r.phase}`)
+  if (core.inMaintenance(id)) throw maintained(id)
   const children = core.sql('SELECT COUNT(*) AS n FROM sessions WHERE parent_id = ?').get(id) as {
     n: number
   }
@@ -104,6 +113,8 @@ async function finishSubtree(
   for (const m of members) {
     let outcome: MemberOutcome['outcome'] = 'deleted'
     try {
+      // Maintenance is not interrupted: it ends on its own, and the member is left as it is.
+      if (core.inMaintenance(m.id)) throw maintained(m.id)
       if (m.phase !== 'idle') {
         await interrupt(m.id)
         outcome = 'interrupted_then_deleted'

@@ -1,13 +1,14 @@
 // A kernel upgrade that fails at its last stage, after the session's background jobs were
 // stopped: the new kernel passes validation, then exits while the jobs stop. The result says
 // `failed` at `swapping`, lists the stopped job (stopped, not restored), and the session
-// keeps its old kernel, which still answers.
+// keeps its old kernel, which still answers. A delete while an upgrade runs is refused.
 import assert from 'node:assert/strict'
 import { copyFileSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { pathToFileURL } from 'node:url'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { ROOT } from '../helpers/daemon.ts'
 import { post, waitSession } from '../inputs/helpers.ts'
@@ -85,5 +86,35 @@ describe('kernel upgrade: a failure while swapping', { timeout: 120_000 }, () =>
     s.upstream.enqueue(answer('still here'))
     const after = await runMessage(s, sid, 'are you there?')
     assert.equal(after.kernel.instance_id, before)
+  })
+
+  it('a session is not deleted while its kernel is being upgraded (409), and is once it is done', async () => {
+    replaceBundle()
+    const sid = await newSession(s)
+    s.upstream.enqueue(answer('first'))
+    await runMessage(s, sid, 'hello')
+    // The built kernel, a second and a half late: the upgrade waits in `staging`.
+    replaceBundle(
+      `await new Promise((r) => setTimeout(r, 1500))\nawait import(${JSON.stringify(pathToFileURL(join(DIST, 'kernel.mjs')).href)})\n`,
+    )
+    await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+    const upgrading = post(s.d, `/sessions/${sid}/kernel/upgrade`, {})
+    await waitSession(s.d, sid, (x) => x.kernel.stage === 'staging')
+    const removal = async () => {
+      const config = (await s.d.request({ path: `/sessions/${sid}?view=configuration` })).json()
+      return s.d.request({
+        method: 'DELETE',
+        path: `/sessions/${sid}?view=configuration`,
+        headers: { 'if-match': config.etag },
+      })
+    }
+    const refused = await removal()
+    assert.equal(refused.status, 409, refused.text())
+    assert.equal(refused.json().code, 'session_busy')
+    const result = (await upgrading).json()
+    assert.equal(result.outcome, 'upgraded', JSON.stringify(result))
+    const deleted = await removal()
+    assert.equal(deleted.status, 200, deleted.text())
+    replaceBundle()
   })
 })
