@@ -2,7 +2,7 @@
 // bin/hearth.mjs), timing it to ready, reading its memory, statistics, and the table every
 // section's rows end up in. Benches print figures; they are not tests and assert nothing.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -26,6 +26,13 @@ export interface Section {
 
 export function tempHome(prefix = 'hearth-bench-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/** A temp home whose config.json holds `config` (provider profiles, tool settings, mcp). */
+export function homeWithConfig(config: Record<string, unknown>): string {
+  const home = tempHome()
+  writeFileSync(join(home, 'config.json'), JSON.stringify(config))
+  return home
 }
 
 /** The value below which `p` percent of the sorted samples lie (nearest rank). */

@@ -9,13 +9,11 @@
 //   upstream's own first-to-last time, median of 10 per profile;
 // target: bedrock within 10 % of openai-compatible (on a loaded machine the spread between
 // runs is larger than that; compare the two columns of one run).
-import { writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
-import { median, ms, type Row, type Section, spawnDaemon, tempHome } from '../lib.ts'
-import { call, follow } from './runs.ts'
+import { homeWithConfig, median, ms, type Row, type Section, spawnDaemon } from '../lib.ts'
+import { call, follow, turn } from './runs.ts'
 
 interface Turn {
   firstAt: number
@@ -89,18 +87,6 @@ async function upstream() {
   return { state, url, close: () => server.close() }
 }
 
-async function turn(d: Awaited<ReturnType<typeof spawnDaemon>>, sid: string, s: ReturnType<typeof follow>) {
-  const first = s.next('output.delta')
-  const ended = s.next('run.ended')
-  const r = await call(d, 'PUT', `/sessions/${sid}/inputs/${uuidv7()}`, {
-    kind: 'message',
-    text: 'go',
-    client_id: 'bench',
-  })
-  if (r.status !== 202) throw new Error(`input: ${r.status} ${JSON.stringify(r.json)}`)
-  return { first: await first, ended: await ended }
-}
-
 const within = (value: number, base: number) => value <= base * 1.1
 
 export const bedrock: Section = {
@@ -108,19 +94,15 @@ export const bedrock: Section = {
   description: 'bedrock (SigV4, Messages) vs openai-compatible: first token and a 2,000-delta reply',
   async run(): Promise<Row[]> {
     const up = await upstream()
-    const home = tempHome()
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        providers: {
-          default_profile: 'compat',
-          profiles: {
-            compat: { endpoint: `${up.url}/v1`, protocol: 'responses', model: 'm' },
-            aws: { extension: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
-          },
+    const home = homeWithConfig({
+      providers: {
+        default_profile: 'compat',
+        profiles: {
+          compat: { endpoint: `${up.url}/v1`, protocol: 'responses', model: 'm' },
+          aws: { extension: 'bedrock', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
         },
-      }),
-    )
+      },
+    })
     const d = await spawnDaemon(home, {
       env: {
         HEARTH_BEDROCK_BASE_URL: up.url,

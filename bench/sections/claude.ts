@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
-import { median, ms, type Row, type Section, spawnDaemon, tempHome } from '../lib.ts'
+import { homeWithConfig, median, ms, type Row, type Section, spawnDaemon } from '../lib.ts'
 import { call, follow } from './runs.ts'
 
 interface Turn {
@@ -100,19 +100,15 @@ export const claude: Section = {
   description: 'claude vs openai-compatible: first token and a 2,000-delta reply',
   async run(): Promise<Row[]> {
     const up = await upstream()
-    const home = tempHome()
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        providers: {
-          default_profile: 'oc',
-          profiles: {
-            oc: { endpoint: `${up.url}/v1`, protocol: 'responses', model: 'm' },
-            sub: { extension: 'claude', protocol: 'chat_completions', model: 'claude-sonnet-4-5-20250929' },
-          },
+    const home = homeWithConfig({
+      providers: {
+        default_profile: 'oc',
+        profiles: {
+          oc: { endpoint: `${up.url}/v1`, protocol: 'responses', model: 'm' },
+          sub: { extension: 'claude', protocol: 'chat_completions', model: 'claude-sonnet-4-5-20250929' },
         },
-      }),
-    )
+      },
+    })
     const account = { type: 'oauth', access: 'sk-ant-oat01-bench', expires: Date.now() + 86_400_000 }
     writeFileSync(join(home, 'creds.json'), JSON.stringify({ accounts: { claude: account } }), {
       mode: 0o600,

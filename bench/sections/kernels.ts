@@ -15,14 +15,13 @@
 // - after a hundred short sessions (each keeping its kernel 30 s, the default), one
 //   session's 20,000-delta reply to a slow reader (one read per 20 ms): peak; ≤ 120 MB;
 // - idle again after the 20 sessions (the same short thresholds); ≤ 75 MB.
-import { writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { v7 as uuidv7 } from 'uuid'
 import {
   type BenchDaemon,
+  homeWithConfig,
   mb,
   median,
   ms,
@@ -30,7 +29,6 @@ import {
   type Section,
   sampleTreePss,
   spawnDaemon,
-  tempHome,
   treePss,
 } from '../lib.ts'
 import { call, follow } from './runs.ts'
@@ -112,16 +110,12 @@ async function pacedUpstream() {
 type Upstream = Awaited<ReturnType<typeof pacedUpstream>>
 
 function homeFor(up: Upstream): string {
-  const home = tempHome()
-  writeFileSync(
-    join(home, 'config.json'),
-    JSON.stringify({
-      providers: {
-        default_profile: 'b',
-        profiles: { b: { endpoint: up.url, protocol: 'responses', model: 'm' } },
-      },
-    }),
-  )
+  const home = homeWithConfig({
+    providers: {
+      default_profile: 'b',
+      profiles: { b: { endpoint: up.url, protocol: 'responses', model: 'm' } },
+    },
+  })
   return home
 }
 

@@ -10,13 +10,12 @@
 //   RSS (VmHWM, target ≤ 100 MB) and the frames per second the reader received;
 // - admission: 1,000 input PUTs from 100 concurrent clients into 50 sessions, each
 //   fsynced before its 202 (group commit): admissions per second and p99 latency.
-import { writeFileSync } from 'node:fs'
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
 import {
   type BenchDaemon,
+  homeWithConfig,
   mb,
   median,
   memoryOf,
@@ -25,7 +24,6 @@ import {
   type Row,
   type Section,
   spawnDaemon,
-  tempHome,
 } from '../lib.ts'
 
 interface Turn {
@@ -198,16 +196,12 @@ export const runs: Section = {
   description: 'first token, a 2,000-delta reply, memory under a 20,000-delta reply',
   async run(): Promise<Row[]> {
     const up = await upstream()
-    const home = tempHome()
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({
-        providers: {
-          default_profile: 'b',
-          profiles: { b: { endpoint: up.url, protocol: 'responses', model: 'm' } },
-        },
-      }),
-    )
+    const home = homeWithConfig({
+      providers: {
+        default_profile: 'b',
+        profiles: { b: { endpoint: up.url, protocol: 'responses', model: 'm' } },
+      },
+    })
     const d = await spawnDaemon(home)
     try {
       const sid = uuidv7()

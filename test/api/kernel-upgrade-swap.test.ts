@@ -3,29 +3,19 @@
 // `failed` at `swapping`, lists the stopped job (stopped, not restored), and the session
 // keeps its old kernel, which still answers. A delete while an upgrade runs is refused.
 import assert from 'node:assert/strict'
-import { copyFileSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import { answer, callTools } from '../fakes/tool-script.ts'
-import { ROOT } from '../helpers/daemon.ts'
 import { post, waitSession } from '../inputs/helpers.ts'
 import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
 import { processesWith } from '../tools/exec/helpers.ts'
+import { DIST, tempBundle } from './kernel-bundle.ts'
 
-const DIST = join(ROOT, 'dist')
-const dir = mkdtempSync(join(tmpdir(), 'hearth-bundle-'))
-const BUNDLE = join(dir, 'kernel.mjs')
-symlinkSync(join(DIST, 'kernel-mcp.mjs'), join(dir, 'kernel-mcp.mjs'))
-
-function replaceBundle(text?: string): void {
-  const next = `${BUNDLE}.next`
-  if (text === undefined) copyFileSync(join(DIST, 'kernel.mjs'), next)
-  else writeFileSync(next, text)
-  renameSync(next, BUNDLE)
-}
+const bundle = tempBundle()
+const BUNDLE = bundle.path
+const replaceBundle = bundle.replace
 
 /** A kernel that passes validation (ready and pong in this daemon's protocol), then exits. */
 const GONE_AFTER_PONG = `

@@ -5,15 +5,7 @@
 // another protocol or answers no ping fails the upgrade and the session keeps its kernel; a busy session is 409;
 // the reserve kernel process is replaced by one of the new bundle.
 import assert from 'node:assert/strict'
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -31,19 +23,11 @@ import { openSse } from '../streams/sse-client.ts'
 import { type AgentSetup, getSession, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
 import { processesWith } from '../tools/exec/helpers.ts'
 import { assertProblem } from './hostile.ts'
+import { DIST, tempBundle } from './kernel-bundle.ts'
 
-const DIST = join(ROOT, 'dist')
-const dir = mkdtempSync(join(tmpdir(), 'hearth-bundle-'))
-const BUNDLE = join(dir, 'kernel.mjs')
-symlinkSync(join(DIST, 'kernel-mcp.mjs'), join(dir, 'kernel-mcp.mjs'))
-
-/** Puts `text` (else the built kernel) in place of the bundle, as an update does: a new file renamed over it. */
-function replaceBundle(text?: string): void {
-  const next = `${BUNDLE}.next`
-  if (text === undefined) copyFileSync(join(DIST, 'kernel.mjs'), next)
-  else writeFileSync(next, text)
-  renameSync(next, BUNDLE)
-}
+const bundle = tempBundle()
+const BUNDLE = bundle.path
+const replaceBundle = bundle.replace
 
 /** A real MCP server over stdio (test/fakes/mcp/). */
 const stdioServer = {

@@ -4,7 +4,7 @@
 // stream. The error type decides the code; the HTTP status only when the type is unknown.
 
 import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
-import { codeForStatus } from '../openai-compatible/http.ts'
+import { codeForStatus, jsonFailure } from '../openai-compatible/http.ts'
 import type { UpstreamErrorCode } from '../types.ts'
 
 const CODES: Readonly<Record<string, UpstreamErrorCode>> = {
@@ -61,21 +61,16 @@ function describe(err: AnthropicError, fallback: string): string {
  * retried when the code is rate-limited or unavailable (429, 500, 529). Null for a body
  * that is not Anthropic's error JSON: the HTTP layer's defaults apply.
  */
-export function anthropicFailure(
-  status: number,
-  text: string,
-): { code: UpstreamErrorCode; message: string; retryable: boolean } | null {
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    return null
-  }
-  const err = anthropicError(body)
-  if (!err) return null
-  const code = anthropicErrorCode(err.type, status)
-  const message = `HTTP ${status}: ${describe(err, `the upstream answered HTTP ${status}`)}`
-  return { code, message, retryable: code === 'upstream_rate_limited' || code === 'upstream_unavailable' }
+export function anthropicFailure(status: number, text: string) {
+  return jsonFailure(status, text, (body) => {
+    const err = anthropicError(body)
+    return (
+      err && {
+        code: anthropicErrorCode(err.type, status),
+        text: describe(err, `the upstream answered HTTP ${status}`),
+      }
+    )
+  })
 }
 
 /** The event for an `error` event inside a 200 stream. */

@@ -4,7 +4,7 @@
 // request without `alt=sse` wraps it in an array. The `status` string decides the code;
 // the HTTP status only when it is missing or unknown.
 import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
-import { codeForStatus } from '../openai-compatible/http.ts'
+import { codeForStatus, jsonFailure } from '../openai-compatible/http.ts'
 import type { UpstreamErrorCode } from '../types.ts'
 
 const CODES: Readonly<Record<string, UpstreamErrorCode>> = {
@@ -62,21 +62,16 @@ function describe(err: GoogleError, fallback: string): string {
  * body's `status`, the message with the HTTP status, retried when rate-limited or
  * unavailable. Null for a body that is not Google's error JSON: the HTTP layer's defaults.
  */
-export function geminiFailure(
-  status: number,
-  text: string,
-): { code: UpstreamErrorCode; message: string; retryable: boolean } | null {
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    return null
-  }
-  const err = googleError(body)
-  if (!err) return null
-  const code = googleErrorCode(err, status)
-  const message = `HTTP ${status}: ${describe(err, `the upstream answered HTTP ${status}`)}`
-  return { code, message, retryable: code === 'upstream_rate_limited' || code === 'upstream_unavailable' }
+export function geminiFailure(status: number, text: string) {
+  return jsonFailure(status, text, (body) => {
+    const err = googleError(body)
+    return (
+      err && {
+        code: googleErrorCode(err, status),
+        text: describe(err, `the upstream answered HTTP ${status}`),
+      }
+    )
+  })
 }
 
 /** The event for an error object inside a 200 stream. */

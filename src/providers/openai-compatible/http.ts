@@ -52,6 +52,32 @@ export interface FailurePolicy {
 }
 
 /**
+ * A wire's reading of a non-2xx answer from its JSON error body: `read` gives the code and
+ * the text of a body it knows, null otherwise (the HTTP layer's defaults then apply). The
+ * message carries the HTTP status; rate-limited and unavailable answers are retried.
+ */
+export function jsonFailure(
+  status: number,
+  text: string,
+  read: (body: unknown) => { code: UpstreamErrorCode; text: string } | null,
+): { code: UpstreamErrorCode; message: string; retryable: boolean } | null {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return null
+  }
+  const found = read(body)
+  if (!found) return null
+  const { code } = found
+  return {
+    code,
+    message: `HTTP ${status}: ${found.text}`,
+    retryable: code === 'upstream_rate_limited' || code === 'upstream_unavailable',
+  }
+}
+
+/**
  * A wire's reading of its error bodies (`wire`) under a provider's own policy (a usage-limit
  * reading, a refused token): the provider is asked first and its fields win where it answers.
  */
