@@ -208,6 +208,34 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
     assert.deepEqual(processesWith(marker), [], 'the job stopped')
   })
 
+  it('a job that ignores SIGTERM is gone when the swap answers', async () => {
+    // The command ignores TERM (an ignored signal stays ignored across exec). Unsandboxed,
+    // only the SIGKILL that follows the 2 s grace ends it; in a sandbox the TERM ends the
+    // sandbox's first process, and its PID namespace with it. Either way inside the swap's
+    // 5 s wait, so the answer comes with the job already gone.
+    const marker = `sleep 300.${tag}2`
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools({ name: 'job_start', arguments: { command: `trap '' TERM; ${marker}` } }),
+      answer('started'),
+    )
+    await runMessage(s, sid, 'start a stubborn job')
+    await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 1)
+    assert.ok(processesWith(marker).length > 0)
+    replaceBundle()
+    await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+    const t0 = Date.now()
+    const result = (await upgrade(sid)).json()
+    const took = Date.now() - t0
+    assert.equal(result.outcome, 'upgraded', JSON.stringify(result))
+    assert.equal(result.stopped_jobs.length, 1)
+    assert.ok(took < 5_000, `the swap answered within its wait for the jobs (${took} ms)`)
+    assert.deepEqual(processesWith(marker), [], 'the job ended before the swap answered')
+    const read = await getSession(s.d, sid)
+    assert.equal(read.kernel.instance_id, result.instance_id)
+    assert.equal(read.kernel.live_job_count, 0)
+  })
+
   it('a bundle that exits at once, or speaks another protocol: failed, and the session keeps its kernel', async () => {
     const sid = await newSession(s)
     s.upstream.enqueue(answer('first'))
