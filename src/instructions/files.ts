@@ -172,15 +172,8 @@ function readFile(path: string, trusted: Set<number> | null): Omit<FoundFile, 's
     if (!st.isFile()) return skip(path, 0, 'not_a_file')
     if (trusted && !trusted.has(st.uid)) return skip(path, st.size, 'untrusted_owner')
     if (st.mode & 0o002) return skip(path, st.size, 'writable_by_others')
-    const buf = Buffer.allocUnsafe(Math.min(st.size, MAX_FILE_BYTES))
-    let n = 0
-    while (n < buf.length) {
-      const got = readSync(fd, buf, n, buf.length - n, n)
-      if (got === 0) break
-      n += got
-    }
-    const truncated = st.size > n
-    const text = decode(buf.subarray(0, n), truncated)
+    const { bytes, truncated } = readPrefix(fd, st.size, MAX_FILE_BYTES)
+    const text = decode(bytes, truncated)
     if (text === null) return skip(path, st.size, 'not_text')
     if (text.trim() === '') return skip(path, st.size, 'empty')
     return { path, bytes: st.size, text, truncated, skipped: null }
@@ -192,6 +185,18 @@ function readFile(path: string, trusted: Set<number> | null): Omit<FoundFile, 's
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+/** The first `max` bytes of an open file of `size` bytes (it may have shrunk since its stat). */
+export function readPrefix(fd: number, size: number, max: number): { bytes: Buffer; truncated: boolean } {
+  const buf = Buffer.allocUnsafe(Math.min(size, max))
+  let n = 0
+  while (n < buf.length) {
+    const got = readSync(fd, buf, n, buf.length - n, n)
+    if (got === 0) break
+    n += got
+  }
+  return { bytes: buf.subarray(0, n), truncated: size > n }
+}
 
 /** Strict UTF-8 without NUL bytes; a cut text drops a character split at its end. */
 export function decode(bytes: Uint8Array, cut: boolean): string | null {

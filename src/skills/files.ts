@@ -4,18 +4,9 @@
 // reason, as the read tool would refuse it. Files are read with a cap, opened without
 // following a last symlink or blocking on a FIFO, and read again only when their identity
 // (device, inode, size, times) changed.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { decode } from '../instructions/files.ts'
+import { decode, readPrefix } from '../instructions/files.ts'
 import { isWithin } from '../tools/confine.ts'
 
 export type Scope = 'workspace' | 'global'
@@ -121,15 +112,8 @@ function readCapped(real: string, maxBytes: number): Omit<Cached, 'identity'> {
   try {
     const st = fstatSync(fd)
     if (!st.isFile()) return { text: null, truncated: false, reason: 'not a regular file' }
-    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes))
-    let n = 0
-    while (n < buf.length) {
-      const got = readSync(fd, buf, n, buf.length - n, n)
-      if (got === 0) break
-      n += got
-    }
-    const truncated = st.size > n
-    const text = decode(buf.subarray(0, n), truncated)
+    const { bytes, truncated } = readPrefix(fd, st.size, maxBytes)
+    const text = decode(bytes, truncated)
     if (text === null) return { text: null, truncated: false, reason: 'not UTF-8 text' }
     return { text, truncated, reason: null }
   } catch {

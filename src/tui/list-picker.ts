@@ -95,15 +95,9 @@ export abstract class ListPicker implements Component, Focusable {
     if (this.onKey(data)) return
     const count = this.items().length
     const page = this.pageRows()
-    const moves: [Parameters<typeof matchesKey>[1], number][] = [
-      ['up', -1],
-      ['down', 1],
-      ['pageUp', -page],
-      ['pageDown', page],
-    ]
-    const move = moves.find(([key]) => matchesKey(data, key))
-    if (move) {
-      this.move(move[1])
+    const step = keyStep(data, page)
+    if (step !== null) {
+      this.move(step)
       return
     }
     if (matchesKey(data, 'enter')) {
@@ -163,4 +157,13 @@ export abstract class ListPicker implements Component, Focusable {
     while (body.length < height) body.push('')
     return [...head, ...body, ...foot].map((l) => truncateToWidth(l, width, '…'))
   }
+}
+
+/** The rows an arrow or page key moves by (`page` for a page key); null for another key. */
+export function keyStep(data: string, page: number): number | null {
+  if (matchesKey(data, 'up')) return -1
+  if (matchesKey(data, 'down')) return 1
+  if (matchesKey(data, 'pageUp')) return -page
+  if (matchesKey(data, 'pageDown')) return page
+  return null
 }

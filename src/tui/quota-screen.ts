@@ -6,6 +6,7 @@
 import type { HearthClient } from '../client/client.ts'
 import { isStale, latestQuota, readTrail, spanText, type Trail, trailLabel } from '../client/quota.ts'
 import type { QuotaReading } from '../schemas/server.ts'
+import { keyStep } from './list-picker.ts'
 import { type Component, type Focusable, matchesKey, truncateToWidth } from './pi.ts'
 import type { Theme } from './theme.ts'
 
@@ -120,15 +121,9 @@ export class QuotaScreen implements Component, Focusable {
       return
     }
     const page = Math.max(1, this.#o.rows() - 5)
-    const moves: [Parameters<typeof matchesKey>[1], number][] = [
-      ['up', -1],
-      ['down', 1],
-      ['pageUp', -page],
-      ['pageDown', page],
-    ]
-    const move = moves.find(([key]) => matchesKey(data, key))
-    if (move) {
-      this.#scroll = Math.max(0, this.#scroll + move[1])
+    const step = keyStep(data, page)
+    if (step !== null) {
+      this.#scroll = Math.max(0, this.#scroll + step)
       this.#o.requestRender()
       return
     }
