@@ -124,6 +124,8 @@ describe('antigravity through the daemon', () => {
   })
 
   it('browser sign-in: 51121 busy moves to an ephemeral port; the project step onboards the account', async () => {
+    // Whoever held 51121 at start (another run of these tests) may have let it go since.
+    blocker ??= await occupy51121()
     const id = uuidv7()
     const created = await d.request({
       method: 'PUT',
