@@ -5,8 +5,6 @@
 // another protocol or answers no ping fails the upgrade and the session keeps its kernel; a busy session is 409;
 // the reserve kernel process is replaced by one of the new bundle.
 import assert from 'node:assert/strict'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -16,7 +14,7 @@ import { parseCommand } from '../../src/tui/commands.ts'
 import { statusLine } from '../../src/tui/status-line.ts'
 import { makeTheme } from '../../src/tui/theme.ts'
 import { answer, callTools } from '../fakes/tool-script.ts'
-import { ROOT, startCli } from '../helpers/daemon.ts'
+import { logLines, ROOT, startCli, until } from '../helpers/daemon.ts'
 import { idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
 import { change } from '../settings/helpers.ts'
 import { openSse } from '../streams/sse-client.ts'
@@ -343,32 +341,16 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
 
 describe('the reserve kernel after an update', () => {
   it('is replaced by one of the new bundle, on which the next session runs', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'hearth-bundle-'))
-    const bundle = join(folder, 'kernel.mjs')
-    copyFileSync(join(DIST, 'kernel.mjs'), bundle)
-    const s = await startAgent({ protocol: 'chat_completions', env: { HEARTH_KERNEL_BUNDLE: bundle } })
-    const log = (msg: string) => {
-      const file = join(s.home, 'logs', 'hearth.log')
-      if (!existsSync(file)) return []
-      return readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .filter((l) => l.msg === msg)
-    }
-    const until = async <T>(what: string, probe: () => T | undefined) => {
-      const deadline = Date.now() + 30_000
-      for (;;) {
-        const v = probe()
-        if (v) return v
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-        await sleep(10)
-      }
-    }
+    const reserveBundle = tempBundle()
+    reserveBundle.replace()
+    const s = await startAgent({
+      protocol: 'chat_completions',
+      env: { HEARTH_KERNEL_BUNDLE: reserveBundle.path },
+    })
+    const log = (msg: string) => logLines(s.home, msg)
     try {
       const first = await until('the reserve', () => log('kernel process ready')[0])
-      copyFileSync(join(DIST, 'kernel.mjs'), `${bundle}.next`)
-      renameSync(`${bundle}.next`, bundle)
+      reserveBundle.replace()
       await sleep(600) // past the bundle's stat cache
       // A new session is activity: the pool looks at its reserve again.
       const sid = await newSession(s)

@@ -220,3 +220,30 @@ function launchCli(
   })
   return { child: p, stdout: () => stdout, stderr: () => stderr, done }
 }
+
+/** The daemon's log lines (HOME/logs/hearth.log) with this message; none before the log exists. */
+export function logLines(home: string, msg: string): any[] {
+  const file = join(home, 'logs', 'hearth.log')
+  if (!existsSync(file)) return []
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.msg === msg)
+}
+
+/** Polls `probe` every `everyMs` until it gives a value, which it returns; fails after `ms`. */
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | false,
+  ms = 30_000,
+  everyMs = 2,
+): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = probe()
+    if (v) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(everyMs)
+  }
+}

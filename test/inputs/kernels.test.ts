@@ -3,10 +3,11 @@
 // session whose kernel was released runs again on a new one. Real daemon, fake upstream;
 // processes are read from /proc and the pool's reports from HOME/logs/hearth.log.
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { logLines as daemonLog, until } from '../helpers/daemon.ts'
 import { createSession } from '../streams/sse-client.ts'
 import {
   childrenOf,
@@ -21,25 +22,7 @@ import {
 } from './helpers.ts'
 
 /** The daemon's log lines with this message. */
-function logLines(s: Setup, msg: string): any[] {
-  const file = join(s.d.home, 'logs', 'hearth.log')
-  if (!existsSync(file)) return []
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
-    .filter((l) => l.msg === msg)
-}
-
-async function until<T>(what: string, probe: () => T | undefined | false, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = probe()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(2)
-  }
-}
+const logLines = (s: Setup, msg: string): any[] => daemonLog(s.d.home, msg)
 
 const kernelsOf = (s: Setup) => childrenOf(s.d.proc.pid as number).filter(running)
 

@@ -13,6 +13,7 @@ import { antigravity } from '../../../src/providers/antigravity/transport.ts'
 import type { NeutralEvent, NeutralRequest, TransportProfile } from '../../../src/providers/types.ts'
 import { FakeAntigravityBackend } from '../../fakes/antigravity-backend.ts'
 import { collect } from '../openai-compatible/helpers.ts'
+import { closedPort } from './helpers.ts'
 
 let fake: FakeAntigravityBackend
 let failing: Server
@@ -48,15 +49,6 @@ beforeEach(() => {
   failingHits = 0
   access = fake.issue({ email: 'ada@example.com', project: 'proj-ada' }).access_token
 })
-
-/** A loopback port nothing listens on: connecting is refused. */
-async function closedPort(): Promise<string> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return url
-}
 
 const request: NeutralRequest = {
   model: 'gemini-2.5-flash',

@@ -3,13 +3,10 @@
 // 401, 403 or 429; the onboarding's polls stay on the host that accepted it. Over real
 // sockets: a closed port refuses, a host in front of the fake backend answers scripted
 // failures and passes everything else through, the fake backend answers the rest.
-import { deepStrictEqual, ok, rejects, strictEqual } from 'node:assert/strict'
+import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import type { StoredCredential } from '../../../src/auth/types.ts'
-import { SignInError } from '../../../src/auth/types.ts'
 import { CLOUD_CODE_HOSTS, PROJECT_LOOKUP_HOSTS } from '../../../src/providers/antigravity/constants.ts'
 import { projectHosts } from '../../../src/providers/antigravity/hosts.ts'
 import { antigravityConfig, antigravitySignIn } from '../../../src/providers/antigravity/signin.ts'
@@ -21,6 +18,7 @@ import {
 } from '../../fakes/antigravity-backend.ts'
 import { readBody } from '../../fakes/http-record.ts'
 import { LoopbackServer } from '../../fakes/loopback-server.ts'
+import { closedPort, refusal } from './helpers.ts'
 
 const REDIRECT = 'http://127.0.0.1:51121/oauth-callback'
 const VERIFIER = 'v'.repeat(43)
@@ -92,15 +90,6 @@ function googleError(status: number, code: string, message: string, details: unk
 const unavailable = googleError(503, 'UNAVAILABLE', 'The service is currently unavailable.')
 const notFound = googleError(404, 'NOT_FOUND', 'Requested entity was not found.')
 
-/** A loopback port nothing listens on: connecting is refused. */
-async function closedPort(): Promise<string> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return url
-}
-
 let fake: FakeAntigravityBackend
 let front: FrontHost
 
@@ -131,18 +120,6 @@ async function signIn(user: FakeGoogleUser, bases: string[]): Promise<StoredCred
     progress: () => {},
     signal: AbortSignal.timeout(10_000),
   })
-}
-
-async function refusal(p: Promise<unknown>): Promise<SignInError> {
-  let caught: unknown
-  await rejects(
-    p.catch((err) => {
-      caught = err
-      throw err
-    }),
-  )
-  ok(caught instanceof SignInError, String(caught))
-  return caught
 }
 
 /** Calls of `method` that reached the fake backend (directly or through the front host). */

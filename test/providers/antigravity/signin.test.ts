@@ -1,6 +1,5 @@
-import { deepStrictEqual, ok, rejects, strictEqual } from 'node:assert/strict'
+import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict'
 import { afterEach, beforeEach, describe, test } from 'node:test'
-import { SignInError } from '../../../src/auth/types.ts'
 import {
   antigravityConfig,
   antigravitySignIn,
@@ -12,6 +11,7 @@ import {
   s256,
   VERIFY_URL,
 } from '../../fakes/antigravity-backend.ts'
+import { refusal } from './helpers.ts'
 
 const NOW = 1_767_225_600_000
 const REDIRECT = 'http://127.0.0.1:51121/oauth-callback'
@@ -48,18 +48,6 @@ async function signIn(user: FakeGoogleUser, extra: { onboardTries?: number } = {
     signal: new AbortController().signal,
   })
   return { credential, progress }
-}
-
-async function refusal(p: Promise<unknown>): Promise<SignInError> {
-  let caught: unknown
-  await rejects(
-    p.catch((err) => {
-      caught = err
-      throw err
-    }),
-  )
-  ok(caught instanceof SignInError, String(caught))
-  return caught
 }
 
 describe('authorize', () => {

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { jobListTool, jobOutputTool, jobStartTool, jobStopTool } from '../../../src/tools/exec/job-tools.ts'
 import { createJobManager } from '../../../src/tools/exec/jobs.ts'
 import type { JobInfo, JobManager } from '../../../src/tools/types.ts'
+import { until as pollUntil } from '../../helpers/daemon.ts'
 import { DIRECT, makeContext, marker, processesWith, sleepsOf, type TestContext } from './helpers.ts'
 
 let t: TestContext
@@ -16,15 +17,8 @@ afterEach(() => t?.cleanup())
 
 const startOpts = (runId = 'run-1') => ({ cwd: t.workspace, sandbox: DIRECT, allowedRoots: [], runId })
 
-async function until<T>(what: string, f: () => T | undefined | false, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = f()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(20)
-  }
-}
+const until = <T>(what: string, f: () => T | undefined | false, ms = 10_000): Promise<T> =>
+  pollUntil(what, f, ms, 20)
 
 function withManager(opts: Parameters<typeof createJobManager>[0] = {}): JobManager {
   const root = t.root
