@@ -33,6 +33,7 @@ import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
 import { Commands } from '../skills/commands.ts'
 import type { Db } from '../store/db.ts'
+import { WorkItems } from '../work/items.ts'
 import { authRoutes } from './auth.ts'
 import { catalogRoutes } from './catalog.ts'
 import { contextRoutes } from './context.ts'
@@ -45,6 +46,7 @@ import { serverRoutes } from './server.ts'
 import { sessionsRoutes } from './sessions.ts'
 import { settingsRoutes } from './settings.ts'
 import { storageRoutes } from './storage.ts'
+import { workRoutes } from './work.ts'
 
 export const CAPABILITIES: Readonly<Record<string, number>> = {
   zstd_requests: 1,
@@ -88,6 +90,8 @@ export interface Api {
   routes: RouteBinding[]
   /** The capabilities now on (settings may turn optional ones off). */
   capabilities: () => Record<string, number>
+  /** The extensions now enabled (an op of a disabled one does not exist). */
+  extensions: () => ReadonlySet<string>
   /** Work that runs once the daemon listens: finishing what a previous run left half done. */
   start: () => Promise<void>
   /** Drain: running turns end as interrupted, kernels stop. */
@@ -180,6 +184,10 @@ export function createApi(d: ApiDeps): Api {
     ...reloadRoutes({ runs, settings: d.settings, home: d.home }),
     ...kernelRoutes({ runs }),
     ...modelsRoutes({ ...d, models }),
+    ...workRoutes({
+      items: new WorkItems({ db: d.db, now: d.now, requireSession: (id) => void core.require(id) }),
+      continuations: d.continuations,
+    }),
   ]
   checkBindings(routes, ALL_OPS)
   let pruner: NodeJS.Timeout | undefined
@@ -187,6 +195,7 @@ export function createApi(d: ApiDeps): Api {
   return {
     routes,
     capabilities: () => enabledCapabilities(d.settings, CAPABILITIES),
+    extensions: () => new Set(enabledExtensionsOf(d.settings).map((e) => e.name)),
     start: async () => {
       auth.engine.start()
       await sessions.resume()

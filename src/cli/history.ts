@@ -39,6 +39,8 @@ async function entryText(client: HearthClient, sessionId: string, e: Entry): Pro
       const status = e.content.status && e.content.status !== 'complete' ? ` (${e.content.status})` : ''
       return `assistant${status}: ${await wholeText(client, sessionId, e)}`
     }
+    case 'note':
+      return `note: ${String(e.content.text ?? '')}`
     case 'error':
       return `error: ${problemText(new ProblemError(e.content.problem as Problem))}`
     default:

@@ -34,6 +34,7 @@ export function renderEntry(r: Row, clipped: boolean): string | null {
   const c = JSON.parse(r.content) as Content
   const images = c.images?.length ? `\n[${c.images.length} image(s)]` : ''
   if (r.kind === 'user') return `[user #${r.position}]\n${c.text ?? ''}${images}`
+  if (r.kind === 'note') return `[note #${r.position}]\n${c.text ?? ''}`
   if (r.kind === 'assistant') {
     const calls = (c.tool_calls ?? [])
       .filter((p) => p.type === 'tool_call')
@@ -64,7 +65,7 @@ export function renderNewest(
   const rows = core
     .sql(
       `SELECT position, kind, content FROM entries WHERE session_id = ? AND position > ? AND position <= ?
-         AND kind IN ('user', 'assistant', 'tool_result') ORDER BY position DESC`,
+         AND kind IN ('user', 'assistant', 'tool_result', 'note') ORDER BY position DESC`,
     )
     .iterate(sessionId, after, through) as IterableIterator<Row>
   const texts: string[] = []
@@ -82,7 +83,7 @@ export function renderNewest(
   const { n } = core
     .sql(
       `SELECT COUNT(*) AS n FROM entry_sizes WHERE session_id = ? AND position > ? AND position < ?
-         AND kind IN ('user', 'assistant', 'tool_result')`,
+         AND kind IN ('user', 'assistant', 'tool_result', 'note')`,
     )
     .get(sessionId, after, last) as { n: number }
   return { texts, omitted: n }
@@ -99,7 +100,7 @@ export function renderHistory(
   const rows = core
     .sql(
       `SELECT position, kind, content FROM entries WHERE session_id = ? AND position > ? AND position <= ?
-         AND kind IN ('user', 'assistant', 'tool_result') ORDER BY position`,
+         AND kind IN ('user', 'assistant', 'tool_result', 'note') ORDER BY position`,
     )
     .all(sessionId, after, through) as Row[]
   const out: string[] = []

@@ -281,6 +281,7 @@ async function serve(
     log,
     shutdownSignal: shutdown.signal,
     capabilities: api.capabilities,
+    extensions: api.extensions,
     bodyTimeoutMs: timeoutMs,
     track: (work) => {
       inflight.add(work)

@@ -51,12 +51,19 @@ export interface AppDeps {
   shutdownSignal: AbortSignal
   /** The capabilities now on (settings may turn optional ones off); all when absent. */
   capabilities?: () => Record<string, number>
+  /** The extensions now enabled; all when absent. */
+  extensions?: () => ReadonlySet<string>
   /** How long a request body may pause before 408 request_timeout (body.ts has the default). */
   bodyTimeoutMs?: number
 }
 
-/** An op whose capability is off does not exist; a zstd body needs zstd_requests. */
+/**
+ * An op whose capability is off, or whose extension is disabled, does not exist; a zstd body
+ * needs zstd_requests.
+ */
 function checkCapabilities(op: OpSpec, req: Request, deps: AppDeps): void {
+  if (op.extension && deps.extensions && !deps.extensions().has(op.extension))
+    throw new HearthError('not_found', `Extension ${op.extension} is turned off in settings`)
   const coded = (req.headers.get('content-encoding') ?? '').toLowerCase().includes('zstd')
   if (!deps.capabilities || (!op.capability && !coded)) return
   const on = deps.capabilities()

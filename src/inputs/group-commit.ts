@@ -3,6 +3,7 @@
 // turn of the event loop are decided together: each in its own savepoint (one failing
 // leaves the others alone), all under one fsynced commit, answered once it returns.
 import type { SessionsCore, Tx } from '../sessions/core.ts'
+import { fullySynced } from '../store/db.ts'
 
 interface Waiting {
   decide: (tx: Tx) => unknown
@@ -49,10 +50,5 @@ export class GroupCommit {
 
 /** Runs `fns` in one transaction whose commit is fsynced: what it acknowledges survives power loss. */
 function durablyEach(core: SessionsCore, fns: ((tx: Tx) => unknown)[]) {
-  core.db.pragma('synchronous = FULL')
-  try {
-    return core.transactEach(fns)
-  } finally {
-    core.db.pragma('synchronous = NORMAL')
-  }
+  return fullySynced(core.db, () => core.transactEach(fns))
 }

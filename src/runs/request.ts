@@ -58,8 +58,13 @@ const PREFIXES_KEPT = 64
 const prefixes = new WeakMap<SessionsCore, Map<string, Prefix>>()
 
 /** The entry kinds a request is built from (reasoning only for wires that take it back). */
-const KINDS = "'user', 'assistant', 'tool_result'"
+const KINDS = "'user', 'assistant', 'tool_result', 'note'"
 const KINDS_WITH_REASONING = `${KINDS}, 'reasoning'`
+
+/** How a note reads to the model: marked as the daemon's, not the person's words. */
+function noteText(text: string): string {
+  return `[note from hearth] ${text}`
+}
 
 function prefixOf(
   core: SessionsCore,
@@ -103,6 +108,8 @@ export function buildRequest(
   const messages: NeutralMessage[] = prefix ? prefix.messages.slice() : []
   const calls = new ToolAnswers(messages)
   let thinking: AssistantPart[] = []
+  // Notes (work/notes.ts) open the user message they precede, as text of their own.
+  let notes: UserPart[] = []
   // The last point where no call waits for a result (and no reasoning for the next answer
   // is held): the prefix the next request reuses.
   let clean = { through: prefix?.through ?? after, length: messages.length }
@@ -122,12 +129,14 @@ export function buildRequest(
         images: shown.map((img) => ({ media_type: img.media_type, data: img.data.toString('base64') })),
       })
     }
+    if (r.kind === 'note') notes.push({ type: 'text', text: noteText(c.text ?? '') })
     if (r.kind === 'user' || r.kind === 'assistant') calls.close()
     if (r.kind === 'reasoning' && opts.reasoningText && c.text)
       thinking.push({ type: 'reasoning', text: c.text })
     if (r.kind === 'user') {
       thinking = []
-      const parts: UserPart[] = c.text ? [{ type: 'text', text: c.text }] : []
+      const parts: UserPart[] = [...notes, ...(c.text ? [{ type: 'text' as const, text: c.text }] : [])]
+      notes = []
       if (c.images?.length) {
         for (const img of images.all(sessionId, r.position) as ImageRow[])
           parts.push({ type: 'image', media_type: img.media_type, data: img.data.toString('base64') })
@@ -142,7 +151,8 @@ export function buildRequest(
       if (parts.length > 0) messages.push({ role: 'assistant', content: parts })
       calls.ask(c.tool_calls ?? [])
     }
-    if (calls.idle && thinking.length === 0) clean = { through: r.position, length: messages.length }
+    if (calls.idle && thinking.length === 0 && notes.length === 0)
+      clean = { through: r.position, length: messages.length }
   }
   calls.close()
   const first = prefix?.first ?? rows[0]?.position ?? null

@@ -7,6 +7,7 @@ import type { SessionsCore } from '../sessions/core.ts'
 import { toHistoryEntry } from '../sessions/entries.ts'
 import { indexSession } from '../sessions/search.ts'
 import { nameFromExchange, previewOf } from '../sessions/summary-text.ts'
+import { type TakenNote, takeNotes } from '../work/notes.ts'
 
 export interface StartedRun {
   run_id: string
@@ -15,6 +16,18 @@ export interface StartedRun {
   provider_profile: string
   model: string
   effort: string | null
+}
+
+/** A queued note (work/notes.ts) as a history entry of kind `note`. */
+function addNoteEntry(core: SessionsCore, sessionId: string, note: TakenNote, position: number, grp: number) {
+  const content = JSON.stringify({ text: note.text, source: note.source, queued_at: note.created_at })
+  const row = { position, grp, kind: 'note', created_at: note.created_at, content }
+  core
+    .sql(
+      'INSERT INTO entries (session_id, position, grp, kind, created_at, content) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    .run(sessionId, position, grp, 'note', note.created_at, content)
+  return toHistoryEntry(row)
 }
 
 function addUserEntry(core: SessionsCore, input: InputRow, position: number, grp: number, at: string) {
@@ -61,7 +74,11 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
       .sql('SELECT COALESCE(MAX(grp), 0) + 1 AS grp FROM entries WHERE session_id = ?')
       .get(sessionId) as { grp: number }
     let position = s.transcript_count
-    const entries = inputs.map((input) => {
+    // Notes left for the session go just before the turn's user messages (work/notes.ts).
+    const notes = takeNotes(core.db, sessionId).map((note) =>
+      addNoteEntry(core, sessionId, note, ++position, grp),
+    )
+    const users = inputs.map((input) => {
       position += 1
       const entry = addUserEntry(core, input, position, grp, tx.at)
       core
@@ -69,6 +86,7 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
         .run(position, runId, input.id)
       return entry
     })
+    const entries = [...notes, ...users]
     const head = core.log.head(sessionId) as { generation: number; seq: number }
     const through = inputs.at(-1)?.acceptance_order as number
     core

@@ -10,6 +10,7 @@ import { serverOps } from './server.ts'
 import { sessionsOps } from './sessions-ops.ts'
 import { settingsOps } from './settings.ts'
 import { storageOps } from './storage.ts'
+import { workOps } from './work.ts'
 
 export const ALL_OPS = {
   ...serverOps,
@@ -23,6 +24,7 @@ export const ALL_OPS = {
   ...kernelOps,
   ...modelsOps,
   ...authOps,
+  ...workOps,
 }
 export type AllOps = typeof ALL_OPS
 export type OpId = keyof AllOps

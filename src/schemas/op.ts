@@ -53,6 +53,8 @@ export interface OpSpec {
   deferBodyCheck?: boolean
   /** Capability name that must be present in GET /server for this op to exist. */
   capability?: string
+  /** Extension that must be enabled (GET /server `extensions`) for this op to exist. */
+  extension?: string
 }
 
 export function defineOps<const T extends Record<string, OpSpec>>(ops: T): T {

@@ -58,6 +58,13 @@ export const PROBLEMS = {
     title: 'A selection would hold more than 4096 entries in a map, or more than 64 KiB in all',
   },
   read_only_field: { status: 400, title: 'The request changes a read-only field' },
+  // Work items (extension `work`)
+  work_item_not_found: { status: 404, title: 'No work item has this id in this workspace' },
+  work_parent_not_found: { status: 404, title: 'The parent is not a work item of this workspace' },
+  work_parent_cycle: { status: 409, title: 'The parent is the item itself or an item below it' },
+  work_item_has_children: { status: 409, title: 'The work item has children; delete or move them first' },
+  work_items_full: { status: 409, title: 'The workspace holds the most work items it may (10,000)' },
+  work_run_without_session: { status: 400, title: 'A run_id needs the session_id of that run' },
   workspace_change_not_standalone: {
     status: 400,
     title: 'A workspace move must be the only change in its request',

@@ -33,6 +33,9 @@ const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = {
   chatgpt: 1,
   claude: 1,
   antigravity: 1,
+  bedrock: 1,
+  vertex: 1,
+  work: 1,
 }
 
 /** The implemented extensions the `extensions` settings group leaves enabled. */

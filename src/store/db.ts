@@ -19,6 +19,19 @@ export function openDatabase(path: string): Db {
   return db
 }
 
+/**
+ * Runs `fn` with `synchronous = FULL`: a transaction it commits is fsynced, so what a client
+ * is answered about survives power loss (kill -9 alone needs only WAL and NORMAL).
+ */
+export function fullySynced<T>(db: Db, fn: () => T): T {
+  db.pragma('synchronous = FULL')
+  try {
+    return fn()
+  } finally {
+    db.pragma('synchronous = NORMAL')
+  }
+}
+
 export function schemaVersion(db: Db): number {
   return db.pragma('user_version', { simple: true }) as number
 }

@@ -61,6 +61,9 @@ describe('GET /server and POST /server/shutdown', () => {
       { name: 'chatgpt', version: 1 },
       { name: 'claude', version: 1 },
       { name: 'antigravity', version: 1 },
+      { name: 'bedrock', version: 1 },
+      { name: 'vertex', version: 1 },
+      { name: 'work', version: 1 },
     ])
     assert.equal(body.quota, null)
     assert.deepEqual(body.notices, [])

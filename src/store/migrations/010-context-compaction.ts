@@ -4,14 +4,17 @@ import type { Migration } from './index.ts'
  * Characters an entry sends in a model request, measured from its content (`c`); content
  * that is not JSON counts nothing rather than failing the insert.
  */
-const SENT_CHARS = (c: string, kind: string) => `CASE WHEN NOT json_valid(${c}) THEN 0 ELSE CASE ${kind}
+export const SENT_CHARS = (
+  c: string,
+  kind: string,
+) => `CASE WHEN NOT json_valid(${c}) THEN 0 ELSE CASE ${kind}
     WHEN 'user' THEN COALESCE(length(json_extract(${c}, '$.text')), 0)
     WHEN 'assistant' THEN COALESCE(length(json_extract(${c}, '$.text')), 0)
       + CASE WHEN json_array_length(${c}, '$.tool_calls') > 0 THEN length(json_extract(${c}, '$.tool_calls')) ELSE 0 END
       + COALESCE(length(json_extract(${c}, '$.replay')), 0)
     WHEN 'tool_result' THEN COALESCE(length(json_extract(${c}, '$.output')), 0)
     ELSE 0 END END`
-const IMAGES = (c: string) =>
+export const IMAGES = (c: string) =>
   `CASE WHEN json_valid(${c}) THEN COALESCE(json_array_length(${c}, '$.images'), 0) ELSE 0 END`
 
 /**

@@ -11,6 +11,7 @@ import { m007SearchPending } from './007-search-pending.ts'
 import { m008SessionReads } from './008-session-reads.ts'
 import { m009Approvals } from './009-approvals.ts'
 import { m010ContextCompaction } from './010-context-compaction.ts'
+import { m011WorkItems } from './011-work-items.ts'
 
 export interface Migration {
   version: number
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m008SessionReads,
   m009Approvals,
   m010ContextCompaction,
+  m011WorkItems,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
