@@ -47,6 +47,7 @@ import { sessionsRoutes } from './sessions.ts'
 import { settingsRoutes } from './settings.ts'
 import { storageRoutes } from './storage.ts'
 import { workRoutes } from './work.ts'
+import { workspacesRoutes } from './workspaces.ts'
 
 export const CAPABILITIES: Readonly<Record<string, number>> = {
   zstd_requests: 1,
@@ -58,6 +59,7 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   tool_progress: 1,
   context: 1,
   catalog: 1,
+  workspace_browsing: 1,
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -188,6 +190,7 @@ export function createApi(d: ApiDeps): Api {
       items: new WorkItems({ db: d.db, now: d.now, requireSession: (id) => void core.require(id) }),
       continuations: d.continuations,
     }),
+    ...workspacesRoutes({ db: d.db, continuations: d.continuations }),
   ]
   checkBindings(routes, ALL_OPS)
   let pruner: NodeJS.Timeout | undefined

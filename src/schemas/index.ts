@@ -11,6 +11,7 @@ import { sessionsOps } from './sessions-ops.ts'
 import { settingsOps } from './settings.ts'
 import { storageOps } from './storage.ts'
 import { workOps } from './work.ts'
+import { workspacesOps } from './workspaces.ts'
 
 export const ALL_OPS = {
   ...serverOps,
@@ -25,6 +26,7 @@ export const ALL_OPS = {
   ...modelsOps,
   ...authOps,
   ...workOps,
+  ...workspacesOps,
 }
 export type AllOps = typeof ALL_OPS
 export type OpId = keyof AllOps

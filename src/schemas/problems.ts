@@ -58,6 +58,10 @@ export const PROBLEMS = {
     title: 'A selection would hold more than 4096 entries in a map, or more than 64 KiB in all',
   },
   read_only_field: { status: 400, title: 'The request changes a read-only field' },
+  // Workspace browsing
+  location_not_found: { status: 404, title: 'The location does not exist on the daemon host' },
+  location_not_directory: { status: 409, title: 'The location is not a directory' },
+  location_unreadable: { status: 409, title: 'The location cannot be read by the daemon' },
   // Work items (extension `work`)
   work_item_not_found: { status: 404, title: 'No work item has this id in this workspace' },
   work_parent_not_found: { status: 404, title: 'The parent is not a work item of this workspace' },

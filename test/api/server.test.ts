@@ -52,6 +52,7 @@ describe('GET /server and POST /server/shutdown', () => {
       tool_progress: 1,
       context: 1,
       catalog: 1,
+      workspace_browsing: 1,
     })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)
