@@ -34,6 +34,7 @@ import type { Settings } from '../settings/service.ts'
 import { Commands } from '../skills/commands.ts'
 import type { Db } from '../store/db.ts'
 import { WorkItems } from '../work/items.ts'
+import { Paperclips } from '../work/paperclips.ts'
 import { authRoutes } from './auth.ts'
 import { catalogRoutes } from './catalog.ts'
 import { contextRoutes } from './context.ts'
@@ -41,6 +42,7 @@ import { olderHistoryToken, snapshotMinter } from './history.ts'
 import { inputsRoutes } from './inputs.ts'
 import { kernelRoutes } from './kernel.ts'
 import { modelsRoutes, modelsServiceOf } from './models.ts'
+import { paperclipsRoutes } from './paperclips.ts'
 import { reloadRoutes } from './reload.ts'
 import { serverRoutes } from './server.ts'
 import { sessionsRoutes } from './sessions.ts'
@@ -157,6 +159,8 @@ export function createApi(d: ApiDeps): Api {
   })
   core.inMaintenance = (id) => runs.held(id)
   core.contextWindowOf = (row) => models.contextWindowNow(row.provider_profile, usageModelOf(row))
+  // What the extension records (work items, clips) need: the store, the clock, sessions.
+  const records = { db: d.db, now: d.now, requireSession: (id: string) => void core.require(id) }
   const routes = [
     ...serverRoutes({
       ...d,
@@ -186,10 +190,8 @@ export function createApi(d: ApiDeps): Api {
     ...reloadRoutes({ runs, settings: d.settings, home: d.home }),
     ...kernelRoutes({ runs }),
     ...modelsRoutes({ ...d, models }),
-    ...workRoutes({
-      items: new WorkItems({ db: d.db, now: d.now, requireSession: (id) => void core.require(id) }),
-      continuations: d.continuations,
-    }),
+    ...workRoutes({ items: new WorkItems(records), continuations: d.continuations }),
+    ...paperclipsRoutes({ clips: new Paperclips(records), continuations: d.continuations }),
     ...workspacesRoutes({ db: d.db, continuations: d.continuations }),
   ]
   checkBindings(routes, ALL_OPS)

@@ -5,6 +5,7 @@ import { contextOps } from './context.ts'
 import { inputsOps } from './inputs-ops.ts'
 import { kernelOps } from './kernel.ts'
 import { modelsOps } from './models.ts'
+import { paperclipsOps } from './paperclips.ts'
 import { reloadOps } from './reload.ts'
 import { serverOps } from './server.ts'
 import { sessionsOps } from './sessions-ops.ts'
@@ -27,6 +28,7 @@ export const ALL_OPS = {
   ...authOps,
   ...workOps,
   ...workspacesOps,
+  ...paperclipsOps,
 }
 export type AllOps = typeof ALL_OPS
 export type OpId = keyof AllOps

@@ -68,6 +68,8 @@ export const PROBLEMS = {
   work_parent_cycle: { status: 409, title: 'The parent is the item itself or an item below it' },
   work_item_has_children: { status: 409, title: 'The work item has children; delete or move them first' },
   work_items_full: { status: 409, title: 'The workspace holds the most work items it may (10,000)' },
+  paperclip_not_found: { status: 404, title: 'No clip has this id' },
+  paperclips_full: { status: 409, title: 'The most clips hearth keeps (10,000) are kept; delete some first' },
   work_run_without_session: { status: 400, title: 'A run_id needs the session_id of that run' },
   workspace_change_not_standalone: {
     status: 400,

@@ -36,6 +36,7 @@ const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = {
   bedrock: 1,
   vertex: 1,
   work: 1,
+  paperclips: 1,
 }
 
 /** The implemented extensions the `extensions` settings group leaves enabled. */

@@ -65,6 +65,7 @@ describe('GET /server and POST /server/shutdown', () => {
       { name: 'bedrock', version: 1 },
       { name: 'vertex', version: 1 },
       { name: 'work', version: 1 },
+      { name: 'paperclips', version: 1 },
     ])
     assert.equal(body.quota, null)
     assert.deepEqual(body.notices, [])

@@ -6,8 +6,8 @@ const NOTE_OR_SENT = (c: string, kind: string) =>
   `CASE WHEN ${kind} = 'note' THEN COALESCE(length(json_extract(${c}, '$.text')), 0) ELSE ${SENT_CHARS(c, kind)} END`
 
 /**
- * Extension `work`: work items per workspace, and the notes queued for a session's next
- * turn.
+ * Extensions `work` and `paperclips`: work items per workspace, the notes queued for a
+ * session's next turn, and clips (newest first by `seq`).
  *
  * - An item's `revision` counts its edits (the ETag); `seq` orders a workspace's items
  *   oldest first and is the listing's keyset.
@@ -20,7 +20,7 @@ const NOTE_OR_SENT = (c: string, kind: string) =>
  */
 export const m011WorkItems: Migration = {
   version: 11,
-  name: 'work-items',
+  name: 'work-items-and-paperclips',
   up(db) {
     db.exec(`
       CREATE TABLE work_items (
@@ -48,6 +48,16 @@ export const m011WorkItems: Migration = {
         created_at TEXT NOT NULL
       );
       CREATE INDEX session_notes_by_session ON session_notes(session_id, seq);
+
+      CREATE TABLE paperclips (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        text TEXT NOT NULL,
+        label TEXT,
+        workspace TEXT,
+        session_id TEXT,
+        created_at TEXT NOT NULL
+      );
 
       DROP TRIGGER entry_sizes_insert;
       CREATE TRIGGER entry_sizes_insert AFTER INSERT ON entries BEGIN
