@@ -384,10 +384,15 @@ export class KernelPool {
     this.#bySession.clear()
   }
 
-  /** The warmed process with room that already hosts the most sessions, else a new one. */
+  /**
+   * The warmed process with room that already hosts the most sessions, else a new one. The
+   * bundle is stat'd afresh here (not from the 500 ms cache): a session that needs a kernel
+   * just after an update must not land on a process of the old bundle.
+   */
   #hostForNewSession(): KernelProcess {
     let best: KernelProcess | undefined
     const rank = (p: KernelProcess) => (p.answered ? 1_000_000 : 0) + p.sessions.size
+    this.bundle.identity(true)
     for (const p of this.#processes) {
       if (!p.alive || p.busy >= this.#opts.capacity || this.bundle.replaced(p.bundle)) continue
       if (!best || rank(p) > rank(best)) best = p
