@@ -5,6 +5,7 @@ import { turnCredentials } from '../auth/turns.ts'
 import { type CatalogSources, sessionSide } from '../catalog/candidates.ts'
 import { catalogRevisionHolds } from '../catalog/page.ts'
 import { dependenciesOf, effectiveSelection, selectableSections } from '../catalog/selection.ts'
+import { Hosts } from '../hosts/service.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
@@ -39,6 +40,7 @@ import { authRoutes } from './auth.ts'
 import { catalogRoutes } from './catalog.ts'
 import { contextRoutes } from './context.ts'
 import { olderHistoryToken, snapshotMinter } from './history.ts'
+import { hostsRoutes } from './hosts.ts'
 import { inputsRoutes } from './inputs.ts'
 import { kernelRoutes } from './kernel.ts'
 import { modelsRoutes, modelsServiceOf } from './models.ts'
@@ -62,6 +64,7 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   context: 1,
   catalog: 1,
   workspace_browsing: 1,
+  host_probes: 1,
 }
 
 /** How often decisions older than seven days are pruned. */
@@ -161,6 +164,7 @@ export function createApi(d: ApiDeps): Api {
   core.contextWindowOf = (row) => models.contextWindowNow(row.provider_profile, usageModelOf(row))
   // What the extension records (work items, clips) need: the store, the clock, sessions.
   const records = { db: d.db, now: d.now, requireSession: (id: string) => void core.require(id) }
+  const hosts = new Hosts({ db: d.db, now: d.now })
   const routes = [
     ...serverRoutes({
       ...d,
@@ -193,6 +197,7 @@ export function createApi(d: ApiDeps): Api {
     ...workRoutes({ items: new WorkItems(records), continuations: d.continuations }),
     ...paperclipsRoutes({ clips: new Paperclips(records), continuations: d.continuations }),
     ...workspacesRoutes({ db: d.db, continuations: d.continuations }),
+    ...hostsRoutes({ hosts, continuations: d.continuations }),
   ]
   checkBindings(routes, ALL_OPS)
   let pruner: NodeJS.Timeout | undefined
@@ -225,6 +230,7 @@ export function createApi(d: ApiDeps): Api {
       clearTimeout(spare)
       clearInterval(pruner)
       auth.engine.stop()
+      hosts.stop()
       runs.stop()
       d.kernels.close()
     },

@@ -2,6 +2,7 @@
 import { authOps } from './auth.ts'
 import { catalogOps } from './catalog.ts'
 import { contextOps } from './context.ts'
+import { hostsOps } from './hosts.ts'
 import { inputsOps } from './inputs-ops.ts'
 import { kernelOps } from './kernel.ts'
 import { modelsOps } from './models.ts'
@@ -29,6 +30,7 @@ export const ALL_OPS = {
   ...workOps,
   ...workspacesOps,
   ...paperclipsOps,
+  ...hostsOps,
 }
 export type AllOps = typeof ALL_OPS
 export type OpId = keyof AllOps

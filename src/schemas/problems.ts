@@ -58,6 +58,10 @@ export const PROBLEMS = {
     title: 'A selection would hold more than 4096 entries in a map, or more than 64 KiB in all',
   },
   read_only_field: { status: 400, title: 'The request changes a read-only field' },
+  invalid_host: {
+    status: 400,
+    title: 'The host is not an alias or host name (letters, digits, dot, dash, underscore; no leading dash)',
+  },
   // Workspace browsing
   location_not_found: { status: 404, title: 'The location does not exist on the daemon host' },
   location_not_directory: { status: 409, title: 'The location is not a directory' },

@@ -53,6 +53,7 @@ describe('GET /server and POST /server/shutdown', () => {
       context: 1,
       catalog: 1,
       workspace_browsing: 1,
+      host_probes: 1,
     })
     assert.match(body.build, /^\d+\.\d+\.\d+\+g[0-9a-z]+$/)
     assert.equal(body.digest, null)

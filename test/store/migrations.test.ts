@@ -184,6 +184,47 @@ const FIXTURES: Fixture[] = [
     },
   },
   {
+    after: 'work-items-and-paperclips',
+    tables: ['work_items', 'session_notes', 'paperclips'],
+    insert: (db) => {
+      const at = '2026-01-01T00:00:00.000Z'
+      const item = db.prepare(
+        `INSERT INTO work_items (id, workspace, title, notes, parent_id, session_id, run_id, status, revision,
+           created_at, updated_at) VALUES (?, '/tmp/ws', ?, '', ?, NULL, NULL, 'open', 1, ?, ?)`,
+      )
+      item.run(CHILD_ID, 'epic', null, at, at)
+      item.run(FORK_ID, 'task', CHILD_ID, at, at)
+      db.prepare(
+        "INSERT INTO session_notes (session_id, source, text, created_at) VALUES (?, 'work', 'gone', ?)",
+      ).run(SESSION_ID, at)
+      db.prepare("INSERT INTO paperclips (id, text, created_at) VALUES (?, 'npm test', ?)").run(
+        SESSION_ID,
+        at,
+      )
+    },
+    check: (db) => {
+      const row = db.prepare('SELECT title, parent_id FROM work_items WHERE id = ?').get(FORK_ID)
+      assert.deepEqual({ ...(row as object) }, { title: 'task', parent_id: CHILD_ID })
+      assert.equal(db.prepare('SELECT text FROM session_notes').pluck().get(), 'gone')
+      assert.equal(db.prepare('SELECT text FROM paperclips').pluck().get(), 'npm test')
+    },
+  },
+  {
+    after: 'host-probes',
+    tables: ['host_probes'],
+    insert: (db) => {
+      db.prepare(
+        "INSERT INTO host_probes (host, state, started_at, checked_at, detail, system, hearth) VALUES ('box', 'reachable', NULL, NULL, NULL, 'Linux x86_64', NULL)",
+      ).run()
+    },
+    check: (db) => {
+      assert.equal(
+        db.prepare("SELECT system FROM host_probes WHERE host = 'box'").pluck().get(),
+        'Linux x86_64',
+      )
+    },
+  },
+  {
     // Rows as hearth wrote them before session reads derived names and recorded cut previews.
     after: 'sessions',
     until: 'session-reads',

@@ -12,6 +12,7 @@ import { m008SessionReads } from './008-session-reads.ts'
 import { m009Approvals } from './009-approvals.ts'
 import { m010ContextCompaction } from './010-context-compaction.ts'
 import { m011WorkItems } from './011-work-items.ts'
+import { m012HostProbes } from './012-host-probes.ts'
 
 export interface Migration {
   version: number
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m009Approvals,
   m010ContextCompaction,
   m011WorkItems,
+  m012HostProbes,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
