@@ -74,6 +74,16 @@ Usage: hearth [--home DIR] COMMAND ...
                            list the MCP servers (secrets only as their names)
   hearth mcp remove NAME [--home DIR]
                            remove an MCP server and its secrets
+  hearth work [list] [--workspace DIR] [--json] [--home DIR]
+                           the work items of a workspace (default: this directory)
+  hearth work add TITLE [--notes TEXT] [--parent ID] [--status S] [--workspace DIR]
+                           add a work item; prints its id
+  hearth work set ID [--status S] [--title T] [--notes N] [--parent ID|none]
+  hearth work done ID      change an item (S: open, in_progress, done, cancelled);
+                           an ID may be the start of one
+  hearth work rm ID [--notify SESSION]
+                           remove an item (one without children); --notify leaves
+                           that session a note it reads at its next turn
   hearth models refresh [--url URL] [--home DIR]
                            download the public model catalogue (default: settings
                            models.catalogue_url, else https://models.dev/api.json)

@@ -60,6 +60,8 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
         return await (await import('./config.ts')).profileCommand(rest, out, HELP)
       case 'mcp':
         return await (await import('./mcp.ts')).mcpCommand(rest, out, HELP)
+      case 'work':
+        return await (await import('./work.ts')).workCommand(rest, out, HELP)
       case undefined:
         // `hearth` alone opens the full-screen client at a terminal, else prints the status.
         if (process.stdin.isTTY && process.stdout.isTTY)

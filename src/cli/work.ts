@@ -1,0 +1,171 @@
+// `hearth work [list|add|set|done|rm]`: the work items of a workspace (extension `work`,
+// docs/work.md) through a running daemon. The workspace is --workspace, else the current
+// directory. An item is named by its id or by the start of it, unique in the workspace.
+import { resolve } from 'node:path'
+import { HearthClient } from '../client/client.ts'
+import type { WorkItem } from '../schemas/work.ts'
+import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
+import { CommandError, type Out, UsageError } from './errors.ts'
+import { table } from './table.ts'
+
+const VERBS = 'list, add, set, done or rm'
+const STATUSES = ['open', 'in_progress', 'done', 'cancelled']
+
+type Values = Record<string, string | boolean | undefined>
+
+export async function workCommand(args: string[], out: Out, help: string): Promise<number> {
+  const parsed = parseCommand(
+    args,
+    {
+      workspace: { type: 'string' },
+      notes: { type: 'string' },
+      parent: { type: 'string' },
+      status: { type: 'string' },
+      title: { type: 'string' },
+      notify: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    out,
+    help,
+    true,
+  )
+  if (!parsed) return 0
+  const { values, positionals } = parsed
+  const [verb = 'list', ...rest] = positionals
+  const client = HearthClient.fromHome(homeOf(values.home))
+  const workspace = resolve(values.workspace ?? process.cwd())
+  const one = (usage: string) => {
+    if (rest.length !== 1) throw new UsageError(usage)
+    return rest[0]
+  }
+  switch (verb) {
+    case 'list':
+      if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
+      return listItems(client, workspace, values.json ?? false, out)
+    case 'add':
+      return addItem(
+        client,
+        workspace,
+        one('hearth work add TITLE [--notes TEXT] [--parent ID]'),
+        values,
+        out,
+      )
+    case 'set':
+      return setItem(
+        client,
+        workspace,
+        one('hearth work set ID [--status S] [--title T] [--notes N] [--parent ID|none]'),
+        values,
+        out,
+      )
+    case 'done':
+      return setItem(client, workspace, one('hearth work done ID'), { status: 'done' }, out)
+    case 'rm':
+      return removeItem(client, workspace, one('hearth work rm ID [--notify SESSION]'), values, out)
+    default:
+      throw unknownSubcommand('work', verb, VERBS)
+  }
+}
+
+/** Every item of the workspace, page after page. */
+async function allItems(client: HearthClient, workspace: string): Promise<WorkItem[]> {
+  const items: WorkItem[] = []
+  let next: string | undefined
+  do {
+    const { body } = await client.call('work.list', {
+      query: { workspace, limit: 200, ...(next ? { next } : {}) },
+    })
+    items.push(...body.items)
+    next = body.next ?? undefined
+  } while (next !== undefined)
+  return items
+}
+
+/** The item an id or the start of one names (case-insensitive), unique in the workspace. */
+async function resolveId(client: HearthClient, workspace: string, given: string): Promise<string> {
+  const start = given.toLowerCase()
+  const found = (await allItems(client, workspace)).filter((i) => i.id.startsWith(start))
+  if (found.length === 1) return found[0].id
+  if (found.length === 0) throw new CommandError(`no work item ${given} in ${workspace}`)
+  throw new CommandError(`${given} names ${found.length} work items; give more of the id`)
+}
+
+const short = (id: string | null) => (id === null ? '' : id.slice(0, 13))
+
+async function listItems(client: HearthClient, workspace: string, json: boolean, out: Out) {
+  const items = await allItems(client, workspace)
+  if (json) {
+    out.write(`${JSON.stringify(items, null, 2)}\n`)
+    return 0
+  }
+  if (items.length === 0) {
+    out.write(`No work items in ${workspace}. Add one with hearth work add TITLE.\n`)
+    return 0
+  }
+  const rows = items.map((i) => [short(i.id), i.status, short(i.parent_id), i.title])
+  out.write(table(['ID', 'STATUS', 'PARENT', 'TITLE'], rows))
+  return 0
+}
+
+function status(value: unknown): WorkItem['status'] | undefined {
+  if (value === undefined) return undefined
+  if (!STATUSES.includes(String(value))) throw new UsageError(`--status is one of ${STATUSES.join(', ')}`)
+  return value as WorkItem['status']
+}
+
+async function addItem(client: HearthClient, workspace: string, title: string, values: Values, out: Out) {
+  const parent =
+    typeof values.parent === 'string' ? await resolveId(client, workspace, values.parent) : undefined
+  const { body } = await client.call('work.create', {
+    query: { workspace },
+    body: {
+      title,
+      ...(typeof values.notes === 'string' ? { notes: values.notes } : {}),
+      ...(parent ? { parent_id: parent } : {}),
+      ...(values.status !== undefined ? { status: status(values.status) } : {}),
+    },
+  })
+  out.write(`${body.resource.value.id}\n`)
+  return 0
+}
+
+async function setItem(client: HearthClient, workspace: string, given: string, values: Values, out: Out) {
+  const id = await resolveId(client, workspace, given)
+  const change: Record<string, unknown> = {}
+  if (values.status !== undefined) change.status = status(values.status)
+  if (typeof values.title === 'string') change.title = values.title
+  if (typeof values.notes === 'string') change.notes = values.notes
+  if (typeof values.parent === 'string')
+    change.parent_id = values.parent === 'none' ? null : await resolveId(client, workspace, values.parent)
+  if (Object.keys(change).length === 0)
+    throw new UsageError('nothing to change: give --status, --title, --notes or --parent')
+  const read = await client.call('work.get', { params: { item_id: id }, query: { workspace } })
+  const { body } = await client.call('work.patch', {
+    params: { item_id: id },
+    query: { workspace },
+    body: change as never,
+    headers: { 'if-match': read.headers.get('etag') ?? '' },
+  })
+  const item = body.resource.value
+  out.write(`${short(item.id)} ${item.status}: ${item.title}\n`)
+  return 0
+}
+
+async function removeItem(client: HearthClient, workspace: string, given: string, values: Values, out: Out) {
+  const id = await resolveId(client, workspace, given)
+  const read = await client.call('work.get', { params: { item_id: id }, query: { workspace } })
+  const { body } = await client.call('work.delete', {
+    params: { item_id: id },
+    query: { workspace, ...(typeof values.notify === 'string' ? { notify_session_id: values.notify } : {}) },
+    headers: { 'if-match': read.headers.get('etag') ?? '' },
+  })
+  const note = body.notification
+  const told =
+    note.state === 'queued'
+      ? ' (a note waits for the session)'
+      : note.state === 'failed'
+        ? ` (no note: ${note.detail})`
+        : ''
+  out.write(`removed ${short(id)}${told}\n`)
+  return 0
+}
