@@ -13,15 +13,15 @@ export interface HostsApiDeps {
 
 export function hostsRoutes(d: HostsApiDeps) {
   return bindGroup(hostsOps)({
-    'hosts.list': ({ query }) => {
+    'hosts.list': async ({ query }) => {
       const binding = { target: query.target ?? '' }
       const after = query.next ? d.continuations.open<unknown>('hosts', binding, query.next) : null
       if (after !== null && typeof after !== 'string')
         throw new HearthError('invalid_continuation', 'Not a hosts position')
-      const page = d.hosts.list(query.target, query.limit ?? 100, after)
+      const page = await d.hosts.list(query.target, query.limit ?? 100, after)
       const next = page.after === null ? null : d.continuations.mint('hosts', binding, page.after)
       return { status: 200, body: { items: page.items, next } }
     },
-    'hosts.probe': ({ params }) => ({ status: 202, body: d.hosts.probe(params.host) }),
+    'hosts.probe': async ({ params }) => ({ status: 202, body: await d.hosts.probe(params.host) }),
   })
 }

@@ -24,7 +24,7 @@ export interface HostsDeps {
   db: Db
   now: () => number
   /** Where ~/.ssh/config is read (tests); the user's own by default. */
-  sshConfig?: () => ConfigHost[]
+  sshConfig?: () => Promise<ConfigHost[]>
   /** Runs one probe (tests may replace ssh). */
   probe?: typeof runProbe
 }
@@ -39,12 +39,12 @@ export class Hosts {
   }
 
   /** Every known host whose name holds `target` (any case), by name, after `after`. */
-  list(
+  async list(
     target: string | undefined,
     limit: number,
     after: string | null,
-  ): { items: Host[]; after: string | null } {
-    const config = new Map((this.#d.sshConfig ?? sshConfigHosts)().map((h) => [h.host, h]))
+  ): Promise<{ items: Host[]; after: string | null }> {
+    const config = new Map((await (this.#d.sshConfig ?? sshConfigHosts)()).map((h) => [h.host, h]))
     const probes = new Map(
       (this.#d.db.prepare('SELECT * FROM host_probes').all() as ProbeRow[]).map((r) => [r.host, r]),
     )
@@ -59,7 +59,9 @@ export class Hosts {
   }
 
   /** Starts a probe of `host` (or joins the running one) and answers with the host now. */
-  probe(host: string): Host {
+  async probe(host: string): Promise<Host> {
+    // The config first: from here on nothing waits, so the answer shows the probe as started.
+    const config = (await (this.#d.sshConfig ?? sshConfigHosts)()).find((h) => h.host === host)
     if (!this.#running.has(host)) {
       const started_at = new Date(this.#d.now()).toISOString()
       this.#save({ host, ...NEVER, state: 'probing', started_at })
@@ -72,7 +74,6 @@ export class Hosts {
         .finally(() => this.#running.delete(host))
       this.#running.set(host, run)
     }
-    const config = (this.#d.sshConfig ?? sshConfigHosts)().find((h) => h.host === host)
     return this.#host(host, config, this.#row(host))
   }
 

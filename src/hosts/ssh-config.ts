@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import SSHConfig from 'ssh-config'
 
 export interface ConfigHost {
   host: string
@@ -31,8 +30,11 @@ function setting(section: Line[], name: string): string | null {
   return first ?? null
 }
 
-/** The aliases of `path` (default ~/.ssh/config); none when it is missing or unreadable. */
-export function sshConfigHosts(path = join(homedir(), '.ssh', 'config')): ConfigHost[] {
+/**
+ * The aliases of `path` (default ~/.ssh/config); none when it is missing or unreadable. The
+ * parser is loaded on the first call: most daemons never list hosts.
+ */
+export async function sshConfigHosts(path = join(homedir(), '.ssh', 'config')): Promise<ConfigHost[]> {
   let text: string
   try {
     text = readFileSync(path).subarray(0, CONFIG_MAX_BYTES).toString('utf8')
@@ -41,6 +43,7 @@ export function sshConfigHosts(path = join(homedir(), '.ssh', 'config')): Config
   }
   let parsed: Line[]
   try {
+    const { default: SSHConfig } = await import('ssh-config')
     parsed = SSHConfig.parse(text) as unknown as Line[]
   } catch {
     return []
