@@ -37,7 +37,7 @@ function deleteRow(core: SessionsCore, r: SessionRow): void {
   core.transact((tx) => {
     if (r.parent_id !== null && core.row(r.parent_id))
       tx.append(r.parent_id, 'session.child_removed', { child_id: r.id })
-    for (const table of ['events', 'visits', 'entries', 'entry_images', 'context_requests'])
+    for (const table of ['events', 'visits', 'entries', 'entry_images', 'context_requests', 'session_notes'])
       core.sql(`DELETE FROM ${table} WHERE session_id = ?`).run(r.id)
     // Its inputs stay readable for seven days; those still waiting will never run.
     core

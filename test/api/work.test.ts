@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import Database from 'better-sqlite3'
 import { v7 as uuidv7 } from 'uuid'
 import type { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
 import { type RawResponse, startDaemon, type TestDaemon } from '../helpers/daemon.ts'
@@ -271,6 +272,34 @@ describe('work items', () => {
     assert.equal(again.split('[note from hearth]').length - 1, 1, 'the note appears once, in its place')
     const later = (await s.d.request({ path: `/sessions/${sid}/history` })).json()
     assert.equal(later.items.filter((e: { kind: string }) => e.kind === 'note').length, 1)
+  })
+
+  it('a session deleted before its next turn takes its waiting notes with it', async () => {
+    const sid = await createSession(s.d, { kind: 'new', workspace: ws })
+    const { id, etag } = await made(s.d, ws, { title: 'never read' })
+    const r = await remove(s.d, ws, id, etag, `&notify_session_id=${sid}`)
+    assert.equal(r.json().notification.state, 'queued')
+    const config = await s.d.request({ path: `/sessions/${sid}?view=configuration` })
+    const gone = await s.d.request({
+      method: 'DELETE',
+      path: `/sessions/${sid}?view=configuration`,
+      headers: { 'if-match': config.headers.etag as string },
+    })
+    assert.equal(gone.status, 200, gone.text())
+    const db = new Database(join(s.d.home, 'state.db'), { readonly: true })
+    try {
+      assert.equal(db.prepare('SELECT COUNT(*) FROM session_notes WHERE session_id = ?').pluck().get(sid), 0)
+    } finally {
+      db.close()
+    }
+    // And a note for it now fails, the deletion of the item standing.
+    const other = await made(s.d, ws, { title: 'after' })
+    const late = await remove(s.d, ws, other.id, other.etag, `&notify_session_id=${sid}`)
+    assert.equal(late.status, 200)
+    assert.deepEqual(
+      [late.json().notification.state, late.json().notification.code],
+      ['failed', 'session_deleted'],
+    )
   })
 
   it('a note that cannot be queued leaves the deletion committed and says why', async () => {
