@@ -1,12 +1,11 @@
 // Handlers of extension `work` (GET/POST /extensions/work/items, GET/PATCH/DELETE
 // /extensions/work/items/{item_id}). Domain code is in src/work/; this module names the
 // workspace, mints the listing's continuations and shapes the answers.
-import { isAbsolute, resolve } from 'node:path'
 import type { Continuations } from '../http/continuation.ts'
 import { bindGroup } from '../http/route.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { type WorkItem, type WorkNotification, workOps } from '../schemas/work.ts'
-import { checkWorkspace } from '../sessions/workspace.ts'
+import { absolutePath, checkWorkspace } from '../sessions/workspace.ts'
 import { lower } from '../util/uuid.ts'
 import { itemEtag, type WorkItems, workItemUrl } from '../work/items.ts'
 
@@ -16,14 +15,7 @@ export interface WorkApiDeps {
 }
 
 /** A workspace named in a query: absolute, normalised (reads need not find the directory). */
-function workspaceOf(path: string): string {
-  if (!isAbsolute(path) || path.includes('\0'))
-    throw new HearthError(
-      'workspace_not_absolute',
-      `Workspace ${JSON.stringify(path)} is not an absolute path`,
-    )
-  return resolve(path)
-}
+const workspaceOf = (path: string) => absolutePath(path)
 
 /** A lower-cased id, or null/undefined as given. */
 function idOrNull<T extends string | null | undefined>(id: T): T {

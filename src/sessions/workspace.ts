@@ -3,14 +3,16 @@ import { statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { HearthError } from '../schemas/problems.ts'
 
+/** `path` normalised (`/a/b/..` is `/a`); 400 workspace_not_absolute unless it is absolute. */
+export function absolutePath(path: string, what = 'Workspace'): string {
+  if (!isAbsolute(path) || path.includes('\0'))
+    throw new HearthError('workspace_not_absolute', `${what} ${JSON.stringify(path)} is not an absolute path`)
+  return resolve(path)
+}
+
+/** An existing directory, normalised (400 workspace_not_absolute / _not_found / _not_directory). */
 export function checkWorkspace(path: string): string {
-  if (!isAbsolute(path) || path.includes('\0')) {
-    throw new HearthError(
-      'workspace_not_absolute',
-      `Workspace ${JSON.stringify(path)} is not an absolute path`,
-    )
-  }
-  const normalized = resolve(path)
+  const normalized = absolutePath(path)
   let isDir: boolean
   try {
     isDir = statSync(normalized).isDirectory()

@@ -1,9 +1,9 @@
 // Clips (extension `paperclips`): one table, newest first. A clip never changes after it is
 // made; each create and deletion is one fsynced transaction, answered once committed.
-import { isAbsolute, resolve } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
 import { PAPERCLIPS_MAX, type Paperclip, type PaperclipCreate } from '../schemas/paperclips.ts'
 import { HearthError } from '../schemas/problems.ts'
+import { absolutePath } from '../sessions/workspace.ts'
 import { type Db, fullySynced } from '../store/db.ts'
 
 export interface PaperclipsDeps {
@@ -44,12 +44,7 @@ export class Paperclips {
   }
 
   create(body: PaperclipCreate & { session_id?: string | null }): Paperclip {
-    const workspace = body.workspace ?? null
-    if (workspace !== null && (!isAbsolute(workspace) || workspace.includes('\0')))
-      throw new HearthError(
-        'workspace_not_absolute',
-        `Workspace ${JSON.stringify(workspace)} is not an absolute path`,
-      )
+    const workspace = body.workspace ? absolutePath(body.workspace) : null
     if (body.session_id) this.d.requireSession(body.session_id)
     const id = uuidv7()
     fullySynced(this.d.db, () =>
@@ -65,7 +60,7 @@ export class Paperclips {
             id,
             body.text,
             body.label ?? null,
-            workspace === null ? null : resolve(workspace),
+            workspace,
             body.session_id ?? null,
             new Date(this.d.now()).toISOString(),
           )

@@ -2,7 +2,7 @@
 // and one directory's entries, with an optional preview. Reads only: names and kinds of
 // entries, `.git/HEAD` for the branch, the first characters of a README. Nothing is run.
 import { type Dirent, existsSync, lstatSync, opendirSync, readFileSync, statSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { HearthError } from '../schemas/problems.ts'
 import {
   DIRECTORY_ENTRIES_MAX,
@@ -10,16 +10,12 @@ import {
   type WorkspaceEntry,
   type WorkspacePreview,
 } from '../schemas/workspaces.ts'
+import { absolutePath } from '../sessions/workspace.ts'
 import type { Db } from '../store/db.ts'
 
 /** An absolute location, normalised; 404 / 409 unless it is a readable directory. */
 export function directoryAt(location: string): string {
-  if (!isAbsolute(location) || location.includes('\0'))
-    throw new HearthError(
-      'workspace_not_absolute',
-      `Location ${JSON.stringify(location)} is not an absolute path`,
-    )
-  const path = resolve(location)
+  const path = absolutePath(location, 'Location')
   let isDirectory: boolean
   try {
     isDirectory = statSync(path).isDirectory()

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
 import { type RawResponse, startDaemon, type TestDaemon } from '../helpers/daemon.ts'
+import { change } from '../settings/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 
 const ITEMS = '/extensions/paperclips/items'
@@ -97,17 +98,7 @@ describe('paperclips: durability and the extension switch', () => {
     d = await startDaemon({ home: d.home })
     try {
       assert.equal((await d.request({ path: `${ITEMS}/${id}` })).json().text, 'keep me')
-      const settings = await d.request({ path: '/settings?group=extensions' })
-      const off = await d.request({
-        method: 'PATCH',
-        path: '/settings?group=extensions',
-        headers: {
-          'content-type': 'application/merge-patch+json',
-          'if-match': settings.headers.etag as string,
-        },
-        body: JSON.stringify({ extensions: { paperclips: { enabled: false } } }),
-      })
-      assert.equal(off.status, 200, off.text())
+      await change(d, 'extensions', { extensions: { paperclips: { enabled: false } } })
       problem(await d.request({ path: ITEMS }), 404, 'not_found')
       problem(await clip(d, { text: 'no' }), 404, 'not_found')
     } finally {

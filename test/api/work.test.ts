@@ -18,6 +18,7 @@ import {
   upstreamRequests,
   waitSession,
 } from '../inputs/helpers.ts'
+import { change } from '../settings/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 
 const items = (workspace: string, extra = '') =>
@@ -330,17 +331,7 @@ describe('work items: durability and the extension switch', () => {
       const server = (await d.request({ path: '/server' })).json()
       assert.ok(server.extensions.some((e: { name: string }) => e.name === 'work'))
       // Turn the extension off through settings: the routes answer 404 and GET /server drops it.
-      const settings = await d.request({ path: '/settings?group=extensions' })
-      const off = await d.request({
-        method: 'PATCH',
-        path: '/settings?group=extensions',
-        headers: {
-          'content-type': 'application/merge-patch+json',
-          'if-match': settings.headers.etag as string,
-        },
-        body: JSON.stringify({ extensions: { work: { enabled: false } } }),
-      })
-      assert.equal(off.status, 200, off.text())
+      await change(d, 'extensions', { extensions: { work: { enabled: false } } })
       problem(await d.request({ path: item(ws, id) }), 404, 'not_found')
       problem(await d.request({ path: items(ws) }), 404, 'not_found')
       const after = (await d.request({ path: '/server' })).json()
