@@ -7,7 +7,7 @@ import { HearthError } from '../schemas/problems.ts'
 import { type WorkItem, type WorkNotification, workOps } from '../schemas/work.ts'
 import { absolutePath, checkWorkspace } from '../sessions/workspace.ts'
 import { lower } from '../util/uuid.ts'
-import { itemEtag, type WorkItems, workItemUrl } from '../work/items.ts'
+import { itemEtag, NOT_REQUESTED, type WorkItems, workItemUrl } from '../work/items.ts'
 
 export interface WorkApiDeps {
   items: WorkItems
@@ -26,8 +26,6 @@ function change(item: WorkItem, notification: WorkNotification) {
   const etag = itemEtag(item)
   return { resource: { url: workItemUrl(item), etag, value: item }, notification }
 }
-
-const NOT_REQUESTED: WorkNotification = { state: 'not_requested', code: null, detail: null }
 
 export function workRoutes(d: WorkApiDeps) {
   return bindGroup(workOps)({

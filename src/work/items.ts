@@ -34,7 +34,8 @@ interface ItemRow {
 /** The database, the clock and the sessions check that notes need too. */
 export type WorkDeps = NoteQueue
 
-const NOT_REQUESTED: WorkNotification = { state: 'not_requested', code: null, detail: null }
+/** The notification of an edit that names no session. */
+export const NOT_REQUESTED: WorkNotification = { state: 'not_requested', code: null, detail: null }
 
 export function workItemUrl(item: { id: string; workspace: string }): string {
   return `/extensions/work/items/${item.id}?workspace=${encodeURIComponent(item.workspace)}`
