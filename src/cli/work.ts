@@ -3,13 +3,14 @@
 // directory. An item is named by its id or by the start of it, unique in the workspace.
 import { resolve } from 'node:path'
 import { HearthClient } from '../client/client.ts'
+import { changeWork, resolveWorkId, shortId, WORK_STATUSES, workItems } from '../client/work-view.ts'
 import type { WorkItem } from '../schemas/work.ts'
 import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
 import { table } from './table.ts'
 
 const VERBS = 'list, add, set, done or rm'
-const STATUSES = ['open', 'in_progress', 'done', 'cancelled']
+const STATUSES: readonly string[] = WORK_STATUSES
 
 type Values = Record<string, string | boolean | undefined>
 
@@ -67,33 +68,15 @@ export async function workCommand(args: string[], out: Out, help: string): Promi
   }
 }
 
-/** Every item of the workspace, page after page. */
-async function allItems(client: HearthClient, workspace: string): Promise<WorkItem[]> {
-  const items: WorkItem[] = []
-  let next: string | undefined
-  do {
-    const { body } = await client.call('work.list', {
-      query: { workspace, limit: 200, ...(next ? { next } : {}) },
-    })
-    items.push(...body.items)
-    next = body.next ?? undefined
-  } while (next !== undefined)
-  return items
-}
-
-/** The item an id or the start of one names (case-insensitive), unique in the workspace. */
+/** The item an id or the start of one names; a CommandError otherwise. */
 async function resolveId(client: HearthClient, workspace: string, given: string): Promise<string> {
-  const start = given.toLowerCase()
-  const found = (await allItems(client, workspace)).filter((i) => i.id.startsWith(start))
-  if (found.length === 1) return found[0].id
-  if (found.length === 0) throw new CommandError(`no work item ${given} in ${workspace}`)
-  throw new CommandError(`${given} names ${found.length} work items; give more of the id`)
+  const found = await resolveWorkId(client, workspace, given)
+  if ('error' in found) throw new CommandError(found.error)
+  return found.id
 }
-
-const short = (id: string | null) => (id === null ? '' : id.slice(0, 13))
 
 async function listItems(client: HearthClient, workspace: string, json: boolean, out: Out) {
-  const items = await allItems(client, workspace)
+  const items = await workItems(client, workspace)
   if (json) {
     out.write(`${JSON.stringify(items, null, 2)}\n`)
     return 0
@@ -102,7 +85,7 @@ async function listItems(client: HearthClient, workspace: string, json: boolean,
     out.write(`No work items in ${workspace}. Add one with hearth work add TITLE.\n`)
     return 0
   }
-  const rows = items.map((i) => [short(i.id), i.status, short(i.parent_id), i.title])
+  const rows = items.map((i) => [shortId(i.id), i.status, shortId(i.parent_id), i.title])
   out.write(table(['ID', 'STATUS', 'PARENT', 'TITLE'], rows))
   return 0
 }
@@ -139,15 +122,8 @@ async function setItem(client: HearthClient, workspace: string, given: string, v
     change.parent_id = values.parent === 'none' ? null : await resolveId(client, workspace, values.parent)
   if (Object.keys(change).length === 0)
     throw new UsageError('nothing to change: give --status, --title, --notes or --parent')
-  const read = await client.call('work.get', { params: { item_id: id }, query: { workspace } })
-  const { body } = await client.call('work.patch', {
-    params: { item_id: id },
-    query: { workspace },
-    body: change as never,
-    headers: { 'if-match': read.headers.get('etag') ?? '' },
-  })
-  const item = body.resource.value
-  out.write(`${short(item.id)} ${item.status}: ${item.title}\n`)
+  const item = await changeWork(client, workspace, id, change)
+  out.write(`${shortId(item.id)} ${item.status}: ${item.title}\n`)
   return 0
 }
 
@@ -166,6 +142,6 @@ async function removeItem(client: HearthClient, workspace: string, given: string
       : note.state === 'failed'
         ? ` (no note: ${note.detail})`
         : ''
-  out.write(`removed ${short(id)}${told}\n`)
+  out.write(`removed ${shortId(id)}${told}\n`)
   return 0
 }

@@ -7,6 +7,7 @@ import { upgradeKernel } from '../client/kernel-view.ts'
 import { RELOAD_TARGETS, reload } from '../client/reload-view.ts'
 import type { SessionLink } from './session-link.ts'
 import type { Templates } from './templates.ts'
+import { workText } from './work-command.ts'
 
 export interface CommandContext {
   link: SessionLink
@@ -142,6 +143,20 @@ export const COMMANDS: SlashCommand[] = [
       if (!ctx.link.id) return ctx.say('no session is open', 'warn')
       ctx.say('upgrading the kernel…')
       ctx.say(await upgradeKernel(ctx.link.client(), ctx.link.id))
+    },
+  },
+  {
+    name: 'work',
+    description: "the workspace's work items; add TITLE, start, done or cancel ID",
+    argumentHint: '[add TITLE | start ID | done ID | cancel ID]',
+    values: ['add', 'start', 'done', 'cancel'],
+    run: async (ctx) => {
+      const { text, warn } = await workText(
+        ctx.link.client(),
+        ctx.link.session?.workspace ?? ctx.workspace,
+        ctx.args,
+      )
+      ctx.say(text, warn ? 'warn' : 'info')
     },
   },
   {
