@@ -61,7 +61,7 @@ export interface AppDeps {
  * An op whose capability is off, or whose extension is disabled, does not exist; a zstd body
  * needs zstd_requests.
  */
-function checkCapabilities(op: OpSpec, req: Request, deps: AppDeps): void {
+function checkAvailable(op: OpSpec, req: Request, deps: AppDeps): void {
   if (op.extension && deps.extensions && !deps.extensions().has(op.extension))
     throw new HearthError('not_found', `Extension ${op.extension} is turned off in settings`)
   const coded = (req.headers.get('content-encoding') ?? '').toLowerCase().includes('zstd')
@@ -242,7 +242,7 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
       if (!mediaTypes.some((t) => accepts(accept, t))) {
         throw new HearthError('not_acceptable', `This operation produces ${mediaTypes.join(', ')}`)
       }
-      checkCapabilities(op, req, deps)
+      checkAvailable(op, req, deps)
       const { checkParams, checkQuery } = validate ?? (await loadValidators())
       const params = checkParams(op.params, c.req.param() as Record<string, string>)
       const query = checkQuery(op.query, new URL(req.url).searchParams)

@@ -11,6 +11,10 @@ export const UuidV7 = Type.String({
   'x-problem': 'invalid_id',
 })
 
+/** A UUIDv7 naming a resource, described for its place (a bad one is 400 invalid_id). */
+export const UuidV7Of = (description: string) =>
+  Type.String({ pattern: UUIDV7_PATTERN, description, 'x-problem': 'invalid_id' })
+
 export const Timestamp = Type.String({
   format: 'date-time',
   description: 'RFC 3339 UTC timestamp with milliseconds',

@@ -4,15 +4,12 @@
 // enabled.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, Timestamp, UUIDV7_PATTERN } from './common.ts'
+import { Continuation, Limit, Nullable, Timestamp, UuidV7Of } from './common.ts'
 import { defineOps } from './op.ts'
 
 /** Clips kept in all; the oldest must be deleted before more are added. */
 export const PAPERCLIPS_MAX = 10_000
 export const PAPERCLIP_TEXT_MAX = 65_536
-
-const Id = (description: string) =>
-  Type.String({ pattern: UUIDV7_PATTERN, description, 'x-problem': 'invalid_id' })
 
 export const Paperclip = Type.Object(
   {
@@ -34,7 +31,7 @@ export const PaperclipCreate = Type.Object(
     workspace: Type.Optional(
       Nullable(Type.String({ minLength: 1, maxLength: 4096, description: 'An absolute path' })),
     ),
-    session_id: Type.Optional(Nullable(Id('An existing session'))),
+    session_id: Type.Optional(Nullable(UuidV7Of('An existing session'))),
   },
   { additionalProperties: false },
 )
@@ -60,7 +57,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 )
 const ClipParams = Type.Object(
-  { clip_id: Id('The clip, as the daemon named it') },
+  { clip_id: UuidV7Of('The clip, as the daemon named it') },
   { additionalProperties: false },
 )
 

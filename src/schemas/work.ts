@@ -4,7 +4,7 @@
 // another workspace is not found. The routes exist while the extension is enabled.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, Timestamp, UUIDV7_PATTERN } from './common.ts'
+import { Continuation, Limit, Nullable, Timestamp, UuidV7Of } from './common.ts'
 import { defineOps } from './op.ts'
 
 export const WORK_STATUSES = ['open', 'in_progress', 'done', 'cancelled'] as const
@@ -18,10 +18,7 @@ const Status = Type.Enum(WORK_STATUSES, {
 })
 const Title = Type.String({ minLength: 1, maxLength: WORK_TITLE_MAX })
 const Notes = Type.String({ maxLength: WORK_NOTES_MAX })
-/** A UUIDv7 naming another resource. */
-const Id = (description: string) =>
-  Type.String({ pattern: UUIDV7_PATTERN, description, 'x-problem': 'invalid_id' })
-const Ref = (what: string) => Nullable(Id(what))
+const Ref = (what: string) => Nullable(UuidV7Of(what))
 
 export const WorkItem = Type.Object(
   {
@@ -120,12 +117,12 @@ export const WorkQuery = Type.Object({ workspace: Workspace }, { additionalPrope
 export const WorkDeleteQuery = Type.Object(
   {
     workspace: Workspace,
-    notify_session_id: Type.Optional(Id('A session to leave a note for, read at its next turn')),
+    notify_session_id: Type.Optional(UuidV7Of('A session to leave a note for, read at its next turn')),
   },
   { additionalProperties: false },
 )
 export const WorkItemParams = Type.Object(
-  { item_id: Id('The item, as the daemon named it') },
+  { item_id: UuidV7Of('The item, as the daemon named it') },
   { additionalProperties: false },
 )
 

@@ -47,8 +47,8 @@ describe('hearth work', () => {
       new RegExp(`^${taskId.slice(0, 13)}\\s+open\\s+${epicId.slice(0, 13)}\\s+Write the notes$`),
     )
 
-    // The last characters differ between two ids made in the same millisecond: use the whole id
-    // where a prefix could name both.
+    // Two ids made in the same millisecond share their first characters: the whole id names
+    // one for sure (the start of an id is tested in the lookup below).
     const set = await cli('set', taskId, '--status', 'in_progress', '--title', 'Write the release notes')
     assert.equal(set.code, 0, set.stderr)
     assert.equal(set.stdout, `${taskId.slice(0, 13)} in_progress: Write the release notes\n`)
