@@ -5,6 +5,7 @@
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { isMcpToolName } from '../mcp/names.ts'
+import { hiddenPaths, setHiddenPaths } from '../tools/hidden-paths.ts'
 import type { JobManager, ToolProgress, ToolResult, ToolSpec } from '../tools/types.ts'
 import type { McpHost } from './mcp/host.ts'
 import type {
@@ -264,6 +265,7 @@ export class ToolHost {
     if (!tool) return { outcome: 'error', output: `No tool ${msg.call.name}` }
     const parsed = this.#parse(tool, msg.call.arguments)
     if ('error' in parsed) return { outcome: 'error', output: parsed.error }
+    setHiddenPaths(msg.sandbox.hidden ?? hiddenPaths())
     return tool.run(parsed.args, {
       workspace: msg.workspace,
       allowedRoots: msg.allowed_roots,

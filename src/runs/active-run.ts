@@ -13,9 +13,10 @@ import type {
 import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveRun } from '../sessions/live.ts'
-import { EMPTY_SELECTION } from '../sessions/types.ts'
+import { EMPTY_SELECTION, type SessionRow } from '../sessions/types.ts'
 import { selectionOf } from '../sessions/views.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
+import { hiddenPaths } from '../tools/hidden-paths.ts'
 import type { SandboxPolicy } from '../tools/types.ts'
 import type { Decision } from './approvals.ts'
 import type { StartedRun } from './start.ts'
@@ -26,6 +27,8 @@ export interface ToolSettings {
   max_steps: number
   allowed_roots: string[]
   network: boolean
+  hidden_paths: string[]
+  visible_paths: string[]
 }
 
 export const DEFAULT_TOOL_SETTINGS: ToolSettings = {
@@ -33,6 +36,8 @@ export const DEFAULT_TOOL_SETTINGS: ToolSettings = {
   max_steps: 100,
   allowed_roots: [],
   network: false,
+  hidden_paths: [],
+  visible_paths: [],
 }
 
 /** What the tools of one run may do and where (resolved when it starts). */
@@ -64,9 +69,22 @@ export function scopeOf(core: SessionsCore, sessionId: string, settings: ToolSet
     maxSteps: settings.max_steps,
     workspace,
     allowedRoots: settings.allowed_roots,
-    sandbox: { network: settings.network, isolate: true },
+    sandbox: sandboxPolicyOf(row, settings),
     skillsOff: Object.keys(selection.skills).filter((name) => selection.skills[name] === false),
     mcp: selection.mcp,
+  }
+}
+
+/**
+ * Where the session's commands run and what they may reach: the settings' network and
+ * hidden paths, and whether the session allows git writes (its `allow_git_writes`).
+ */
+export function sandboxPolicyOf(row: SessionRow | undefined, settings: ToolSettings): SandboxPolicy {
+  return {
+    network: settings.network,
+    isolate: true,
+    hidden: hiddenPaths(settings),
+    gitWritable: row?.allow_git_writes === 1,
   }
 }
 

@@ -4,7 +4,7 @@
 // background jobs (a `kernel.jobs_changed` event when one starts or ends, so streams and
 // ETags follow) and whether its commands run in the sandbox.
 import type { JobInfo } from '../tools/types.ts'
-import { DEFAULT_TOOL_SETTINGS } from './active-run.ts'
+import { DEFAULT_TOOL_SETTINGS, sandboxPolicyOf } from './active-run.ts'
 import type { RunsDeps } from './deps.ts'
 
 export function watchKernels(d: RunsDeps, stages: ReadonlyMap<string, string>): void {
@@ -28,11 +28,16 @@ export function watchKernels(d: RunsDeps, stages: ReadonlyMap<string, string>): 
       output_bytes,
       run_id,
     }))
-  d.core.live.sandboxOf = () => {
+  d.core.live.sandboxOf = (sessionId) => {
     const status = d.kernels.sandbox
-    const network = (d.tools?.() ?? DEFAULT_TOOL_SETTINGS).network
-    if (!status) return { isolated: false, kind: null, network, reason: 'No kernel process has started yet' }
-    return { isolated: status.available, kind: status.kind, network, reason: status.reason }
+    const policy = sandboxPolicyOf(d.core.row(sessionId), d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
+    const reach = {
+      network: policy.network,
+      hidden_paths: [...(policy.hidden ?? [])],
+      git_writable: policy.gitWritable === true,
+    }
+    if (!status) return { isolated: false, kind: null, reason: 'No kernel process has started yet', ...reach }
+    return { isolated: status.available, kind: status.kind, reason: status.reason, ...reach }
   }
   d.kernels.onBundleChanged = (sessions) => {
     for (const sessionId of sessions)

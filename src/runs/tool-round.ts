@@ -141,7 +141,8 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
         call: { call_id: call.call_id, name: call.name, arguments: call.arguments },
         workspace: scope.workspace,
         allowed_roots: scope.allowedRoots,
-        sandbox: scope.sandbox,
+        // Git writes allowed or taken back during the run apply from the next call.
+        sandbox: { ...scope.sandbox, gitWritable: d.core.row(d.sessionId)?.allow_git_writes === 1 },
         skills_off: scope.skillsOff,
       })
     }))

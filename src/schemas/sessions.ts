@@ -116,6 +116,11 @@ export const WorkspaceChange = Type.Object(
   { additionalProperties: false, description: 'A committed family move this busy session follows once idle' },
 )
 
+const AllowGitWrites = Type.Boolean({
+  description:
+    "Whether tools and commands may write the repositories' .git (hooks, config); false keeps it read-only (docs/tools.md)",
+})
+
 export const ConfigurationValue = Type.Object(
   {
     id: Type.String(),
@@ -133,6 +138,7 @@ export const ConfigurationValue = Type.Object(
           "Which tool calls run without asking (docs/tools.md); null follows the settings' tools.approval_policy",
       }),
     ),
+    allow_git_writes: AllowGitWrites,
     revision: Type.Integer({ minimum: 1 }),
     family_revision: Type.Integer({ minimum: 1 }),
     workspace_change: Nullable(WorkspaceChange),
@@ -325,6 +331,13 @@ export const SessionRead = Type.Object(
             kind: Nullable(Type.Enum(['bubblewrap'])),
             network: Type.Boolean({ description: 'Whether its commands may use the network' }),
             reason: Nullable(Type.String({ description: 'Why commands are not isolated' })),
+            hidden_paths: Type.Array(Type.String(), {
+              description:
+                "The user's credentials hidden from commands and file tools (docs/tools.md, hidden paths)",
+            }),
+            git_writable: Type.Boolean({
+              description: "Whether tools and commands may write the repositories' .git (allow_git_writes)",
+            }),
           },
           { additionalProperties: false },
         ),
@@ -476,6 +489,7 @@ export const SessionChangeRequest = Type.Object(
         }),
       ),
     ),
+    allow_git_writes: Type.Optional(AllowGitWrites),
     workspace: Type.Optional(Workspace),
     family_revision: Type.Optional(Type.Integer({ minimum: 1 })),
   },

@@ -344,6 +344,12 @@ export const ApprovalPolicySchema = Type.Enum([...APPROVAL_POLICIES], {
   description:
     '`read-only`: only read tools are offered; `ask`: reads run, writes and commands wait for an approval; `auto`: every call runs (commands inside the sandbox)',
 })
+const HiddenPath = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  pattern: '^(/|~/)',
+  description: 'An absolute path, or one under the home directory written `~/…`',
+})
 const toolFields = {
   approval_policy: ApprovalPolicySchema,
   max_steps: Type.Integer({
@@ -356,6 +362,15 @@ const toolFields = {
     { maxItems: 64, description: 'Directories besides the workspace that tools may read and write' },
   ),
   network: Type.Boolean({ description: 'Whether commands (shell, jobs) may use the network' }),
+  hidden_paths: Type.Array(HiddenPath, {
+    maxItems: 256,
+    description:
+      "Paths hidden from commands and file tools besides the defaults (the user's credentials: docs/tools.md)",
+  }),
+  visible_paths: Type.Array(HiddenPath, {
+    maxItems: 256,
+    description: 'Paths of the default hidden list (or of hidden_paths) that are not hidden after all',
+  }),
 }
 const ToolsRead = Type.Object(toolFields, { additionalProperties: false })
 const ToolsPatch = Type.Object(

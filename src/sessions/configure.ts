@@ -73,6 +73,7 @@ function applyFields(
     selection: JSON.stringify(req.selection ? mergeSelection(selectionOf(r), req.selection) : selectionOf(r)),
     catalog_revision: req.catalog_revision !== undefined ? req.catalog_revision : r.catalog_revision,
     approval_policy: req.approval_policy !== undefined ? req.approval_policy : r.approval_policy,
+    allow_git_writes: req.allow_git_writes === undefined ? r.allow_git_writes : Number(req.allow_git_writes),
   }
   const changed = (Object.keys(next) as (keyof typeof next)[]).filter((k) => next[k] !== r[k])
   if (changed.length === 0) return r
@@ -80,7 +81,8 @@ function applyFields(
   core
     .sql(
       `UPDATE sessions SET name = ?, provider_profile = ?, model = ?, effort = ?, pinned = ?, pin_order = ?,
-         archived = ?, selection = ?, catalog_revision = ?, approval_policy = ?, revision = revision + 1,
+         archived = ?, selection = ?, catalog_revision = ?, approval_policy = ?, allow_git_writes = ?,
+         revision = revision + 1,
          desired_revision = desired_revision + ? WHERE id = ?`,
     )
     .run(
@@ -94,6 +96,7 @@ function applyFields(
       next.selection,
       next.catalog_revision,
       next.approval_policy,
+      next.allow_git_writes,
       recompose ? 1 : 0,
       r.id,
     )
@@ -102,7 +105,7 @@ function applyFields(
   const wire = (k: (typeof changed)[number]) =>
     k === 'selection'
       ? JSON.parse(next.selection)
-      : k === 'pinned' || k === 'archived'
+      : k === 'pinned' || k === 'archived' || k === 'allow_git_writes'
         ? next[k] === 1
         : next[k]
   const changes = Object.fromEntries(changed.map((k) => [k, wire(k)]))

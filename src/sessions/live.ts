@@ -27,6 +27,10 @@ export interface SessionSandbox {
   kind: 'bubblewrap' | null
   network: boolean
   reason: string | null
+  /** The user's credentials hidden from commands and file tools. */
+  hidden_paths: string[]
+  /** Whether tools and commands may write the repositories' `.git`. */
+  git_writable: boolean
 }
 
 export interface LiveRun {
@@ -70,6 +74,8 @@ export class LiveRuns {
     kind: null,
     network: false,
     reason: 'No kernel process has started yet',
+    hidden_paths: [],
+    git_writable: false,
   })
 
   /** The session's loaded composition (set by the run engine). */

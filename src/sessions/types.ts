@@ -56,6 +56,8 @@ export interface SessionRow {
   approval_policy: string | null
   /** JSON: what the session allowed for its rest (docs/tools.md, approvals). */
   tool_allows: string
+  /** 1 when tools and commands may write the repositories' `.git` (docs/tools.md). */
+  allow_git_writes: number
   /** JSON: what the run waits for (an approval), or null. */
   blocking_reason: string | null
   /** JSON: the compaction strategy the session chose ({strategy, keep_turns}); null follows the settings. */

@@ -31,7 +31,8 @@
 // on the daemon's thread.
 import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
-import type { ToolContext } from './types.ts'
+import { guardRefusal } from './hidden-paths.ts'
+import type { SandboxPolicy, ToolContext } from './types.ts'
 
 /** What the caller means to do with the path: writes refuse hard-linked files. */
 export type Access = 'read' | 'write'
@@ -51,7 +52,7 @@ export interface Refused {
   message: string
 }
 
-export type Roots = Pick<ToolContext, 'workspace' | 'allowedRoots'>
+export type Roots = Pick<ToolContext, 'workspace' | 'allowedRoots'> & { sandbox?: SandboxPolicy }
 
 /** Links followed while resolving one path before giving up, as Linux's ELOOP does. */
 const MAX_LINKS = 40
@@ -196,6 +197,8 @@ export async function confine(input: string, roots: Roots, access: Access): Prom
     return refuse(`${input}: is inside hearth's own home, which the file tools never touch`)
   if (isWithin(real, '/proc'))
     return refuse(`${input}: is under /proc, which shows this process's own environment and memory`)
+  const guarded = guardRefusal(input, real, r.real, access, roots.sandbox)
+  if (guarded) return refuse(guarded)
 
   let stats: Stats | null = null
   try {

@@ -25,6 +25,13 @@ export interface SandboxPolicy {
   network: boolean
   /** Run inside bubblewrap when the machine has it (`available` in SandboxStatus). */
   isolate: boolean
+  /**
+   * Absolute paths of the user's credentials that commands and file tools may not read
+   * (src/tools/hidden-paths.ts); absent: the default list under this process's home.
+   */
+  hidden?: readonly string[]
+  /** Whether tools and commands may write the roots' `.git` (src/tools/git-dirs.ts); absent: no. */
+  gitWritable?: boolean
 }
 
 /** What the machine offers; shown in GET /server and on the session. */

@@ -61,6 +61,8 @@ export const TOOL_DEFAULTS = {
   max_steps: 100,
   allowed_roots: [] as string[],
   network: false,
+  hidden_paths: [] as string[],
+  visible_paths: [] as string[],
 }
 
 export const tools = plain('tools', (s) => ({
@@ -70,6 +72,8 @@ export const tools = plain('tools', (s) => ({
   max_steps: typeof s.max_steps === 'number' ? s.max_steps : TOOL_DEFAULTS.max_steps,
   allowed_roots: Array.isArray(s.allowed_roots) ? (s.allowed_roots as string[]) : TOOL_DEFAULTS.allowed_roots,
   network: typeof s.network === 'boolean' ? s.network : TOOL_DEFAULTS.network,
+  hidden_paths: Array.isArray(s.hidden_paths) ? (s.hidden_paths as string[]) : TOOL_DEFAULTS.hidden_paths,
+  visible_paths: Array.isArray(s.visible_paths) ? (s.visible_paths as string[]) : TOOL_DEFAULTS.visible_paths,
 }))
 
 /** The `tools` group as runs consume it. */

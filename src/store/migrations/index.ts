@@ -13,6 +13,7 @@ import { m009Approvals } from './009-approvals.ts'
 import { m010ContextCompaction } from './010-context-compaction.ts'
 import { m011WorkItems } from './011-work-items.ts'
 import { m012HostProbes } from './012-host-probes.ts'
+import { m013GitWrites } from './013-git-writes.ts'
 
 export interface Migration {
   version: number
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m010ContextCompaction,
   m011WorkItems,
   m012HostProbes,
+  m013GitWrites,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */

@@ -11,8 +11,11 @@
 //      `GOOGLE_APPLICATION_CREDENTIALS`), compared without regard to case;
 //   4. it hands out a capability rather than a value (`SSH_AUTH_SOCK`: signing as the user).
 // Matching whole words rather than substrings keeps harmless names such as
-// `TOKENIZERS_PARALLELISM` or `KEYTIMEOUT`; a secret hidden in an innocent name (a password
-// inside `DATABASE_URL`) is not caught, which the threat model lists as a known limit.
+// `TOKENIZERS_PARALLELISM` or `KEYTIMEOUT`. A secret in an innocent name is caught where it has
+// a recognizable shape: a URL whose user info carries a password (`DATABASE_URL=
+// postgres://u:secret@db/x`) reaches the command without the password (`postgres://u@db/x`),
+// so the variable still says where to connect but not how to get in. Other secrets in
+// innocent names are a known limit of the threat model.
 
 /** Credentials hearth reads (../NAMES.md, providers.md); most also match the word rule. */
 const PROVIDER_SECRETS: ReadonlySet<string> = new Set([
@@ -73,14 +76,28 @@ export function isSecretName(name: string): boolean {
 }
 
 /**
+ * `scheme://user:password@` anywhere in a value (several URLs may share one, comma-separated):
+ * the scheme and user name are kept, the password goes. As URL parsers do, the user info ends
+ * at the last `@` of the authority (before the first `/`, `?` or `#`), so a port or a path
+ * holding `@` is left alone and a password holding an unescaped `@` is caught whole.
+ */
+const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^:@/?#\s,]*):[^/?#\s,]*@(?=[^@/?#\s,]*(?:[/?#\s,]|$))/gi
+
+/** `value` with the password of every URL's user info removed (`postgres://u@db/x`). */
+export function withoutUrlPasswords(value: string): string {
+  return value.replace(URL_PASSWORD, '$1@')
+}
+
+/**
  * The environment for a command: `source` (the kernel's environment) without the variables
- * isSecretName() refuses. PATH, HOME, LANG, TERM, USER, SHELL and the rest pass unchanged.
+ * isSecretName() refuses, and without the passwords of URLs in the values of the rest. PATH,
+ * HOME, LANG, TERM, USER, SHELL and the rest pass unchanged.
  */
 export function commandEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined || isSecretName(name)) continue
-    env[name] = value
+    env[name] = withoutUrlPasswords(value)
   }
   return env
 }

@@ -3,11 +3,16 @@
 // may write only the workspace and the roots the user allowed, gets a fresh /tmp, /dev and
 // /proc (its own pid namespace: the kernel's environment in /proc/<pid>/environ is out of
 // reach), no network unless the policy allows it, and never sees hearth's home (the daemon
-// token and creds.json) nor the user's agent sockets. docs/tools-exec.md has the threat model.
+// token and creds.json), the user's agent sockets nor the user's other credentials (the
+// hidden paths: an empty tmpfs over a directory, /dev/null over a file). The `.git` of each
+// writable root is bound read-only unless the session allows git writes.
+// docs/tools-exec.md has the threat model.
 import { execFile, spawnSync } from 'node:child_process'
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs'
 import { delimiter, join, resolve, sep } from 'node:path'
 import { resolveHome } from '../../daemon/home.ts'
+import { gitDirsOf } from '../git-dirs.ts'
+import { hiddenPaths } from '../hidden-paths.ts'
 import type { SandboxPolicy, SandboxStatus } from '../types.ts'
 
 /**
@@ -117,14 +122,19 @@ function mountArgs(opts: WrapOptions, sizedTmp: boolean): string[] {
     { path: '/tmp', args: [...(sizedTmp ? ['--size', String(TMP_SIZE_BYTES)] : []), '--tmpfs', '/tmp'] },
   ]
   for (const dir of hiddenDirs(opts)) mounts.push({ path: dir, args: ['--tmpfs', dir] })
-  for (const file of SOCKET_FILES) {
+  for (const file of [...SOCKET_FILES, ...hiddenFiles(opts)]) {
     const real = existing(file)
     if (real) mounts.push({ path: real, args: ['--ro-bind', '/dev/null', real] })
   }
-  for (const root of new Set(opts.writableRoots)) {
+  const roots = new Set<string>()
+  for (const root of opts.writableRoots) {
     const real = existing(root)
-    if (real) mounts.push({ path: real, args: ['--bind', real, real] })
+    if (real) roots.add(real)
   }
+  for (const real of roots) mounts.push({ path: real, args: ['--bind', real, real] })
+  // Bound after (deeper than) the root that holds it: a read-only island in a writable tree.
+  if (!opts.policy.gitWritable)
+    for (const git of gitDirsOf([...roots])) mounts.push({ path: git, args: ['--ro-bind', git, git] })
   const depth = (p: string) => (p === sep ? 0 : p.split(sep).length)
   return mounts
     .map((m, order) => ({ m, order }))
@@ -132,9 +142,17 @@ function mountArgs(opts: WrapOptions, sizedTmp: boolean): string[] {
     .flatMap(({ m }) => m.args)
 }
 
-/** Hearth's home, the user's runtime sockets (ssh-agent, D-Bus session bus) and `hide`. */
+/** The policy's hidden paths, else the default list (src/tools/hidden-paths.ts). */
+function hiddenOf(opts: WrapOptions): readonly string[] {
+  return opts.policy.hidden ?? hiddenPaths()
+}
+
+/**
+ * Hearth's home, the user's runtime sockets (ssh-agent, D-Bus session bus), `hide` and the
+ * hidden paths that are directories.
+ */
 function hiddenDirs(opts: WrapOptions): string[] {
-  const dirs = [opts.home ?? resolveHome(undefined), '/run/user', ...(opts.hide ?? [])]
+  const dirs = [opts.home ?? resolveHome(undefined), '/run/user', ...(opts.hide ?? []), ...hiddenOf(opts)]
   if (process.env.XDG_RUNTIME_DIR) dirs.push(process.env.XDG_RUNTIME_DIR)
   const out = new Set<string>()
   for (const d of dirs) {
@@ -142,6 +160,16 @@ function hiddenDirs(opts: WrapOptions): string[] {
     if (real && statSync(real).isDirectory()) out.add(real)
   }
   return [...out]
+}
+
+/** The hidden paths that are files (or anything but a directory): /dev/null takes their place. */
+function hiddenFiles(opts: WrapOptions): string[] {
+  const out: string[] = []
+  for (const p of hiddenOf(opts)) {
+    const real = existing(p)
+    if (real && !statSync(real).isDirectory()) out.push(real)
+  }
+  return out
 }
 
 function existing(path: string): string | null {

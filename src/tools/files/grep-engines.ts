@@ -10,6 +10,7 @@ import { access, open } from 'node:fs/promises'
 import { basename, delimiter, dirname, join, matchesGlob, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { inHearthHome } from '../confine.ts'
+import { isHiddenPath } from '../hidden-paths.ts'
 import { looksBinary } from './common.ts'
 import { IGNORED_DIRS, newWalkStats, walk } from './walk.ts'
 
@@ -103,7 +104,7 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
     const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })
     for await (const raw of lines) {
       const m = parseRgLine(raw, cwd)
-      if (!m || inHearthHome(m.abs)) continue
+      if (!m || inHearthHome(m.abs) || isHiddenPath(m.abs)) continue
       if (found.matches.length >= q.maxMatches) {
         found.more = true
         stop()

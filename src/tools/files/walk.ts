@@ -1,12 +1,13 @@
 // The directory walk under list, glob and grep's built-in engine. It never follows a
 // symlink (a link is reported as a link, so nothing outside the confined start is reached),
-// skips the ignored directory names and hearth's home, reads each directory's names in byte
+// skips the ignored directory names, hearth's home and the hidden paths, reads each directory's names in byte
 // order (as `rg --sort path` does, so both grep engines agree), and stops at a budget of
 // entries so a huge tree cannot hold a call for long.
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { hearthHomePath } from '../confine.ts'
+import { isHiddenPath } from '../hidden-paths.ts'
 
 /** Directory names skipped unless asked for: version-control data and installed packages. */
 export const IGNORED_DIRS: readonly string[] = ['.git', 'node_modules']
@@ -85,6 +86,7 @@ export async function* walk(
       continue
     }
     if (home !== null && abs === home) continue
+    if (isHiddenPath(abs)) continue
     stats.visited++
     yield { abs, rel: entryRel, kind, depth }
     if (kind === 'dir' && depth < opts.maxDepth) yield* walk(abs, opts, stats, entryRel, depth + 1)

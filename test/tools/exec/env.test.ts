@@ -3,7 +3,7 @@
 // shell tool, with the secrets set in this (the kernel's) process.
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
-import { commandEnv, isSecretName } from '../../../src/tools/exec/env.ts'
+import { commandEnv, isSecretName, withoutUrlPasswords } from '../../../src/tools/exec/env.ts'
 import { sandboxStatus } from '../../../src/tools/exec/sandbox.ts'
 import { createShellTool } from '../../../src/tools/exec/shell.ts'
 import { DIRECT, ISOLATED, makeContext, type TestContext } from './helpers.ts'
@@ -45,6 +45,23 @@ describe('the command environment', () => {
       assert.equal(isSecretName(name), false, name)
     const env = commandEnv({ ...SECRETS, ...KEPT, PATH: '/bin' })
     assert.deepEqual(env, { ...KEPT, PATH: '/bin' })
+  })
+
+  it("values: the password of a URL's user info goes, the rest of the value stays", () => {
+    const cases: [string, string][] = [
+      ['postgres://u:secret@db/x', 'postgres://u@db/x'],
+      ['postgres://u:p@ss@db:5432/x?sslmode=require', 'postgres://u@db:5432/x?sslmode=require'],
+      ['redis://:pw@a:6379,redis://:pw2@b', 'redis://@a:6379,redis://@b'],
+      ['amqp://u:s3cr%40t@mq', 'amqp://u@mq'],
+      // No password: a port, an `@` in a path, a user name alone and plain text are kept.
+      ['https://host:8080/path@x', 'https://host:8080/path@x'],
+      ['ssh://git@github.com/a', 'ssh://git@github.com/a'],
+      ['a:b@c', 'a:b@c'],
+    ]
+    for (const [value, seen] of cases) assert.equal(withoutUrlPasswords(value), seen, value)
+    assert.deepEqual(commandEnv({ DATABASE_URL: 'mysql://root:hunter2@localhost/db' }), {
+      DATABASE_URL: 'mysql://root@localhost/db',
+    })
   })
 
   for (const [name, policy] of [
