@@ -127,6 +127,7 @@ const CONFIG_VALUE_KEYS = [
   'selection',
   'catalog_revision',
   'approval_policy',
+  'allow_git_writes',
   'revision',
   'family_revision',
   'workspace_change',

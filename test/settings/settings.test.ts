@@ -37,6 +37,8 @@ describe('settings', () => {
       max_steps: 100,
       allowed_roots: [],
       network: false,
+      hidden_paths: [],
+      visible_paths: [],
     })
     assert.equal(body.settings.extensions.extensions.chatgpt.enabled, true)
     assert.deepEqual(body.settings.extensions.extensions.chatgpt.requires, ['openai-compatible'])
