@@ -5,7 +5,8 @@
 // session (its `allow_git_writes`): the file tools refuse to write under it, and the sandbox
 // binds it read-only (src/tools/exec/sandbox.ts). docs/tools.md has the threat model.
 import { lstatSync, readFileSync, realpathSync } from 'node:fs'
-import { dirname, join, resolve, sep } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
+import { isWithin } from './confine.ts'
 
 function realOrNull(p: string): string | null {
   try {
@@ -59,10 +60,6 @@ export function gitDirsOf(roots: readonly string[]): string[] {
   return [...out]
 }
 
-function within(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`)
-}
-
 /**
  * The refusal for a write to `real` (a confined, real path) when git writes are not allowed:
  * a path with a `.git` component inside a root (the workspace's repository or one nested in
@@ -70,9 +67,9 @@ function within(child: string, parent: string): boolean {
  */
 export function gitWriteRefusal(input: string, real: string, roots: readonly string[]): string | null {
   const inDotGit = roots.some(
-    (root) => within(real, root) && real.slice(root.length).split(sep).includes('.git'),
+    (root) => isWithin(real, root) && relative(root, real).split(sep).includes('.git'),
   )
-  if (!inDotGit && !gitDirsOf(roots).some((dir) => within(real, dir))) return null
+  if (!inDotGit && !gitDirsOf(roots).some((dir) => isWithin(real, dir))) return null
   return (
     `${input}: is inside a repository's .git, which tools may not change: hooks and config there ` +
     'run on the host the next time git runs. Refused; leave .git alone, or ask the user to allow ' +

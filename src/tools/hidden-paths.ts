@@ -7,6 +7,7 @@
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, normalize, resolve } from 'node:path'
+import { isWithin } from './confine.ts'
 import { gitWriteRefusal } from './git-dirs.ts'
 import type { SandboxPolicy } from './types.ts'
 
@@ -95,8 +96,6 @@ export function setHiddenPaths(paths: readonly string[]): void {
   current = { given, real: given.map(realOrSelf) }
 }
 
-setHiddenPaths(hiddenPaths())
-
 function realOrSelf(p: string): string {
   try {
     return realpathSync(p)
@@ -105,14 +104,11 @@ function realOrSelf(p: string): string {
   }
 }
 
-function within(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`)
-}
-
 /** The hidden path that `abs` (a real, absolute path) lies in, or null. */
 export function hiddenPathOf(abs: string): string | null {
+  if (currentKey === null) setHiddenPaths(hiddenPaths()) // no call has set it yet: the defaults
   for (let i = 0; i < current.given.length; i++) {
-    if (within(abs, current.real[i]) || within(abs, current.given[i])) return current.given[i]
+    if (isWithin(abs, current.real[i]) || isWithin(abs, current.given[i])) return current.given[i]
   }
   return null
 }
