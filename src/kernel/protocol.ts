@@ -16,7 +16,7 @@ import type {
  * daemon refuses a kernel that speaks another (an upgrade's validation, src/kernel/upgrade.ts).
  * Raise it whenever a message changes shape.
  */
-export const KERNEL_PROTOCOL = 2
+export const KERNEL_PROTOCOL = 1
 
 /** A profile's stream limits, when it sets them (else the transport's defaults). */
 export interface TurnLimits {
