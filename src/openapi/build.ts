@@ -222,15 +222,12 @@ function responses(id: string, op: OpSpec, c: Components): Json {
 
 function requestBody(op: OpSpec, body: TSchema, c: Components): Json {
   const schema = c.ref(body)
-  // Merge-patch operations take application/json as well (app.ts); the patch type comes first.
-  const mediaTypes =
-    op.bodyMediaType === 'application/merge-patch+json'
-      ? ['application/merge-patch+json', 'application/json']
-      : ['application/json']
+  // One media type per operation, as app.ts takes: a merge patch only as merge-patch+json.
+  const mediaType = op.bodyMediaType ?? 'application/json'
   return {
     // An empty body stands for {} where the body is the EmptyRequest (app.ts).
     required: body !== EmptyRequest,
-    content: Object.fromEntries(mediaTypes.map((t) => [t, { schema }])),
+    content: { [mediaType]: { schema } },
     'x-max-encoded-bytes': op.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // JSON pointers the body may not carry: 400 read_only_field, checked before the schema.
     ...(op.readOnly?.length ? { 'x-read-only-fields': op.readOnly } : {}),

@@ -147,6 +147,14 @@ function* schemasOf(doc: Json): Generator<[string, Json]> {
   }
 }
 
+/** A query string with a valid value for each required query parameter of an operation. */
+function requiredQuery(o: Json): string {
+  const pairs = (o.parameters ?? [])
+    .filter((p: Json) => p.in === 'query' && p.required)
+    .map((p: Json) => [p.name, p.schema.const ?? p.schema.enum?.[0] ?? '/'])
+  return pairs.length ? `?${new URLSearchParams(pairs)}` : ''
+}
+
 describe('OpenAPI document', () => {
   let d: TestDaemon
   let doc: Json
@@ -317,6 +325,29 @@ describe('OpenAPI document', () => {
       })
       assert.equal(res.status, 406, `${id}: ${op.method} ${path} answered ${res.status} ${res.text()}`)
       assert.equal(res.json().code, 'not_acceptable')
+    }
+  })
+
+  it('takes every documented request media type and refuses others', async () => {
+    // The media type is checked as the body is read, before any lookup, so an op on made-up
+    // ids answers 415 for a type it refuses and something else for one it takes.
+    for (const [id, op] of OPS) {
+      if (!op.body) continue
+      const path =
+        op.path.replace(/\{[a-z_]+\}/g, '0190a5d4-3b2c-7d4e-8f60-718293a4b5c6') +
+        requiredQuery(operationOf(doc, op) ?? {})
+      const send = (type: string) =>
+        d.request({ method: op.method, path, headers: { 'content-type': type }, body: '{}' })
+      const documented = Object.keys(operationOf(doc, op)?.requestBody?.content ?? {})
+      for (const type of documented) {
+        const res = await send(type)
+        assert.notEqual(res.status, 415, `${id} documents ${type} but refuses it: ${res.text()}`)
+      }
+      for (const type of ['application/json', 'application/merge-patch+json', 'text/plain']) {
+        if (documented.includes(type)) continue
+        const res = await send(type)
+        assert.equal(res.status, 415, `${id} takes ${type}, which it does not document: ${res.text()}`)
+      }
     }
   })
 
