@@ -146,6 +146,34 @@ export const ConfigurationResource = Type.Object(
 )
 export type ConfigurationResource = Static<typeof ConfigurationResource>
 
+/** The input accepted last: its start, for lists that show what was asked. */
+export const LatestInput = Type.Object(
+  {
+    id: Type.String(),
+    acceptance_order: Type.Integer({ minimum: 1 }),
+    client_id: Type.String(),
+    text: Type.String({ maxLength: 256, description: 'The first 256 characters of its text' }),
+  },
+  { additionalProperties: false, $id: 'LatestInput' },
+)
+
+/** How the last run ended, with the start of its answer. */
+export const LatestAnswer = Type.Object(
+  {
+    run_id: Type.String(),
+    outcome: Type.Enum(['completed', 'interrupted', 'failed']),
+    text: Type.String({
+      maxLength: 256,
+      description: 'The first 256 characters of its answer; empty when it gave none',
+    }),
+    transcript_position: Nullable(
+      Type.Integer({ minimum: 1, description: 'The position of its answer entry; null without an answer' }),
+    ),
+    completed_at: Timestamp,
+  },
+  { additionalProperties: false, $id: 'LatestAnswer' },
+)
+
 export const SessionSummary = Type.Object(
   {
     id: Type.String(),
@@ -180,8 +208,8 @@ export const SessionSummary = Type.Object(
       },
       { additionalProperties: false },
     ),
-    latest_input: Nullable(Type.Unknown()),
-    latest_answer: Nullable(Type.Unknown()),
+    latest_input: Nullable(LatestInput),
+    latest_answer: Nullable(LatestAnswer),
     cursor: Cursor,
   },
   { additionalProperties: false, $id: 'SessionSummary' },
