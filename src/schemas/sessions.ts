@@ -418,21 +418,11 @@ export const CreateForked = Type.Object(
   { kind: Type.Literal('forked'), ...ForkFields },
   { additionalProperties: false, $id: 'SessionCreateForked' },
 )
-/** The former name of `forked`, still accepted; the session records `forked`. */
-export const CreateFork = Type.Object(
-  { kind: Type.Literal('fork'), ...ForkFields },
-  {
-    additionalProperties: false,
-    $id: 'SessionCreateFork',
-    deprecated: true,
-    description: 'The former name of kind `forked`: the same request, recorded as `forked`',
-  },
-)
 export const CreateChild = Type.Object(
   { kind: Type.Literal('child'), parent_id: UuidV7, workspace: Type.Optional(Workspace), ...CommonCreate },
   { additionalProperties: false, $id: 'SessionCreateChild' },
 )
-export const SessionCreationRequest = Type.Union([CreateNew, CreateForked, CreateFork, CreateChild], {
+export const SessionCreationRequest = Type.Union([CreateNew, CreateForked, CreateChild], {
   $id: 'SessionCreationRequest',
   discriminator: { propertyName: 'kind' },
 })
