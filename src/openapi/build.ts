@@ -153,7 +153,7 @@ function parameters(op: OpSpec, c: Components): Json[] {
     }
   }
   for (const [name, mode, description] of [
-    ['If-Match', op.ifMatch, 'The strong ETag last read; without it the operation answers 428'],
+    ['If-Match', op.ifMatch, 'The strong ETag last read; without it, or with *, the operation answers 428'],
     ['If-None-Match', op.ifNoneMatch, '* for create-only requests; without it the operation answers 428'],
   ] as const) {
     if (mode)
