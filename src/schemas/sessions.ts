@@ -146,6 +146,24 @@ export const ConfigurationResource = Type.Object(
 )
 export type ConfigurationResource = Static<typeof ConfigurationResource>
 
+/** A tool call that runs now, with the end of its output so far (tool.progress has all). */
+export const RunningToolCall = Type.Object(
+  {
+    run_id: Type.String(),
+    call_id: Type.String(),
+    name: Type.String(),
+    summary: Type.String(),
+    effect: Type.Enum(['read', 'write', 'exec']),
+    started_at: Timestamp,
+    lines: Type.Array(Type.String(), {
+      maxItems: 3,
+      description: 'The last lines of its output so far, the last 1,024 characters of each',
+    }),
+    output_utf8_bytes: Type.Integer({ minimum: 0, description: 'UTF-8 bytes of its output streamed so far' }),
+  },
+  { additionalProperties: false, $id: 'RunningToolCall' },
+)
+
 /** The input accepted last: its start, for lists that show what was asked. */
 export const LatestInput = Type.Object(
   {
@@ -197,7 +215,9 @@ export const SessionSummary = Type.Object(
       { additionalProperties: false },
     ),
     preferences: Preferences,
-    current_progress: Type.Array(Type.Unknown()),
+    current_progress: Type.Array(RunningToolCall, {
+      description: 'The tool calls running now, in the order they started; empty when none runs',
+    }),
     active_output: Type.Array(Type.Unknown()),
     activity: Type.Object(
       {
