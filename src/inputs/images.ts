@@ -43,7 +43,12 @@ type Sharp = typeof import('sharp').default
 let sharpLoading: Promise<Sharp> | undefined
 /** sharp (libvips, a native addon of ~20 MB) loads the first time an image is measured, never at start. */
 function loadSharp(): Promise<Sharp> {
-  sharpLoading ??= import('sharp').then((m) => m.default)
+  sharpLoading ??= import('sharp').then((m) => {
+    // libvips would keep its own cache of operations (up to 50 MB) in a long-lived kernel;
+    // the scaled results are kept above instead.
+    m.default.cache(false)
+    return m.default
+  })
   return sharpLoading
 }
 
