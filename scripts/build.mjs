@@ -147,6 +147,9 @@ const lazyPiTuiTables = {
 
 const options = {
   bundle: true,
+  // sharp is a native addon with its platform's libvips beside it: loaded from node_modules,
+  // and only when an image is to be scaled (src/inputs/images.ts).
+  external: ['sharp'],
   platform: 'node',
   format: 'esm',
   target: 'node24',

@@ -32,10 +32,9 @@ export interface CreateOptions {
 
 /** Whether `submitted` (the stored creation.submitted) is what `req` asks for. */
 export function sameIntent(req: SessionCreationRequest, submitted: Record<string, unknown>): boolean {
-  const fork = req.kind === 'fork' || req.kind === 'forked'
+  const fork = req.kind === 'forked'
   const expected: Record<string, unknown> = {
-    // `fork` is recorded under its protocol name, `forked`.
-    kind: fork ? 'forked' : req.kind,
+    kind: req.kind,
     workspace: req.workspace ?? null,
     name: req.name ?? null,
     provider_profile: req.provider_profile ?? null,

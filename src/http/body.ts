@@ -126,7 +126,9 @@ export async function readBody(src: BodySource, limit: number, idleMs = BODY_TIM
   // A zstd frame is never meaningfully larger than what it decodes to; bound the coded bytes too.
   const rawLimit = encoding === 'zstd' ? codedLimit(limit) : limit
   if (declared !== undefined && declared > rawLimit) {
-    throw new HearthError('body_too_large', `The body exceeds ${limit} bytes`)
+    // Refused unread: the connection closes after the answer, since the body's bytes would
+    // otherwise be read as the next request (the adapter drains them first, not forever).
+    throw new HearthError('body_too_large', `The body exceeds ${limit} bytes`, { connection: 'close' })
   }
   if (!src.stream) return Buffer.alloc(0)
   const raw =

@@ -54,7 +54,7 @@ function ownerOf(root: TSchema, schemaPath: string): SchemaNode | undefined {
 
 /**
  * A union with a declared discriminator is validated against the member the value names, so
- * errors speak of that member and not of every alternative ({kind: 'fork', extra: 1} is an
+ * errors speak of that member and not of every alternative ({kind: 'forked', extra: 1} is an
  * unknown field /extra, not a misplaced /source_id reported by the `new` member).
  */
 function memberFor(schema: TSchema, value: unknown): TSchema {

@@ -5,6 +5,7 @@
 // daemon. It warms itself (warm.ts) and probes the sandbox before it says it is ready.
 import { BUILD } from '../build-info.ts'
 import { resolveHome } from '../daemon/home.ts'
+import { fitRequestImages } from '../inputs/images.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'
 import { sandboxStatusAsync, watchProcessGroups } from '../tools/exec/index.ts'
@@ -62,7 +63,11 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
         status: null,
       })
     } else {
-      for await (const e of transport.stream(msg.profile, msg.request, {
+      // Scaled here, in the session's own process, as the request goes out: the history
+      // keeps each image as it came, and the profile may change between turns.
+      const edge = msg.profile.image_edge
+      const request = edge ? await fitRequestImages(msg.request, edge) : msg.request
+      for await (const e of transport.stream(msg.profile, request, {
         signal: abort.signal,
         idleTimeoutMs: msg.limits.idle_timeout_ms,
         maxRetries: msg.limits.max_retries,

@@ -171,7 +171,7 @@ export class ToolHost {
         ok: false,
         effect: null,
         summary: c.name,
-        error: `No tool ${c.name}: its MCP server is not running in this session`,
+        error: this.#mcp.noSuchTool(sessionId, c.name),
       }
     const parsed = parseObject(c.arguments)
     const summary = this.#mcp.summarize(sessionId, c.name, 'error' in parsed ? c.arguments : parsed.args)

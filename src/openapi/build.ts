@@ -153,7 +153,7 @@ function parameters(op: OpSpec, c: Components): Json[] {
     }
   }
   for (const [name, mode, description] of [
-    ['If-Match', op.ifMatch, 'The strong ETag last read; without it the operation answers 428'],
+    ['If-Match', op.ifMatch, 'The strong ETag last read; without it, or with *, the operation answers 428'],
     ['If-None-Match', op.ifNoneMatch, '* for create-only requests; without it the operation answers 428'],
   ] as const) {
     if (mode)
@@ -190,10 +190,15 @@ function responses(id: string, op: OpSpec, c: Components): Json {
     }
     if (r.stream) {
       // OpenAPI 3.1 cannot type the events of a stream (3.2 adds itemSchema): the body is
-      // text, and x-item-schema holds the schema of one frame {event, id?, data}.
+      // text, and its contentSchema (JSON Schema's annotation for what a string holds) is the
+      // list of its frames {event, id?, data}, the frame a named component.
       content['text/event-stream'] = {
-        schema: { type: 'string', description: 'Server-sent events, one frame per x-item-schema' },
-        'x-item-schema': c.ref(r.stream),
+        schema: {
+          type: 'string',
+          description: 'Server-sent events: each frame is one item of contentSchema (data is JSON)',
+          contentMediaType: 'text/event-stream',
+          contentSchema: { type: 'array', items: c.ref(r.stream) },
+        },
       }
     }
     out[status] = {
@@ -222,15 +227,12 @@ function responses(id: string, op: OpSpec, c: Components): Json {
 
 function requestBody(op: OpSpec, body: TSchema, c: Components): Json {
   const schema = c.ref(body)
-  // Merge-patch operations take application/json as well (app.ts); the patch type comes first.
-  const mediaTypes =
-    op.bodyMediaType === 'application/merge-patch+json'
-      ? ['application/merge-patch+json', 'application/json']
-      : ['application/json']
+  // One media type per operation, as app.ts takes: a merge patch only as merge-patch+json.
+  const mediaType = op.bodyMediaType ?? 'application/json'
   return {
     // An empty body stands for {} where the body is the EmptyRequest (app.ts).
     required: body !== EmptyRequest,
-    content: Object.fromEntries(mediaTypes.map((t) => [t, { schema }])),
+    content: { [mediaType]: { schema } },
     'x-max-encoded-bytes': op.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // JSON pointers the body may not carry: 400 read_only_field, checked before the schema.
     ...(op.readOnly?.length ? { 'x-read-only-fields': op.readOnly } : {}),
@@ -239,6 +241,31 @@ function requestBody(op: OpSpec, body: TSchema, c: Components): Json {
 
 function header(description: string): Json {
   return { description, schema: { type: 'string' } }
+}
+
+/** The tags operations are grouped under, in the order documentation lists them. */
+const TAGS: Readonly<Record<string, string>> = {
+  server: 'The daemon itself: its identity, capabilities and quotas, this document, and shutdown',
+  settings: 'Settings groups, read whole and changed one group at a time as merge patches',
+  storage: 'What the daemon stores, measured',
+  sessions: 'Sessions: create, read, configure, delete, visit, reload, kernel upgrade, event streams',
+  inputs: 'Messages and approvals sent to a session; cancelling inputs and interrupting runs',
+  history: "A session's history: entries in pages, whole texts, images, a running turn's output",
+  context: "What a session's next model request holds, the requests sent, and compaction",
+  catalog: "The candidates of a session's composition and its command templates",
+  models: 'Model metadata and the prompt-cache policy',
+  auth: 'Sign-in to providers, and the accounts it saved',
+  work: 'The work extension: the work items of a workspace',
+  workspaces: 'Recent workspaces, and the directories of a location',
+  paperclips: 'The paperclips extension: clipped texts',
+  hosts: 'SSH hosts: the known ones, and probes',
+}
+
+/** The tags the operations use, described; a tag missing from TAGS fails the lint test. */
+function tagsOf(ops: Record<string, OpSpec>): Json[] {
+  const used = new Set(Object.values(ops).flatMap((op) => op.tags))
+  const ordered = [...Object.keys(TAGS).filter((t) => used.has(t)), ...[...used].filter((t) => !(t in TAGS))]
+  return ordered.map((name) => (name in TAGS ? { name, description: TAGS[name] } : { name }))
 }
 
 export function buildOpenApi(ops: Record<string, OpSpec>): Json {
@@ -269,6 +296,8 @@ export function buildOpenApi(ops: Record<string, OpSpec>): Json {
       title: 'hearth protocol 3',
       version: '3.0.0',
       description: `The HTTP + JSON + SSE API of the hearth daemon (package ${VERSION}). Errors are problem+json bodies whose \`code\` is stable; each problem response lists its codes in x-problem-codes.`,
+      contact: { name: 'hearth' },
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
       {
@@ -281,6 +310,7 @@ export function buildOpenApi(ops: Record<string, OpSpec>): Json {
       },
     ],
     security: [{ DaemonBearer: [] }],
+    tags: tagsOf(ops),
     paths,
     components: {
       schemas: c.schemas,

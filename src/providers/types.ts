@@ -163,6 +163,8 @@ export interface TransportProfile {
   project?: string
   /** The cloud location or region (vertex), from the profile; blank falls back likewise. */
   location?: string
+  /** Longest image edge sent (the profile's image_edge): larger images are scaled down. */
+  image_edge?: number
 }
 
 export interface Transport {

@@ -21,6 +21,7 @@ export function newActiveRun(started: StartedRun): ActiveRun {
     run_id: started.run_id,
     started_at: new Date().toISOString(),
     contents: [],
+    tools: [],
     observed_ms: Date.now(),
     kernel: { instance_id: null, state: 'starting', build: null },
   }

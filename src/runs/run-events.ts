@@ -3,7 +3,7 @@
 // few transactions; deltas of one content and output of one call merge within a batch.
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import { cutChars } from '../sessions/entries.ts'
-import type { LiveContent } from '../sessions/live.ts'
+import { type LiveContent, noteToolOutput } from '../sessions/live.ts'
 import type { ActiveRun } from './active-run.ts'
 import type { RoundDeps } from './tool-round.ts'
 
@@ -92,6 +92,7 @@ export function appendProgress(
 ): void {
   const { callId, stream } = progress
   run.live.observed_ms = Date.now()
+  noteToolOutput(run.live, callId, progress.text)
   let rest = progress.text
   while (rest.length > 0) {
     const last = run.queue.at(-1)

@@ -120,13 +120,15 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
     }
   }
   if (run.finished || run.interrupted) return
-  d.queue(run, 'tool.started', {
+  const started = {
     run_id: run.started.run_id,
     call_id: call.call_id,
     name: call.name,
     summary: call.summary,
     effect: call.effect,
-  })
+  }
+  d.queue(run, 'tool.started', started)
+  run.live.tools.push({ ...started, started_at: new Date().toISOString(), tail: '', output_utf8_bytes: 0 })
   const early = run.earlyResults.get(call.call_id)
   run.earlyResults.delete(call.call_id)
   const result =
@@ -147,6 +149,7 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
       })
     }))
   run.resultWaiters.delete(call.call_id)
+  run.live.tools = run.live.tools.filter((t) => t.call_id !== call.call_id)
   if (!run.finished) commit(d, run, call, result)
 }
 

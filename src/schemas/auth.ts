@@ -103,6 +103,8 @@ export const authOps = defineOps({
     method: 'GET',
     path: '/auth',
     summary: 'Sign-in providers, saved accounts (redacted) and unfinished logins',
+    description:
+      'The providers on offer (enabled extensions with a sign-in, signed in or out), the accounts saved in creds.json as descriptors without their secrets, and the logins not yet finished.',
     tags: ['auth'],
     capability: CAP,
     responses: { 200: { description: 'The sign-in state', schema: Auth } },
@@ -135,6 +137,8 @@ export const authOps = defineOps({
     method: 'GET',
     path: '/auth/logins/{login_id}',
     summary: 'Read a login',
+    description:
+      'Its state, the URL and instructions to finish it, and the accounts it saved or why it failed. An ended login is kept fifteen minutes, then pruned: an unknown id older than that is 410 login_expired.',
     tags: ['auth'],
     capability: CAP,
     params: LoginParams,
@@ -168,6 +172,8 @@ export const authOps = defineOps({
     method: 'DELETE',
     path: '/auth/logins/{login_id}',
     summary: 'Cancel a login (idempotent); saved accounts stay',
+    description:
+      'Cancels an unfinished login and closes its callback listener; a login already ended is left as it is. Either way 204.',
     tags: ['auth'],
     capability: CAP,
     params: LoginParams,

@@ -86,6 +86,8 @@ export const hostsOps = defineOps({
     method: 'GET',
     path: '/hosts',
     summary: 'The SSH hosts known: ~/.ssh/config aliases and hosts probed before',
+    description:
+      'By name: the plain Host aliases of ~/.ssh/config (no patterns) with their HostName, User and Port, and every host probed before with its last outcome. target keeps the hosts whose name holds it, in any case; next is bound to target.',
     tags: ['hosts'],
     capability: 'host_probes',
     query: HostsQuery,

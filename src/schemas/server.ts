@@ -136,6 +136,8 @@ export const serverOps = defineOps({
     method: 'GET',
     path: '/openapi.json',
     summary: 'Read the OpenAPI 3.1 description of this API',
+    description:
+      'The document this daemon was built with (docs/openapi.json holds the same): every operation with its schemas, problem codes and the capability or extension it needs.',
     tags: ['server'],
     responses: { 200: { description: 'The OpenAPI document', schema: OpenApiDocument } },
     problems: [],

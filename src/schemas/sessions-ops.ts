@@ -133,6 +133,8 @@ export const sessionsOps = defineOps({
     method: 'PUT',
     path: '/sessions/{session_id}/visits/{visit_id}',
     summary: 'Record a visit (counts one open per visit id)',
+    description:
+      "The first PUT of a visit id raises the session's preferences.opens by one; a repeat returns the same visit and counts nothing. Reads never count. opens is part of the configuration, so a visit changes its ETag.",
     tags: ['sessions'],
     params: VisitParams,
     body: EmptyRequest,

@@ -152,6 +152,52 @@ export const ConfigurationResource = Type.Object(
 )
 export type ConfigurationResource = Static<typeof ConfigurationResource>
 
+/** A tool call that runs now, with the end of its output so far (tool.progress has all). */
+export const RunningToolCall = Type.Object(
+  {
+    run_id: Type.String(),
+    call_id: Type.String(),
+    name: Type.String(),
+    summary: Type.String(),
+    effect: Type.Enum(['read', 'write', 'exec']),
+    started_at: Timestamp,
+    lines: Type.Array(Type.String(), {
+      maxItems: 3,
+      description: 'The last lines of its output so far, the last 1,024 characters of each',
+    }),
+    output_utf8_bytes: Type.Integer({ minimum: 0, description: 'UTF-8 bytes of its output streamed so far' }),
+  },
+  { additionalProperties: false, $id: 'RunningToolCall' },
+)
+
+/** The input accepted last: its start, for lists that show what was asked. */
+export const LatestInput = Type.Object(
+  {
+    id: Type.String(),
+    acceptance_order: Type.Integer({ minimum: 1 }),
+    client_id: Type.String(),
+    text: Type.String({ maxLength: 256, description: 'The first 256 characters of its text' }),
+  },
+  { additionalProperties: false, $id: 'LatestInput' },
+)
+
+/** How the last run ended, with the start of its answer. */
+export const LatestAnswer = Type.Object(
+  {
+    run_id: Type.String(),
+    outcome: Type.Enum(['completed', 'interrupted', 'failed']),
+    text: Type.String({
+      maxLength: 256,
+      description: 'The first 256 characters of its answer; empty when it gave none',
+    }),
+    transcript_position: Nullable(
+      Type.Integer({ minimum: 1, description: 'The position of its answer entry; null without an answer' }),
+    ),
+    completed_at: Timestamp,
+  },
+  { additionalProperties: false, $id: 'LatestAnswer' },
+)
+
 export const SessionSummary = Type.Object(
   {
     id: Type.String(),
@@ -175,7 +221,9 @@ export const SessionSummary = Type.Object(
       { additionalProperties: false },
     ),
     preferences: Preferences,
-    current_progress: Type.Array(Type.Unknown()),
+    current_progress: Type.Array(RunningToolCall, {
+      description: 'The tool calls running now, in the order they started; empty when none runs',
+    }),
     active_output: Type.Array(Type.Unknown()),
     activity: Type.Object(
       {
@@ -186,8 +234,8 @@ export const SessionSummary = Type.Object(
       },
       { additionalProperties: false },
     ),
-    latest_input: Nullable(Type.Unknown()),
-    latest_answer: Nullable(Type.Unknown()),
+    latest_input: Nullable(LatestInput),
+    latest_answer: Nullable(LatestAnswer),
     cursor: Cursor,
   },
   { additionalProperties: false, $id: 'SessionSummary' },
@@ -403,21 +451,11 @@ export const CreateForked = Type.Object(
   { kind: Type.Literal('forked'), ...ForkFields },
   { additionalProperties: false, $id: 'SessionCreateForked' },
 )
-/** The former name of `forked`, still accepted; the session records `forked`. */
-export const CreateFork = Type.Object(
-  { kind: Type.Literal('fork'), ...ForkFields },
-  {
-    additionalProperties: false,
-    $id: 'SessionCreateFork',
-    deprecated: true,
-    description: 'The former name of kind `forked`: the same request, recorded as `forked`',
-  },
-)
 export const CreateChild = Type.Object(
   { kind: Type.Literal('child'), parent_id: UuidV7, workspace: Type.Optional(Workspace), ...CommonCreate },
   { additionalProperties: false, $id: 'SessionCreateChild' },
 )
-export const SessionCreationRequest = Type.Union([CreateNew, CreateForked, CreateFork, CreateChild], {
+export const SessionCreationRequest = Type.Union([CreateNew, CreateForked, CreateChild], {
   $id: 'SessionCreationRequest',
   discriminator: { propertyName: 'kind' },
 })

@@ -172,6 +172,8 @@ export const workOps = defineOps({
     method: 'GET',
     path: '/extensions/work/items/{item_id}',
     summary: 'Read a work item',
+    description:
+      'The item of the workspace named by the workspace parameter, with its ETag for a later PATCH or DELETE.',
     tags: ['work'],
     extension: 'work',
     params: WorkItemParams,

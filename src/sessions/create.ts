@@ -8,8 +8,8 @@ import { indexSession } from './search.ts'
 import { EMPTY_SELECTION, type SessionRow } from './types.ts'
 import { checkWorkspace } from './workspace.ts'
 
-/** A creation request in canonical form: kind `fork` already spelled `forked`. */
-export type CreationRequest = Exclude<SessionCreationRequest, { kind: 'fork' }>
+/** A creation request with its ids in canonical form. */
+export type CreationRequest = SessionCreationRequest
 
 export interface ProfileDefaults {
   /** The provider profile and model a session gets when its request names none. */

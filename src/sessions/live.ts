@@ -33,10 +33,37 @@ export interface SessionSandbox {
   git_writable: boolean
 }
 
+/** Characters of a running call's output kept for current_progress: the end of it. */
+const TOOL_TAIL_CHARS = 4096
+
+/** A tool call running now, as current_progress shows it. */
+export interface LiveTool {
+  run_id: string
+  call_id: string
+  name: string
+  summary: string
+  effect: 'read' | 'write' | 'exec'
+  started_at: string
+  /** The end of its output so far (the log has all of it). */
+  tail: string
+  output_utf8_bytes: number
+}
+
+/** Output of a running call: its tail moves on, its size grows. */
+export function noteToolOutput(run: LiveRun, callId: string, text: string): void {
+  const tool = run.tools.find((t) => t.call_id === callId)
+  if (!tool) return
+  const joined = tool.tail + text
+  tool.tail = joined.length > TOOL_TAIL_CHARS ? joined.slice(-TOOL_TAIL_CHARS) : joined
+  tool.output_utf8_bytes += Buffer.byteLength(text)
+}
+
 export interface LiveRun {
   run_id: string
   started_at: string
   contents: LiveContent[]
+  /** Its tool calls that run now, in the order they started. */
+  tools: LiveTool[]
   observed_ms: number
   kernel: { instance_id: string | null; state: string; build: string | null }
 }

@@ -49,10 +49,9 @@ export class Sessions {
   }
 
   create(id: string, req: SessionCreationRequest) {
-    // `fork` is the former name of `forked`: the session records the protocol's word.
     const ids =
-      req.kind === 'fork' || req.kind === 'forked'
-        ? { ...req, kind: 'forked' as const, source_id: idOf(req.source_id) }
+      req.kind === 'forked'
+        ? { ...req, source_id: idOf(req.source_id) }
         : req.kind === 'child'
           ? { ...req, parent_id: idOf(req.parent_id) }
           : req

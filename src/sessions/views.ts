@@ -38,23 +38,33 @@ function endOf(text: string, n: number): string {
   return text.slice(/[\uDC00-\uDFFF]/.test(text[start]) ? start + 1 : start)
 }
 
+/** The last three lines of a text, the end of each only: a glance, bounded whatever the text. */
+function lastLines(text: string): string[] {
+  return endOf(text, ACTIVITY_TAIL_CHARS * 3)
+    .split('\n')
+    .slice(-3)
+    .map((l) => endOf(l, ACTIVITY_TAIL_CHARS))
+}
+
 /** The last lines of the newest text a running turn produced (its visible activity). */
 function activityOf(r: SessionRow, run: LiveRun | undefined): SessionSummary['activity'] {
   if (!run) return { lines: [], output_scalars: 0, output_utf8_bytes: 0, observed_at: iso(r.activity_ms) }
   const last = run.contents.at(-1)
-  // The end of each line only: a glance, bounded whatever the output (one line can be long).
-  const lines = last
-    ? endOf(last.text, ACTIVITY_TAIL_CHARS * 3)
-        .split('\n')
-        .slice(-3)
-        .map((l) => endOf(l, ACTIVITY_TAIL_CHARS))
-    : []
   return {
-    lines,
+    lines: last ? lastLines(last.text) : [],
     output_scalars: run.contents.reduce((n, c) => n + c.text.length, 0),
     output_utf8_bytes: run.contents.reduce((n, c) => n + c.utf8_bytes, 0),
     observed_at: iso(run.observed_ms),
   }
+}
+
+/** The tool calls running now, each with the last lines of its output so far. */
+function currentProgressOf(run: LiveRun | undefined): SessionSummary['current_progress'] {
+  return (run?.tools ?? []).map(({ tail, ...t }) => ({
+    ...t,
+    // A trailing newline ends the last line; it does not start an empty one.
+    lines: tail === '' ? [] : lastLines(tail.endsWith('\n') ? tail.slice(0, -1) : tail),
+  }))
 }
 
 function activeOutputOf(r: SessionRow, live: LiveRuns | undefined): unknown[] {
@@ -105,7 +115,7 @@ export function toSummary(r: SessionRow, live?: LiveRuns): SessionSummary {
       archived: r.archived === 1,
       opens: r.opens,
     },
-    current_progress: [],
+    current_progress: currentProgressOf(run),
     active_output: activeOutputOf(r, live),
     activity: activityOf(r, run),
     latest_input: json(r.latest_input),

@@ -30,6 +30,7 @@ interface ProfileFile {
   apiKey?: string
   project?: string | null
   location?: string | null
+  image_edge?: number | null
   stream_idle_timeout_ms?: number
   request_max_retries?: number
 }
@@ -131,6 +132,7 @@ export class Profiles {
         api_key: keyOf(files, name),
         ...(typeof file.project === 'string' && file.project !== '' ? { project: file.project } : {}),
         ...(typeof file.location === 'string' && file.location !== '' ? { location: file.location } : {}),
+        ...(typeof file.image_edge === 'number' ? { image_edge: file.image_edge } : {}),
       },
       limits: {
         idle_timeout_ms: wholeIn(file.stream_idle_timeout_ms, 100, 3_600_000),

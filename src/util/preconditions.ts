@@ -13,11 +13,19 @@ function listOf(header: string): string[] {
     .filter(Boolean)
 }
 
-/** If-Match: required (428 without), must equal the current strong ETag (412 otherwise). */
+/**
+ * If-Match: required (428 without), must equal the current strong ETag (412 otherwise).
+ * `*` is refused like no If-Match (428): it matches any version, so it would let a change
+ * overwrite one the client never read, which is what the required validator prevents.
+ */
 export function requireIfMatch(ifMatch: string | undefined, current: string | undefined): void {
   if (ifMatch === undefined) throw new HearthError('precondition_required', 'This operation needs If-Match')
   const tags = listOf(ifMatch)
-  if (current !== undefined && tags.includes('*')) return
+  if (tags.includes('*'))
+    throw new HearthError(
+      'precondition_required',
+      'If-Match: * is not a validator here: send the ETag last read',
+    )
   if (current === undefined || !tags.includes(current)) {
     throw new HearthError('precondition_failed', 'If-Match does not match the current ETag')
   }

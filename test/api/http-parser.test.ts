@@ -125,6 +125,16 @@ describe('requests the HTTP parser refuses or that stop arriving', { concurrency
     assertProblemAnswer(got, 408, 'request_timeout')
   })
 
+  it('a declared length over the limit is 413 body_too_large before the body, and the connection closes', async () => {
+    // The body is refused unread: the bytes that follow would otherwise be taken for the
+    // next request, so the connection cannot carry another one.
+    const got = await exchange(
+      d,
+      `${head('PUT', `/sessions/${uuidv7()}`, `Content-Type: application/json\r\nIf-None-Match: *\r\nContent-Length: ${100 * 1024 * 1024}\r\n`)}\r\n{"kind":`,
+    )
+    assertProblemAnswer(got, 413, 'body_too_large')
+  })
+
   it('a slow upload that keeps progressing is served, however long it takes in all', async () => {
     const id = uuidv7()
     const body = JSON.stringify({ kind: 'new', workspace: ws, name: 'slow' })

@@ -404,8 +404,9 @@ describe('sessions', () => {
       )
       assert.notEqual(tailed.headers.etag, (await s.get(partial.id)).headers.etag)
 
-      // `fork`, the former name of `forked`, is the same request; the session records `forked`.
-      const whole = await s.read((await s.create({ kind: 'fork', source_id: source.id })).id)
+      // `fork`, the name hearth used before, is no alias: the protocol has none.
+      expectProblem(await s.put(uuidv7(), { kind: 'fork', source_id: source.id }), 400, 'invalid_request')
+      const whole = await s.read((await s.create({ kind: 'forked', source_id: source.id })).id)
       assert.equal(whole.creation.submitted.kind, 'forked')
       assert.equal(whole.creation.submitted.through_entry, null, 'submitted shows what was sent')
       assert.equal(whole.history.high_water, 5)

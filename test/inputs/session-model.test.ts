@@ -77,7 +77,7 @@ describe('the session model', () => {
 
   it('a fork or child naming another profile takes that profile model; the same profile keeps the model', async () => {
     const source = await createSession(d, { kind: 'new', workspace: d.home, model: 'session-model' })
-    const fork = await createSession(d, { kind: 'fork', source_id: source, provider_profile: 'other' })
+    const fork = await createSession(d, { kind: 'forked', source_id: source, provider_profile: 'other' })
     assert.equal((await configuration(fork)).model, 'other-model')
     assert.equal(await modelSent(fork), 'other-model')
     const child = await createSession(d, { kind: 'child', parent_id: source })

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { startDaemon, tempHome } from '../helpers/daemon.ts'
-import { change, fileJson, modeOf, patchGroup } from './helpers.ts'
+import { change, fileJson, modeOf, patchFresh } from './helpers.ts'
 
 const WRITERS = 4
 const TOTAL = 1_000
@@ -33,7 +33,7 @@ describe('durability of settings', () => {
       for (let n = 1; next++ < TOTAL && !killed; n++) {
         sent[w] = n
         const body = { profiles: { [`w${w}`]: { model: `m-${n}`, api_key: `key-${w}-${n}` } } }
-        const r = await patchGroup(d, 'providers', body, '*').catch(() => undefined)
+        const r = await patchFresh(d, 'providers', body).catch(() => undefined)
         if (r?.status !== 200) return
         acknowledged[w] = n
         if (++answered === KILL_AFTER) {

@@ -25,6 +25,15 @@ export function patchGroup(
   })
 }
 
+/** Patches with a freshly read ETag, reading again while another write got in first (412). */
+export async function patchFresh(d: TestDaemon, group: string, body: unknown): Promise<RawResponse> {
+  for (;;) {
+    const { etag } = await readGroup(d, group)
+    const r = await patchGroup(d, group, body, etag)
+    if (r.status !== 412) return r
+  }
+}
+
 /** Reads, patches with the fresh ETag, and asserts 200. */
 export async function change(d: TestDaemon, group: string, body: unknown): Promise<any> {
   const { etag } = await readGroup(d, group)

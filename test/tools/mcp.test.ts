@@ -113,6 +113,26 @@ describe('MCP servers', () => {
     assert.deepEqual(read.composition.quarantine, [])
   })
 
+  it('a tool a running server does not have: the result says so and lists what the server has', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools({ name: 'mcp__fake__nope', arguments: {} }, { name: 'mcp__elsewhere__echo', arguments: {} }),
+      answer('noted'),
+    )
+    const done = await runMessage(s, sid, 'call a tool that is not there', RUN_MS)
+    assert.equal(done.latest_answer.outcome, 'completed')
+    const [missing, noServer] = toolResultsOf(s.upstream.requests[1].body)
+    assert.match(
+      missing.output,
+      /^No tool mcp__fake__nope: the MCP server fake has no such tool\. Its tools: /,
+    )
+    assert.match(missing.output, /\bmcp__fake__echo\b/)
+    assert.doesNotMatch(missing.output, /not running|mcp__remote__/)
+    assert.match(noServer.output, /^No tool mcp__elsewhere__echo: no MCP server of this session offers it\./)
+    assert.match(noServer.output, /\bmcp__fake__echo\b/)
+    assert.match(noServer.output, /\bmcp__remote__echo\b/)
+  })
+
   it("the context summary lists a loaded server's tools with source mcp beside the built-in ones", async () => {
     const sid = await newSession(s)
     const contextTools = async () =>

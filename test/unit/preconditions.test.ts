@@ -62,14 +62,18 @@ describe('preconditions', () => {
     )
   })
 
-  it('lets If-Match: * through only when the resource exists', () => {
+  it('refuses If-Match: *, alone or in a list, as no validator', () => {
     assert.equal(
       code(() => requireIfMatch('*', etag(3))),
-      undefined,
+      '428 precondition_required',
+    )
+    assert.equal(
+      code(() => requireIfMatch('"3", *', etag(3))),
+      '428 precondition_required',
     )
     assert.equal(
       code(() => requireIfMatch('*', undefined)),
-      '412 precondition_failed',
+      '428 precondition_required',
     )
     assert.equal(
       code(() => requireIfMatch('"3"', undefined)),

@@ -8,6 +8,7 @@ import type { AccountDescriptor, Login, LoginRequest } from '../../schemas/auth.
 import { HearthError } from '../../schemas/problems.ts'
 import type { Db } from '../../store/db.ts'
 import { intentOf } from '../../util/canonical.ts'
+import { requireIfMatch } from '../../util/preconditions.ts'
 import { uuidV7Time } from '../../util/uuid.ts'
 import { SignInError, type SignInPlugin, type StoredCredential } from '../types.ts'
 import { type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
@@ -110,9 +111,7 @@ export class SignInEngine {
   /** PATCH: the pasted response, racing the callback. Answers once the exchange ended. */
   async answer(id: string, ifMatch: string | undefined, response: string): Promise<LoginRow> {
     const row = this.get(id)
-    if (ifMatch === undefined) throw new HearthError('precondition_required', 'PATCH needs If-Match')
-    if (!ifMatch.split(',').some((t) => t.trim() === etagOf(row) || t.trim() === '*'))
-      throw new HearthError('precondition_failed', 'The login changed since it was read')
+    requireIfMatch(ifMatch, etagOf(row))
     const flow = this.#flows.get(id)
     if (row.state !== 'waiting' || !flow)
       throw new HearthError('login_not_waiting', `Login ${id} is ${row.state}`)

@@ -5,6 +5,7 @@
 // with its reason and the session goes on without it. The SDK is loaded only when a
 // session has servers, so kernels of sessions without any never pay for it.
 import { createHash } from 'node:crypto'
+import { MCP_PREFIX } from '../../mcp/names.ts'
 import type { McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
 import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
 import type { FromKernel } from '../protocol.ts'
@@ -29,6 +30,9 @@ function loadClient(): Promise<ClientModule> {
   client ??= import(new URL('./kernel-mcp.mjs', import.meta.url).href) as Promise<ClientModule>
   return client
 }
+
+/** The start of every namespaced name of a server's tools (as mcpToolName writes them). */
+const namespacePrefix = (server: string) => `${MCP_PREFIX}${server}__`.replace(/[^A-Za-z0-9_-]/g, '_')
 
 const fingerprintOf = (c: McpServerConfig) => createHash('sha256').update(JSON.stringify(c)).digest('hex')
 
@@ -136,12 +140,31 @@ export class McpHost {
     progress: (c: ToolProgress) => void,
   ): Promise<ToolResult> {
     const conn = this.#serverOf(sessionId, name)
-    if (!conn)
-      return Promise.resolve({
-        outcome: 'error',
-        output: `No tool ${name}: its MCP server is not running in this session`,
-      })
+    if (!conn) return Promise.resolve({ outcome: 'error', output: this.noSuchTool(sessionId, name) })
     return conn.call(name, args, signal, progress)
+  }
+
+  /**
+   * Why no server takes this name, so the model can choose again: the server it names is
+   * not running, or runs without such a tool (its tools are listed), or there is no such
+   * server (the running servers' tools are listed).
+   */
+  noSuchTool(sessionId: string, name: string): string {
+    const servers = [...(this.#sessions.get(sessionId)?.values() ?? [])].map((s) => s.conn)
+    // The longest matching prefix wins, should one server's name start another's.
+    const named = servers
+      .filter((c) => name.startsWith(namespacePrefix(c.config.name)))
+      .sort((a, b) => b.config.name.length - a.config.name.length)[0]
+    if (named && named.status.state !== 'ready') {
+      const why = named.status.reason ?? named.status.state
+      return `No tool ${name}: its MCP server is not running in this session (${named.config.name}: ${why})`
+    }
+    if (named) {
+      const tools = [...named.tools.keys()].join(', ') || 'none'
+      return `No tool ${name}: the MCP server ${named.config.name} has no such tool. Its tools: ${tools}`
+    }
+    const tools = this.names(sessionId).join(', ') || 'none'
+    return `No tool ${name}: no MCP server of this session offers it. The MCP tools: ${tools}`
   }
 
   /** The session left this process (released, moved or deleted): its servers stop. */
