@@ -11,6 +11,7 @@
 // (src/client/catalog.ts), and `/NAME ARGS` sends the template NAME with `$ARGUMENTS`
 // replaced by ARGS.
 
+import { resolve } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
 import { commandsText, readCommands, readSkills, skillsText, templateMessage } from '../client/catalog.ts'
 import { HearthClient, ProblemError } from '../client/client.ts'
@@ -24,7 +25,7 @@ import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
-import { checkSessionArg, resolveSessionId } from './session-id.ts'
+import { CHAT_OPTIONS, checkSessionArg, chosenSession, resolveSessionId, typedHandle } from './session-id.ts'
 import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */
@@ -259,41 +260,49 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
 }
 
 export async function chatCommand(args: string[], out: Out, help: string): Promise<number> {
-  const parsed = parseCommand(
-    args,
-    {
-      workspace: { type: 'string' },
-    },
-    out,
-    help,
-    true,
-  )
+  const parsed = parseCommand(args, CHAT_OPTIONS, out, help, true)
   if (!parsed) return 0
   const { values, positionals } = parsed
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${positionals[1]}`)
   if (positionals[0] !== undefined) checkSessionArg(positionals[0])
   const home = homeOf(values.home)
   const client = clientOf(home)
-  let sessionId = positionals[0]
-  if (sessionId) {
-    // An unknown or deleted session fails now, not at the first message.
-    sessionId = await resolveSessionId(client(), sessionId)
+  const workspace = resolve(values.workspace ?? process.cwd())
+  const latest = values.last === true || values.continue === true
+  let sessionId = await chosenSession(client(), positionals[0], latest, workspace)
+  // An unknown or deleted session fails now, not at the first message.
+  if (sessionId)
     await client().call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
-  } else {
-    const created = await createSessionOnce(
-      uuidv7(),
-      { kind: 'new', workspace: values.workspace ?? process.cwd() },
-      { client },
-    )
+  // A new session is created with the first line typed: a chat left without one leaves none.
+  const session = async (): Promise<string> => {
+    if (sessionId) return sessionId
+    const created = await createSessionOnce(uuidv7(), { kind: 'new', workspace }, { client })
+    const model = created.provider_profile ? `${created.provider_profile} ${created.model}` : 'no profile yet'
+    out.write(`session ${created.id} (${model})\n`)
     sessionId = created.id
-    out.write(`session ${sessionId} (${created.provider_profile || 'no profile'} ${created.model})\n`)
+    return sessionId
   }
-  let running: { runId: string } | undefined
+  const turns = await chatLines(client, session, out)
+  if (sessionId)
+    process.stderr.write(
+      `Continue this session with: hearth chat ${await typedHandle(client(), sessionId)}\n`,
+    )
+  return turns.failed ? 1 : 0
+}
+
+/** Reads lines from standard input until it ends, each a message or a command of the chat. */
+async function chatLines(
+  client: () => HearthClient,
+  session: () => Promise<string>,
+  out: Out,
+): Promise<{ failed: boolean }> {
+  let failed = false
+  let running: { runId: string; sessionId: string } | undefined
   let interrupts = 0
   const onSigint = () => {
     interrupts++
     if (!running || interrupts > 1) process.exit(130)
-    const { runId } = running
+    const { runId, sessionId } = running
     void client()
       .call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
       .then(({ body }) =>
@@ -315,6 +324,7 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
       continue
     }
     interrupts = 0
+    const sessionId = await session()
     // The chat's own commands win over a template of the same name (and read no templates).
     const command = /^\/(context|compact|reload|upgrade|commands|skills)(?:\s+(.*))?$/.exec(line.trim())
     if (!command && line.trimStart().startsWith('/')) {
@@ -348,17 +358,18 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     }
     try {
       const r = await sendAndStream(client, sessionId, line, out, newTurn(), approve, (runId) => {
-        running = { runId }
+        running = { runId, sessionId }
       })
       if (r.problem) await reportRunProblem(client(), sessionId, r.problem)
       else if (r.outcome === 'interrupted') process.stderr.write('(interrupted)\n')
+      if (r.outcome !== 'completed' && r.outcome !== 'interrupted') failed = true
     } finally {
       running = undefined
     }
     out.write('> ')
   }
   process.off('SIGINT', onSigint)
-  return 0
+  return { failed }
 }
 
 function errorText(err: unknown): string {

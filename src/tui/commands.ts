@@ -50,8 +50,8 @@ export const COMMANDS: SlashCommand[] = [
     name: 'new',
     description: 'start a new session in this workspace',
     run: async (ctx) => {
-      await ctx.link.create(ctx.workspace)
-      ctx.say(`new session ${ctx.link.id}`)
+      ctx.link.startNew(ctx.workspace)
+      ctx.say('new session: it starts with your first message')
     },
   },
   {

@@ -48,7 +48,7 @@ describe('hearth send and chat', () => {
       },
     )
     assert.equal(code, 0)
-    assert.match(stdout, /^session [0-9a-f-]{36} \(fake fake-model\)\n/)
+    assert.match(stdout, /^> session [0-9a-f-]{36} \(fake fake-model\)\n/)
     assert.equal(stdout.match(/Hello, world!/g)?.length, 2)
   })
 })
