@@ -25,6 +25,7 @@ import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
+import { RunFrames, rawFrame } from './run-frames.ts'
 import { CHAT_OPTIONS, checkSessionArg, chosenSession, resolveSessionId, typedHandle } from './session-id.ts'
 import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
@@ -96,6 +97,7 @@ async function sendAndStream(
   turn: Turn,
   approve: Approver,
   onRun: (runId: string, inputOrder: number) => void = () => {},
+  onRunFrame?: (f: StreamFrame) => void,
 ): Promise<{ outcome: string; problem: ProblemError['problem'] | null }> {
   const { body: before } = await client().call('sessions.get', {
     params: { session_id: sessionId },
@@ -109,9 +111,11 @@ async function sendAndStream(
   /** Summaries of the calls that asked for approval, by call id. */
   const asked = new Map<string, string>()
   let approvals = Promise.resolve()
+  const runFrames = new RunFrames(turn.inputId)
   const onFrame = (f: StreamFrame) => {
     const data = JSON.parse(f.data) as { payload?: Record<string, any> }
     const p = data.payload ?? {}
+    if (onRunFrame && runFrames.takes(f.event, p)) onRunFrame(f)
     if (f.event === 'run.started' && (p.input_ids as string[]).includes(turn.inputId)) {
       turn.runId = p.run_id
       onRun(p.run_id, 0)
@@ -223,11 +227,20 @@ async function stopTurn(client: HearthClient, sessionId: string, turn: Turn): Pr
   await client.call('inputs.cancel', { params: { session_id: sessionId, input_id: turn.inputId }, body: {} })
 }
 
+const silent: Out = { write: () => {} }
+const stderr: Out = { write: (s) => process.stderr.write(s) }
+
 /** How long Ctrl-C on `send` waits for the daemon to take the interrupt before exiting. */
 const STOP_WAIT_MS = 5000
 
 export async function sendCommand(args: string[], out: Out, help: string): Promise<number> {
-  const parsed = parseCommand(args, { approve: { type: 'string' } }, out, help, true)
+  const parsed = parseCommand(
+    args,
+    { approve: { type: 'string' }, json: { type: 'boolean' } },
+    out,
+    help,
+    true,
+  )
   if (!parsed) return 0
   const { values, positionals } = parsed
   const [arg, ...words] = positionals
@@ -236,7 +249,9 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
   const home = homeOf(values.home)
   const client = clientOf(home)
   const sessionId = await resolveSessionId(client(), arg)
-  const approve = sendApprover(values.approve as string | undefined, words.length === 0, out)
+  // --json: standard output holds the run's frames only; a question goes to standard error.
+  const json = values.json === true
+  const approve = sendApprover(values.approve as string | undefined, words.length === 0, json ? stderr : out)
   const text = words.length > 0 ? words.join(' ') : await readStdin()
   if (text.trim() === '') throw new UsageError('hearth send needs a message: TEXT... or on standard input')
   const turn = newTurn()
@@ -252,7 +267,11 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
     stopping = Promise.race([stopped, timeout]).then(() => process.exit(130))
   }
   process.on('SIGINT', onSigint)
-  const r = await sendAndStream(client, sessionId, text, out, turn, approve)
+  const r = json
+    ? await sendAndStream(client, sessionId, text, silent, turn, approve, undefined, (f) =>
+        out.write(`${rawFrame(f)}\n`),
+      )
+    : await sendAndStream(client, sessionId, text, out, turn, approve)
   if (stopping) return await stopping
   process.off('SIGINT', onSigint)
   if (r.problem) await reportRunProblem(client(), sessionId, r.problem)

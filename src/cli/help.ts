@@ -28,12 +28,14 @@ Usage: hearth [--home DIR] COMMAND ...
   hearth session set ID [--profile P] [--model M] [--effort E] [--home DIR]
                            change a session's profile, model or effort (a new
                            profile brings its own model unless --model is given)
-  hearth send SESSION [TEXT...] [--approve auto|deny] [--home DIR]
+  hearth send SESSION [TEXT...] [--approve auto|deny] [--json] [--home DIR]
                            send a message (TEXT, else standard input) and print
                            the streamed answer and its tool calls; a call that
                            needs approval is asked on the terminal, or allowed
                            (auto) or denied (deny) without asking; Ctrl-C
-                           interrupts it and exits
+                           interrupts it and exits; --json: the run's events,
+                           one {"event","id","data"} line each (as session
+                           watch --json), its run.ended last
   hearth interrupt SESSION [--home DIR]
                            stop the session's running answer and its waiting
                            messages

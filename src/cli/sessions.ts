@@ -10,6 +10,7 @@ import type { SessionRead, SessionSummary } from '../schemas/sessions.ts'
 import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
 import { printHistory } from './history.ts'
+import { rawFrame } from './run-frames.ts'
 import { handlesOf, oneSessionArg, resolveSessionId } from './session-id.ts'
 import { table } from './table.ts'
 
@@ -255,18 +256,6 @@ async function watchCommand(args: string[], out: Out, help: string): Promise<num
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
-}
-
-/** `{"event":…,"id":…,"data":<the data text as sent>}`: one JSON line per frame. */
-function rawFrame(f: StreamFrame): string {
-  const id = f.id === undefined ? '' : `,"id":${JSON.stringify(f.id)}`
-  let data = f.data
-  try {
-    JSON.parse(data)
-  } catch {
-    data = JSON.stringify(data) // not JSON (never sent by hearth): keep the line valid
-  }
-  return `{"event":${JSON.stringify(f.event)}${id},"data":${data}}`
 }
 
 const short = (v: unknown, max = 60) =>

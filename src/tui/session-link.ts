@@ -119,6 +119,13 @@ export class SessionLink {
     }
   }
 
+  /** The open session's id; the new session that shows is created first if it is not yet. */
+  async ensure(): Promise<string> {
+    await this.#created()
+    if (!this.id) throw new Error('no session is open')
+    return this.id
+  }
+
   /** Creates the new session that shows, once however many messages wait for it. */
   async #created(): Promise<void> {
     await this.ready
