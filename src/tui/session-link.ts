@@ -115,7 +115,7 @@ export class SessionLink {
       } as unknown as SessionRead
       this.onChange()
     } catch {
-      // The status line says `new session` without them.
+      // Without them the status line says `opening…` until the session exists.
     }
   }
 
@@ -405,8 +405,7 @@ export class SessionLink {
 
   /** Submits a message; shown at once, confirmed when its entry arrives. */
   async send(text: string): Promise<void> {
-    await this.#created()
-    if (!this.id) throw new Error('no session is open')
+    await this.ensure()
     await this.toEnd()
     const inputId = uuidv7()
     this.#sent.add(inputId)
@@ -463,15 +462,14 @@ export class SessionLink {
 
   /** A configuration merge patch with the configuration's current ETag. */
   async configure(patch: SessionChangeRequest): Promise<void> {
-    await this.#created()
-    if (!this.id) throw new Error('no session is open')
+    const id = await this.ensure()
     const { body } = await this.client().call('sessions.get', {
-      params: { session_id: this.id },
+      params: { session_id: id },
       query: { view: 'configuration' },
     })
     const etag = (body as unknown as { etag: string }).etag
     await this.client().call('sessions.configure', {
-      params: { session_id: this.id },
+      params: { session_id: id },
       query: { view: 'configuration' },
       headers: { 'if-match': etag },
       body: patch,

@@ -7,7 +7,7 @@ import { mkdtempSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { BIN } from '../helpers/daemon.ts'
+import { BIN, startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
 import { idle, message, putInput, type Setup, startWithUpstream, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
@@ -92,5 +92,30 @@ describe('leaving and resuming the full-screen client', () => {
     assert.doesNotMatch(screen, /the older one/)
     await quit(t)
     assert.match(printed(t), new RegExp(`Continue this session with: hearth chat ${latest.slice(-6)}`))
+  })
+})
+
+describe('the full-screen client on a first run without a profile', () => {
+  let d: TestDaemon
+  let t: Tmux | undefined
+  before(async () => {
+    d = await startDaemon()
+  })
+  after(async () => {
+    t?.kill()
+    await d.stop()
+  })
+
+  it('a message fails saying hearth profile add, /login and --demo, never an empty profile name', async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-first-')))
+    t = Tmux.start([process.execPath, BIN, '--home', d.home], { columns: 120, rows: 24, cwd })
+    await t.waitFor((x) => /idle · .*no profile/.test(x) && x.includes('──────'), 'the prompt')
+    t.type('hi')
+    t.keys('Enter')
+    const screen = await t.waitFor((x) => x.includes('--demo'), 'the advice')
+    const text = screen.replace(/\s+/g, ' ')
+    assert.match(text, /hearth profile add/)
+    assert.match(text, /\/login/)
+    assert.doesNotMatch(text, /""/)
   })
 })
