@@ -1,13 +1,36 @@
 // Bundles src/ into dist/hearth.mjs (the CLI), dist/daemon.mjs (`hearth daemon`) and the
 // chunks they import, plus dist/kernel.mjs (better-sqlite3's native addon stays in its
 // package). A few files parse far faster than hundreds.
+//
+// A `hearth` may be starting from dist/ while it is rebuilt (`npm test`, `npm link`), so
+// dist/ changes only by whole files, in an order that never shows a half-built tree: the
+// build is written to a folder beside dist/ and each file moved in with one rename, chunks
+// first and the entry files last. A process that read the old hearth.mjs keeps importing
+// the old chunks: their names carry a hash of their content (and of what they import), so a
+// name never changes meaning, and a replaced build's files stay until no process can need
+// them (publish, below).
 import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire, isBuiltin } from 'node:module'
-import { basename, join } from 'node:path'
+import { basename, isAbsolute, join, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import lockfile from 'proper-lockfile'
 
 const require = createRequire(import.meta.url)
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const DIST = join(ROOT, 'dist')
 
 function commit() {
   try {
@@ -168,6 +191,7 @@ const options = {
   },
   legalComments: 'none',
   logLevel: 'warning',
+  absWorkingDir: ROOT,
 }
 
 /**
@@ -176,41 +200,150 @@ const options = {
  * and kept whole: the daemon started ~20 ms slower, 3-4 MB larger). Chunks sit beside the
  * entry: code that resolves files from import.meta.url.
  */
-const split = (entryPoints) =>
+const split = (outdir, entryPoints) =>
   build({
     ...options,
     entryPoints,
-    outdir: 'dist',
+    outdir,
     splitting: true,
     chunkNames: '[name]-[hash]',
     outExtension: { '.js': '.mjs' },
     metafile: true,
   })
 
-const bundles = await Promise.all([
-  // The `hearth` command: the CLI, with each command's code in its own chunks.
-  split({ hearth: 'src/main.ts' }),
-  // `hearth daemon`, built on its own: sharing chunks with the CLI's lazily loaded commands
-  // cut it into fifteen files, and each module Node loads costs ~0.25 ms.
-  split({ daemon: 'src/daemon-main.ts' }),
-  // The kernel process (one per busy session) loads only its own, smaller bundle.
-  build({ ...options, entryPoints: ['src/kernel/main.ts'], outfile: 'dist/kernel.mjs', metafile: true }),
-  // The MCP client (the SDK with zod and ajv, ~0.7 MB) is a bundle of its own, which a kernel
-  // loads only once a session has MCP servers (src/kernel/mcp/host.ts).
-  build({
-    ...options,
-    entryPoints: ['src/kernel/mcp/connection.ts'],
-    outfile: 'dist/kernel-mcp.mjs',
-    metafile: true,
-  }),
-])
+/** Builds every bundle into `out`; resolves with the names of the files written. */
+async function buildInto(out) {
+  const bundles = await Promise.all([
+    // The `hearth` command: the CLI, with each command's code in its own chunks.
+    split(out, { hearth: 'src/main.ts' }),
+    // `hearth daemon`, built on its own: sharing chunks with the CLI's lazily loaded commands
+    // cut it into fifteen files, and each module Node loads costs ~0.25 ms.
+    split(out, { daemon: 'src/daemon-main.ts' }),
+    // The kernel process (one per busy session) loads only its own, smaller bundle.
+    build({
+      ...options,
+      entryPoints: ['src/kernel/main.ts'],
+      outfile: join(out, 'kernel.mjs'),
+      metafile: true,
+    }),
+    // The MCP client (the SDK with zod and ajv, ~0.7 MB) is a bundle of its own, which a kernel
+    // loads only once a session has MCP servers (src/kernel/mcp/host.ts).
+    build({
+      ...options,
+      entryPoints: ['src/kernel/mcp/connection.ts'],
+      outfile: join(out, 'kernel-mcp.mjs'),
+      metafile: true,
+    }),
+  ])
+  return new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((f) => basename(f)))
+}
 
-// Chunk names carry a content hash, so each build leaves the previous chunks behind. They are
-// removed once an hour old: a process started from the previous build may still import one.
-const written = new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((f) => basename(f)))
-for (const name of readdirSync('dist')) {
-  const path = join('dist', name)
-  if (name.endsWith('.mjs') && !written.has(name)) {
-    if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path)
+/** The files a process opens by name rather than through an import, moved in last (the CLI's entry last of all). */
+const ENTRIES = ['kernel-mcp.mjs', 'kernel.mjs', 'daemon.mjs', 'hearth.mjs']
+
+/** A replaced build's files stay at least this long (where running processes cannot be listed). */
+const KEEP_REPLACED_MS = 3_600_000
+
+/** Which builds' files dist/ holds (a replaced build: when, and which processes might still use it). */
+const LEDGER = join(DIST, '.builds.json')
+
+/**
+ * The processes running code of this checkout: a command-line argument under bin/ or dist/
+ * (`hearth`, also through an npm link, the daemon, kernels). Linux only: elsewhere none are
+ * found, and replaced builds stay KEEP_REPLACED_MS.
+ */
+function processesOfCheckout() {
+  const root = realpathSync(ROOT)
+  const inside = [join(root, 'bin') + sep, join(root, 'dist') + sep]
+  const pids = []
+  let entries = []
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return pids
   }
+  for (const pid of entries) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`)
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+      const uses = args.some((arg) => {
+        try {
+          const path = realpathSync(isAbsolute(arg) ? arg : resolve(cwd, arg))
+          return inside.some((dir) => path.startsWith(dir))
+        } catch {
+          return false
+        }
+      })
+      if (uses) pids.push(Number(pid))
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+/**
+ * Moves the files built in `out` into dist/ (a file whose content is already there stays
+ * untouched: the kernel bundle keeps its identity, so kernels are not called stale for
+ * nothing), then removes the files of replaced builds that no process can still import: one
+ * replaced over KEEP_REPLACED_MS ago whose processes of then have all ended.
+ */
+function publish(out, written) {
+  const ledger = existsSync(LEDGER) ? JSON.parse(readFileSync(LEDGER, 'utf8')) : []
+  // Files from before the ledger count as one build, replaced now.
+  const known = new Set(ledger.flatMap((b) => b.files))
+  const unknown = readdirSync(DIST).filter((n) => n.endsWith('.mjs') && !known.has(n))
+  if (unknown.length > 0) ledger.push({ files: unknown, replaced_at: null, users: [] })
+  const order = [...written].sort((a, b) => ENTRIES.indexOf(a) - ENTRIES.indexOf(b))
+  for (const name of order) {
+    const from = join(out, name)
+    const to = join(DIST, name)
+    if (existsSync(to) && readFileSync(to).equals(readFileSync(from))) continue
+    renameSync(from, to)
+  }
+  const now = Date.now()
+  const users = processesOfCheckout()
+  for (const b of ledger)
+    if (b.replaced_at === null) {
+      b.replaced_at = now
+      b.users = users
+    }
+  ledger.push({ files: [...written], replaced_at: null, users: [] })
+  const kept = ledger.filter(
+    (b) => b.replaced_at === null || now - b.replaced_at < KEEP_REPLACED_MS || b.users.some(alive),
+  )
+  const keep = new Set(kept.flatMap((b) => b.files))
+  for (const name of readdirSync(DIST)) if (name.endsWith('.mjs') && !keep.has(name)) rmSync(join(DIST, name))
+  writeFileSync(`${LEDGER}.tmp`, `${JSON.stringify(kept)}\n`)
+  renameSync(`${LEDGER}.tmp`, LEDGER)
+}
+
+mkdirSync(DIST, { recursive: true })
+// A build that was killed left its folder: removed once its process is gone.
+for (const name of readdirSync(ROOT)) {
+  const pid = /^dist\.tmp-(\d+)-/.exec(name)?.[1]
+  if (pid && !alive(Number(pid))) rmSync(join(ROOT, name), { recursive: true, force: true })
+}
+const out = mkdtempSync(join(ROOT, `dist.tmp-${process.pid}-`))
+try {
+  const written = await buildInto(out)
+  // Two builds at once (npm test beside npm link) publish one after the other.
+  const release = await lockfile.lock(DIST, { retries: { retries: 100, minTimeout: 50, maxTimeout: 500 } })
+  try {
+    publish(out, written)
+  } finally {
+    await release()
+  }
+} finally {
+  rmSync(out, { recursive: true, force: true })
 }

@@ -11,6 +11,7 @@
 // (src/client/catalog.ts), and `/NAME ARGS` sends the template NAME with `$ARGUMENTS`
 // replaced by ARGS.
 
+import { resolve } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
 import { commandsText, readCommands, readSkills, skillsText, templateMessage } from '../client/catalog.ts'
 import { HearthClient, ProblemError } from '../client/client.ts'
@@ -24,7 +25,8 @@ import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, problemText, UsageError } from './errors.ts'
-import { checkSessionArg, resolveSessionId } from './session-id.ts'
+import { RunFrames, rawFrame } from './run-frames.ts'
+import { CHAT_OPTIONS, checkSessionArg, chosenSession, resolveSessionId, typedHandle } from './session-id.ts'
 import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */
@@ -95,6 +97,7 @@ async function sendAndStream(
   turn: Turn,
   approve: Approver,
   onRun: (runId: string, inputOrder: number) => void = () => {},
+  onRunFrame?: (f: StreamFrame) => void,
 ): Promise<{ outcome: string; problem: ProblemError['problem'] | null }> {
   const { body: before } = await client().call('sessions.get', {
     params: { session_id: sessionId },
@@ -108,9 +111,11 @@ async function sendAndStream(
   /** Summaries of the calls that asked for approval, by call id. */
   const asked = new Map<string, string>()
   let approvals = Promise.resolve()
+  const runFrames = new RunFrames(turn.inputId)
   const onFrame = (f: StreamFrame) => {
     const data = JSON.parse(f.data) as { payload?: Record<string, any> }
     const p = data.payload ?? {}
+    if (onRunFrame && runFrames.takes(f.event, p)) onRunFrame(f)
     if (f.event === 'run.started' && (p.input_ids as string[]).includes(turn.inputId)) {
       turn.runId = p.run_id
       onRun(p.run_id, 0)
@@ -222,11 +227,20 @@ async function stopTurn(client: HearthClient, sessionId: string, turn: Turn): Pr
   await client.call('inputs.cancel', { params: { session_id: sessionId, input_id: turn.inputId }, body: {} })
 }
 
+const silent: Out = { write: () => {} }
+const stderr: Out = { write: (s) => process.stderr.write(s) }
+
 /** How long Ctrl-C on `send` waits for the daemon to take the interrupt before exiting. */
 const STOP_WAIT_MS = 5000
 
 export async function sendCommand(args: string[], out: Out, help: string): Promise<number> {
-  const parsed = parseCommand(args, { approve: { type: 'string' } }, out, help, true)
+  const parsed = parseCommand(
+    args,
+    { approve: { type: 'string' }, json: { type: 'boolean' } },
+    out,
+    help,
+    true,
+  )
   if (!parsed) return 0
   const { values, positionals } = parsed
   const [arg, ...words] = positionals
@@ -235,7 +249,9 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
   const home = homeOf(values.home)
   const client = clientOf(home)
   const sessionId = await resolveSessionId(client(), arg)
-  const approve = sendApprover(values.approve as string | undefined, words.length === 0, out)
+  // --json: standard output holds the run's frames only; a question goes to standard error.
+  const json = values.json === true
+  const approve = sendApprover(values.approve as string | undefined, words.length === 0, json ? stderr : out)
   const text = words.length > 0 ? words.join(' ') : await readStdin()
   if (text.trim() === '') throw new UsageError('hearth send needs a message: TEXT... or on standard input')
   const turn = newTurn()
@@ -251,7 +267,11 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
     stopping = Promise.race([stopped, timeout]).then(() => process.exit(130))
   }
   process.on('SIGINT', onSigint)
-  const r = await sendAndStream(client, sessionId, text, out, turn, approve)
+  const r = json
+    ? await sendAndStream(client, sessionId, text, silent, turn, approve, undefined, (f) =>
+        out.write(`${rawFrame(f)}\n`),
+      )
+    : await sendAndStream(client, sessionId, text, out, turn, approve)
   if (stopping) return await stopping
   process.off('SIGINT', onSigint)
   if (r.problem) await reportRunProblem(client(), sessionId, r.problem)
@@ -259,41 +279,49 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
 }
 
 export async function chatCommand(args: string[], out: Out, help: string): Promise<number> {
-  const parsed = parseCommand(
-    args,
-    {
-      workspace: { type: 'string' },
-    },
-    out,
-    help,
-    true,
-  )
+  const parsed = parseCommand(args, CHAT_OPTIONS, out, help, true)
   if (!parsed) return 0
   const { values, positionals } = parsed
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${positionals[1]}`)
   if (positionals[0] !== undefined) checkSessionArg(positionals[0])
   const home = homeOf(values.home)
   const client = clientOf(home)
-  let sessionId = positionals[0]
-  if (sessionId) {
-    // An unknown or deleted session fails now, not at the first message.
-    sessionId = await resolveSessionId(client(), sessionId)
+  const workspace = resolve(values.workspace ?? process.cwd())
+  const latest = values.last === true || values.continue === true
+  let sessionId = await chosenSession(client(), positionals[0], latest, workspace)
+  // An unknown or deleted session fails now, not at the first message.
+  if (sessionId)
     await client().call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
-  } else {
-    const created = await createSessionOnce(
-      uuidv7(),
-      { kind: 'new', workspace: values.workspace ?? process.cwd() },
-      { client },
-    )
+  // A new session is created with the first line typed: a chat left without one leaves none.
+  const session = async (): Promise<string> => {
+    if (sessionId) return sessionId
+    const created = await createSessionOnce(uuidv7(), { kind: 'new', workspace }, { client })
+    const model = created.provider_profile ? `${created.provider_profile} ${created.model}` : 'no profile yet'
+    out.write(`session ${created.id} (${model})\n`)
     sessionId = created.id
-    out.write(`session ${sessionId} (${created.provider_profile || 'no profile'} ${created.model})\n`)
+    return sessionId
   }
-  let running: { runId: string } | undefined
+  const turns = await chatLines(client, session, out)
+  if (sessionId)
+    process.stderr.write(
+      `Continue this session with: hearth chat ${await typedHandle(client(), sessionId)}\n`,
+    )
+  return turns.failed ? 1 : 0
+}
+
+/** Reads lines from standard input until it ends, each a message or a command of the chat. */
+async function chatLines(
+  client: () => HearthClient,
+  session: () => Promise<string>,
+  out: Out,
+): Promise<{ failed: boolean }> {
+  let failed = false
+  let running: { runId: string; sessionId: string } | undefined
   let interrupts = 0
   const onSigint = () => {
     interrupts++
     if (!running || interrupts > 1) process.exit(130)
-    const { runId } = running
+    const { runId, sessionId } = running
     void client()
       .call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
       .then(({ body }) =>
@@ -315,6 +343,7 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
       continue
     }
     interrupts = 0
+    const sessionId = await session()
     // The chat's own commands win over a template of the same name (and read no templates).
     const command = /^\/(context|compact|reload|upgrade|commands|skills)(?:\s+(.*))?$/.exec(line.trim())
     if (!command && line.trimStart().startsWith('/')) {
@@ -348,17 +377,18 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     }
     try {
       const r = await sendAndStream(client, sessionId, line, out, newTurn(), approve, (runId) => {
-        running = { runId }
+        running = { runId, sessionId }
       })
       if (r.problem) await reportRunProblem(client(), sessionId, r.problem)
       else if (r.outcome === 'interrupted') process.stderr.write('(interrupted)\n')
+      if (r.outcome !== 'completed' && r.outcome !== 'interrupted') failed = true
     } finally {
       running = undefined
     }
     out.write('> ')
   }
   process.off('SIGINT', onSigint)
-  return 0
+  return { failed }
 }
 
 function errorText(err: unknown): string {

@@ -4,7 +4,7 @@
 import { DaemonStartError, runDaemon } from '../daemon/run.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { type Out, UsageError } from './errors.ts'
-import { HELP } from './help.ts'
+import { helpFor } from './help.ts'
 
 /**
  * One line on standard output, written straight to file descriptor 1: process.stdout would
@@ -29,7 +29,7 @@ export async function daemonCommand(args: string[], out: Out): Promise<number> {
       quiet: { type: 'boolean', short: 'q' },
     },
     out,
-    HELP,
+    helpFor(['daemon']),
   )
   if (!parsed) return 0
   const { values } = parsed

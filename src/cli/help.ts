@@ -14,7 +14,8 @@ Usage: hearth [--home DIR] COMMAND ...
                            print the running daemon's server resource
   hearth sessions [--home DIR] [--all] [--search TEXT] [--json]
                            list sessions (roots; --all: children too), newest
-                           activity first; --json: one session per line
+                           activity first, each with its handle (hearth chat
+                           HANDLE); --json: one session per line
   hearth session new --workspace DIR [--name N] [--home DIR]
                            create a session; prints its id
   hearth session show ID [--json] [--history] [--home DIR]
@@ -27,22 +28,28 @@ Usage: hearth [--home DIR] COMMAND ...
   hearth session set ID [--profile P] [--model M] [--effort E] [--home DIR]
                            change a session's profile, model or effort (a new
                            profile brings its own model unless --model is given)
-  hearth send SESSION [TEXT...] [--approve auto|deny] [--home DIR]
+  hearth send SESSION [TEXT...] [--approve auto|deny] [--json] [--home DIR]
                            send a message (TEXT, else standard input) and print
                            the streamed answer and its tool calls; a call that
                            needs approval is asked on the terminal, or allowed
                            (auto) or denied (deny) without asking; Ctrl-C
-                           interrupts it and exits
+                           interrupts it and exits; --json: the run's events,
+                           one {"event","id","data"} line each (as session
+                           watch --json), its run.ended last
   hearth interrupt SESSION [--home DIR]
                            stop the session's running answer and its waiting
                            messages
-  hearth chat [SESSION] [--workspace DIR] [--home DIR]
+  hearth chat [SESSION | --last] [--workspace DIR] [--home DIR]
                            talk in a session (a new one in the current directory
-                           when none is named): at a terminal the full-screen
+                           when none is named, created with the first message;
+                           --last, -c or --continue: the directory's latest
+                           session); at a terminal the full-screen
                            client (/help in it), else a line at a time; tool
                            calls show as they run, approvals are asked inline
                            (y / n / a: always for this session); Ctrl-C
-                           interrupts the answer, a second Ctrl-C quits
+                           interrupts the answer, a second Ctrl-C quits; on
+                           quitting it prints how to continue the session
+  hearth -c, --continue    the latest session of this directory (hearth chat --last)
   hearth config get [GROUP] [--home DIR]
                            print the settings (all groups, or one of providers,
                            mcp, extensions, capabilities, models, ui); secrets
@@ -108,8 +115,55 @@ Usage: hearth [--home DIR] COMMAND ...
 Home: --home (before or after the command), else $HEARTH_HOME, else ~/.hearth.
 A running daemon writes HOME/daemon.json (its URL) and HOME/token (the bearer token).
 
-Sessions: wherever an ID or SESSION is asked for, the start of an id will do when
-no other session's id starts the same way.
+Sessions: wherever an ID or SESSION is asked for, its handle will do (the end of
+its id, as hearth sessions shows it), or any start or end of the id that no other
+session's id shares.
 
 Exit codes: 0 ok, 1 error, 2 usage.
 `
+
+/** A usage line of HELP and the lines under it (its further options and its description). */
+interface HelpBlock {
+  command: string
+  lines: string[]
+  described: boolean
+}
+
+/** The column where HELP's descriptions start. */
+const DESCRIPTION = /^ {27}\S|^ {2}hearth \S.*\S {2,}\S/
+
+function helpBlocks(): HelpBlock[] {
+  const blocks: HelpBlock[] = []
+  for (const line of HELP.split('\n')) {
+    const usage = /^ {2}hearth (.*)$/.exec(line)
+    if (usage) blocks.push({ command: usage[1], lines: [line], described: false })
+    else if (/^ {3,}\S/.test(line) && blocks.length > 0) blocks.at(-1)?.lines.push(line)
+    else if (line.trim() !== '' && blocks.length > 0) break // the notes after the usage lines
+    const last = blocks.at(-1)
+    if (last && DESCRIPTION.test(line)) last.described = true
+  }
+  return blocks
+}
+
+/**
+ * The help of one command (`hearth send --help`, `hearth session show --help`): its usage
+ * lines with their description (usage lines that share one description stay together), and
+ * the notes on homes, sessions and exit codes. The whole text when nothing matches.
+ */
+export function helpFor(words: readonly (string | undefined)[]): string {
+  const named = words.filter((w): w is string => w !== undefined && !w.startsWith('-'))
+  for (let n = Math.min(named.length, 2); n >= 1; n--) {
+    const prefix = named.slice(0, n).join(' ')
+    const matches = (b: HelpBlock) => b.command === prefix || b.command.startsWith(`${prefix} `)
+    const picked: string[] = []
+    let group: HelpBlock[] = []
+    for (const block of helpBlocks()) {
+      group.push(block)
+      if (!block.described) continue
+      if (group.some(matches)) picked.push(...group.flatMap((b) => b.lines))
+      group = []
+    }
+    if (picked.length > 0) return `Usage:\n${picked.join('\n')}\n\n${HELP.slice(HELP.indexOf('\nHome:') + 1)}`
+  }
+  return HELP
+}

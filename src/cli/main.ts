@@ -4,10 +4,10 @@ import { BUILD } from '../build-info.ts'
 import { HearthClient } from '../client/client.ts'
 import { homeOf, parseCommand, takeGlobalOptions } from './args.ts'
 import { type Out, reported, stdout, UsageError } from './errors.ts'
-import { HELP } from './help.ts'
+import { helpFor } from './help.ts'
 
 async function statusCommand(args: string[], out: Out): Promise<number> {
-  const parsed = parseCommand(args, {}, out, HELP)
+  const parsed = parseCommand(args, {}, out, helpFor(['status']))
   if (!parsed) return 0
   const { values } = parsed
   const client = HearthClient.fromHome(homeOf(values.home))
@@ -16,14 +16,25 @@ async function statusCommand(args: string[], out: Out): Promise<number> {
   return 0
 }
 
+/** At a terminal the full-screen client; otherwise the line mode. */
+async function chatCommand(args: string[], out: Out, help: string): Promise<number> {
+  if (process.stdin.isTTY && process.stdout.isTTY)
+    return await (await import('../tui/main.ts')).tuiCommand(args, out, help)
+  return await (await import('./chat.ts')).chatCommand(args, out, help)
+}
+
 export async function main(argv: string[], out: Out = stdout): Promise<number> {
   return reported(async () => {
     const { command, rest } = takeGlobalOptions(argv)
+    // `hearth CMD [SUB] --help` prints that command's part of the help.
+    const help = helpFor([command, rest[0]])
     switch (command) {
       case '--help':
       case '-h':
+        out.write(help)
+        return 0
       case 'help':
-        out.write(HELP)
+        out.write(helpFor(rest))
         return 0
       case '--version':
       case '-v':
@@ -34,38 +45,39 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
       case 'status':
         return await statusCommand(rest, out)
       case 'sessions':
-        return await (await import('./sessions.ts')).sessionsCommand(rest, out, HELP)
+        return await (await import('./sessions.ts')).sessionsCommand(rest, out, help)
       case 'session':
-        return await (await import('./sessions.ts')).sessionCommand(rest, out, HELP)
+        return await (await import('./sessions.ts')).sessionCommand(rest, out, help)
       case 'send':
-        return await (await import('./chat.ts')).sendCommand(rest, out, HELP)
+        return await (await import('./chat.ts')).sendCommand(rest, out, help)
       case 'interrupt':
-        return await (await import('./session-control.ts')).interruptCommand(rest, out, HELP)
+        return await (await import('./session-control.ts')).interruptCommand(rest, out, help)
       case 'chat':
-        // At a terminal the full-screen client; otherwise the line mode.
-        if (process.stdin.isTTY && process.stdout.isTTY)
-          return await (await import('../tui/main.ts')).tuiCommand(rest, out, HELP)
-        return await (await import('./chat.ts')).chatCommand(rest, out, HELP)
+        return await chatCommand(rest, out, help)
+      case '-c':
+      case '--continue':
+        // `hearth -c`: the latest session of this directory, as `hearth chat --last`.
+        return await chatCommand(['--last', ...rest], out, helpFor(['chat']))
       case 'models':
-        return await (await import('./models.ts')).modelsCommand(rest, out, HELP)
+        return await (await import('./models.ts')).modelsCommand(rest, out, help)
       case 'login':
-        return await (await import('./auth.ts')).loginCommand(rest, out, HELP)
+        return await (await import('./auth.ts')).loginCommand(rest, out, help)
       case 'accounts':
-        return await (await import('./auth.ts')).accountsCommand(rest, out, HELP)
+        return await (await import('./auth.ts')).accountsCommand(rest, out, help)
       case 'logout':
-        return await (await import('./auth.ts')).logoutCommand(rest, out, HELP)
+        return await (await import('./auth.ts')).logoutCommand(rest, out, help)
       case 'config':
-        return await (await import('./config.ts')).configCommand(rest, out, HELP)
+        return await (await import('./config.ts')).configCommand(rest, out, help)
       case 'profile':
-        return await (await import('./config.ts')).profileCommand(rest, out, HELP)
+        return await (await import('./config.ts')).profileCommand(rest, out, help)
       case 'mcp':
-        return await (await import('./mcp.ts')).mcpCommand(rest, out, HELP)
+        return await (await import('./mcp.ts')).mcpCommand(rest, out, help)
       case 'work':
-        return await (await import('./work.ts')).workCommand(rest, out, HELP)
+        return await (await import('./work.ts')).workCommand(rest, out, help)
       case undefined:
         // `hearth` alone opens the full-screen client at a terminal, else prints the status.
         if (process.stdin.isTTY && process.stdout.isTTY)
-          return await (await import('../tui/main.ts')).tuiCommand(rest, out, HELP)
+          return await (await import('../tui/main.ts')).tuiCommand(rest, out, help)
         return await statusCommand([], out)
       default:
         throw new UsageError(

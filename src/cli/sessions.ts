@@ -10,7 +10,8 @@ import type { SessionRead, SessionSummary } from '../schemas/sessions.ts'
 import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
 import { printHistory } from './history.ts'
-import { oneSessionArg, resolveSessionId } from './session-id.ts'
+import { rawFrame } from './run-frames.ts'
+import { handlesOf, oneSessionArg, resolveSessionId } from './session-id.ts'
 import { table } from './table.ts'
 
 /** Page size asked for, and the most sessions `hearth sessions` prints. */
@@ -91,13 +92,16 @@ function displayName(s: SessionSummary): string {
 
 export function sessionTable(rows: readonly SessionSummary[], now: number): string {
   if (rows.length === 0) return 'No sessions.\n'
-  const head = ['ID', 'NAME', 'WORKSPACE', 'PHASE', 'ACTIVITY']
+  // The handle (the end of the id) is what a person types: `hearth chat HANDLE`.
+  const handles = handlesOf(rows.map((s) => s.id))
+  const head = ['HANDLE', 'NAME', 'WORKSPACE', 'PHASE', 'ACTIVITY', 'ID']
   const body = rows.map((s) => [
-    `${'  '.repeat(Math.min(s.depth, 4))}${s.id}`,
+    `${'  '.repeat(Math.min(s.depth, 4))}${handles.get(s.id)}`,
     clip(displayName(s), 40),
     tilde(s.workspace),
     s.status.phase,
     ago(s.activity_at, now),
+    s.id,
   ])
   return table(head, body)
 }
@@ -252,18 +256,6 @@ async function watchCommand(args: string[], out: Out, help: string): Promise<num
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
-}
-
-/** `{"event":…,"id":…,"data":<the data text as sent>}`: one JSON line per frame. */
-function rawFrame(f: StreamFrame): string {
-  const id = f.id === undefined ? '' : `,"id":${JSON.stringify(f.id)}`
-  let data = f.data
-  try {
-    JSON.parse(data)
-  } catch {
-    data = JSON.stringify(data) // not JSON (never sent by hearth): keep the line valid
-  }
-  return `{"event":${JSON.stringify(f.event)}${id},"data":${data}}`
 }
 
 const short = (v: unknown, max = 60) =>

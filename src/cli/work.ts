@@ -7,6 +7,7 @@ import { changeWork, resolveWorkId, shortId, WORK_STATUSES, workItems } from '..
 import type { WorkItem } from '../schemas/work.ts'
 import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
+import { resolveSessionId } from './session-id.ts'
 import { table } from './table.ts'
 
 const VERBS = 'list, add, set, done or rm'
@@ -129,10 +130,12 @@ async function setItem(client: HearthClient, workspace: string, given: string, v
 
 async function removeItem(client: HearthClient, workspace: string, given: string, values: Values, out: Out) {
   const id = await resolveId(client, workspace, given)
+  // The session to tell, named as anywhere else (its handle, or a start or end of its id).
+  const notify = typeof values.notify === 'string' ? await resolveSessionId(client, values.notify) : undefined
   const read = await client.call('work.get', { params: { item_id: id }, query: { workspace } })
   const { body } = await client.call('work.delete', {
     params: { item_id: id },
-    query: { workspace, ...(typeof values.notify === 'string' ? { notify_session_id: values.notify } : {}) },
+    query: { workspace, ...(notify ? { notify_session_id: notify } : {}) },
     headers: { 'if-match': read.headers.get('etag') ?? '' },
   })
   const note = body.notification

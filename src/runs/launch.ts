@@ -40,6 +40,10 @@ export function launchRun(m: RunMoves, sessionId: string, run: ActiveRun): void 
   awaitFirstStep(m, sessionId, run, { profile: profile.ok, kernel })
 }
 
+/** A first run: no profile saved, none signed in, no demo. The ways forward, for every client. */
+const NO_PROFILE_YET =
+  'No provider profile is set up yet: add one with hearth profile add, sign in to a subscription with /login (hearth login), or start the daemon with --demo to try hearth without an account'
+
 /** The session's profile as configured now, if hearth can talk to its provider. */
 function resolveProfile(
   d: RunsDeps,
@@ -48,7 +52,9 @@ function resolveProfile(
 ): { ok: ResolvedProfile } | { problem: Problem } {
   const profile = d.profiles.resolve(started.provider_profile)
   if (!profile) {
-    const detail = `Profile "${started.provider_profile}" is not configured (config.json providers.profiles)`
+    const detail = started.provider_profile
+      ? `Profile "${started.provider_profile}" is not configured (config.json providers.profiles)`
+      : NO_PROFILE_YET
     return { problem: problemBody('provider_not_configured', detail) }
   }
   if (!hasTransport(profile.extension)) {

@@ -18,22 +18,22 @@ export interface AppOptions {
   client: () => HearthClient
   theme: Theme
   workspace: string
-  /** The session to open; a new one in `workspace` when absent. */
+  /** The session to open; a new one in `workspace` (created with its first message) when absent. */
   sessionId?: string
 }
 
 const ALT_SCREEN_ON = '\x1b[?1049h'
 const ALT_SCREEN_OFF = '\x1b[?1049l'
 
-/** Runs the client until the user quits; resolves with the exit code. */
-export function runApp(o: AppOptions): Promise<number> {
+/** Runs the client until the user quits; resolves with the exit code and the session open then. */
+export function runApp(o: AppOptions): Promise<{ code: number; sessionId: string | undefined }> {
   const terminal = new ProcessTerminal()
   const tui = new TUI(terminal)
   const transcript = new Transcript(o.theme)
   const link = new SessionLink(o.client, transcript)
   const quota = new QuotaStatus(o.client, () => tui.requestRender())
-  let done!: (code: number) => void
-  const finished = new Promise<number>((r) => {
+  let done!: (end: { code: number; sessionId: string | undefined }) => void
+  const finished = new Promise<{ code: number; sessionId: string | undefined }>((r) => {
     done = r
   })
   const mouse = mouseWanted()
@@ -44,7 +44,7 @@ export function runApp(o: AppOptions): Promise<number> {
     link.close()
     tui.stop()
     process.stdout.write((mouse ? MOUSE_OFF : '') + ALT_SCREEN_OFF)
-    done(code)
+    done({ code, sessionId: link.id })
   }
   const chat = new ChatScreen({
     tui,
@@ -83,7 +83,8 @@ export function runApp(o: AppOptions): Promise<number> {
   tui.requestRender(true)
   const opening = new Promise<void>((resolve, reject) =>
     setImmediate(() => {
-      const open = o.sessionId ? link.open(o.sessionId) : link.create(o.workspace)
+      // A new session is created with its first message (SessionLink.startNew).
+      const open = o.sessionId ? link.open(o.sessionId) : Promise.resolve(link.startNew(o.workspace))
       open.then(resolve, reject)
       // A session opened with its history needs Markdown at once; a new one shows none until
       // its first answer, so its opening goes first.

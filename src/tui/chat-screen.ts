@@ -193,7 +193,7 @@ export class ChatScreen implements Component, Focusable {
               await link.open(id)
               if (note) this.#say(note)
             },
-            deletedCurrent: () => link.create(this.#o.workspace),
+            deletedCurrent: async () => link.startNew(this.#o.workspace),
           }),
       ),
     )
@@ -369,7 +369,14 @@ export class ChatScreen implements Component, Focusable {
     const rows = Math.max(3, this.#o.rows())
     if (this.#overlay) return this.#overlay.render(width).slice(0, rows)
     const editor = this.editor.render(width)
-    const status = statusLine(this.#link.session, width, this.#o.theme, this.#note, this.#o.quota?.())
+    const link = this.#link
+    const status = statusLine(
+      link.session ?? link.draftView,
+      width,
+      this.#o.theme,
+      this.#note,
+      this.#o.quota?.(),
+    )
     const height = Math.max(1, rows - editor.length - 1)
     const transcript = this.#link.transcript
     // Pages read or dropped below the window since the last frame keep the window in place.

@@ -50,8 +50,8 @@ export const COMMANDS: SlashCommand[] = [
     name: 'new',
     description: 'start a new session in this workspace',
     run: async (ctx) => {
-      await ctx.link.create(ctx.workspace)
-      ctx.say(`new session ${ctx.link.id}`)
+      ctx.link.startNew(ctx.workspace)
+      ctx.say('new session: it starts with your first message')
     },
   },
   {
@@ -95,8 +95,9 @@ export const COMMANDS: SlashCommand[] = [
     name: 'context',
     description: 'what the next request holds, with token estimates',
     run: async (ctx) => {
-      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
-      ctx.say(await readContext(ctx.link.client(), ctx.link.id))
+      // A new session not created yet is created now: the commands below read or change it.
+      const id = await ctx.link.ensure()
+      ctx.say(await readContext(ctx.link.client(), id))
     },
   },
   {
@@ -104,9 +105,9 @@ export const COMMANDS: SlashCommand[] = [
     description: 'summarize older turns; the history stays whole',
     argumentHint: '[truncate] [TURNS]',
     run: async (ctx) => {
-      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      const id = await ctx.link.ensure()
       ctx.say('compacting…')
-      ctx.say(await compact(ctx.link.client(), ctx.link.id, ctx.args))
+      ctx.say(await compact(ctx.link.client(), id, ctx.args))
     },
   },
   {
@@ -115,34 +116,34 @@ export const COMMANDS: SlashCommand[] = [
     argumentHint: '[composition|models]',
     values: RELOAD_TARGETS,
     run: async (ctx) => {
-      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      const id = await ctx.link.ensure()
       ctx.say('reloading…')
-      ctx.say(await reload(ctx.link.client(), ctx.link.id, ctx.args))
+      ctx.say(await reload(ctx.link.client(), id, ctx.args))
     },
   },
   {
     name: 'commands',
     description: 'the command templates of this session; /NAME ARGS sends one',
     run: async (ctx) => {
-      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
-      ctx.say(commandsText(await ctx.templates.refresh(ctx.link.client(), ctx.link.id)))
+      const id = await ctx.link.ensure()
+      ctx.say(commandsText(await ctx.templates.refresh(ctx.link.client(), id)))
     },
   },
   {
     name: 'skills',
     description: 'the skills of this session and whether each is on',
     run: async (ctx) => {
-      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
-      ctx.say(skillsText(await readSkills(ctx.link.client(), ctx.link.id)))
+      const id = await ctx.link.ensure()
+      ctx.say(skillsText(await readSkills(ctx.link.client(), id)))
     },
   },
   {
     name: 'upgrade',
     description: 'move the session onto a kernel of the build on disk (its jobs stop)',
     run: async (ctx) => {
-      if (!ctx.link.id) return ctx.say('no session is open', 'warn')
+      const id = await ctx.link.ensure()
       ctx.say('upgrading the kernel…')
-      ctx.say(await upgradeKernel(ctx.link.client(), ctx.link.id))
+      ctx.say(await upgradeKernel(ctx.link.client(), id))
     },
   },
   {

@@ -4,18 +4,18 @@
 // and starts one only when asked with a key.
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { homeOf, parseCommand } from '../cli/args.ts'
 import type { Out } from '../cli/errors.ts'
 import { UsageError } from '../cli/errors.ts'
-import { checkSessionArg, resolveSessionId } from '../cli/session-id.ts'
+import { CHAT_OPTIONS, checkSessionArg, chosenSession, typedHandle } from '../cli/session-id.ts'
 import { endpointOfHome, HearthClient, NoDaemonError } from '../client/client.ts'
 import { runApp } from './app.ts'
 import { colourWanted, makeTheme } from './theme.ts'
 
 export async function tuiCommand(args: string[], out: Out, help: string): Promise<number> {
-  const parsed = parseCommand(args, { workspace: { type: 'string' } }, out, help, true)
+  const parsed = parseCommand(args, CHAT_OPTIONS, out, help, true)
   if (!parsed) return 0
   const { values, positionals } = parsed
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${positionals[1]}`)
@@ -25,13 +25,13 @@ export async function tuiCommand(args: string[], out: Out, help: string): Promis
   // request loads Node's fetch (tens of milliseconds), so it is made behind the prompt.
   if (!daemonNamed(home) && !(await offerToStart(home))) return 1
   const client = () => HearthClient.fromHome(home)
-  const sessionId = positionals[0] ? await resolveSessionId(client(), positionals[0]) : undefined
-  return runApp({
-    client,
-    theme: makeTheme(colourWanted()),
-    workspace: values.workspace ?? process.cwd(),
-    sessionId,
-  })
+  const workspace = resolve(values.workspace ?? process.cwd())
+  const latest = values.last === true || values.continue === true
+  const sessionId = await chosenSession(client(), positionals[0], latest, workspace)
+  const end = await runApp({ client, theme: makeTheme(colourWanted()), workspace, sessionId })
+  if (end.sessionId)
+    out.write(`Continue this session with: hearth chat ${await typedHandle(client(), end.sessionId)}\n`)
+  return end.code
 }
 
 /** Whether HOME/daemon.json and HOME/token name a daemon (it may still not answer). */

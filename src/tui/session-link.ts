@@ -47,6 +47,10 @@ export class SessionLink {
   readonly #ownRuns = new Set<string>()
   /** Settles when the first session is open (messages typed before wait for it). */
   ready: Promise<void> = Promise.resolve()
+  #draft: string | undefined
+  #creating: Promise<void> | undefined
+  /** The status line's view of the new session not created yet (SessionLink.startNew). */
+  draftView: SessionRead | undefined
 
   constructor(client: () => HearthClient, transcript: Transcript) {
     this.client = client
@@ -65,6 +69,72 @@ export class SessionLink {
   async create(workspace: string): Promise<void> {
     const created = await createSessionOnce(uuidv7(), { kind: 'new', workspace }, { client: this.client })
     await this.open(created.id)
+  }
+
+  /**
+   * A new session in `workspace`, shown at once and created when its first message is sent
+   * (or it is configured), so a client left before then leaves no empty session.
+   */
+  startNew(workspace: string): void {
+    this.close()
+    this.transcript.clear()
+    this.session = undefined
+    this.#draft = workspace
+    this.draftView = undefined
+    this.onChange()
+    void this.#readDraftView(workspace)
+  }
+
+  /** The workspace of the new session not created yet, if that is what shows. */
+  get draft(): string | undefined {
+    return this.#draft
+  }
+
+  /**
+   * What the status line shows of the new session before it exists: the workspace, and the
+   * profile and model the daemon gives a session that names none (the default profile, else
+   * the first, with its model).
+   */
+  async #readDraftView(workspace: string): Promise<void> {
+    try {
+      const { body } = await this.client().call('settings.get', { query: { group: 'providers' } })
+      const { default_profile, profiles } = (
+        body as {
+          settings: { default_profile: string | null; profiles: Record<string, { model?: string | null }> }
+        }
+      ).settings
+      const profile = default_profile ?? Object.keys(profiles)[0] ?? ''
+      if (this.#draft !== workspace || this.session) return
+      this.draftView = {
+        workspace,
+        provider_profile: profile,
+        model: profiles[profile]?.model ?? '',
+        effort: null,
+        status: { phase: 'idle', run_id: null },
+        usage: { total_tokens: null, prompt_tokens: null, context_window_tokens: null },
+      } as unknown as SessionRead
+      this.onChange()
+    } catch {
+      // Without them the status line says `opening…` until the session exists.
+    }
+  }
+
+  /** The open session's id; the new session that shows is created first if it is not yet. */
+  async ensure(): Promise<string> {
+    await this.#created()
+    if (!this.id) throw new Error('no session is open')
+    return this.id
+  }
+
+  /** Creates the new session that shows, once however many messages wait for it. */
+  async #created(): Promise<void> {
+    await this.ready
+    const workspace = this.#draft
+    if (this.id || workspace === undefined) return
+    this.#creating ??= this.create(workspace).finally(() => {
+      this.#creating = undefined
+    })
+    await this.#creating
   }
 
   /** A fork of the open session (its whole history), opened in its place. */
@@ -87,6 +157,8 @@ export class SessionLink {
     this.close()
     this.transcript.clear()
     this.session = undefined
+    this.#draft = undefined
+    this.draftView = undefined
     const stop = new AbortController()
     this.#stop = stop
     let ready!: () => void
@@ -333,8 +405,7 @@ export class SessionLink {
 
   /** Submits a message; shown at once, confirmed when its entry arrives. */
   async send(text: string): Promise<void> {
-    await this.ready
-    if (!this.id) throw new Error('no session is open')
+    await this.ensure()
     await this.toEnd()
     const inputId = uuidv7()
     this.#sent.add(inputId)
@@ -391,14 +462,14 @@ export class SessionLink {
 
   /** A configuration merge patch with the configuration's current ETag. */
   async configure(patch: SessionChangeRequest): Promise<void> {
-    if (!this.id) throw new Error('no session is open')
+    const id = await this.ensure()
     const { body } = await this.client().call('sessions.get', {
-      params: { session_id: this.id },
+      params: { session_id: id },
       query: { view: 'configuration' },
     })
     const etag = (body as unknown as { etag: string }).etag
     await this.client().call('sessions.configure', {
-      params: { session_id: this.id },
+      params: { session_id: id },
       query: { view: 'configuration' },
       headers: { 'if-match': etag },
       body: patch,

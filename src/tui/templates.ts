@@ -95,13 +95,11 @@ export class Templates {
 
   /** Sends a `/NAME ARGS` line as the template NAME expanded, or says why not. */
   send(link: SessionLink, text: string, say: CommandContext['say']): void {
-    const id = link.id
     const name = parseSlash(text)?.name
-    if (!id) {
-      say('no session is open', 'warn')
-      return
-    }
-    this.messageOf(link.client(), id, text)
+    // A new session not created yet is created now: its catalog holds the templates.
+    link
+      .ensure()
+      .then((id) => this.messageOf(link.client(), id, text))
       .then((message) => {
         if (message !== undefined) return link.send(message)
         say(`unknown command /${name}; /help and /commands list them`, 'warn')

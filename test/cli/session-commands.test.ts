@@ -99,11 +99,8 @@ describe('hearth session commands', () => {
     )
     const r = await runCli(['session', 'show', '01900000-0000', '--home', home], noHome)
     assert.equal(r.code, 1)
-    assert.match(
-      r.stderr,
-      /^hearth: 01900000-0000 is the start of more than one session id; give more of it:\n/,
-    )
-    assert.ok(r.stderr.includes(`\n  ${a}`) && r.stderr.includes(`\n  ${b}`), r.stderr)
+    assert.match(r.stderr, /^hearth: 01900000-0000 names more than one session; give more of it:\n/)
+    assert.ok(r.stderr.includes(`\n  00000a  ${a}`) && r.stderr.includes(`\n  00000b  ${b}`), r.stderr)
     const one = await runCli(
       ['session', 'show', '01900000-0000-7000-8000-00000000000b', '--home', home],
       noHome,
@@ -111,7 +108,7 @@ describe('hearth session commands', () => {
     assert.equal(one.code, 0, one.stderr)
     const none = await runCli(['session', 'show', 'fffff', '--home', home], noHome)
     assert.equal(none.code, 1)
-    assert.equal(none.stderr, 'hearth: no session id starts with fffff\n')
+    assert.equal(none.stderr, 'hearth: no session id starts or ends with fffff\n')
     const bad = await runCli(['session', 'show', 'xyz', '--home', home], noHome)
     assert.equal(bad.code, 2)
     assert.match(bad.stderr, /xyz is not a session id/)

@@ -97,10 +97,10 @@ describe('hearth sessions, session new and show', () => {
     const table = await runCli(['sessions', '--home', d.home], noHome)
     assert.equal(table.code, 0, table.stderr)
     const [head, ...rows] = table.stdout.trimEnd().split('\n')
-    assert.match(head, /^ID\s+NAME\s+WORKSPACE\s+PHASE\s+ACTIVITY$/)
-    const row = rows.find((r) => r.startsWith(id))
+    assert.match(head, /^HANDLE\s+NAME\s+WORKSPACE\s+PHASE\s+ACTIVITY\s+ID$/)
+    const row = rows.find((r) => r.endsWith(id))
     assert.ok(row, table.stdout)
-    assert.match(row, /round trip\s+.*project\s+idle\s+just now$/)
+    assert.match(row, new RegExp(`^${id.slice(-6)}\\s+round trip\\s+.*project\\s+idle\\s+just now\\s+${id}$`))
 
     const json = await runCli(['sessions', '--json', '--home', d.home], noHome)
     assert.equal(json.code, 0, json.stderr)

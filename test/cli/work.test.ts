@@ -68,7 +68,8 @@ describe('hearth work', () => {
     assert.equal(busy.code, 1)
     assert.match(busy.stderr, /work_item_has_children|children/)
     const sid = await createSession(d, { kind: 'new', workspace: ws })
-    const rm = await cli('rm', taskId, '--notify', sid)
+    // The session named by its handle, as `hearth sessions` shows it.
+    const rm = await cli('rm', taskId, '--notify', sid.slice(-6))
     assert.equal(rm.code, 0, rm.stderr)
     assert.equal(rm.stdout, `removed ${taskId.slice(0, 13)} (a note waits for the session)\n`)
     assert.equal((await cli('rm', epicId)).code, 0)

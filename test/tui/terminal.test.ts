@@ -271,7 +271,7 @@ describe('the full-screen client in tmux', () => {
     // The pane ends with tmux's own "Pane is dead" line, which may push the first line into
     // the scrollback of a 10-row pane: read that too.
     const all = t.tmux('capture-pane', '-p', '-S', '-', '-t', 'main')
-    assert.match(all, /^session [0-9a-f-]{36} \(fake fake-model\)\n> Hello, world!/m)
+    assert.match(all, /^> session [0-9a-f-]{36} \(fake fake-model\)\nHello, world!/m)
   })
 
   it('with no daemon says how to start one and starts none unless asked', async () => {
