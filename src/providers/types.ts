@@ -94,6 +94,11 @@ export type UpstreamErrorCode =
   | 'upstream_malformed' // a frame that does not parse or does not fit the format
   | 'upstream_rejected' // another 4xx: the request itself was refused
   | 'upstream_incomplete' // the stream ended without a terminal event
+  | 'upstream_blocked' // the provider's filters blocked the prompt or the answer
+  | 'upstream_tool_call_invalid' // the model made a call the provider could not accept; none ran
+  | 'upstream_stopped' // the provider ended the answer early for a reason of its own
+  | 'credentials_not_found' // no local credentials for the provider; nothing was sent
+  | 'credentials_unusable' // local credentials that cannot be used; nothing was sent
   | 'aborted' // the caller aborted (interrupt, cancel, shutdown)
   | 'effort_unsupported' // the model cannot take the reasoning effort asked for; nothing was sent
 

@@ -119,6 +119,42 @@ describe('vertex through the daemon', () => {
     assert.equal(upstream.requests.length, before)
   })
 
+  it('a MALFORMED_FUNCTION_CALL answer fails the run with upstream_tool_call_invalid; its call never runs', async () => {
+    writeFileSync(join(workspace, 'secret-plan.txt'), 'do not read\n')
+    const sid = await createSession(d, { kind: 'new', workspace })
+    const before = upstream.requests.length
+    upstream.enqueue({
+      text: ['Reading it.'],
+      calls: [{ name: 'read', args: { path: 'secret-plan.txt' } }],
+      finishReason: 'MALFORMED_FUNCTION_CALL',
+      finishMessage: 'Malformed function call: read(path=',
+    })
+    await putInput(d, sid, message('read the plan'))
+    const s = await waitSession(d, sid, idle)
+    assert.equal(s.latest_answer.outcome, 'failed', JSON.stringify(s.latest_answer))
+    const history = await historyOf(d, sid)
+    const error = history.find((e: any) => e.kind === 'error')
+    assert.equal(error?.content?.problem?.code, 'upstream_tool_call_invalid', JSON.stringify(history))
+    assert.match(
+      error.content.problem.detail,
+      /MALFORMED_FUNCTION_CALL.*no call was run: Malformed function call/,
+    )
+    assert.ok(!history.some((e: any) => e.kind === 'tool_call' || e.kind === 'tool_result'))
+    assert.equal(upstream.requests.length, before + 1, 'no second step: nothing ran')
+  })
+
+  it('a blocked prompt (promptFeedback.blockReason, no candidates) fails the run with upstream_blocked', async () => {
+    const sid = await createSession(d, { kind: 'new', workspace })
+    upstream.enqueue({ blockReason: 'PROHIBITED_CONTENT' })
+    await putInput(d, sid, message('something prohibited'))
+    const s = await waitSession(d, sid, idle)
+    assert.equal(s.latest_answer.outcome, 'failed', JSON.stringify(s.latest_answer))
+    const history = await historyOf(d, sid)
+    const error = history.find((e: any) => e.kind === 'error')
+    assert.equal(error?.content?.problem?.code, 'upstream_blocked', JSON.stringify(history))
+    assert.match(error.content.problem.detail, /blocked the prompt \(PROHIBITED_CONTENT\)/)
+  })
+
   it('GET /models covers the vertex profile (google-vertex catalogue)', async () => {
     const res = await d.request({ path: '/models?provider_profile=v' })
     assert.equal(res.status, 200, res.text())

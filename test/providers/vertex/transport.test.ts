@@ -343,7 +343,7 @@ describe('vertex transport', () => {
     upstream.enqueue({ calls: [{ name: 'read', args: {} }], finishReason: 'SAFETY' })
     const filtered = await turn()
     ok(!filtered.some((e) => e.type === 'tool_call'))
-    deepStrictEqual(filtered.at(-1), { type: 'done', stop_reason: 'content_filter' })
+    strictEqual(last(filtered).code, 'upstream_blocked')
     upstream.enqueue({ text: ['cut'], calls: [{ name: 'read', args: {} }], mode: 'cut' })
     const cut = await turn()
     ok(!cut.some((e) => e.type === 'tool_call'))
