@@ -100,6 +100,28 @@ describe('bedrock through the daemon', () => {
     )
   })
 
+  it('no local credential fails the run credentials_not_found, naming the places looked; nothing is sent', async () => {
+    fake.reset()
+    const config = join(userHome, '.aws', 'config')
+    const kept = readFileSync(config, 'utf8')
+    writeFileSync(config, '[profile dev]\nregion = eu-west-1\n')
+    try {
+      const sid = await createSession(d, { kind: 'new', workspace })
+      await putInput(d, sid, message('hi'))
+      const read = await waitSession(d, sid, idle, 20_000)
+      assert.equal(read.latest_answer.outcome, 'failed')
+      const error = (await historyOf(d, sid)).find((e: any) => e.kind === 'error')
+      assert.equal(error?.content.problem.code, 'credentials_not_found', JSON.stringify(error))
+      assert.match(
+        error.content.problem.detail,
+        /no AWS credentials found: .*AWS_BEARER_TOKEN_BEDROCK.*profile dev/,
+      )
+      assert.equal(fake.requests.length, 0)
+    } finally {
+      writeFileSync(config, kept)
+    }
+  })
+
   it("the request's model is the session's model", async () => {
     fake.reset()
     fake.gate = bedrockGate({

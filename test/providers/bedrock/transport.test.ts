@@ -269,9 +269,9 @@ describe('bedrock transport', () => {
     strictEqual(urls.length, 5)
   })
 
-  test('no credential anywhere fails the step before anything is sent', async () => {
+  test('no credential anywhere fails the step credentials_not_found before anything is sent', async () => {
     const events = await run(envWith({ AWS_REGION: 'us-east-1' }))
-    strictEqual(last(events).code, 'upstream_unauthorized')
+    strictEqual(last(events).code, 'credentials_not_found')
     strictEqual(/no AWS credentials found/.test(last(events).message), true)
     strictEqual(fake.requests.length, 0)
   })

@@ -3,7 +3,7 @@
 // pointing at the fake Vertex endpoint. A full turn with tools: the model reads a file, the
 // result goes back as a functionResponse, the answer ends the run; the next turn replays it.
 import assert from 'node:assert/strict'
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -19,13 +19,14 @@ describe('vertex through the daemon', () => {
   let upstream: FakeGeminiUpstream
   let tokens: FakeGoogleToken
   let d: TestDaemon
+  let keyFile: string
   const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-ws-')))
 
   before(async () => {
     upstream = await FakeGeminiUpstream.start()
     tokens = await FakeGoogleToken.start()
     const home = tempHome()
-    const keyFile = join(home, 'key.json')
+    keyFile = join(home, 'key.json')
     writeFileSync(keyFile, JSON.stringify(tokens.serviceAccount()))
     writeFileSync(
       join(home, 'config.json'),
@@ -153,6 +154,27 @@ describe('vertex through the daemon', () => {
     const error = history.find((e: any) => e.kind === 'error')
     assert.equal(error?.content?.problem?.code, 'upstream_blocked', JSON.stringify(history))
     assert.match(error.content.problem.detail, /blocked the prompt \(PROHIBITED_CONTENT\)/)
+  })
+
+  it('no credentials file fails the run credentials_not_found, naming the file; nothing is sent', async () => {
+    const before = { upstream: upstream.requests.length, tokens: tokens.requests.length }
+    renameSync(keyFile, `${keyFile}.away`)
+    try {
+      const sid = await createSession(d, { kind: 'new', workspace })
+      await putInput(d, sid, message('hi'))
+      const s = await waitSession(d, sid, idle)
+      assert.equal(s.latest_answer.outcome, 'failed')
+      const error = (await historyOf(d, sid)).find((e: any) => e.kind === 'error')
+      assert.equal(error?.content?.problem?.code, 'credentials_not_found', JSON.stringify(error))
+      assert.ok(error.content.problem.detail.includes(`no application default credentials at ${keyFile}`))
+      assert.deepEqual(
+        { upstream: upstream.requests.length, tokens: tokens.requests.length },
+        before,
+        'neither Google nor Vertex was asked',
+      )
+    } finally {
+      renameSync(`${keyFile}.away`, keyFile)
+    }
   })
 
   it('GET /models covers the vertex profile (google-vertex catalogue)', async () => {
