@@ -16,8 +16,12 @@
 //   turn, in the order of its calls; images go inside the result's content.
 // - Consecutive messages of one role are merged into one (the API wants them alternating).
 // - `max_tokens`: see models.ts and thinkingFor; `stream: true`; tools as `{name,
-//   description, input_schema}`; `temperature` only when asked for and thinking is off.
+//   description, input_schema}`, the schema flattened into one object schema (the API
+//   refuses top-level `oneOf`/`anyOf`/`allOf`: claude/schema.ts); `temperature` only when
+//   asked for and thinking is off.
 
+// The Messages family's one schema preparation (it lives with claude, where it began).
+import { messagesToolSchema } from '../claude/schema.ts'
 import { wireTurns } from '../conversation.ts'
 import type { AssistantPart, NeutralRequest, ToolResultMessage, UserPart } from '../types.ts'
 import { type ModelFacts, modelFacts } from './models.ts'
@@ -66,7 +70,7 @@ export function messagesBody(req: NeutralRequest, opts: MessagesBodyOptions = {}
     body.tools = req.tools.map((t) => ({
       name: t.name,
       description: t.description,
-      input_schema: t.parameters,
+      input_schema: messagesToolSchema(t.parameters),
     }))
   }
   if (thinking.thinking) body.thinking = thinking.thinking
