@@ -53,6 +53,8 @@ export interface ToolResultMessage {
   tool_call_id: string
   content: string
   images?: ToolResultImage[]
+  /** The call failed (a tool error, a refusal, a timeout, no result): Messages' `is_error`. */
+  is_error?: boolean
 }
 
 export interface NeutralTool {

@@ -122,6 +122,37 @@ describe('bedrock through the daemon', () => {
     }
   })
 
+  it("a failed tool's result goes back as a tool_result with is_error: true; a good one without it", async () => {
+    fake.reset()
+    fake.gate = bedrockGate({
+      region: 'eu-west-1',
+      service: 'bedrock',
+      keys: { AKIDDAEMON: { secret: 'process-secret', token: 'daemon-session-token' } },
+    })
+    writeFileSync(join(workspace, 'here.txt'), 'present\n')
+    const sid = await createSession(d, { kind: 'new', workspace })
+    fake.enqueue(
+      callTools(
+        { name: 'read', arguments: { path: 'missing.txt' }, id: 'toolu_missing' },
+        { name: 'read', arguments: { path: 'here.txt' }, id: 'toolu_here' },
+      ),
+      answer('One was missing.'),
+    )
+    await putInput(d, sid, message('read both'))
+    const read = await waitSession(d, sid, idle, 20_000)
+    assert.equal(read.latest_answer.outcome, 'completed', JSON.stringify(read.history.items.at(-1)))
+    const results = fake.requests[1].body.messages
+      .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: any) => b.type === 'tool_result')
+    assert.deepEqual(
+      results.map((b: any) => [b.tool_use_id, b.is_error]),
+      [
+        ['toolu_missing', true],
+        ['toolu_here', undefined],
+      ],
+    )
+  })
+
   it("the request's model is the session's model", async () => {
     fake.reset()
     fake.gate = bedrockGate({
