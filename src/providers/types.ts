@@ -74,6 +74,13 @@ export interface NeutralRequest {
   tools: NeutralTool[]
   /** The session the turn belongs to: a stable key for prompt caching and request ids. */
   session_id: string
+  /**
+   * Only the whole answer is used (a compaction's summary): no one watches it stream, so a
+   * wire with an unstreamed route may take it (vertex's `generateContent`).
+   */
+  whole?: boolean
+  /** Structured output: the answer is JSON that fits this JSON Schema (vertex: `responseJsonSchema`). */
+  response_schema?: Record<string, unknown>
 }
 
 export type StopReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other'

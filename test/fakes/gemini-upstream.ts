@@ -143,6 +143,9 @@ export class FakeGeminiUpstream {
       return googleError(res, script.status, script.errorStatus ?? 'INTERNAL', script.errorMessage ?? 'error')
     }
     if (script.unstreamed) return answerWhole(res, chunksOf(script, recorded.model), script.unstreamed)
+    // `generateContent` answers one GenerateContentResponse, never a stream.
+    if (recorded.method_name === 'generateContent')
+      return answerWhole(res, chunksOf(script, recorded.model), 'single')
     res.writeHead(200, { 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' })
     for (const chunk of chunksOf(script, recorded.model)) {
       if (script.delayMs) await sleep(script.delayMs)

@@ -16,7 +16,9 @@
 // - `systemInstruction: {parts: [{text}]}` when there is system text.
 // - `tools: [{functionDeclarations: [{name, description, parametersJsonSchema}]}]` with
 //   the schemas as given (full JSON Schema, not flattened), `toolConfig` mode AUTO.
-// - `generationConfig.thinkingConfig` only for an explicit effort (models.ts).
+// - `generationConfig.thinkingConfig` only for an explicit effort (models.ts); a request
+//   for structured output adds `responseMimeType: "application/json"` and its schema as
+//   `responseJsonSchema` (full JSON Schema, not flattened).
 
 import { type ToolCallPart, wireTurns } from '../conversation.ts'
 import type { AssistantPart, NeutralRequest, NeutralTool, ToolResultMessage, UserPart } from '../types.ts'
@@ -48,7 +50,13 @@ export function geminiBody(req: NeutralRequest, opts: GeminiBodyOptions = {}): R
   const thinking = thinkingConfigFor(req.model, req.effort)
   const body: Record<string, unknown> = { contents: geminiContents(req, opts) }
   if (req.system) body.systemInstruction = { parts: [{ text: req.system }] }
-  if (thinking) body.generationConfig = { thinkingConfig: thinking }
+  const config: Record<string, unknown> = {}
+  if (thinking) config.thinkingConfig = thinking
+  if (req.response_schema) {
+    config.responseMimeType = 'application/json'
+    config.responseJsonSchema = req.response_schema
+  }
+  if (Object.keys(config).length > 0) body.generationConfig = config
   if (req.tools.length > 0) {
     const declare = opts.declare ?? declareTool
     body.tools = [{ functionDeclarations: req.tools.map(declare) }]

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { FakeGeminiUpstream, functionCallsOf, functionResponsesOf } from '../../fakes/gemini-upstream.ts'
 import { FakeGoogleToken } from '../../fakes/google-token.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../../helpers/daemon.ts'
-import { idle, message, putInput, waitSession } from '../../inputs/helpers.ts'
+import { idle, message, post, putInput, waitSession } from '../../inputs/helpers.ts'
 import { patchGroup, readGroup } from '../../settings/helpers.ts'
 import { createSession } from '../../streams/sse-client.ts'
 import { historyOf } from '../../tools/agent-helpers.ts'
@@ -175,6 +175,27 @@ describe('vertex through the daemon', () => {
     } finally {
       renameSync(`${keyFile}.away`, keyFile)
     }
+  })
+
+  it("a compaction's summary takes generateContent (one JSON answer), the turns stream", async () => {
+    const sid = await createSession(d, { kind: 'new', workspace })
+    for (const n of [1, 2, 3]) {
+      upstream.enqueue({ text: [`Answer ${n}.`] })
+      await putInput(d, sid, message(`question ${n}`))
+      await waitSession(d, sid, (x) => idle(x) && x.input_order === n)
+    }
+    const sent = upstream.requests.length
+    upstream.enqueue({ text: ['Three questions,', ' three answers.'] })
+    const r = await post(d, `/sessions/${sid}/compaction`, { strategy: 'summarize', keep_turns: 1 })
+    assert.equal(r.status, 200, r.text())
+    assert.equal(r.json().compaction.outcome, 'completed', r.text())
+    assert.equal(upstream.requests.length, sent + 1)
+    const summary = upstream.requests.at(-1)
+    assert.equal(summary?.method_name, 'generateContent')
+    assert.equal(summary?.query, '')
+    assert.ok(upstream.requests.slice(sent - 3, sent).every((q) => q.method_name === 'streamGenerateContent'))
+    const history = await historyOf(d, sid)
+    assert.match(JSON.stringify(history), /Three questions, three answers\./)
   })
 
   it('GET /models covers the vertex profile (google-vertex catalogue)', async () => {
