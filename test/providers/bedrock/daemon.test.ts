@@ -153,6 +153,30 @@ describe('bedrock through the daemon', () => {
     )
   })
 
+  it("usage's cache_ttl_seconds and cache_fade follow the explicit cache policy of bedrock (300 s)", async () => {
+    fake.reset()
+    fake.gate = bedrockGate({
+      region: 'eu-west-1',
+      service: 'bedrock',
+      keys: { AKIDDAEMON: { secret: 'process-secret', token: 'daemon-session-token' } },
+    })
+    const sid = await createSession(d, { kind: 'new', workspace })
+    fake.enqueue({ text: ['cached'], usage: { input: 40, output: 3, cached: 30 } })
+    await putInput(d, sid, message('hi'))
+    const read = await waitSession(d, sid, idle, 20_000)
+    const u = read.usage
+    assert.equal(u.cached_prompt_tokens, 30, JSON.stringify(u))
+    assert.equal(u.cache_ttl_seconds, 300)
+    assert.deepEqual(u.cache_fade, [
+      { tokens: 30, expires_at: new Date(Date.parse(u.observed_at) + 300_000).toISOString() },
+    ])
+    // A turn that read and wrote nothing cached claims no cache.
+    fake.enqueue({ text: ['cold'], usage: { input: 40, output: 3, cached: 0 } })
+    await putInput(d, sid, message('again'))
+    const cold = await waitSession(d, sid, (x) => idle(x) && x.input_order === 2, 20_000)
+    assert.deepEqual([cold.usage.cache_ttl_seconds, cold.usage.cache_fade], [null, []])
+  })
+
   it("the request's model is the session's model", async () => {
     fake.reset()
     fake.gate = bedrockGate({
