@@ -4,7 +4,8 @@
 //
 // - `contents`: user messages as `role: "user"`, assistant messages as `role: "model"`,
 //   tool results as `functionResponse` parts of the user turn after the calls, in the
-//   order of the calls. Consecutive contents of one role are merged.
+//   order of the calls (`response: {output}`, a failed call's `response: {error}`).
+//   Consecutive contents of one role are merged.
 // - User parts: `{text}` (empty text left out) and `{inlineData: {mimeType, data}}`.
 // - Assistant parts: text `{text}`, reasoning text `{text, thought: true}`, each call
 //   `{functionCall: {name, args}, thoughtSignature}`; `args` is the call's JSON text
@@ -130,7 +131,9 @@ function resultParts(results: ToolResultMessage[], calls: ToolCallPart[], ids: b
   const images: Part[] = []
   for (const result of results) {
     const name = calls.find((c) => c.id === result.tool_call_id)?.name ?? result.tool_call_id
-    const response: Record<string, unknown> = { name, response: { output: result.content } }
+    // Google's convention: `output` holds a result, `error` a failure's details.
+    const body = result.is_error ? { error: result.content } : { output: result.content }
+    const response: Record<string, unknown> = { name, response: body }
     if (ids) response.id = result.tool_call_id
     parts.push({ functionResponse: response })
     const own = result.images ?? []

@@ -109,6 +109,29 @@ describe('vertex through the daemon', () => {
     assert.equal(functionResponsesOf(third).length, 1)
   })
 
+  it("a failed call's functionResponse carries its text as error, a good one as output", async () => {
+    writeFileSync(join(workspace, 'there.txt'), 'here I am\n')
+    const sid = await createSession(d, { kind: 'new', workspace })
+    upstream.enqueue(
+      {
+        calls: [
+          { name: 'read', args: { path: 'not-there.txt' } },
+          { name: 'read', args: { path: 'there.txt' } },
+        ],
+      },
+      { text: ['One is missing.'] },
+    )
+    await putInput(d, sid, message('read both'))
+    const s = await waitSession(d, sid, idle)
+    assert.equal(s.latest_answer.outcome, 'completed', JSON.stringify(s.latest_answer))
+    const responses = functionResponsesOf(upstream.requests.at(-1)?.body).map((r) => r.response)
+    assert.deepEqual(
+      responses.map((r) => Object.keys(r)),
+      [['error'], ['output']],
+    )
+    assert.match(String(responses[1].output), /here I am/)
+  })
+
   it('an effort the model does not take fails the run with effort_unsupported; nothing is sent', async () => {
     const before = upstream.requests.length
     const sid = await createSession(d, { kind: 'new', workspace, effort: 'xhigh' })
