@@ -152,6 +152,7 @@ export function createApi(d: ApiDeps): Api {
     onNotice: d.onNotice,
     window: (row) => window(row),
     compaction,
+    cacheRules: () => modelsSettingsOf(d.settings).cache_rules as CacheRule[],
   })
   core.live.snapshotOf = snapshotMinter(d.continuations)
   core.olderHistory = (sessionId, before) => olderHistoryToken(d.continuations, sessionId, before)

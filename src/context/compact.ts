@@ -108,6 +108,8 @@ export function summaryRequest(
     messages: [{ role: 'user', content: [{ type: 'text', text: parts.join('\n\n') }] }],
     tools: [],
     session_id: sessionId,
+    // Only the finished summary is used: a wire may answer it unstreamed.
+    whole: true,
   }
 }
 

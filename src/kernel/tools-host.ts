@@ -144,7 +144,7 @@ export class ToolHost {
         ok: false,
         effect: null,
         summary: c.name,
-        error: `No tool ${c.name}; tools: ${known}`,
+        error: `No tool ${c.name || '(the call names none)'}; tools: ${known}`,
       }
     }
     const parsed = this.#parse(tool, c.arguments)

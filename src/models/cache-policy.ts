@@ -9,7 +9,7 @@
 //   antigravity); explicit CachedContent objects are a separate, billed resource.
 // An unknown OpenAI-compatible server gets no hints: an unknown field can be a 400 there.
 import type { CachePolicy } from '../schemas/models.ts'
-import { normalizeHost } from './provider-map.ts'
+import { hostOf, normalizeHost } from './provider-map.ts'
 
 export interface CacheRule {
   /** "" matches any extension. */
@@ -79,4 +79,45 @@ export function matchCachePolicy(
   const user = best(userRules, extension, h)
   if (user) return { rule: user, source: 'settings' }
   return { rule: best(BUILT_IN_RULES, extension, h) ?? BUILT_IN_RULES[0], source: 'built-in' }
+}
+
+/** When the prompt a turn cached goes cold: its tokens and the time they expire. */
+export interface CacheFade {
+  tokens: number
+  expires_at: string
+}
+
+export interface CacheUsage {
+  cache_ttl_seconds: number | null
+  cache_fade: CacheFade[]
+}
+
+/**
+ * What a turn's usage says of the prompt cache it left warm, read with the cache policy
+ * its extension and host match. Only an explicit policy states a lifetime (Anthropic's
+ * breakpoints live `ttl_seconds` from their last read or write); an implicit cache lives
+ * as long as the provider likes, and `off` caches nothing: both give null and no fade.
+ * Nothing is claimed when the turn neither read nor wrote cached tokens.
+ */
+export function cacheUsage(
+  policy: CachePolicy | null,
+  usage: { cached_prompt_tokens: number | null; cache_write_tokens: number | null },
+  observedMs: number,
+): CacheUsage {
+  const tokens = (usage.cached_prompt_tokens ?? 0) + (usage.cache_write_tokens ?? 0)
+  const ttl = policy?.mode === 'explicit' ? policy.ttl_seconds : null
+  if (ttl === null || tokens <= 0) return { cache_ttl_seconds: null, cache_fade: [] }
+  return {
+    cache_ttl_seconds: ttl,
+    cache_fade: [{ tokens, expires_at: new Date(observedMs + ttl * 1000).toISOString() }],
+  }
+}
+
+/** The policy of a turn's extension and endpoint (user rules first, as matchCachePolicy). */
+export function turnCachePolicy(
+  userRules: readonly CacheRule[],
+  extension: string,
+  endpoint: string | null,
+): CachePolicy {
+  return matchCachePolicy(userRules, extension, hostOf(endpoint) ?? '').rule.policy
 }

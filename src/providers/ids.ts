@@ -24,8 +24,13 @@ export function providerIds(): string[] {
   return [...PROVIDER_IDS]
 }
 
-/** Extensions whose wire takes earlier reasoning text back (Gemini's thought parts). */
-const REASONING_TEXT_REPLAYED: readonly string[] = ['vertex']
+/**
+ * Extensions whose wire takes earlier reasoning text back: Gemini's thought parts, and Chat
+ * Completions' `reasoning_content` beside an assistant message's `tool_calls` (DeepSeek and
+ * Kimi refuse a tool loop without it; encode-chat.ts decides where it goes, and the
+ * Responses encoder leaves plain reasoning text out).
+ */
+const REASONING_TEXT_REPLAYED: readonly string[] = ['vertex', DEFAULT_EXTENSION]
 
 /** Whether a request to this extension carries the reasoning text of earlier answers. */
 export function replaysReasoningText(extension: string | null | undefined): boolean {

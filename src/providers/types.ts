@@ -53,6 +53,8 @@ export interface ToolResultMessage {
   tool_call_id: string
   content: string
   images?: ToolResultImage[]
+  /** The call failed (a tool error, a refusal, a timeout, no result): Messages' `is_error`. */
+  is_error?: boolean
 }
 
 export interface NeutralTool {
@@ -72,6 +74,13 @@ export interface NeutralRequest {
   tools: NeutralTool[]
   /** The session the turn belongs to: a stable key for prompt caching and request ids. */
   session_id: string
+  /**
+   * Only the whole answer is used (a compaction's summary): no one watches it stream, so a
+   * wire with an unstreamed route may take it (vertex's `generateContent`).
+   */
+  whole?: boolean
+  /** Structured output: the answer is JSON that fits this JSON Schema (vertex: `responseJsonSchema`). */
+  response_schema?: Record<string, unknown>
 }
 
 export type StopReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other'
@@ -94,6 +103,11 @@ export type UpstreamErrorCode =
   | 'upstream_malformed' // a frame that does not parse or does not fit the format
   | 'upstream_rejected' // another 4xx: the request itself was refused
   | 'upstream_incomplete' // the stream ended without a terminal event
+  | 'upstream_blocked' // the provider's filters blocked the prompt or the answer
+  | 'upstream_tool_call_invalid' // the model made a call the provider could not accept; none ran
+  | 'upstream_stopped' // the provider ended the answer early for a reason of its own
+  | 'credentials_not_found' // no local credentials for the provider; nothing was sent
+  | 'credentials_unusable' // local credentials that cannot be used; nothing was sent
   | 'aborted' // the caller aborted (interrupt, cancel, shutdown)
   | 'effort_unsupported' // the model cannot take the reasoning effort asked for; nothing was sent
 

@@ -5,6 +5,7 @@ import type { CompactionSettings } from '../context/summary.ts'
 import type { SessionTools } from '../context/tools.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { McpServerConfig } from '../mcp/types.ts'
+import type { CacheRule } from '../models/cache-policy.ts'
 import type { TransportProfile } from '../providers/types.ts'
 import type { Problem } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
@@ -32,6 +33,8 @@ export interface RunsDeps {
   window?: (row: SessionRow) => Promise<number | null>
   /** The `compaction` settings as they are now (absent: automatic compaction off). */
   compaction?: () => CompactionSettings
+  /** The user's prompt-cache rules as the settings are now (absent: the built-in ones only). */
+  cacheRules?: () => readonly CacheRule[]
 }
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */

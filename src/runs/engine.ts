@@ -12,6 +12,7 @@
 
 import { SessionTools } from '../context/tools.ts'
 import type { UpgradeStage } from '../kernel/upgrade.ts'
+import { turnCachePolicy } from '../models/cache-policy.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { ActiveRun } from './active-run.ts'
 import type { Decision } from './approvals.ts'
@@ -189,6 +190,9 @@ export class Runs {
         usage: run.usage,
         model: run.model || run.started.model,
         elapsed_ms: Date.now() - run.startedMs,
+        cache: run.turn
+          ? turnCachePolicy(this.#d.cacheRules?.() ?? [], run.turn.extension, run.turn.profile.endpoint)
+          : null,
       })
     } catch (err) {
       this.#d.onError(err)

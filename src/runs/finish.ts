@@ -2,7 +2,9 @@
 // delivery, and the session goes back to idle (or queued when more inputs wait), all in
 // one transaction.
 import { waitingCount } from '../inputs/rows.ts'
+import { cacheUsage } from '../models/cache-policy.ts'
 import type { AssistantPart, NeutralUsage } from '../providers/types.ts'
+import type { CachePolicy } from '../schemas/models.ts'
 import type { Problem } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
@@ -23,6 +25,8 @@ export interface RunResult {
   usage: NeutralUsage | null
   model: string
   elapsed_ms: number
+  /** The prompt-cache policy of the run's extension and host (usage's cache fields). */
+  cache?: CachePolicy | null
 }
 
 const STATUS: Record<RunOutcome, string> = {
@@ -42,6 +46,7 @@ function usageOf(r: RunResult, at: string) {
     elapsed_ms: r.elapsed_ms,
     tokens_per_second:
       completion !== null && seconds > 0 ? Math.round((completion / seconds) * 10) / 10 : null,
+    ...cacheUsage(r.cache ?? null, r.usage, Date.parse(at)),
   }
 }
 

@@ -121,12 +121,14 @@ export function buildRequest(
       replay?: AssistantPart[]
       call_id?: string
       output?: string
+      outcome?: string
     }
     if (r.kind === 'tool_result') {
       const shown = c.images?.length ? (images.all(sessionId, r.position) as ImageRow[]) : []
       calls.answer(c.call_id as string, {
         content: c.output ?? '',
         images: shown.map((img) => ({ media_type: img.media_type, data: img.data.toString('base64') })),
+        failed: c.outcome !== undefined && c.outcome !== 'ok',
       })
     }
     if (r.kind === 'note') notes.push({ type: 'text', text: noteText(c.text ?? '') })
@@ -193,6 +195,9 @@ function systemOf(core: SessionsCore, sessionId: string): string | null {
   return row ? core.instructions.of(row.workspace, selectionOf(row)).system : null
 }
 
+/** A call's result as the history holds it; `failed` for any outcome but `ok`. */
+type Answer = Pick<ToolResultMessage, 'content' | 'images'> & { failed: boolean }
+
 /**
  * Tool results follow the answer that asked for them, in the order of its calls (parallel
  * calls may end in any order). A call without a result still gets one (providers refuse a
@@ -201,7 +206,7 @@ function systemOf(core: SessionsCore, sessionId: string): string | null {
 class ToolAnswers {
   readonly #messages: NeutralMessage[]
   #asked: string[] = []
-  readonly #answers = new Map<string, Pick<ToolResultMessage, 'content' | 'images'>>()
+  readonly #answers = new Map<string, Answer>()
 
   constructor(messages: NeutralMessage[]) {
     this.#messages = messages
@@ -216,7 +221,7 @@ class ToolAnswers {
     for (const p of parts) if (p.type === 'tool_call') this.#asked.push(p.id)
   }
 
-  answer(callId: string, result: Pick<ToolResultMessage, 'content' | 'images'>): void {
+  answer(callId: string, result: Answer): void {
     this.#answers.set(callId, result)
   }
 
@@ -224,9 +229,12 @@ class ToolAnswers {
     for (const id of this.#asked) {
       const a = this.#answers.get(id) ?? {
         content: 'The call has no result: the run ended before it finished.',
+        failed: true,
       }
       const images = a.images?.length ? { images: a.images } : {}
-      this.#messages.push({ role: 'tool', tool_call_id: id, content: a.content, ...images })
+      // Only a failure is marked: a wire that takes the flag (Messages) says so to the model.
+      const failed = a.failed ? { is_error: true } : {}
+      this.#messages.push({ role: 'tool', tool_call_id: id, content: a.content, ...images, ...failed })
     }
     this.#asked = []
     this.#answers.clear()

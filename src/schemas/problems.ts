@@ -150,6 +150,24 @@ export const PROBLEMS = {
   upstream_malformed: { status: 502, title: 'The provider sent a frame that does not parse' },
   upstream_rejected: { status: 502, title: 'The provider rejected the request' },
   upstream_incomplete: { status: 502, title: 'The provider stream ended without a final event' },
+  upstream_blocked: {
+    status: 502,
+    title: "The provider's safety or policy filters blocked the prompt or the answer",
+  },
+  upstream_tool_call_invalid: {
+    status: 502,
+    title:
+      'The model made a tool call the provider could not accept (malformed or not offered); no call was run',
+  },
+  upstream_stopped: { status: 502, title: 'The provider ended the answer early for a reason of its own' },
+  credentials_not_found: {
+    status: 401,
+    title: 'No local credentials for the provider were found; nothing was sent to it',
+  },
+  credentials_unusable: {
+    status: 401,
+    title: 'The local credentials for the provider cannot be used; nothing was sent to it',
+  },
   effort_unsupported: {
     status: 400,
     title: 'The model does not take the reasoning effort asked for; nothing was sent to the provider',
@@ -232,6 +250,11 @@ export const RUN_FAILURE_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(
   'upstream_malformed',
   'upstream_rejected',
   'upstream_incomplete',
+  'upstream_blocked',
+  'upstream_tool_call_invalid',
+  'upstream_stopped',
+  'credentials_not_found',
+  'credentials_unusable',
   'effort_unsupported',
   'kernel_crashed',
   'daemon_restarted',

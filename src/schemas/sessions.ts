@@ -255,8 +255,22 @@ export const Usage = Type.Object(
     elapsed_ms: NullableNumber,
     tokens_per_second: NullableNumber,
     context_window_tokens: NullableNumber,
-    cache_ttl_seconds: NullableNumber,
-    cache_fade: Type.Array(Type.Unknown()),
+    cache_ttl_seconds: Nullable(
+      Type.Number({
+        description:
+          "Lifetime of the prompt cache the last turn read or wrote, from its extension's cache policy (explicit policies only; null: unknown or none)",
+      }),
+    ),
+    cache_fade: Type.Array(
+      Type.Object(
+        {
+          tokens: Type.Integer({ minimum: 1, description: 'Prompt tokens the last turn left cached' }),
+          expires_at: { ...Timestamp, description: 'When they go cold unless a turn reads them first' },
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'When the cached prompt of the last turn expires (empty: no lifetime is known)' },
+    ),
   },
   { additionalProperties: false },
 )

@@ -97,6 +97,30 @@ export function messagesErrorBody(status: number, message: string): Record<strin
  * The Messages API's pairing rule: each assistant `tool_use` is answered by a
  * `tool_result` block in the user message right after it (words as the API gives them).
  */
+/**
+ * What Anthropic's Messages validation refuses in a request's tools and tool results
+ * (400 invalid_request_error, worded as the API words it): an `input_schema` that is not an
+ * object schema (`type: "object"`; the published `Tool.InputSchema`), one with `oneOf`,
+ * `allOf` or `anyOf` at its top (the API's message, as MCP users have reported it), and a
+ * `tool_result` whose `is_error` is not a boolean.
+ */
+export function messagesRequestError(body: any): string | null {
+  for (const [i, tool] of (Array.isArray(body?.tools) ? body.tools : []).entries()) {
+    const schema = tool?.input_schema
+    if (typeof schema !== 'object' || schema === null || schema.type !== 'object')
+      return `tools.${i}.custom.input_schema.type: Input should be 'object'`
+    if (['oneOf', 'allOf', 'anyOf'].some((k) => k in schema))
+      return `tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`
+  }
+  for (const [i, m] of (Array.isArray(body?.messages) ? body.messages : []).entries()) {
+    for (const [j, b] of (Array.isArray(m?.content) ? m.content : []).entries()) {
+      if (b?.type === 'tool_result' && 'is_error' in b && typeof b.is_error !== 'boolean')
+        return `messages.${i}.content.${j}.tool_result.is_error: Input should be a valid boolean`
+    }
+  }
+  return null
+}
+
 export function messagesPairingError(body: any): string | null {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : []
   for (const [i, m] of messages.entries()) {

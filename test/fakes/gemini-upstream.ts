@@ -24,6 +24,13 @@ export interface GeminiScript {
   calls?: GeminiCall[]
   /** Default STOP. */
   finishReason?: string
+  /** Google's words on a finishReason other than STOP (`finishMessage`). */
+  finishMessage?: string
+  /**
+   * The prompt was blocked: one chunk, `promptFeedback: {blockReason}` and usage, no
+   * candidates (as recorded in test/providers/gemini/fixtures/prompt-blocked.sse).
+   */
+  blockReason?: string
   usage?: { prompt?: number; candidates?: number; thoughts?: number; cached?: number }
   /** `cut`: the stream ends before the finishReason chunk. */
   mode?: 'cut'
@@ -136,6 +143,9 @@ export class FakeGeminiUpstream {
       return googleError(res, script.status, script.errorStatus ?? 'INTERNAL', script.errorMessage ?? 'error')
     }
     if (script.unstreamed) return answerWhole(res, chunksOf(script, recorded.model), script.unstreamed)
+    // `generateContent` answers one GenerateContentResponse, never a stream.
+    if (recorded.method_name === 'generateContent')
+      return answerWhole(res, chunksOf(script, recorded.model), 'single')
     res.writeHead(200, { 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' })
     for (const chunk of chunksOf(script, recorded.model)) {
       if (script.delayMs) await sleep(script.delayMs)
@@ -175,8 +185,14 @@ export function chunksOf(script: GeminiScript, model = 'gemini-2.5-flash'): unkn
   const candidate = (parts: unknown[], finishReason?: string) => ({
     content: { role: 'model', parts },
     ...(finishReason ? { finishReason } : {}),
+    ...(finishReason && script.finishMessage ? { finishMessage: script.finishMessage } : {}),
     index: 0,
   })
+  if (script.blockReason) {
+    const prompt = script.usage?.prompt ?? 12
+    const usageMetadata = { promptTokenCount: prompt, totalTokenCount: prompt }
+    return [{ promptFeedback: { blockReason: script.blockReason }, usageMetadata, ...meta }]
+  }
   for (const [i, t] of (script.thoughts ?? []).entries()) {
     out.push({
       candidates: [candidate([{ text: t, thought: true, ...(i === 0 ? { thoughtSignature: sign() } : {}) }])],

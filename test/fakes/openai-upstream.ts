@@ -11,7 +11,13 @@
 // Used by tests and by bench code.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { messagesErrorBody, messagesFrames, messagesPairingError, wholeMessage } from './anthropic-frames.ts'
+import {
+  messagesErrorBody,
+  messagesFrames,
+  messagesPairingError,
+  messagesRequestError,
+  wholeMessage,
+} from './anthropic-frames.ts'
 import { playFrames, type RecordedRequest, readBody, recordOf } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 import {
@@ -122,8 +128,8 @@ export class FakeOpenAIUpstream {
         record.completed = true
         return
       }
-      const unpaired = messagesPairingError(record.body)
-      if (unpaired) return this.#messagesError(res, record, 400, unpaired)
+      const refusal = messagesRequestError(record.body) ?? messagesPairingError(record.body)
+      if (refusal) return this.#messagesError(res, record, 400, refusal)
       if (script.status && script.status !== 200)
         return this.#messagesError(res, record, script.status, script.errorMessage, script.retryAfter)
       if (script.unstreamed) {

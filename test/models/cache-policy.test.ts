@@ -2,7 +2,13 @@
 // user rules (which come from settings; here passed in directly).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { BUILT_IN_RULES, type CacheRule, matchCachePolicy } from '../../src/models/cache-policy.ts'
+import {
+  BUILT_IN_RULES,
+  type CacheRule,
+  cacheUsage,
+  matchCachePolicy,
+  turnCachePolicy,
+} from '../../src/models/cache-policy.ts'
 import { assertProblem } from '../api/hostile.ts'
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 
@@ -153,5 +159,44 @@ describe('cache rule matching', () => {
         .policy.ttl_seconds,
       5,
     )
+  })
+})
+
+describe("a turn's cache fields in usage", () => {
+  const at = Date.parse('2026-11-28T12:00:00.000Z')
+  const warm = { cached_prompt_tokens: 900, cache_write_tokens: 100 }
+
+  it('an explicit policy gives its ttl and when the cached tokens go cold', () => {
+    const policy = turnCachePolicy([], 'claude', null)
+    assert.deepEqual(cacheUsage(policy, warm, at), {
+      cache_ttl_seconds: 300,
+      cache_fade: [{ tokens: 1000, expires_at: '2026-11-28T12:05:00.000Z' }],
+    })
+  })
+
+  it('implicit and off policies, and a turn that cached nothing, claim no lifetime', () => {
+    const implicit = turnCachePolicy([], 'openai-compatible', 'https://api.openai.com/v1')
+    assert.equal(implicit.key, 'session')
+    assert.deepEqual(cacheUsage(implicit, warm, at), { cache_ttl_seconds: null, cache_fade: [] })
+    const off = turnCachePolicy(
+      [{ extension: 'bedrock', host: '', policy: { ...implicit, mode: 'off', key: null } }],
+      'bedrock',
+      null,
+    )
+    assert.deepEqual(cacheUsage(off, warm, at), { cache_ttl_seconds: null, cache_fade: [] })
+    const cold = { cached_prompt_tokens: 0, cache_write_tokens: null }
+    assert.deepEqual(cacheUsage(turnCachePolicy([], 'bedrock', null), cold, at), {
+      cache_ttl_seconds: null,
+      cache_fade: [],
+    })
+  })
+
+  it("a user rule's ttl wins over the built-in one", () => {
+    const hour: CacheRule = {
+      extension: 'claude',
+      host: '',
+      policy: { mode: 'explicit', key: null, retention: null, ttl_seconds: 3600, breakpoints: 4 },
+    }
+    assert.equal(cacheUsage(turnCachePolicy([hour], 'claude', null), warm, at).cache_ttl_seconds, 3600)
   })
 })

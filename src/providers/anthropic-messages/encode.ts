@@ -13,11 +13,16 @@
 //   model that produced it, first in its message: a part with one summary entry is a
 //   `thinking` block (text + signature), one without is `redacted_thinking`.
 // - Tool results: `tool_result` blocks in the user message right after the assistant
-//   turn, in the order of its calls; images go inside the result's content.
+//   turn, in the order of its calls; images go inside the result's content; a failed
+//   call's result carries `is_error: true`.
 // - Consecutive messages of one role are merged into one (the API wants them alternating).
 // - `max_tokens`: see models.ts and thinkingFor; `stream: true`; tools as `{name,
-//   description, input_schema}`; `temperature` only when asked for and thinking is off.
+//   description, input_schema}`, the schema flattened into one object schema (the API
+//   refuses top-level `oneOf`/`anyOf`/`allOf`: claude/schema.ts); `temperature` only when
+//   asked for and thinking is off.
 
+// The Messages family's one schema preparation (it lives with claude, where it began).
+import { messagesToolSchema } from '../claude/schema.ts'
 import { wireTurns } from '../conversation.ts'
 import type { AssistantPart, NeutralRequest, ToolResultMessage, UserPart } from '../types.ts'
 import { type ModelFacts, modelFacts } from './models.ts'
@@ -66,7 +71,7 @@ export function messagesBody(req: NeutralRequest, opts: MessagesBodyOptions = {}
     body.tools = req.tools.map((t) => ({
       name: t.name,
       description: t.description,
-      input_schema: t.parameters,
+      input_schema: messagesToolSchema(t.parameters),
     }))
   }
   if (thinking.thinking) body.thinking = thinking.thinking
@@ -194,6 +199,8 @@ export function toolInput(args: string): Record<string, unknown> {
 function toolResultBlock(result: ToolResultMessage): Block {
   const images = result.images ?? []
   const block: Block = { type: 'tool_result', tool_use_id: result.tool_call_id }
+  // A failed call says so, as the API asks: the model reads it as an error to act on.
+  if (result.is_error) block.is_error = true
   if (images.length === 0) {
     // An empty result is sent without content (optional there) rather than as "".
     if (result.content !== '') block.content = result.content

@@ -24,10 +24,13 @@ export type BedrockAuth =
   /** `source` says where the keys came from, for messages (never a key). */
   | { type: 'sigv4'; credentials: AwsCredentials; source: string }
 
+/** No credential anywhere (`credentials_not_found`), or one that cannot be used. */
 export class CredentialError extends Error {
-  constructor(message: string) {
+  readonly code: 'credentials_not_found' | 'credentials_unusable'
+  constructor(message: string, code: CredentialError['code'] = 'credentials_unusable') {
     super(message)
     this.name = 'CredentialError'
+    this.code = code
   }
 }
 
@@ -83,6 +86,7 @@ async function fromProfile(profile: AwsProfile, opts: AuthOptions): Promise<Bedr
     )
   throw new CredentialError(
     `no AWS credentials found: save a Bedrock API key on the hearth profile, or set AWS_BEARER_TOKEN_BEDROCK, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give ${where} keys or a credential_process in ${profile.credentialsPath} or ${profile.configPath}`,
+    'credentials_not_found',
   )
 }
 

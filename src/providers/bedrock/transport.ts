@@ -163,7 +163,8 @@ function setupFailure(err: unknown, signal: AbortSignal): ErrorEvent {
   const message = err instanceof Error ? err.message : String(err)
   if (err instanceof EndpointError || err instanceof SetupError)
     return errorEvent('upstream_rejected', message)
-  if (err instanceof CredentialError || err instanceof CredentialProcessError)
-    return errorEvent('upstream_unauthorized', message)
+  // Nothing was sent: the cause is local, never the provider's refusal.
+  if (err instanceof CredentialError) return errorEvent(err.code, message)
+  if (err instanceof CredentialProcessError) return errorEvent('credentials_unusable', message)
   return errorEvent('upstream_rejected', `the bedrock request could not be prepared: ${message}`)
 }

@@ -15,7 +15,6 @@ import {
   IDENTITY_TEXT,
   INTERLEAVED_THINKING_BETA,
 } from './constants.ts'
-import { flattenToolSchema } from './schema.ts'
 
 const MESSAGES_PATH = '/v1/messages'
 
@@ -95,11 +94,7 @@ export function claudeHeaders(token: string, model: string): Record<string, stri
 export function claudeBody(req: NeutralRequest): Record<string, unknown> {
   const wire: NeutralRequest = {
     ...req,
-    tools: req.tools.map((t) => ({
-      ...t,
-      name: wireToolName(t.name),
-      parameters: flattenToolSchema(t.parameters),
-    })),
+    tools: req.tools.map((t) => ({ ...t, name: wireToolName(t.name) })),
     messages: req.messages.map((m) =>
       m.role === 'assistant'
         ? {

@@ -1,6 +1,7 @@
-// Tool schemas as the Messages API takes them from a subscription token: `input_schema`
-// must be an object schema, and the API refuses `oneOf`, `allOf` or `anyOf` at its top
-// level. Such a schema is flattened into one object schema:
+// Tool schemas as the Messages API takes them (the Messages family's, claude and bedrock
+// alike: messagesBody prepares every tool's schema here): `input_schema` must be an object
+// schema (`type: "object"`), and the API refuses `oneOf`, `allOf` or `anyOf` at its top
+// level, failing the whole request. Such a schema is flattened into one object schema:
 //
 // - `properties`: the schema's own, then each alternative's; a property that alternatives
 //   define differently becomes `anyOf` of its distinct definitions (the alternatives).
@@ -53,4 +54,10 @@ export function flattenToolSchema(schema: Schema): Schema {
   if (required.size > 0) out.required = [...required]
   else delete out.required
   return out
+}
+
+/** A tool's `input_schema` as the Messages API accepts it: flattened, and always an object schema. */
+export function messagesToolSchema(schema: Schema): Schema {
+  const flat = flattenToolSchema(schema)
+  return flat.type === undefined ? { type: 'object', ...flat } : flat
 }

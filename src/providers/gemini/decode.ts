@@ -14,9 +14,10 @@
 //   says `tool_calls`); a limited or filtered answer never runs a call.
 // - `thoughtSignature` may ride on any part; the last non-empty one of each item is kept
 //   (`signatures`) for a wrapper that replays them, and the last of the whole answer.
-// - `finishReason` ends the turn: `usage` (when reported), `done`. A stream that ends
-//   without one is `upstream_incomplete`. `promptFeedback.blockReason` without candidates
-//   (the prompt was blocked) ends it as `content_filter`.
+// - `finishReason` ends the turn: `usage` (when reported), then `done` for STOP and
+//   MAX_TOKENS, else an `error` (finish.ts: a filtered answer, a malformed call, …), never
+//   success. A stream that ends without one is `upstream_incomplete`.
+//   `promptFeedback.blockReason` (the prompt was blocked) ends it `upstream_blocked`.
 // - A chunk carrying `error` ends the turn with the mapped code (errors.ts).
 // - A field that is present but of the wrong type (text not a string, parts not a list, a
 //   call without a name, counts that are not numbers…) fails the turn as
@@ -25,8 +26,9 @@
 import { decodeWith, type FrameDecoder, incomplete, parseFrame } from '../openai-compatible/decode-stream.ts'
 import type { SseFrame } from '../openai-compatible/sse.ts'
 import { type CallDraft, toolCallEvent } from '../openai-compatible/tool-calls.ts'
-import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
+import type { NeutralEvent, NeutralUsage } from '../types.ts'
 import { googleError, streamErrorEvent } from './errors.ts'
+import { blockedPrompt, type FinishOutcome, finishOutcome } from './finish.ts'
 
 type Json = Record<string, unknown>
 
@@ -81,15 +83,17 @@ export class GeminiDecoder implements FrameDecoder {
     const candidates = list(data.candidates, 'candidates')
     const candidate = object(candidates?.[0], 'candidates[0]')
     const events = candidate ? this.#candidate(candidate) : []
-    const reason = candidate ? str(candidate.finishReason, 'finishReason') : undefined
-    if (reason !== undefined) {
-      for (const event of this.#terminal(mapFinishReason(reason))) events.push(event)
-      return this.#finish(events)
-    }
     const feedback = object(data.promptFeedback, 'promptFeedback')
     const blocked = feedback ? str(feedback.blockReason, 'promptFeedback.blockReason') : undefined
-    if (!candidate && blocked !== undefined) return this.#finish(this.#terminal('content_filter'))
-    return events
+    if (blocked !== undefined) {
+      const detail = str(feedback?.blockReasonMessage, 'promptFeedback.blockReasonMessage')
+      return this.#finish([...events, ...this.#terminal(blockedPrompt(blocked), detail)])
+    }
+    const reason = candidate ? str(candidate.finishReason, 'finishReason') : undefined
+    if (reason === undefined) return events
+    const detail = str(candidate?.finishMessage, 'finishMessage')
+    for (const event of this.#terminal(finishOutcome(reason), detail)) events.push(event)
+    return this.#finish(events)
   }
 
   end(): NeutralEvent[] {
@@ -149,13 +153,23 @@ export class GeminiDecoder implements FrameDecoder {
     if (slot >= 0) this.signatures.set(slot, signature)
   }
 
-  /** Calls only on a normal STOP, then usage and `done`. */
-  #terminal(stop: StopReason): NeutralEvent[] {
+  /**
+   * Calls only on a normal STOP, then usage and `done`; a finish that is a failure ends
+   * with its `error` after the usage (the tokens were spent) and publishes no call.
+   */
+  #terminal(outcome: FinishOutcome, detail: string | undefined): NeutralEvent[] {
     const events: NeutralEvent[] = []
-    const calls = stop === 'stop' ? this.#calls : []
+    const calls = 'stop' in outcome && outcome.stop === 'stop' ? this.#calls : []
     for (const call of calls) events.push(toolCallEvent(call.slot, call))
     if (this.#sawUsage) events.push({ type: 'usage', usage: neutralUsage(this.#usage) })
-    events.push({ type: 'done', stop_reason: stop === 'stop' && calls.length > 0 ? 'tool_calls' : stop })
+    if ('stop' in outcome) {
+      const stop = outcome.stop === 'stop' && calls.length > 0 ? 'tool_calls' : outcome.stop
+      events.push({ type: 'done', stop_reason: stop })
+    } else {
+      // Google's own words (finishMessage, blockReasonMessage) say what went wrong.
+      const said = detail?.trim() ? `: ${detail.trim().slice(0, 500)}` : ''
+      events.push({ type: 'error', code: outcome.code, message: `${outcome.message}${said}`, status: null })
+    }
     return events
   }
 
@@ -218,29 +232,6 @@ export function neutralUsage(u: GeminiUsage): NeutralUsage {
     completion_tokens: completion,
     total_tokens: u.prompt !== null && completion !== null ? u.prompt + completion : u.total,
   }
-}
-
-const FILTERED = new Set([
-  'SAFETY',
-  'RECITATION',
-  'BLOCKLIST',
-  'PROHIBITED_CONTENT',
-  'SPII',
-  'IMAGE_SAFETY',
-  'IMAGE_PROHIBITED_CONTENT',
-  'IMAGE_RECITATION',
-])
-
-/**
- * STOP → `stop`; MAX_TOKENS → `length`; the safety, recitation and blocklist reasons →
- * `content_filter`; the rest (MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, LANGUAGE,
- * OTHER, FINISH_REASON_UNSPECIFIED, reasons added later) → `other`.
- */
-export function mapFinishReason(reason: string): StopReason {
-  if (reason === 'STOP') return 'stop'
-  if (reason === 'MAX_TOKENS') return 'length'
-  if (FILTERED.has(reason)) return 'content_filter'
-  return 'other'
 }
 
 /** Decodes a Gemini event stream; always ends with exactly one `done` or `error`. */

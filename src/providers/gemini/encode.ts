@@ -4,7 +4,8 @@
 //
 // - `contents`: user messages as `role: "user"`, assistant messages as `role: "model"`,
 //   tool results as `functionResponse` parts of the user turn after the calls, in the
-//   order of the calls. Consecutive contents of one role are merged.
+//   order of the calls (`response: {output}`, a failed call's `response: {error}`).
+//   Consecutive contents of one role are merged.
 // - User parts: `{text}` (empty text left out) and `{inlineData: {mimeType, data}}`.
 // - Assistant parts: text `{text}`, reasoning text `{text, thought: true}`, each call
 //   `{functionCall: {name, args}, thoughtSignature}`; `args` is the call's JSON text
@@ -16,7 +17,9 @@
 // - `systemInstruction: {parts: [{text}]}` when there is system text.
 // - `tools: [{functionDeclarations: [{name, description, parametersJsonSchema}]}]` with
 //   the schemas as given (full JSON Schema, not flattened), `toolConfig` mode AUTO.
-// - `generationConfig.thinkingConfig` only for an explicit effort (models.ts).
+// - `generationConfig.thinkingConfig` only for an explicit effort (models.ts); a request
+//   for structured output adds `responseMimeType: "application/json"` and its schema as
+//   `responseJsonSchema` (full JSON Schema, not flattened).
 
 import { type ToolCallPart, wireTurns } from '../conversation.ts'
 import type { AssistantPart, NeutralRequest, NeutralTool, ToolResultMessage, UserPart } from '../types.ts'
@@ -48,7 +51,13 @@ export function geminiBody(req: NeutralRequest, opts: GeminiBodyOptions = {}): R
   const thinking = thinkingConfigFor(req.model, req.effort)
   const body: Record<string, unknown> = { contents: geminiContents(req, opts) }
   if (req.system) body.systemInstruction = { parts: [{ text: req.system }] }
-  if (thinking) body.generationConfig = { thinkingConfig: thinking }
+  const config: Record<string, unknown> = {}
+  if (thinking) config.thinkingConfig = thinking
+  if (req.response_schema) {
+    config.responseMimeType = 'application/json'
+    config.responseJsonSchema = req.response_schema
+  }
+  if (Object.keys(config).length > 0) body.generationConfig = config
   if (req.tools.length > 0) {
     const declare = opts.declare ?? declareTool
     body.tools = [{ functionDeclarations: req.tools.map(declare) }]
@@ -122,7 +131,9 @@ function resultParts(results: ToolResultMessage[], calls: ToolCallPart[], ids: b
   const images: Part[] = []
   for (const result of results) {
     const name = calls.find((c) => c.id === result.tool_call_id)?.name ?? result.tool_call_id
-    const response: Record<string, unknown> = { name, response: { output: result.content } }
+    // Google's convention: `output` holds a result, `error` a failure's details.
+    const body = result.is_error ? { error: result.content } : { output: result.content }
+    const response: Record<string, unknown> = { name, response: body }
     if (ids) response.id = result.tool_call_id
     parts.push({ functionResponse: response })
     const own = result.images ?? []

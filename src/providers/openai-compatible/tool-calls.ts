@@ -27,15 +27,17 @@ export interface CallDraft {
 }
 
 /**
- * The calls that may be emitted when a turn ends with `stop`: those with a name (pieces
- * of nothing a server sent late make no call), and when the output was cut (`length`,
- * `content_filter`) only those whose arguments are a whole JSON object (the cut one would
- * run with half its arguments).
+ * The calls that may be emitted when a turn ends with `stop`: every call the model made,
+ * and when the output was cut (`length`, `content_filter`) only those whose arguments are
+ * a whole JSON object (the cut one would run with half its arguments). A call without a
+ * name but with an id or arguments is kept, its name empty: like a call of an unknown tool
+ * it gets an error result, so the model learns of it. Only pieces of nothing (no name, no
+ * id, no arguments: what some servers send after the finish) make no call.
  */
 export function completeCalls<C extends CallDraft>(calls: C[], stop: StopReason): C[] {
-  const named = calls.filter((c) => c.name !== '')
-  if (stop !== 'length' && stop !== 'content_filter') return named
-  return named.filter((c) => isJsonObject(finalArguments(c.args)))
+  const made = calls.filter((c) => c.name !== '' || c.id !== '' || c.args.trim() !== '')
+  if (stop !== 'length' && stop !== 'content_filter') return made
+  return made.filter((c) => isJsonObject(finalArguments(c.args)))
 }
 
 function isJsonObject(text: string): boolean {

@@ -80,7 +80,7 @@ export async function adcAccessToken(opts: AdcOptions): Promise<AdcToken> {
       return { accessToken: await externalUserToken(file, path, opts), quotaProject }
     default:
       throw new AdcError(
-        'upstream_unauthorized',
+        'credentials_unusable',
         `the application default credentials in ${path} are of type ${JSON.stringify(file.type ?? null)}, which hearth cannot use; use a service-account key or run \`gcloud auth application-default login\``,
       )
   }
@@ -93,7 +93,7 @@ function readAdcFile(path: string): AdcFile {
   } catch (err) {
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT'
     throw new AdcError(
-      'upstream_unauthorized',
+      missing ? 'credentials_not_found' : 'credentials_unusable',
       missing
         ? `no application default credentials at ${path}: run \`gcloud auth application-default login\` or set GOOGLE_APPLICATION_CREDENTIALS to a key file`
         : `the application default credentials at ${path} cannot be read: ${describe(err)}`,
@@ -106,7 +106,7 @@ function readAdcFile(path: string): AdcFile {
     // reported below
   }
   throw new AdcError(
-    'upstream_unauthorized',
+    'credentials_unusable',
     `the application default credentials at ${path} are not a JSON object`,
   )
 }
@@ -119,7 +119,7 @@ function required(file: AdcFile, path: string, ...fields: string[]): string[] {
   const missing = fields.filter((f) => text(file[f]) === '')
   if (missing.length > 0) {
     throw new AdcError(
-      'upstream_unauthorized',
+      'credentials_unusable',
       `the ${String(file.type)} credentials in ${path} lack ${missing.join(', ')}`,
     )
   }
@@ -145,7 +145,7 @@ async function serviceAccountToken(file: AdcFile, path: string, opts: AdcOptions
       .sign(key)
   } catch (err) {
     throw new AdcError(
-      'upstream_unauthorized',
+      'credentials_unusable',
       `the private key in ${path} cannot sign (${(err as Error).name}); download a new key for ${email}`,
     )
   }

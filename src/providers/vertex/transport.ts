@@ -3,7 +3,8 @@
 // not take fails here, with nothing sent), the project and location are resolved (the
 // profile's, else GOOGLE_CLOUD_PROJECT / GOOGLE_CLOUD_LOCATION), the ADC file is read and
 // exchanged for an access token (adc.ts; no cache), then
-// `POST {host}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:streamGenerateContent?alt=sse`.
+// `POST {host}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:streamGenerateContent?alt=sse`
+// (`:generateContent` for a request whose answer is used only whole, a summary).
 // The host is `{location}-aiplatform.googleapis.com`, the bare `aiplatform.googleapis.com`
 // for `global`; HEARTH_VERTEX_BASE_URL replaces it (tests, and the only way to plain
 // http on loopback). Replay sends text, thinking text and calls, each call with the
@@ -101,6 +102,7 @@ export interface VertexOptions {
 async function prepare(
   place: VertexPlace,
   model: string,
+  method: VertexMethod,
   body: Record<string, unknown>,
   opts: StreamOptions,
   env: NodeJS.ProcessEnv,
@@ -119,14 +121,9 @@ async function prepare(
     authorization: `Bearer ${token.accessToken}`,
     'user-agent': userAgent(),
   }
+  if (method === 'generateContent') headers.accept = 'application/json'
   if (token.quotaProject) headers['x-goog-user-project'] = token.quotaProject
-  const url = vertexUrl(
-    place.project,
-    place.location,
-    model,
-    'streamGenerateContent',
-    env.HEARTH_VERTEX_BASE_URL,
-  )
+  const url = vertexUrl(place.project, place.location, model, method, env.HEARTH_VERTEX_BASE_URL)
   return { request: { url, headers, body: JSON.stringify(body) }, secret: token.accessToken }
 }
 
@@ -152,7 +149,10 @@ export function vertexTransport(vopts: VertexOptions = {}): Transport {
       }
       const place = vertexPlace(profile, env)
       if ('type' in place) return only(place)
-      return geminiTurn(() => prepare(place, model, body, opts, env, vopts.adc), opts, null, {
+      // A whole answer (a summary) takes the unstreamed route: one JSON answer, read by the
+      // same decoder (whole.ts).
+      const method: VertexMethod = req.whole ? 'generateContent' : 'streamGenerateContent'
+      return geminiTurn(() => prepare(place, model, method, body, opts, env, vopts.adc), opts, null, {
         adjust: advise,
       })
     },

@@ -277,6 +277,35 @@ describe('Messages decoding edge cases', () => {
     deepStrictEqual(paused.at(-1), done('other'))
   })
 
+  test('a tool_use without a name is still a call, its name empty (it gets an error result)', async () => {
+    const events = await run(
+      sse(
+        start,
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_n', input: {} },
+        },
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: '{"path": "a"}' },
+        },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } },
+        stop,
+      ),
+    )
+    deepStrictEqual(events[0], {
+      type: 'tool_call',
+      index: 0,
+      id: 'toolu_n',
+      name: '',
+      arguments: '{"path": "a"}',
+    })
+    deepStrictEqual(events.at(-1), done('tool_calls'))
+  })
+
   test('data that is not JSON is malformed', async () => {
     const events = await run(`event: message_start\ndata: {not json\n\n`)
     deepStrictEqual(events[0]?.type, 'error')

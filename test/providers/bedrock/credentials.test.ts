@@ -75,7 +75,7 @@ describe('bedrock credentials: the order, never mixed', () => {
   test('half an environment pair is an error, never completed from the files', async () => {
     const env = { HOME: awsHome({ credentials: CREDENTIALS }), AWS_ACCESS_KEY_ID: 'AKIDENV' }
     await rejects(auth(env), (err: Error) => {
-      strictEqual(err instanceof CredentialError, true)
+      strictEqual(err instanceof CredentialError && err.code, 'credentials_unusable')
       strictEqual(/without its secret access key/.test(err.message), true, err.message)
       return true
     })
@@ -151,7 +151,7 @@ describe('bedrock credentials: the order, never mixed', () => {
 
   test('nothing found names every place looked; SSO and roles are said to be unresolved', async () => {
     await rejects(auth({ HOME: awsHome() }), (err: Error) => {
-      strictEqual(err instanceof CredentialError, true)
+      strictEqual(err instanceof CredentialError && err.code, 'credentials_not_found')
       strictEqual(
         /AWS_BEARER_TOKEN_BEDROCK/.test(err.message) && /credential_process/.test(err.message),
         true,

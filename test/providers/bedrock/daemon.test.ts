@@ -100,6 +100,83 @@ describe('bedrock through the daemon', () => {
     )
   })
 
+  it('no local credential fails the run credentials_not_found, naming the places looked; nothing is sent', async () => {
+    fake.reset()
+    const config = join(userHome, '.aws', 'config')
+    const kept = readFileSync(config, 'utf8')
+    writeFileSync(config, '[profile dev]\nregion = eu-west-1\n')
+    try {
+      const sid = await createSession(d, { kind: 'new', workspace })
+      await putInput(d, sid, message('hi'))
+      const read = await waitSession(d, sid, idle, 20_000)
+      assert.equal(read.latest_answer.outcome, 'failed')
+      const error = (await historyOf(d, sid)).find((e: any) => e.kind === 'error')
+      assert.equal(error?.content.problem.code, 'credentials_not_found', JSON.stringify(error))
+      assert.match(
+        error.content.problem.detail,
+        /no AWS credentials found: .*AWS_BEARER_TOKEN_BEDROCK.*profile dev/,
+      )
+      assert.equal(fake.requests.length, 0)
+    } finally {
+      writeFileSync(config, kept)
+    }
+  })
+
+  it("a failed tool's result goes back as a tool_result with is_error: true; a good one without it", async () => {
+    fake.reset()
+    fake.gate = bedrockGate({
+      region: 'eu-west-1',
+      service: 'bedrock',
+      keys: { AKIDDAEMON: { secret: 'process-secret', token: 'daemon-session-token' } },
+    })
+    writeFileSync(join(workspace, 'here.txt'), 'present\n')
+    const sid = await createSession(d, { kind: 'new', workspace })
+    fake.enqueue(
+      callTools(
+        { name: 'read', arguments: { path: 'missing.txt' }, id: 'toolu_missing' },
+        { name: 'read', arguments: { path: 'here.txt' }, id: 'toolu_here' },
+      ),
+      answer('One was missing.'),
+    )
+    await putInput(d, sid, message('read both'))
+    const read = await waitSession(d, sid, idle, 20_000)
+    assert.equal(read.latest_answer.outcome, 'completed', JSON.stringify(read.history.items.at(-1)))
+    const results = fake.requests[1].body.messages
+      .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: any) => b.type === 'tool_result')
+    assert.deepEqual(
+      results.map((b: any) => [b.tool_use_id, b.is_error]),
+      [
+        ['toolu_missing', true],
+        ['toolu_here', undefined],
+      ],
+    )
+  })
+
+  it("usage's cache_ttl_seconds and cache_fade follow the explicit cache policy of bedrock (300 s)", async () => {
+    fake.reset()
+    fake.gate = bedrockGate({
+      region: 'eu-west-1',
+      service: 'bedrock',
+      keys: { AKIDDAEMON: { secret: 'process-secret', token: 'daemon-session-token' } },
+    })
+    const sid = await createSession(d, { kind: 'new', workspace })
+    fake.enqueue({ text: ['cached'], usage: { input: 40, output: 3, cached: 30 } })
+    await putInput(d, sid, message('hi'))
+    const read = await waitSession(d, sid, idle, 20_000)
+    const u = read.usage
+    assert.equal(u.cached_prompt_tokens, 30, JSON.stringify(u))
+    assert.equal(u.cache_ttl_seconds, 300)
+    assert.deepEqual(u.cache_fade, [
+      { tokens: 30, expires_at: new Date(Date.parse(u.observed_at) + 300_000).toISOString() },
+    ])
+    // A turn that read and wrote nothing cached claims no cache.
+    fake.enqueue({ text: ['cold'], usage: { input: 40, output: 3, cached: 0 } })
+    await putInput(d, sid, message('again'))
+    const cold = await waitSession(d, sid, (x) => idle(x) && x.input_order === 2, 20_000)
+    assert.deepEqual([cold.usage.cache_ttl_seconds, cold.usage.cache_fade], [null, []])
+  })
+
   it("the request's model is the session's model", async () => {
     fake.reset()
     fake.gate = bedrockGate({

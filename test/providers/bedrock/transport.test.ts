@@ -269,9 +269,9 @@ describe('bedrock transport', () => {
     strictEqual(urls.length, 5)
   })
 
-  test('no credential anywhere fails the step before anything is sent', async () => {
+  test('no credential anywhere fails the step credentials_not_found before anything is sent', async () => {
     const events = await run(envWith({ AWS_REGION: 'us-east-1' }))
-    strictEqual(last(events).code, 'upstream_unauthorized')
+    strictEqual(last(events).code, 'credentials_not_found')
     strictEqual(/no AWS credentials found/.test(last(events).message), true)
     strictEqual(fake.requests.length, 0)
   })
@@ -344,6 +344,40 @@ describe('bedrock transport', () => {
     deepStrictEqual(toolCallsOf(fake.requests[1].body), [
       { call_id: 'toolu_7', name: 'read', arguments: '{"path":"notes.txt"}' },
     ])
+  })
+
+  test('an MCP schema with top-level oneOf/anyOf/allOf reaches Bedrock flattened, so the request is accepted', async () => {
+    fake.gate = bedrockGate({ region: 'us-east-1', service: 'bedrock', apiKeys: ['k'] })
+    const lookup = {
+      type: 'object',
+      properties: { verbose: { type: 'boolean' } },
+      oneOf: [
+        { properties: { id: { type: 'string' } }, required: ['id'] },
+        { properties: { path: { type: 'string' } }, required: ['path'] },
+      ],
+    }
+    const tools = [
+      { name: 'mcp__docs__lookup', description: 'Looks a page up', parameters: lookup },
+      { name: 'mcp__docs__both', description: 'x', parameters: { allOf: [{ properties: { a: {} } }] } },
+      { name: 'mcp__docs__any', description: 'x', parameters: { anyOf: [{ properties: { b: {} } }] } },
+      { name: 'mcp__docs__untyped', description: 'x', parameters: { properties: { c: {} } } },
+    ]
+    fake.enqueue({ text: ['ok'] })
+    const events = await run(envWith(), profile({ api_key: 'k' }), request({ tools }))
+    deepStrictEqual(last(events), { type: 'done', stop_reason: 'stop' })
+    const sent = fake.requests[0].body.tools
+    deepStrictEqual(sent[0].input_schema, {
+      type: 'object',
+      properties: { verbose: { type: 'boolean' }, id: { type: 'string' }, path: { type: 'string' } },
+    })
+    deepStrictEqual(
+      sent.slice(1).map((t: any) => t.input_schema),
+      [
+        { type: 'object', properties: { a: {} } },
+        { type: 'object', properties: { b: {} } },
+        { type: 'object', properties: { c: {} } },
+      ],
+    )
   })
 
   test('aborting while credential_process runs ends the step as aborted', async () => {

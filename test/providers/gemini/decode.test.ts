@@ -2,7 +2,8 @@ import { deepStrictEqual, match, strictEqual } from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { decodeGemini, GeminiDecoder, mapFinishReason } from '../../../src/providers/gemini/decode.ts'
+import { decodeGemini, GeminiDecoder } from '../../../src/providers/gemini/decode.ts'
+import { BLOCK_REASONS, FINISH_OUTCOMES, finishOutcome } from '../../../src/providers/gemini/finish.ts'
 import { decodeWith } from '../../../src/providers/openai-compatible/decode-stream.ts'
 import type { NeutralEvent } from '../../../src/providers/types.ts'
 import { bytes, collect, usage } from '../openai-compatible/helpers.ts'
@@ -58,6 +59,8 @@ const call = (index: number, name: string, args: string, id = '<generated>'): Ne
   arguments: args,
 })
 const done = (stop_reason: string): NeutralEvent => ({ type: 'done', stop_reason }) as NeutralEvent
+const failed = (code: string, message: string): NeutralEvent =>
+  ({ type: 'error', code, message, status: null }) as NeutralEvent
 
 const FINAL_USAGE = {
   promptTokenCount: 41,
@@ -122,8 +125,14 @@ describe('recorded Gemini streams', () => {
     ])
   })
 
-  test('a blocked prompt: no candidates, blockReason → content_filter', async () => {
-    await decodesTo(fixture('prompt-blocked.sse'), [usage(9, null, null, null, 9), done('content_filter')])
+  test('a blocked prompt: no candidates, blockReason → upstream_blocked, never success', async () => {
+    await decodesTo(fixture('prompt-blocked.sse'), [
+      usage(9, null, null, null, 9),
+      failed(
+        'upstream_blocked',
+        "Gemini's filters blocked the prompt (PROHIBITED_CONTENT); no answer was made",
+      ),
+    ])
   })
 })
 
@@ -186,7 +195,7 @@ describe('written Gemini streams', () => {
     )
   })
 
-  test('SAFETY: content_filter, no calls; the text already streamed stays', async () => {
+  test('SAFETY: upstream_blocked, no calls; the text already streamed stays', async () => {
     const safety = {
       finishReason: 'SAFETY',
       safetyRatings: [{ category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true }],
@@ -196,23 +205,101 @@ describe('written Gemini streams', () => {
         { content: { role: 'model', parts: [{ functionCall: { name: 'run', args: {} } }] }, ...safety },
       ],
     })
-    await decodesTo(stream, [text(0, 'Here is how'), done('content_filter')])
+    await decodesTo(stream, [
+      text(0, 'Here is how'),
+      failed('upstream_blocked', "Gemini's filters stopped the answer (SAFETY: the answer may be unsafe)"),
+    ])
   })
 
-  test('finish reasons', () => {
-    deepStrictEqual(
-      [
-        'STOP',
-        'MAX_TOKENS',
-        'SAFETY',
-        'RECITATION',
-        'PROHIBITED_CONTENT',
-        'MALFORMED_FUNCTION_CALL',
-        'OTHER',
-        'NEW',
-      ].map(mapFinishReason),
-      ['stop', 'length', 'content_filter', 'content_filter', 'content_filter', 'other', 'other', 'other'],
+  test("MALFORMED_FUNCTION_CALL fails with Google's finishMessage; its call is never published", async () => {
+    // The shape Gemini sends: an empty content, the reason and its message (and usage).
+    const stream = sse(
+      chunk([{ text: 'Let me check' }]),
+      chunk([{ functionCall: { name: 'read', args: { path: 'a' } } }]),
+      {
+        candidates: [
+          {
+            content: {},
+            finishReason: 'MALFORMED_FUNCTION_CALL',
+            finishMessage: 'Malformed function call: print(default_api.read(path=',
+            index: 0,
+          },
+        ],
+        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 0, totalTokenCount: 12 },
+      },
     )
+    await decodesTo(stream, [
+      text(0, 'Let me check'),
+      usage(12, null, null, 0, 12),
+      failed(
+        'upstream_tool_call_invalid',
+        'Gemini stopped the answer: MALFORMED_FUNCTION_CALL, the model wrote a function call that does not parse; no call was run: Malformed function call: print(default_api.read(path=',
+      ),
+    ])
+  })
+
+  test('a blockReason beside candidates still blocks; blockReasonMessage is kept', async () => {
+    const stream = sse({
+      promptFeedback: { blockReason: 'JAILBREAK', blockReasonMessage: 'The prompt was blocked.' },
+      candidates: [{ content: { role: 'model', parts: [] }, index: 0 }],
+    })
+    await decodesTo(stream, [
+      failed(
+        'upstream_blocked',
+        "Gemini's filters blocked the prompt (JAILBREAK); no answer was made: The prompt was blocked.",
+      ),
+    ])
+  })
+
+  test('every finish reason Google documents has an outcome; only STOP and MAX_TOKENS succeed', async () => {
+    const documented = [
+      'FINISH_REASON_UNSPECIFIED',
+      'STOP',
+      'MAX_TOKENS',
+      'SAFETY',
+      'RECITATION',
+      'LANGUAGE',
+      'OTHER',
+      'BLOCKLIST',
+      'PROHIBITED_CONTENT',
+      'SPII',
+      'MALFORMED_FUNCTION_CALL',
+      'IMAGE_SAFETY',
+      'IMAGE_PROHIBITED_CONTENT',
+      'IMAGE_OTHER',
+      'NO_IMAGE',
+      'IMAGE_RECITATION',
+      'UNEXPECTED_TOOL_CALL',
+      'TOO_MANY_TOOL_CALLS',
+      'MISSING_THOUGHT_SIGNATURE',
+      'MALFORMED_RESPONSE',
+    ]
+    deepStrictEqual(Object.keys(FINISH_OUTCOMES).sort(), [...documented].sort())
+    const codes = Object.fromEntries(documented.map((r) => [r, finishOutcome(r)]))
+    deepStrictEqual(
+      Object.entries(codes)
+        .filter(([, o]) => 'stop' in o)
+        .map(([r]) => r),
+      ['STOP', 'MAX_TOKENS'],
+    )
+    deepStrictEqual(finishOutcome('SOMETHING_NEW'), {
+      code: 'upstream_stopped',
+      message: 'Gemini stopped the answer: SOMETHING_NEW (a reason hearth does not know)',
+    })
+    strictEqual('code' in finishOutcome('toString'), true)
+    // A call in a stream that ends with any failing reason is never published.
+    for (const reason of documented.filter((r) => !('stop' in finishOutcome(r)))) {
+      const events = await run(
+        sse(chunk([{ functionCall: { name: 'read', args: {} } }]), chunk([], { finishReason: reason })),
+      )
+      strictEqual(events.length, 1, reason)
+      strictEqual(events[0].type, 'error', reason)
+    }
+    for (const reason of BLOCK_REASONS) {
+      const events = await run(sse({ promptFeedback: { blockReason: reason } }))
+      const last = events.at(-1)
+      strictEqual(last?.type === 'error' && last.code, 'upstream_blocked', reason)
+    }
   })
 
   test('a stream cut before finishReason is incomplete, never success; its calls are not published', async () => {

@@ -161,6 +161,19 @@ describe('Chat Completions tool calls', () => {
     ])
   })
 
+  test('a call the model made without a name is kept, its name empty (it gets an error result)', async () => {
+    const chat = frames(
+      piece(0, { id: 'call_x', type: 'function', function: { name: '', arguments: '{"path":' } }),
+      piece(0, { function: { arguments: '"a"}' } }),
+      chunk({}, 'tool_calls'),
+      '[DONE]',
+    )
+    deepStrictEqual(await run(chat, 'chat_completions'), [
+      call(0, 'call_x', '', '{"path":"a"}'),
+      done('tool_calls'),
+    ])
+  })
+
   test('without a finish_reason, [DONE] after calls means tool_calls, after nameless pieces stop', async () => {
     const named = frames(piece(0, { id: 'call_a', function: { name: 'list', arguments: '{}' } }), '[DONE]')
     deepStrictEqual(await run(named, 'chat_completions'), [

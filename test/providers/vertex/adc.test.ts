@@ -81,7 +81,7 @@ describe('service account key', () => {
 
   test('a key that is not a PEM private key fails before any request', async () => {
     const err = await adcError(write({ ...fake.serviceAccount(), private_key: 'not a key' }))
-    strictEqual(err.code, 'upstream_unauthorized')
+    strictEqual(err.code, 'credentials_unusable')
     match(err.message, /cannot sign/)
     strictEqual(fake.requests.length, 0)
   })
@@ -180,20 +180,28 @@ describe('the file', () => {
     strictEqual(fake.requests.at(-1)?.path, '/v1/oauthtoken')
   })
 
-  test('missing, not JSON, unknown type, missing fields', async () => {
+  test('missing (credentials_not_found); not JSON, unknown type, missing fields (credentials_unusable)', async () => {
+    const missing = await adcError(join(dir, 'none.json'))
+    strictEqual(missing.code, 'credentials_not_found')
     match(
-      (await adcError(join(dir, 'none.json'))).message,
+      missing.message,
       /no application default credentials at .*none\.json: run `gcloud auth application-default login`/,
     )
-    match((await adcError(write('{oops'))).message, /not a JSON object/)
-    match(
-      (await adcError(write({ type: 'external_account' }))).message,
-      /of type "external_account", which hearth cannot use/,
-    )
-    match(
-      (await adcError(write({ type: 'authorized_user', client_id: 'x' }))).message,
-      /lack client_secret, refresh_token/,
-    )
+    const unusable = [
+      [await adcError(write('{oops')), /not a JSON object/],
+      [
+        await adcError(write({ type: 'external_account' })),
+        /of type "external_account", which hearth cannot use/,
+      ],
+      [
+        await adcError(write({ type: 'authorized_user', client_id: 'x' })),
+        /lack client_secret, refresh_token/,
+      ],
+    ] as const
+    for (const [err, says] of unusable) {
+      match(err.message, says)
+      strictEqual(err.code, 'credentials_unusable', err.message)
+    }
     strictEqual(fake.requests.length, 0)
   })
 })

@@ -3,14 +3,14 @@
 // pointing at the fake Vertex endpoint. A full turn with tools: the model reads a file, the
 // result goes back as a functionResponse, the answer ends the run; the next turn replays it.
 import assert from 'node:assert/strict'
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { FakeGeminiUpstream, functionCallsOf, functionResponsesOf } from '../../fakes/gemini-upstream.ts'
 import { FakeGoogleToken } from '../../fakes/google-token.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../../helpers/daemon.ts'
-import { idle, message, putInput, waitSession } from '../../inputs/helpers.ts'
+import { idle, message, post, putInput, waitSession } from '../../inputs/helpers.ts'
 import { patchGroup, readGroup } from '../../settings/helpers.ts'
 import { createSession } from '../../streams/sse-client.ts'
 import { historyOf } from '../../tools/agent-helpers.ts'
@@ -19,13 +19,14 @@ describe('vertex through the daemon', () => {
   let upstream: FakeGeminiUpstream
   let tokens: FakeGoogleToken
   let d: TestDaemon
+  let keyFile: string
   const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-ws-')))
 
   before(async () => {
     upstream = await FakeGeminiUpstream.start()
     tokens = await FakeGoogleToken.start()
     const home = tempHome()
-    const keyFile = join(home, 'key.json')
+    keyFile = join(home, 'key.json')
     writeFileSync(keyFile, JSON.stringify(tokens.serviceAccount()))
     writeFileSync(
       join(home, 'config.json'),
@@ -108,6 +109,29 @@ describe('vertex through the daemon', () => {
     assert.equal(functionResponsesOf(third).length, 1)
   })
 
+  it("a failed call's functionResponse carries its text as error, a good one as output", async () => {
+    writeFileSync(join(workspace, 'there.txt'), 'here I am\n')
+    const sid = await createSession(d, { kind: 'new', workspace })
+    upstream.enqueue(
+      {
+        calls: [
+          { name: 'read', args: { path: 'not-there.txt' } },
+          { name: 'read', args: { path: 'there.txt' } },
+        ],
+      },
+      { text: ['One is missing.'] },
+    )
+    await putInput(d, sid, message('read both'))
+    const s = await waitSession(d, sid, idle)
+    assert.equal(s.latest_answer.outcome, 'completed', JSON.stringify(s.latest_answer))
+    const responses = functionResponsesOf(upstream.requests.at(-1)?.body).map((r) => r.response)
+    assert.deepEqual(
+      responses.map((r) => Object.keys(r)),
+      [['error'], ['output']],
+    )
+    assert.match(String(responses[1].output), /here I am/)
+  })
+
   it('an effort the model does not take fails the run with effort_unsupported; nothing is sent', async () => {
     const before = upstream.requests.length
     const sid = await createSession(d, { kind: 'new', workspace, effort: 'xhigh' })
@@ -117,6 +141,84 @@ describe('vertex through the daemon', () => {
     const history = await historyOf(d, sid)
     assert.match(JSON.stringify(history.at(-1)), /effort_unsupported/)
     assert.equal(upstream.requests.length, before)
+  })
+
+  it('a MALFORMED_FUNCTION_CALL answer fails the run with upstream_tool_call_invalid; its call never runs', async () => {
+    writeFileSync(join(workspace, 'secret-plan.txt'), 'do not read\n')
+    const sid = await createSession(d, { kind: 'new', workspace })
+    const before = upstream.requests.length
+    upstream.enqueue({
+      text: ['Reading it.'],
+      calls: [{ name: 'read', args: { path: 'secret-plan.txt' } }],
+      finishReason: 'MALFORMED_FUNCTION_CALL',
+      finishMessage: 'Malformed function call: read(path=',
+    })
+    await putInput(d, sid, message('read the plan'))
+    const s = await waitSession(d, sid, idle)
+    assert.equal(s.latest_answer.outcome, 'failed', JSON.stringify(s.latest_answer))
+    const history = await historyOf(d, sid)
+    const error = history.find((e: any) => e.kind === 'error')
+    assert.equal(error?.content?.problem?.code, 'upstream_tool_call_invalid', JSON.stringify(history))
+    assert.match(
+      error.content.problem.detail,
+      /MALFORMED_FUNCTION_CALL.*no call was run: Malformed function call/,
+    )
+    assert.ok(!history.some((e: any) => e.kind === 'tool_call' || e.kind === 'tool_result'))
+    assert.equal(upstream.requests.length, before + 1, 'no second step: nothing ran')
+  })
+
+  it('a blocked prompt (promptFeedback.blockReason, no candidates) fails the run with upstream_blocked', async () => {
+    const sid = await createSession(d, { kind: 'new', workspace })
+    upstream.enqueue({ blockReason: 'PROHIBITED_CONTENT' })
+    await putInput(d, sid, message('something prohibited'))
+    const s = await waitSession(d, sid, idle)
+    assert.equal(s.latest_answer.outcome, 'failed', JSON.stringify(s.latest_answer))
+    const history = await historyOf(d, sid)
+    const error = history.find((e: any) => e.kind === 'error')
+    assert.equal(error?.content?.problem?.code, 'upstream_blocked', JSON.stringify(history))
+    assert.match(error.content.problem.detail, /blocked the prompt \(PROHIBITED_CONTENT\)/)
+  })
+
+  it('no credentials file fails the run credentials_not_found, naming the file; nothing is sent', async () => {
+    const before = { upstream: upstream.requests.length, tokens: tokens.requests.length }
+    renameSync(keyFile, `${keyFile}.away`)
+    try {
+      const sid = await createSession(d, { kind: 'new', workspace })
+      await putInput(d, sid, message('hi'))
+      const s = await waitSession(d, sid, idle)
+      assert.equal(s.latest_answer.outcome, 'failed')
+      const error = (await historyOf(d, sid)).find((e: any) => e.kind === 'error')
+      assert.equal(error?.content?.problem?.code, 'credentials_not_found', JSON.stringify(error))
+      assert.ok(error.content.problem.detail.includes(`no application default credentials at ${keyFile}`))
+      assert.deepEqual(
+        { upstream: upstream.requests.length, tokens: tokens.requests.length },
+        before,
+        'neither Google nor Vertex was asked',
+      )
+    } finally {
+      renameSync(`${keyFile}.away`, keyFile)
+    }
+  })
+
+  it("a compaction's summary takes generateContent (one JSON answer), the turns stream", async () => {
+    const sid = await createSession(d, { kind: 'new', workspace })
+    for (const n of [1, 2, 3]) {
+      upstream.enqueue({ text: [`Answer ${n}.`] })
+      await putInput(d, sid, message(`question ${n}`))
+      await waitSession(d, sid, (x) => idle(x) && x.input_order === n)
+    }
+    const sent = upstream.requests.length
+    upstream.enqueue({ text: ['Three questions,', ' three answers.'] })
+    const r = await post(d, `/sessions/${sid}/compaction`, { strategy: 'summarize', keep_turns: 1 })
+    assert.equal(r.status, 200, r.text())
+    assert.equal(r.json().compaction.outcome, 'completed', r.text())
+    assert.equal(upstream.requests.length, sent + 1)
+    const summary = upstream.requests.at(-1)
+    assert.equal(summary?.method_name, 'generateContent')
+    assert.equal(summary?.query, '')
+    assert.ok(upstream.requests.slice(sent - 3, sent).every((q) => q.method_name === 'streamGenerateContent'))
+    const history = await historyOf(d, sid)
+    assert.match(JSON.stringify(history), /Three questions, three answers\./)
   })
 
   it('GET /models covers the vertex profile (google-vertex catalogue)', async () => {

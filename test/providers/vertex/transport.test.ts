@@ -335,6 +335,56 @@ describe('vertex transport', () => {
     deepStrictEqual((await turn(replay)).at(-1), { type: 'done', stop_reason: 'stop' })
   })
 
+  test('a whole-answer request goes to generateContent (JSON, no alt=sse) and decodes as the stream does', async () => {
+    upstream.enqueue(
+      { thoughts: ['Summing up'], text: ['The', ' summary.'] },
+      { thoughts: ['Summing up'], text: ['The', ' summary.'] },
+    )
+    const whole = await turn(request({ whole: true }))
+    const streamed = await turn(request())
+    const [w, st] = upstream.requests
+    strictEqual(w.method_name, 'generateContent')
+    strictEqual(w.query, '')
+    strictEqual(w.headers.accept, 'application/json')
+    strictEqual(st.method_name, 'streamGenerateContent')
+    strictEqual(st.query, '?alt=sse')
+    deepStrictEqual(w.body, st.body)
+    // One JSON answer holds the same parts: text, reasoning and usage alike, whole.
+    deepStrictEqual(
+      whole.filter((e) => e.type !== 'start').map((e) => e.type),
+      ['reasoning_delta', 'text_delta', 'text_delta', 'usage', 'done'],
+    )
+    const text = (events: NeutralEvent[]) =>
+      events.flatMap((e) => (e.type === 'text_delta' ? [e.delta] : [])).join('')
+    strictEqual(text(whole), text(streamed))
+    deepStrictEqual(whole.at(-1), streamed.at(-1))
+  })
+
+  test('structured output goes as responseJsonSchema with responseMimeType, the schema unflattened', async () => {
+    const schema = {
+      type: 'object',
+      properties: { verdict: { enum: ['yes', 'no'] }, why: { $ref: '#/$defs/reason' } },
+      required: ['verdict'],
+      $defs: { reason: { type: 'string' } },
+      anyOf: [{ required: ['why'] }, { required: ['verdict'] }],
+    }
+    upstream.enqueue({ text: ['{"verdict":"yes"}'] })
+    deepStrictEqual((await turn(request({ response_schema: schema }))).at(-1), {
+      type: 'done',
+      stop_reason: 'stop',
+    })
+    deepStrictEqual(upstream.requests[0].body.generationConfig, {
+      responseMimeType: 'application/json',
+      responseJsonSchema: schema,
+    })
+    // An effort and a schema share generationConfig.
+    deepStrictEqual(geminiBody(request({ effort: 'low', response_schema: schema })).generationConfig, {
+      thinkingConfig: thinkingConfigFor('gemini-2.5-flash', 'low'),
+      responseMimeType: 'application/json',
+      responseJsonSchema: schema,
+    })
+  })
+
   test('MAX_TOKENS and SAFETY never publish calls; a cut stream is incomplete', async () => {
     upstream.enqueue({ text: ['partial'], calls: [{ name: 'read', args: {} }], finishReason: 'MAX_TOKENS' })
     const limited = await turn()
@@ -343,7 +393,7 @@ describe('vertex transport', () => {
     upstream.enqueue({ calls: [{ name: 'read', args: {} }], finishReason: 'SAFETY' })
     const filtered = await turn()
     ok(!filtered.some((e) => e.type === 'tool_call'))
-    deepStrictEqual(filtered.at(-1), { type: 'done', stop_reason: 'content_filter' })
+    strictEqual(last(filtered).code, 'upstream_blocked')
     upstream.enqueue({ text: ['cut'], calls: [{ name: 'read', args: {} }], mode: 'cut' })
     const cut = await turn()
     ok(!cut.some((e) => e.type === 'tool_call'))
