@@ -3,11 +3,12 @@
 // killed. Arguments: `file|dir`, the path, where the link points, and (for a file) the
 // content the real file is given each time.
 //   node swap-loop.ts file /ws/notes.txt /home/.hearth/creds.json 'alpha needle'
-import { renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 
 const [mode, target, linkTo, content = ''] = process.argv.slice(2)
 const real = `${target}.swap-real`
 const link = `${target}.swap-link`
+const pad = `${target}.swap-pad`
 
 // Swallows the errors of a step the tools raced (a write renamed its file over the target).
 function step(fn: () => void): void {
@@ -18,19 +19,37 @@ function step(fn: () => void): void {
   }
 }
 
+/** Makes `link` a link out again, should a tool have put something else there. */
+function relink(): void {
+  if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) return
+  step(() => rmSync(link, { recursive: true, force: true }))
+  step(() => symlinkSync(linkTo, link))
+}
+
+// Each state (the real thing, the link) lasts about as long as the other: the next one is
+// made ready while it stands.
+if (mode === 'file') step(() => writeFileSync(real, content))
+relink()
 process.stdout.write('swapping\n')
 for (;;) {
   if (mode === 'file') {
-    // Both renames replace the target at once: it is always a file or a link, never missing.
-    step(() => writeFileSync(real, content))
+    // Renames replace the target at once: it is always a file or a link, never missing.
     step(() => renameSync(real, target))
-    step(() => symlinkSync(linkTo, link))
+    relink()
+    step(() => writeFileSync(pad, content)) // as long as the file's own making below
     step(() => renameSync(link, target))
+    step(() => writeFileSync(real, content))
   } else {
-    // A directory cannot be replaced by a rename of a link: it goes aside for a moment.
+    // A link cannot replace a directory by rename: the directory steps aside for one call.
     step(() => renameSync(target, real))
-    step(() => symlinkSync(linkTo, target))
-    step(() => unlinkSync(target))
+    step(() => renameSync(link, target))
+    step(() => renameSync(target, link))
     step(() => renameSync(real, target))
+    // A write made the directory anew while it stood aside: that one goes, the loop goes on.
+    if (existsSync(real)) {
+      step(() => rmSync(target, { recursive: true, force: true }))
+      step(() => renameSync(real, target))
+    }
+    relink()
   }
 }
