@@ -180,7 +180,6 @@ describe('file tools against a path swapped for a symbolic link meanwhile', () =
         assert.ok(!text.includes(CREDS_SECRET) && !text.includes(OUTSIDE_SECRET), `${path} holds a secret`)
       // The race really ran: some calls met the link (refused), some the real thing.
       const refused = results.filter((r) => /outside|symbolic link|hearth's own home|changed/.test(r.output))
-      if (process.env.RACE_DEBUG) { const h = new Map<string, number>(); for (const r of results) { const k = r.output.slice(0, 70); h.set(k, (h.get(k) ?? 0) + 1) }; console.log(h) }
       t.diagnostic(`${refused.length} of ${results.length} calls met the link and were refused`)
       assert.ok(refused.length > 0, 'no call met the link: the loop did not race')
       assert.ok(results.length - refused.length > 0, 'no call met the real path')
