@@ -20,11 +20,10 @@
 //
 // Checking and using are separate system calls, so a process racing the tool (a background
 // job swapping a directory for a symlink between the check and the open) could win the
-// window. Reads close it on Linux by checking the opened descriptor's own path
-// (/proc/self/fd) after the open; writes go to a fresh temp file in the checked directory and
-// are renamed over the target (rename replaces a symlink, never follows it), which leaves
-// only a swap of a parent directory inside the window. The shell is the larger door anyway:
-// what a command may reach is the sandbox's business (src/tools/exec/).
+// window. The tools close it on Linux by checking what they opened (openedElsewhere, below:
+// the descriptor's own path in /proc/self/fd) and working only through it from then on
+// (files/held-dir.ts). The shell is the larger door anyway: what a command may reach is the
+// sandbox's business (src/tools/exec/).
 // The checks call the file system synchronously: a handful of stat-like calls on local
 // paths take microseconds each, where the promise versions each cost a trip through libuv's
 // thread pool (~50 µs), most of a small read's time. They run in the kernel process, never
