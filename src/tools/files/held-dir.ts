@@ -57,16 +57,21 @@ export class HeldDir {
 /** Why a directory could not be held: gone, not a directory, or not where it was checked. */
 export class NotHeld extends Error {
   readonly reason: 'outside' | 'missing' | 'link' | 'other'
-  readonly code: string | undefined
-  constructor(reason: NotHeld['reason'], code?: string) {
-    super(reason)
+  constructor(reason: NotHeld['reason'], cause?: unknown) {
+    super(reason, { cause })
     this.reason = reason
-    this.code = code
   }
 }
 
+/** The opened directory as held, once its descriptor is found inside the roots; else closed. */
 function verified(fd: number, path: string, roots: Roots): HeldDir {
-  const why = openedElsewhere(fd, roots)
+  let why: string | null
+  try {
+    why = openedElsewhere(fd, roots)
+  } catch (err) {
+    closeSync(fd)
+    throw new NotHeld('other', err)
+  }
   if (why !== null) {
     closeSync(fd)
     throw new NotHeld('outside')
@@ -74,26 +79,26 @@ function verified(fd: number, path: string, roots: Roots): HeldDir {
   return new HeldDir(fd, path)
 }
 
-function openFlags(path: string): number {
+function openDirectory(path: string): number {
   try {
     return openSync(path, DIR_FLAGS)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new NotHeld('missing', code)
+    if (code === 'ENOENT') throw new NotHeld('missing', err)
     // O_NOFOLLOW on a link gives ELOOP; O_DIRECTORY on anything else ENOTDIR.
-    if (code === 'ELOOP' || code === 'ENOTDIR') throw new NotHeld('link', code)
-    throw new NotHeld('other', code)
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw new NotHeld('link', err)
+    throw new NotHeld('other', err)
   }
 }
 
 /** Opens a confined directory by its real path and checks what was opened. Throws NotHeld. */
 export function holdDir(real: string, roots: Roots): HeldDir {
-  return verified(openFlags(real), real, roots)
+  return verified(openDirectory(real), real, roots)
 }
 
 /** Opens `name` in a held directory, never through a link. Throws NotHeld. */
 export function holdSubdir(parent: HeldDir, name: string, roots: Roots): HeldDir {
-  return verified(openFlags(parent.at(name)), join(parent.path, name), roots)
+  return verified(openDirectory(parent.at(name)), join(parent.path, name), roots)
 }
 
 /**
@@ -131,6 +136,6 @@ export function notHeldMessage(err: unknown, shown: string): string {
     case 'link':
       return `${shown}: changed while it was being opened (it is no longer a directory)`
     default:
-      return `${shown}: cannot be opened (${err.code ?? 'unknown error'})`
+      return fsMessage(err.cause, shown)
   }
 }
