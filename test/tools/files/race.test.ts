@@ -19,7 +19,7 @@ const tag = randomBytes(6).toString('hex')
 const CREDS_SECRET = `sk-hearth-race-${tag}`
 const OUTSIDE_SECRET = `outside-secret-${tag}`
 /** What a leaked listing would show: a name only hearth's home or the outside directory has. */
-const LEAKED_NAME = /config\.json|hearth\.db|outside-only/
+const LEAKED_NAME = /config\.json|state\.db|outside-only/
 const SWAPPER = join(import.meta.dirname, 'swap-loop.ts')
 
 interface Scenario {
@@ -29,6 +29,8 @@ interface Scenario {
   target: string
   /** Where its link points. */
   linkTo: (s: AgentSetup, outside: string) => string
+  /** For a directory: the file read and edited in it, one that also exists where the link points. */
+  inner?: string
 }
 
 const scenarios: Scenario[] = [
@@ -49,8 +51,15 @@ const scenarios: Scenario[] = [
     kind: 'dir',
     target: 'd-home',
     linkTo: (s) => s.home,
+    inner: 'creds.json',
   },
-  { name: 'a directory swapped for a link outside', kind: 'dir', target: 'd-out', linkTo: (_, o) => o },
+  {
+    name: 'a directory swapped for a link outside',
+    kind: 'dir',
+    target: 'd-out',
+    linkTo: (_, o) => o,
+    inner: 'secret.txt',
+  },
 ]
 
 const FILE_CONTENT = 'alpha needle\n'
@@ -60,7 +69,7 @@ function callsFor(sc: Scenario): ToolCallSpec[] {
   const t = sc.target
   const calls: ToolCallSpec[] = []
   for (let i = 0; i < CALLS; i++) {
-    const file = sc.kind === 'file' ? t : `${t}/secret.txt`
+    const file = sc.kind === 'file' ? t : `${t}/${sc.inner}`
     calls.push({ name: 'read', arguments: { path: file }, pieces: 1 })
     calls.push({ name: 'grep', arguments: { pattern: 'needle', path: t }, pieces: 1 })
     if (sc.kind === 'dir') {
