@@ -16,7 +16,10 @@ import { FILE_FLAGS, type HeldDir, holdSubdir } from './held-dir.ts'
 const CHUNK = 64 * 1024
 /** Files up to this size are read without the thread pool. */
 const SYNC_UP_TO = 1024 * 1024
-/** Bytes of a line kept: enough for 500 characters of any UTF-8, and one to know it is longer. */
+/**
+ * Bytes of a line kept: enough for GREP_MAX_LINE (500) characters of any UTF-8 and more, so
+ * the cut shows that the line was longer. (Spelled out: grep-engines.ts imports this file.)
+ */
 const KEEP = 4 * 500 + 4
 
 /**
