@@ -20,18 +20,17 @@
 //
 // Checking and using are separate system calls, so a process racing the tool (a background
 // job swapping a directory for a symlink between the check and the open) could win the
-// window. Reads close it on Linux by checking the opened descriptor's own path
-// (/proc/self/fd) after the open; writes go to a fresh temp file in the checked directory and
-// are renamed over the target (rename replaces a symlink, never follows it), which leaves
-// only a swap of a parent directory inside the window. The shell is the larger door anyway:
-// what a command may reach is the sandbox's business (src/tools/exec/).
+// window. The tools close it on Linux by checking what they opened (openedElsewhere, below:
+// the descriptor's own path in /proc/self/fd) and working only through it from then on
+// (files/held-dir.ts). The shell is the larger door anyway: what a command may reach is the
+// sandbox's business (src/tools/exec/).
 // The checks call the file system synchronously: a handful of stat-like calls on local
 // paths take microseconds each, where the promise versions each cost a trip through libuv's
 // thread pool (~50 µs), most of a small read's time. They run in the kernel process, never
 // on the daemon's thread.
-import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs'
+import { fstatSync, lstatSync, readdirSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { guardRefusal } from './hidden-paths.ts'
+import { guardRefusal, isHiddenPath } from './hidden-paths.ts'
 import type { SandboxPolicy, ToolContext } from './types.ts'
 
 /** What the caller means to do with the path: writes refuse hard-linked files. */
@@ -105,6 +104,18 @@ function realOrSelf(p: string): string {
 function rootsOf(roots: Roots): { given: string[]; real: string[] } {
   const given = [roots.workspace, ...roots.allowedRoots].map((r) => resolve(r))
   return { given, real: given.map(realOrSelf) }
+}
+
+/** The real roots of one call's context, resolved once: walks check every directory against them. */
+const realRootsCache = new WeakMap<Roots, string[]>()
+
+function realRootsOf(roots: Roots): string[] {
+  let real = realRootsCache.get(roots)
+  if (!real) {
+    real = rootsOf(roots).real
+    realRootsCache.set(roots, real)
+  }
+  return real
 }
 
 /** How a path is shown to the model: relative to the workspace inside it, else absolute. */
@@ -228,20 +239,6 @@ function specialKind(st: Stats): string | null {
   return null
 }
 
-/**
- * Whether a file found by a walk (grep's matches) is another name of a file in hearth's
- * home: only files with more than one link are looked at, so this costs one lstat a file.
- */
-export async function isHomeHardLink(abs: string): Promise<boolean> {
-  if (hearthHomeReal === null) return false
-  try {
-    const st = lstatSync(abs)
-    return st.isFile() && st.nlink > 1 && isHomeFile(st)
-  } catch {
-    return false
-  }
-}
-
 /** Whether a hard-linked file is one of the files at the top of hearth's home. */
 function isHomeFile(st: Stats): boolean {
   const home = hearthHomeReal
@@ -264,19 +261,50 @@ function isHomeFile(st: Stats): boolean {
 }
 
 /**
- * After opening a confined path: checks where the descriptor really points (Linux's
- * /proc/self/fd), which closes the window between the check and the open. Returns a refusal
- * when the file opened is not the one checked, null when it is (or the check is unavailable).
+ * Why an opened descriptor must not be used, or null when it may: where it really points
+ * (Linux's /proc/self/fd) must lie in a root and outside hearth's home and /proc, and a file
+ * with several links must not be another name of a home file. This is what closes the
+ * window between a path's check and its open: whatever was swapped in meanwhile, the
+ * descriptor names what was actually opened. Without procfs the earlier check stands alone.
  */
-export async function checkOpened(fd: number, input: string, roots: Roots): Promise<Refused | null> {
+export function openedElsewhere(fd: number, roots: Roots): string | null {
   let opened: string
   try {
     opened = readlinkSync(`/proc/self/fd/${fd}`)
   } catch {
     return null // no procfs: the earlier check stands alone (docs/tools-files.md)
   }
-  const r = rootsOf(roots)
-  if (!r.real.some((root) => isWithin(opened, root)) || inHearthHome(opened))
-    return refuse(`${input}: changed while it was being opened and now leads outside the workspace`)
+  if (
+    !realRootsOf(roots).some((root) => isWithin(opened, root)) ||
+    inHearthHome(opened) ||
+    isWithin(opened, '/proc')
+  )
+    return 'changed while it was being opened and now leads outside the workspace'
+  if (isHiddenPath(opened))
+    return "changed while it was being opened and now leads into the user's hidden credentials"
+  const st = fstatSync(fd)
+  if (st.isFile() && st.nlink > 1 && isHomeFile(st)) return "is a hard link to a file in hearth's own home"
   return null
+}
+
+/** openedElsewhere as a refusal naming the path as the model gave it. */
+export async function checkOpened(fd: number, input: string, roots: Roots): Promise<Refused | null> {
+  const why = openedElsewhere(fd, roots)
+  return why === null ? null : refuse(`${input}: ${why}`)
+}
+
+/**
+ * Whether a write of `name` into a held directory (its descriptor `fd`) would change what
+ * confinement forbids writing (a repository's `.git`, a hidden path), judged on the
+ * directory as opened: a parent swapped for a link into `.git` after the path's check is
+ * caught here. The refusal's message, or null.
+ */
+export function heldWriteRefusal(input: string, fd: number, name: string, roots: Roots): string | null {
+  let opened: string
+  try {
+    opened = readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    return null // no procfs: the check of the path stands alone
+  }
+  return guardRefusal(input, join(opened, name), realRootsOf(roots), 'write', roots.sandbox)
 }

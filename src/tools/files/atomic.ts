@@ -4,9 +4,12 @@
 // instead of writing through it, which is why this does not use write-file-atomic (it
 // resolves the target's symlinks first, by design). A crash leaves the old file or the new
 // one, never half of either; at worst a stray `.name.*.tmp` file.
+// All of it happens in a held directory (held-dir.ts), reached through its descriptor: a
+// parent directory swapped for a symlink after the check cannot send the file elsewhere.
 import { randomBytes } from 'node:crypto'
-import { chmod, type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { lstatSync } from 'node:fs'
+import { type FileHandle, open, rename, unlink } from 'node:fs/promises'
+import type { HeldDir } from './held-dir.ts'
 
 export interface Expected {
   ino: number
@@ -26,25 +29,31 @@ export interface AtomicOptions {
   expect?: Expected
 }
 
-function tempName(target: string): string {
-  const base = basename(target).slice(0, 200)
-  return join(dirname(target), `.${base}.${randomBytes(6).toString('hex')}.tmp`)
+function tempName(name: string): string {
+  return `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`
 }
 
-export async function writeAtomic(target: string, data: Uint8Array, opts: AtomicOptions = {}): Promise<void> {
-  const tmp = tempName(target)
+/** Writes `data` as the file `name` of the held directory `dir`. */
+export async function writeAtomic(
+  dir: HeldDir,
+  name: string,
+  data: Uint8Array,
+  opts: AtomicOptions = {},
+): Promise<void> {
+  const tmp = dir.at(tempName(name))
+  const target = dir.at(name)
   const fh = await open(tmp, 'wx', 0o666)
   try {
     try {
       await fh.writeFile(data)
       if (opts.owner) await keepOwner(fh, opts.owner)
-      if (opts.mode !== undefined) await chmod(tmp, opts.mode)
+      if (opts.mode !== undefined) await fh.chmod(opts.mode)
       await fh.sync()
     } finally {
       await fh.close()
     }
     if (opts.expect) {
-      const now = await lstat(target)
+      const now = lstatSync(target)
       const e = opts.expect
       if (now.ino !== e.ino || now.size !== e.size || now.mtimeMs !== e.mtimeMs) throw new ChangedMeanwhile()
     }
@@ -53,7 +62,7 @@ export async function writeAtomic(target: string, data: Uint8Array, opts: Atomic
     await unlink(tmp).catch(() => {})
     throw err
   }
-  await syncDir(dirname(target))
+  dir.sync() // makes the rename itself durable
 }
 
 async function keepOwner(fh: FileHandle, owner: { uid: number; gid: number }): Promise<void> {
@@ -63,19 +72,5 @@ async function keepOwner(fh: FileHandle, owner: { uid: number; gid: number }): P
     await fh.chown(owner.uid, owner.gid)
   } catch {
     // not root (nor in the group): the new file stays the writer's
-  }
-}
-
-/** Makes the rename itself durable (the directory entry), best effort. */
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, 'r')
-    try {
-      await fh.sync()
-    } finally {
-      await fh.close()
-    }
-  } catch {
-    // some file systems refuse fsync on a directory; the data itself is synced
   }
 }

@@ -106,6 +106,8 @@ export function fsMessage(err: unknown, shown: string): string {
       return `${shown}: is a directory`
     case 'ENOTDIR':
       return `${shown}: a component of the path is not a directory`
+    case 'ELOOP': // the tools open with O_NOFOLLOW: the file was checked, then swapped for a link
+      return `${shown}: changed while it was being opened (it is now a symbolic link)`
     case 'ENOSPC':
       return `${shown}: no space left on the device`
     case 'EROFS':

@@ -2,10 +2,12 @@
 // order (all or none), written atomically. A file with CRLF line endings keeps them (the
 // model's text is matched and written with LF, converted back), and a UTF-8 byte order mark
 // stays. A file that changed on disk between the read and the write is not overwritten.
-import { constants } from 'node:fs'
+// The file is read and written in its directory held by descriptor (held-dir.ts): both
+// reach the same directory, whatever is swapped in on the way after the check.
 import { open } from 'node:fs/promises'
+import { basename, dirname } from 'node:path'
 import { type Static, Type } from 'typebox'
-import { checkOpened, confine } from '../confine.ts'
+import { checkOpened, confine, heldWriteRefusal } from '../confine.ts'
 import type { ToolContext, ToolResult, ToolSpec } from '../types.ts'
 import { ChangedMeanwhile, type Expected, writeAtomic } from './atomic.ts'
 import {
@@ -21,6 +23,7 @@ import {
   ok,
 } from './common.ts'
 import { applyEdits, type Replacement } from './edit-apply.ts'
+import { FILE_FLAGS, type HeldDir, holdDir, notHeldMessage } from './held-dir.ts'
 
 /** Files larger than this are not edited (write replaces them whole). */
 export const EDIT_MAX_BYTES = 10 * 1024 * 1024
@@ -100,8 +103,8 @@ interface Loaded {
   expect: Expected
 }
 
-async function load(path: string, shown: string, ctx: ToolContext): Promise<Loaded | string> {
-  const fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+async function load(dir: HeldDir, name: string, shown: string, ctx: ToolContext): Promise<Loaded | string> {
+  const fh = await open(dir.at(name), FILE_FLAGS)
   try {
     const moved = await checkOpened(fh.fd, shown, ctx)
     if (moved) return moved.message
@@ -142,35 +145,59 @@ async function runEdit(args: EditArgs, ctx: ToolContext): Promise<ToolResult> {
   if (!c.stats) return fail(`${args.path}: no such file. To create a file, use write.`)
   if (c.stats.isDirectory()) return fail(`${args.path}: is a directory`)
 
+  let dir: HeldDir
+  try {
+    dir = holdDir(dirname(c.path), ctx)
+  } catch (err) {
+    return fail(notHeldMessage(err, dirname(args.path)))
+  }
+  try {
+    const guarded = heldWriteRefusal(args.path, dir.fd, basename(c.path), ctx)
+    if (guarded) return fail(guarded)
+    return await editIn(dir, basename(c.path), asked, args.path, c.display, ctx)
+  } finally {
+    dir.close()
+  }
+}
+
+/** Loads `name` from its held directory, applies the edits and writes it back there. */
+async function editIn(
+  dir: HeldDir,
+  name: string,
+  asked: Replacement[],
+  path: string,
+  display: string,
+  ctx: ToolContext,
+): Promise<ToolResult> {
   let file: Loaded | string
   try {
-    file = await load(c.path, args.path, ctx)
+    file = await load(dir, name, path, ctx)
   } catch (err) {
-    return fail(fsMessage(err, args.path))
+    return fail(fsMessage(err, path))
   }
   if (typeof file === 'string') return fail(file)
   const edits = file.crlf
     ? asked.map((e) => ({ ...e, old_string: lf(e.old_string), new_string: lf(e.new_string) }))
     : asked
   const applied = applyEdits(file.text, edits)
-  if (!applied.ok) return fail(`${c.display}: ${applied.message}`)
+  if (!applied.ok) return fail(`${display}: ${applied.message}`)
 
   const body = file.crlf ? applied.text.replaceAll('\n', '\r\n') : applied.text
   const data = file.bom ? Buffer.concat([BOM, Buffer.from(body, 'utf8')]) : Buffer.from(body, 'utf8')
   if (ctx.signal.aborted) return interrupted('Interrupted before writing; the file is unchanged.')
   try {
-    await writeAtomic(c.path, data, { mode: file.mode, owner: file.owner, expect: file.expect })
+    await writeAtomic(dir, name, data, { mode: file.mode, owner: file.owner, expect: file.expect })
   } catch (err) {
     if (err instanceof ChangedMeanwhile)
       return fail(
-        `${c.display}: changed on disk while it was being edited; nothing was written. Read it again.`,
+        `${display}: changed on disk while it was being edited; nothing was written. Read it again.`,
       )
-    return fail(`Nothing was written. ${fsMessage(err, args.path)}`)
+    return fail(`Nothing was written. ${fsMessage(err, path)}`)
   }
   const n = applied.replacements
-  const summary = `Edited ${c.display}: ${count(n)} replacement${n === 1 ? '' : 's'}.`
+  const summary = `Edited ${display}: ${count(n)} replacement${n === 1 ? '' : 's'}.`
   return ok(`${summary}\n${snippet(applied.text, applied.firstLine, applied.lastLine)}`, {
-    path: c.display,
+    path: display,
     replacements: n,
     bytes: data.length,
     line_endings: file.crlf ? 'crlf' : 'lf',

@@ -2,12 +2,13 @@
 // just changed are usually the ones that matter), capped. Matching is Node's own
 // path.matchesGlob; the walk never follows symlinks and skips .git and node_modules unless
 // the pattern names them.
-import { lstat } from 'node:fs/promises'
+import { lstatSync } from 'node:fs'
 import { matchesGlob } from 'node:path'
 import { type Static, Type } from 'typebox'
 import { confine } from '../confine.ts'
 import type { ToolContext, ToolResult, ToolSpec } from '../types.ts'
 import { argsError, count, fail, interrupted, ok } from './common.ts'
+import { type HeldDir, holdDir, notHeldMessage } from './held-dir.ts'
 import { IGNORED_DIRS, newWalkStats, walk } from './walk.ts'
 
 export const GLOB_MAX_RESULTS = 200
@@ -45,6 +46,19 @@ export const globTool: ToolSpec<GlobArgs> = {
     return `glob ${args.pattern}${args.path ? ` in ${args.path}` : ''}`
   },
   run: runGlob,
+}
+
+interface Match {
+  shown: string
+  mtime: number
+}
+
+function mtimeOf(at: string): number {
+  try {
+    return lstatSync(at).mtimeMs
+  } catch {
+    return 0 // gone meanwhile: sorted last
+  }
 }
 
 const GLOB_CHARS = /[*?[\]{}!]/
@@ -85,29 +99,33 @@ async function runGlob(args: GlobArgs, ctx: ToolContext): Promise<ToolResult> {
 
   const ignore = new Set(IGNORED_DIRS.filter((name) => !args.pattern.split('/').includes(name)))
   const stats = newWalkStats()
-  const matches: { shown: string; abs: string; mtime: number }[] = []
+  const matches: Match[] = []
   if (start.stats?.isDirectory()) {
+    let held: HeldDir
+    try {
+      held = holdDir(start.path, ctx)
+    } catch (err) {
+      return fail(notHeldMessage(err, asked))
+    }
     const opts = {
       ignore,
       maxDepth: Number.POSITIVE_INFINITY,
       maxEntries: GLOB_MAX_VISITED,
       signal: ctx.signal,
+      roots: ctx,
     }
-    for await (const e of walk(start.path, opts, stats)) {
-      if (e.kind === 'dir' || !matchesGlob(prefix + e.rel, args.pattern)) continue
-      matches.push({ shown: dirShown + prefix + e.rel, abs: e.abs, mtime: 0 })
-      if (matches.length >= GLOB_MAX_MATCHES) break
+    try {
+      for await (const e of walk(held, opts, stats)) {
+        if (e.kind === 'dir' || !matchesGlob(prefix + e.rel, args.pattern)) continue
+        // Stated through the held directory, while the walk is still there.
+        matches.push({ shown: dirShown + prefix + e.rel, mtime: mtimeOf(e.at) })
+        if (matches.length >= GLOB_MAX_MATCHES) break
+      }
+    } finally {
+      held.close()
     }
   }
   if (ctx.signal.aborted) return interrupted()
-  await Promise.all(
-    matches.map(async (m) => {
-      m.mtime = await lstat(m.abs).then(
-        (s) => s.mtimeMs,
-        () => 0,
-      )
-    }),
-  )
   matches.sort((a, b) => b.mtime - a.mtime || (a.shown < b.shown ? -1 : a.shown > b.shown ? 1 : 0))
 
   const shown = matches.slice(0, GLOB_MAX_RESULTS).map((m) => m.shown)

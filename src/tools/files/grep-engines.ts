@@ -1,17 +1,22 @@
-// grep's two engines. ripgrep, when it is on PATH: spawned with an argument array (never a
-// shell), plain output with NUL after each path and long lines shortened by rg itself, so
-// memory stays bounded whatever the files hold; it is stopped as soon as enough matches are
-// in. The built-in engine, otherwise: the same walk as list and glob, JavaScript regular
+// grep's two engines, both searching a held directory (held-dir.ts). ripgrep, when it is on
+// PATH: spawned with an argument array (never a shell) inside the held directory, plain
+// output with NUL after each path and long lines shortened by rg itself, so memory stays
+// bounded whatever the files hold; it is stopped as soon as enough matches are in. rg opens
+// files by path, so it only says which lines match: their text is read again from files
+// opened through held directories (grep-recheck.ts), and nothing rg read reaches the model.
+// The built-in engine, otherwise: the same walk as list and glob, JavaScript regular
 // expressions, binary files (a NUL in the first 8,000 bytes) skipped. Both never follow
 // symlinks, skip .git and node_modules, and report files in path order, so they agree.
 import { spawn } from 'node:child_process'
-import { constants } from 'node:fs'
+import { constants, fstatSync } from 'node:fs'
 import { access, open } from 'node:fs/promises'
-import { basename, delimiter, dirname, join, matchesGlob, resolve } from 'node:path'
+import { basename, delimiter, join, matchesGlob } from 'node:path'
 import { createInterface } from 'node:readline'
-import { inHearthHome } from '../confine.ts'
+import { inHearthHome, openedElsewhere, type Roots } from '../confine.ts'
 import { isHiddenPath } from '../hidden-paths.ts'
 import { looksBinary } from './common.ts'
+import { recheckLines } from './grep-recheck.ts'
+import { FILE_FLAGS, type HeldDir } from './held-dir.ts'
 import { IGNORED_DIRS, newWalkStats, walk } from './walk.ts'
 
 /** Longest line text kept, in characters (rg counts bytes). */
@@ -28,15 +33,19 @@ export interface GrepQuery {
   ignoreCase: boolean
   /** A glob on file names (no "/") or on paths relative to the start. */
   include?: string
-  /** The real path to search: a directory or one file. */
-  start: string
-  startIsFile: boolean
+  /** The directory searched (for one file, the directory that holds it). */
+  dir: HeldDir
+  /** The one file's name in dir, when the search is of one file. */
+  only?: string
+  /** The roots every file read must lie in. */
+  roots: Roots
   /** Stop after this many matches (one more is looked for, to know whether there are more). */
   maxMatches: number
   signal: AbortSignal
 }
 
 export interface GrepMatch {
+  /** The file's path under the held directory's real path. */
   abs: string
   line: number
   text: string
@@ -81,12 +90,12 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
   for (const dir of IGNORED_DIRS) args.push(`--glob=!${dir}`)
   if (q.ignoreCase) args.push('--ignore-case')
   if (q.include) args.push(`--glob=${q.include}`)
-  // rg matches a glob with "/" against paths relative to where it runs: it runs in the
-  // start directory (beside the file, for one file) and names paths relative to it.
-  const cwd = q.startIsFile ? dirname(q.start) : q.start
-  args.push('--regexp', q.pattern, '--', q.startIsFile ? basename(q.start) : '.')
+  // rg runs in the held directory: the child changes into /proc/self/fd/N before it
+  // replaces itself with rg, while it still has the descriptor. A glob with "/" then matches
+  // paths relative to it, as rg names them.
+  args.push('--regexp', q.pattern, '--', q.only ?? '.')
 
-  const child = spawn(rg, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(rg, args, { cwd: q.dir.at(), stdio: ['ignore', 'pipe', 'pipe'] })
   const found: GrepFound = { matches: [], more: false, notes: [] }
   let stderr = ''
   child.stderr.setEncoding('utf8')
@@ -102,38 +111,51 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
   })
   try {
     const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })
+    const listed: { rel: string; line: number }[] = []
     for await (const raw of lines) {
-      const m = parseRgLine(raw, cwd)
-      if (!m || inHearthHome(m.abs) || isHiddenPath(m.abs)) continue
-      if (found.matches.length >= q.maxMatches) {
+      const m = parseRgLine(raw)
+      if (!m) continue
+      const abs = join(q.dir.path, m.rel)
+      if (inHearthHome(abs) || isHiddenPath(abs)) continue
+      if (listed.length >= q.maxMatches) {
         found.more = true
         stop()
         break
       }
-      found.matches.push(m)
+      listed.push(m)
     }
     const code = await exited
     if (q.signal.aborted) return { ...found, interrupted: true }
     if (code === 2 && !found.more) {
       const message = stderr.trim()
-      if (found.matches.length === 0 && message !== '') return { ...found, error: rgError(message) }
+      if (listed.length === 0 && message !== '') return { ...found, error: rgError(message) }
       if (message !== '') found.notes.push('Some files could not be searched.')
     }
+    found.matches = await recheckLines(q.dir, listed, q.roots, cutText)
+    if (found.matches.length < listed.length)
+      found.notes.push('Files that changed while they were searched were left out.')
     return found
   } finally {
     q.signal.removeEventListener('abort', stop)
   }
 }
 
-/** "path\0line:text" (rg's --null output) → a match. */
-function parseRgLine(raw: string, cwd: string): GrepMatch | null {
+/** "path\0line:text" (rg's --null output) → the file (relative to where rg ran) and line. */
+function parseRgLine(raw: string): { rel: string; line: number } | null {
   const nul = raw.indexOf('\0')
   if (nul < 0) return null
   const rest = raw.slice(nul + 1)
   const colon = rest.indexOf(':')
   const line = Number.parseInt(rest.slice(0, colon), 10)
   if (colon < 0 || !Number.isFinite(line)) return null
-  return { abs: resolve(cwd, raw.slice(0, nul)), line, text: stripCr(rest.slice(colon + 1)) }
+  const path = raw.slice(0, nul)
+  return { rel: path.startsWith('./') ? path.slice(2) : path, line }
+}
+
+/** A line as both engines show it: without its CR, cut at GREP_MAX_LINE characters. */
+export function cutText(line: string): string {
+  const text = stripCr(line)
+  return text.length > GREP_MAX_LINE ? text.slice(0, GREP_MAX_LINE) + OMITTED : text
 }
 
 function stripCr(text: string): string {
@@ -155,13 +177,13 @@ export async function grepBuiltin(q: GrepQuery): Promise<GrepFound> {
     return { ...found, error: `Invalid regular expression: ${(err as Error).message}` }
   }
   let tooBig = 0
-  const searchFile = async (abs: string): Promise<boolean> => {
-    const r = await searchOne(abs, re, q.maxMatches + 1 - found.matches.length)
+  const searchFile = async (at: string, abs: string): Promise<boolean> => {
+    const r = await searchOne(at, abs, re, q.maxMatches + 1 - found.matches.length, q.roots)
     if (r === 'big') tooBig++
     else if (r) found.matches.push(...r)
     return found.matches.length > q.maxMatches
   }
-  if (q.startIsFile) await searchFile(q.start)
+  if (q.only !== undefined) await searchFile(q.dir.at(q.only), join(q.dir.path, q.only))
   else {
     const stats = newWalkStats()
     const opts = {
@@ -169,10 +191,11 @@ export async function grepBuiltin(q: GrepQuery): Promise<GrepFound> {
       maxDepth: Infinity,
       maxEntries: BUILTIN_MAX_VISITED,
       signal: q.signal,
+      roots: q.roots,
     }
-    for await (const e of walk(q.start, opts, stats)) {
+    for await (const e of walk(q.dir, opts, stats)) {
       if (e.kind !== 'file' || !included(e.rel, q.include)) continue
-      if (await searchFile(e.abs)) break
+      if (await searchFile(e.at, e.abs)) break
     }
     if (stats.exhausted)
       found.notes.push(`The search stopped after ${BUILTIN_MAX_VISITED} entries; narrow the path.`)
@@ -193,13 +216,23 @@ function included(rel: string, include: string | undefined): boolean {
   return include.includes('/') ? matchesGlob(rel, include) : matchesGlob(basename(rel), include)
 }
 
-/** The matching lines of one file (at most `room`), 'big' when skipped for size, null for binary. */
-async function searchOne(abs: string, re: RegExp, room: number): Promise<GrepMatch[] | 'big' | null> {
+/**
+ * The matching lines of one file (at most `room`), 'big' when skipped for size, null for
+ * binary. `at` reaches it through its held directory; `abs` is how it is named.
+ */
+async function searchOne(
+  at: string,
+  abs: string,
+  re: RegExp,
+  room: number,
+  roots: Roots,
+): Promise<GrepMatch[] | 'big' | null> {
   let data: Buffer
   try {
-    const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    const fh = await open(at, FILE_FLAGS)
     try {
-      const st = await fh.stat()
+      if (openedElsewhere(fh.fd, roots) !== null) return null
+      const st = fstatSync(fh.fd)
       if (!st.isFile()) return null
       if (st.size > BUILTIN_MAX_FILE) return 'big'
       data = await fh.readFile()
@@ -214,13 +247,8 @@ async function searchOne(abs: string, re: RegExp, room: number): Promise<GrepMat
   const lines = data.toString('utf8').split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
   for (let i = 0; i < lines.length && matches.length < room; i++) {
-    const text = stripCr(lines[i])
-    if (!re.test(text)) continue
-    matches.push({
-      abs,
-      line: i + 1,
-      text: text.length > GREP_MAX_LINE ? text.slice(0, GREP_MAX_LINE) + OMITTED : text,
-    })
+    if (!re.test(stripCr(lines[i]))) continue
+    matches.push({ abs, line: i + 1, text: cutText(lines[i]) })
   }
   return matches
 }

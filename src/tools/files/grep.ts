@@ -1,11 +1,14 @@
 // `grep`: lines matching a regular expression, as path:line:text, capped in matches and in
 // characters. ripgrep runs the search when it is on PATH, the built-in engine otherwise
-// (grep-engines.ts); which one ran is in the result's meta.
+// (grep-engines.ts); which one ran is in the result's meta. Both search a directory held by
+// descriptor (held-dir.ts): the one asked for, or the one holding the file asked for.
+import { basename, dirname } from 'node:path'
 import { type Static, Type } from 'typebox'
-import { type Confined, confine, displayUnder, isHomeHardLink } from '../confine.ts'
+import { type Confined, confine, displayUnder } from '../confine.ts'
 import type { ToolContext, ToolResult, ToolSpec } from '../types.ts'
 import { argsError, brief, count, fail, interrupted, ok } from './common.ts'
 import { findRipgrep, type GrepFound, type GrepQuery, grepBuiltin, grepWithRipgrep } from './grep-engines.ts'
+import { type HeldDir, holdDir, notHeldMessage } from './held-dir.ts'
 
 export const GREP_DEFAULT_MATCHES = 100
 export const GREP_MAX_MATCHES = 500
@@ -80,19 +83,31 @@ async function runGrep(args: GrepArgs, ctx: ToolContext, engine: GrepEngine): Pr
   if (!c.stats) return fail(`${asked}: no such file or directory`)
   if (ctx.signal.aborted) return interrupted()
 
+  const rg = engine === 'builtin' ? null : await findRipgrep()
+  if (engine === 'ripgrep' && !rg) return fail('ripgrep (rg) is not on PATH')
+  const isFile = !c.stats.isDirectory()
+  let dir: HeldDir
+  try {
+    dir = holdDir(isFile ? dirname(c.path) : c.path, ctx)
+  } catch (err) {
+    return fail(notHeldMessage(err, isFile ? `${asked} (its directory)` : asked))
+  }
   const query: GrepQuery = {
     pattern: args.pattern,
     ignoreCase: args.ignore_case ?? false,
     include: args.include,
-    start: c.path,
-    startIsFile: !c.stats.isDirectory(),
+    dir,
+    only: isFile ? basename(c.path) : undefined,
     maxMatches: args.limit ?? GREP_DEFAULT_MATCHES,
     signal: ctx.signal,
+    roots: ctx,
   }
-  const rg = engine === 'builtin' ? null : await findRipgrep()
-  if (engine === 'ripgrep' && !rg) return fail('ripgrep (rg) is not on PATH')
-  const found = rg ? await grepWithRipgrep(rg, query) : await grepBuiltin(query)
-  await dropHomeLinks(found)
+  let found: GrepFound
+  try {
+    found = rg ? await grepWithRipgrep(rg, query) : await grepBuiltin(query)
+  } finally {
+    dir.close()
+  }
   if (found.interrupted) return interrupted(format(found, c, asked).output)
   if (found.error) return fail(found.error)
   const { output, shown } = format(found, c, asked)
@@ -102,14 +117,6 @@ async function runGrep(args: GrepArgs, ctx: ToolContext, engine: GrepEngine): Pr
     matches: shown,
     truncated: found.more || shown < found.matches.length,
   })
-}
-
-/** Drops matches in files that are hard links to hearth's home (walks see them as plain files). */
-async function dropHomeLinks(found: GrepFound): Promise<void> {
-  const files = [...new Set(found.matches.map((m) => m.abs))]
-  const home = new Set<string>()
-  for (const f of files) if (await isHomeHardLink(f)) home.add(f)
-  if (home.size > 0) found.matches = found.matches.filter((m) => !home.has(m.abs))
 }
 
 function format(found: GrepFound, start: Confined, asked: string): { output: string; shown: number } {

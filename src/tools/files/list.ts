@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox'
 import { confine } from '../confine.ts'
 import type { ToolContext, ToolResult, ToolSpec } from '../types.ts'
 import { argsError, count, fail, interrupted, ok } from './common.ts'
+import { type HeldDir, holdDir, notHeldMessage } from './held-dir.ts'
 import { IGNORED_DIRS, newWalkStats, type WalkEntry, walk } from './walk.ts'
 
 export const LIST_MAX_ENTRIES = 500
@@ -64,6 +65,12 @@ async function runList(args: ListArgs, ctx: ToolContext): Promise<ToolResult> {
   if (!c.stats) return fail(`${asked}: no such directory`)
   if (!c.stats.isDirectory()) return fail(`${asked}: is a file, not a directory; use read to see it.`)
 
+  let dir: HeldDir
+  try {
+    dir = holdDir(c.path, ctx)
+  } catch (err) {
+    return fail(notHeldMessage(err, asked))
+  }
   const stats = newWalkStats()
   const lines: string[] = []
   const opts = {
@@ -71,8 +78,13 @@ async function runList(args: ListArgs, ctx: ToolContext): Promise<ToolResult> {
     maxDepth: args.depth ?? 1,
     maxEntries: LIST_MAX_ENTRIES,
     signal: ctx.signal,
+    roots: ctx,
   }
-  for await (const e of walk(c.path, opts, stats)) lines.push(line(e))
+  try {
+    for await (const e of walk(dir, opts, stats)) lines.push(line(e))
+  } finally {
+    dir.close()
+  }
   if (ctx.signal.aborted) return interrupted()
 
   const notes: string[] = []

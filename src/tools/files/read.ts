@@ -1,13 +1,14 @@
 // `read`: a file's lines, numbered as `cat -n` numbers them, from a 1-based offset, capped
 // in lines, characters and line width. Images (PNG, JPEG, WebP by their magic bytes) come
 // back as images; other binary content is refused.
-import { constants, fstatSync, readSync } from 'node:fs'
+import { fstatSync, readSync } from 'node:fs'
 import { type FileHandle, open, readdir } from 'node:fs/promises'
 import { basename, dirname, extname } from 'node:path'
 import { type Static, Type } from 'typebox'
-import { checkOpened, confine } from '../confine.ts'
+import { checkOpened, confine, type Roots } from '../confine.ts'
 import type { ToolContext, ToolImage, ToolResult, ToolSpec } from '../types.ts'
 import { argsError, bytes, count, fail, fsMessage, interrupted, isUtf8, looksBinary, ok } from './common.ts'
+import { FILE_FLAGS, type HeldDir, holdDir } from './held-dir.ts'
 import { readWindow } from './lines.ts'
 
 export const READ_MAX_LINES = 2000
@@ -58,12 +59,12 @@ async function runRead(args: ReadArgs, ctx: ToolContext): Promise<ToolResult> {
   if (ctx.signal.aborted) return interrupted()
   const c = await confine(args.path, ctx, 'read')
   if (!c.ok) return fail(c.message)
-  if (!c.stats) return fail(`${args.path}: no such file.${await nearNames(c.path)}`)
+  if (!c.stats) return fail(`${args.path}: no such file.${await nearNames(c.path, ctx)}`)
   if (c.stats.isDirectory()) return fail(`${args.path}: is a directory; use list to see what it holds.`)
 
   let fh: FileHandle
   try {
-    fh = await open(c.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    fh = await open(c.path, FILE_FLAGS)
   } catch (err) {
     return fail(fsMessage(err, args.path))
   }
@@ -178,13 +179,21 @@ async function readImage(
 }
 
 /** Names in the same directory that look like the one asked for ("Did you mean…"). */
-async function nearNames(missing: string): Promise<string> {
+async function nearNames(missing: string, roots: Roots): Promise<string> {
   const want = basename(missing, extname(missing)).toLowerCase()
   if (want === '') return ''
+  let dir: HeldDir
   try {
-    const names = (await readdir(dirname(missing))).filter((n) => n.toLowerCase().includes(want)).slice(0, 5)
+    dir = holdDir(dirname(missing), roots) // the names listed are those of the checked directory
+  } catch {
+    return ''
+  }
+  try {
+    const names = (await readdir(dir.at())).filter((n) => n.toLowerCase().includes(want)).slice(0, 5)
     return names.length > 0 ? ` Files with a similar name there: ${names.join(', ')}.` : ''
   } catch {
     return ''
+  } finally {
+    dir.close()
   }
 }

@@ -1,13 +1,16 @@
-// The directory walk under list, glob and grep's built-in engine. It never follows a
-// symlink (a link is reported as a link, so nothing outside the confined start is reached),
-// skips the ignored directory names, hearth's home and the hidden paths, reads each directory's names in byte
-// order (as `rg --sort path` does, so both grep engines agree), and stops at a budget of
-// entries so a huge tree cannot hold a call for long.
+// The directory walk under list, glob and grep's built-in engine. It goes down through
+// held directories (held-dir.ts): each subdirectory is opened from its parent's descriptor
+// and never through a symlink, so a link swapped in while the walk runs is met as a link (or
+// the subdirectory as gone), never followed, and nothing outside the held start is reached.
+// It skips the ignored directory names, hearth's home and the hidden paths, reads each directory's names in
+// byte order (as `rg --sort path` does, so both grep engines agree), and stops at a budget
+// of entries so a huge tree cannot hold a call for long.
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { hearthHomePath } from '../confine.ts'
+import { hearthHomePath, type Roots } from '../confine.ts'
 import { isHiddenPath } from '../hidden-paths.ts'
+import { type HeldDir, holdSubdir } from './held-dir.ts'
 
 /** Directory names skipped unless asked for: version-control data and installed packages. */
 export const IGNORED_DIRS: readonly string[] = ['.git', 'node_modules']
@@ -15,7 +18,10 @@ export const IGNORED_DIRS: readonly string[] = ['.git', 'node_modules']
 export type EntryKind = 'file' | 'dir' | 'symlink' | 'other'
 
 export interface WalkEntry {
+  /** The entry's path under the start's real path (what the model is shown). */
   abs: string
+  /** A path that reaches this very entry through its held directory; valid until the walk moves on. */
+  at: string
   /** Relative to the walk's start, with `/` separators. */
   rel: string
   kind: EntryKind
@@ -31,6 +37,8 @@ export interface WalkOptions {
   /** Entries looked at before the walk gives up. */
   maxEntries: number
   signal: AbortSignal
+  /** The roots every directory descended into must still lie in. */
+  roots: Roots
 }
 
 export interface WalkStats {
@@ -57,7 +65,7 @@ function kindOf(d: Dirent): EntryKind {
 const byteOrder = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 export async function* walk(
-  start: string,
+  dir: HeldDir,
   opts: WalkOptions,
   stats: WalkStats,
   rel = '',
@@ -65,7 +73,7 @@ export async function* walk(
 ): AsyncGenerator<WalkEntry> {
   let names: Dirent[]
   try {
-    names = await readdir(start, { withFileTypes: true })
+    names = await readdir(dir.at(), { withFileTypes: true })
   } catch {
     stats.unreadable++
     return
@@ -78,7 +86,7 @@ export async function* walk(
       stats.exhausted = true
       return
     }
-    const abs = join(start, d.name)
+    const abs = join(dir.path, d.name)
     const entryRel = rel === '' ? d.name : `${rel}/${d.name}`
     const kind = kindOf(d)
     if (kind === 'dir' && opts.ignore.has(d.name)) {
@@ -88,7 +96,31 @@ export async function* walk(
     if (home !== null && abs === home) continue
     if (isHiddenPath(abs)) continue
     stats.visited++
-    yield { abs, rel: entryRel, kind, depth }
-    if (kind === 'dir' && depth < opts.maxDepth) yield* walk(abs, opts, stats, entryRel, depth + 1)
+    yield { abs, at: dir.at(d.name), rel: entryRel, kind, depth }
+    if (kind === 'dir' && depth < opts.maxDepth)
+      yield* walkInto(dir, d.name, opts, stats, entryRel, depth + 1)
+  }
+}
+
+/** Walks a subdirectory, held from its parent; one that turned into a link meanwhile is skipped. */
+async function* walkInto(
+  parent: HeldDir,
+  name: string,
+  opts: WalkOptions,
+  stats: WalkStats,
+  rel: string,
+  depth: number,
+): AsyncGenerator<WalkEntry> {
+  let sub: HeldDir
+  try {
+    sub = holdSubdir(parent, name, opts.roots)
+  } catch {
+    stats.unreadable++
+    return
+  }
+  try {
+    yield* walk(sub, opts, stats, rel, depth)
+  } finally {
+    sub.close()
   }
 }

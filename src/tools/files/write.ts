@@ -1,12 +1,14 @@
 // `write`: creates a file or replaces one whole, atomically (atomic.ts); missing parent
 // directories are made, all inside the confined path. An overwritten file keeps its mode.
-import { mkdir } from 'node:fs/promises'
-import { dirname } from 'node:path'
+// The file is written in its directory held by descriptor (held-dir.ts), so a parent
+// swapped for a symlink after the check cannot send it elsewhere.
+import { basename, dirname } from 'node:path'
 import { type Static, Type } from 'typebox'
-import { confine } from '../confine.ts'
+import { confine, heldWriteRefusal } from '../confine.ts'
 import type { ToolContext, ToolResult, ToolSpec } from '../types.ts'
 import { writeAtomic } from './atomic.ts'
 import { argsError, bytes, count, fail, fsMessage, interrupted, ok } from './common.ts'
+import { type HeldDir, holdDir, holdDirMaking, notHeldMessage } from './held-dir.ts'
 
 const WriteArgs = Type.Object(
   {
@@ -51,12 +53,22 @@ async function runWrite(args: WriteArgs, ctx: ToolContext): Promise<ToolResult> 
   if (c.stats?.isSymbolicLink()) return fail(`${args.path}: is a symbolic link`) // resolved by confine; a race
 
   const data = Buffer.from(args.content, 'utf8')
+  let dir: HeldDir
   try {
-    if (!c.stats) await mkdir(dirname(c.path), { recursive: true })
+    // A new file's missing parents are made, each inside the held one above it.
+    dir = c.stats ? holdDir(dirname(c.path), ctx) : holdDirMaking(dirname(c.path), ctx)
+  } catch (err) {
+    return fail(`Nothing was written. ${notHeldMessage(err, dirname(args.path))}`)
+  }
+  try {
+    const guarded = heldWriteRefusal(args.path, dir.fd, basename(c.path), ctx)
+    if (guarded) return fail(guarded)
     const keep = c.stats ? { mode: c.stats.mode & 0o777, owner: { uid: c.stats.uid, gid: c.stats.gid } } : {}
-    await writeAtomic(c.path, data, keep)
+    await writeAtomic(dir, basename(c.path), data, keep)
   } catch (err) {
     return fail(`Nothing was written. ${fsMessage(err, args.path)}`)
+  } finally {
+    dir.close()
   }
   const what = c.stats ? `replaced the previous ${bytes(c.stats.size)}` : 'new file'
   return ok(

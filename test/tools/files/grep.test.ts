@@ -5,9 +5,10 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { before, describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import { createGrepTool, GREP_MAX_CHARS } from '../../../src/tools/files/grep.ts'
 import { findRipgrep, grepBuiltin, grepWithRipgrep } from '../../../src/tools/files/grep-engines.ts'
+import { type HeldDir, holdDir } from '../../../src/tools/files/held-dir.ts'
 import { call, context, files, tempDir } from './helpers.ts'
 
 const ws = tempDir()
@@ -136,23 +137,32 @@ for (const engine of ['ripgrep', 'builtin'] as const) {
 }
 
 describe('grep engines stop when the run is interrupted mid-search', () => {
-  const query = (signal: AbortSignal) => ({
-    pattern: 'needle',
-    ignoreCase: false,
-    start: ws,
-    startIsFile: false,
-    maxMatches: 100,
-    signal,
+  const held: HeldDir[] = []
+  const query = (signal: AbortSignal, dir = ws, only?: string) => {
+    const roots = context(dir)
+    held.push(holdDir(dir, roots))
+    return {
+      pattern: 'needle',
+      ignoreCase: false,
+      dir: held[held.length - 1],
+      only,
+      maxMatches: 100,
+      signal,
+      roots,
+    }
+  }
+  after(() => {
+    for (const d of held) d.close()
   })
 
   it('kills ripgrep', { timeout: 10_000 }, async () => {
     const rg = await findRipgrep()
     assert.ok(rg)
     // rg blocks opening a pipe nobody writes to: only killing it ends this search.
-    const fifo = join(tempDir(), 'pipe')
-    execFileSync('mkfifo', [fifo])
+    const fifoDir = tempDir()
+    execFileSync('mkfifo', [join(fifoDir, 'pipe')])
     const ac = new AbortController()
-    const running = grepWithRipgrep(rg, { ...query(ac.signal), start: fifo, startIsFile: true })
+    const running = grepWithRipgrep(rg, query(ac.signal, fifoDir, 'pipe'))
     setTimeout(() => ac.abort(), 200)
     const found = await running
     assert.equal(found.interrupted, true)

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ChangedMeanwhile, writeAtomic } from '../../../src/tools/files/atomic.ts'
 import { editTool } from '../../../src/tools/files/edit.ts'
+import { holdDir } from '../../../src/tools/files/held-dir.ts'
 import { readTool } from '../../../src/tools/files/read.ts'
 import { writeTool } from '../../../src/tools/files/write.ts'
 import { call, context, files, tempDir } from './helpers.ts'
@@ -302,10 +303,14 @@ describe('the atomic writer', () => {
     writeFileSync(path, 'first')
     const st = statSync(path)
     writeFileSync(path, 'changed by someone else')
+    const dir = holdDir(ws, context(ws))
     await assert.rejects(
-      writeAtomic(path, Buffer.from('mine'), { expect: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } }),
+      writeAtomic(dir, 'x.txt', Buffer.from('mine'), {
+        expect: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs },
+      }),
       ChangedMeanwhile,
     )
+    dir.close()
     assert.equal(readFileSync(path, 'utf8'), 'changed by someone else')
     assert.deepEqual(readdirSync(ws), ['x.txt'], 'the temp file is removed')
   })
