@@ -1,7 +1,10 @@
 // The start of a run, before its first step: the session's profile is resolved (a missing
 // or unsupported one fails the run at once), the session's kernel is taken and listened to,
 // and then the kernel's start, the turn's credential, the model's window and the session's
-// MCP servers are awaited together, so the first step waits for the slowest of them only.
+// MCP servers are awaited together, so the first step waits for the slowest of them only. The
+// environment block (its git state read from the workspace's repository) is read meanwhile.
+
+import { environmentBlock, environmentFacts } from '../instructions/environment.ts'
 import type { Kernel } from '../kernel/pool.ts'
 import { hasTransport } from '../providers/ids.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
@@ -124,9 +127,11 @@ function awaitFirstStep(
   const window = row && d.window ? d.window(row).catch(() => null) : Promise.resolve(null)
   // The session's MCP servers start (or are kept) while the credential is fetched.
   const mcp = kernel.ready.then(() => loadMcp(d, kernel, run.scope.workspace, run.scope.mcp))
-  void Promise.all([kernel.ready, credential, window, mcp]).then(
-    ([, c, w]) => {
+  const facts = environmentFacts(run.scope, null)
+  void Promise.all([kernel.ready, credential, window, mcp, facts]).then(
+    ([, c, w, , f]) => {
       if (run.finished) return
+      run.environment = environmentBlock({ ...f, sandbox: kernel.host.sandbox })
       run.window = w
       run.sent = true
       run.accountId = c.accountId
