@@ -398,7 +398,7 @@ const CompactionPatch = Type.Object(
 // ---- instructions ----------------------------------------------------------------------
 
 /** Characters of text a setting of the `instructions` group holds at most. */
-export const MAX_INSTRUCTIONS_TEXT = 65_536
+export const MAX_INSTRUCTIONS_TEXT = 32_768
 const InstructionsText = (description: string) =>
   Type.String({ maxLength: MAX_INSTRUCTIONS_TEXT, description })
 const ReplaceText = InstructionsText(
