@@ -13,18 +13,28 @@ export interface GitState {
   detached: string | null
   /**
    * A tracked file differs from the index (changed, removed, its mode changed) or a merge
-   * left conflicts: true; none does: false; null when not checked (see MAX_INDEX_ENTRIES).
+   * left conflicts: true; none does: false; null when not checked (see MAX_INDEX_ENTRIES and
+   * COMPARE_BUDGET_MS).
    */
   unstaged: boolean | null
 }
 
 /** Index entries compared with the working tree at most; a larger repository is not checked. */
 export const MAX_INDEX_ENTRIES = 20_000
+/**
+ * How long reading the state may take past the first ALWAYS_COMPARED entries: it runs while a
+ * run starts, beside the kernel and the credential, and must not hold the first request back.
+ * Past it the changes are not told.
+ */
+export const COMPARE_BUDGET_MS = 20
 /** lstat calls in flight at once while comparing. */
 const PARALLEL_STATS = 64
+/** Entries always compared, whatever the time: a small repository is always checked whole. */
+const ALWAYS_COMPARED = 256
 
 /** The git state of the repository holding `dir`, or null when `dir` is in none. */
 export async function readGitState(dir: string): Promise<GitState | null> {
+  const deadline = performance.now() + COMPARE_BUDGET_MS
   const found = await findGitDir(resolve(dir))
   if (!found) return null
   const head = await readFile(join(found.gitDir, 'HEAD'), 'utf8').catch(() => null)
@@ -34,7 +44,7 @@ export async function readGitState(dir: string): Promise<GitState | null> {
   return {
     branch: ref ? ref[1].trim() : null,
     detached: ref || !sha ? null : sha[0].slice(0, 12),
-    unstaged: await unstagedChanges(found.gitDir, found.workTree),
+    unstaged: await unstagedChanges(found.gitDir, found.workTree, deadline),
   }
 }
 
@@ -66,7 +76,7 @@ interface IndexEntry {
 }
 
 /** Whether a tracked file differs from the index by its stat data (git's own first check). */
-async function unstagedChanges(gitDir: string, workTree: string): Promise<boolean | null> {
+async function unstagedChanges(gitDir: string, workTree: string, deadline: number): Promise<boolean | null> {
   const bytes = await readFile(join(gitDir, 'index')).catch(() => null)
   if (bytes === null) return false // a repository without an index tracks nothing yet
   const entries = parseIndex(bytes)
@@ -74,6 +84,7 @@ async function unstagedChanges(gitDir: string, workTree: string): Promise<boolea
   if (entries.some((e) => e.stage !== 0)) return true
   const compared = entries.filter((e) => !e.ignored && (e.mode & 0o170000) !== 0o160000) // not submodules
   for (let i = 0; i < compared.length; i += PARALLEL_STATS) {
+    if (i >= ALWAYS_COMPARED && performance.now() > deadline) return null
     const batch = compared.slice(i, i + PARALLEL_STATS)
     const changed = await Promise.all(batch.map((e) => differs(e, join(workTree, e.path))))
     if (changed.includes(true)) return true

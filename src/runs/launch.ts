@@ -127,11 +127,12 @@ function awaitFirstStep(
   const window = row && d.window ? d.window(row).catch(() => null) : Promise.resolve(null)
   // The session's MCP servers start (or are kept) while the credential is fetched.
   const mcp = kernel.ready.then(() => loadMcp(d, kernel, run.scope.workspace, run.scope.mcp))
-  const facts = environmentFacts(run.scope, null)
+  // Not read at all when the settings leave the block out.
+  const facts = d.core.instructions.settings().environment ? environmentFacts(run.scope, null) : null
   void Promise.all([kernel.ready, credential, window, mcp, facts]).then(
     ([, c, w, , f]) => {
       if (run.finished) return
-      run.environment = environmentBlock({ ...f, sandbox: kernel.host.sandbox })
+      run.environment = f ? environmentBlock({ ...f, sandbox: kernel.host.sandbox }) : null
       run.window = w
       run.sent = true
       run.accountId = c.accountId
