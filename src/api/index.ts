@@ -9,13 +9,12 @@ import { Hosts } from '../hosts/service.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import { pruneInputs } from '../inputs/admit.ts'
-import { environmentBlock, environmentFacts } from '../instructions/environment.ts'
 import { Instructions } from '../instructions/index.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import { mcpServersOfSettings } from '../mcp/config.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
-import { scopeOf } from '../runs/active-run.ts'
 import { Runs } from '../runs/engine.ts'
+import { nextEnvironment } from '../runs/launch.ts'
 import { recoverRuns } from '../runs/recover.ts'
 import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
@@ -193,10 +192,7 @@ export function createApi(d: ApiDeps): Api {
       window,
       compaction,
       defaultPolicy: () => toolsSettingsOf(d.settings).approval_policy,
-      environment: async (row) => {
-        const scope = scopeOf(core, row.id, toolsSettingsOf(d.settings))
-        return environmentBlock(await environmentFacts(scope, d.kernels.sandbox))
-      },
+      environment: (row) => nextEnvironment(runs.deps, row.id),
     }),
     ...catalogRoutes({ core, sources: catalogSources, continuations: d.continuations }),
     ...reloadRoutes({ runs, settings: d.settings, home: d.home }),

@@ -30,6 +30,17 @@ export function newActiveRun(started: StartedRun): ActiveRun {
   return new ActiveRun(started, live)
 }
 
+/**
+ * The environment block a run of the session would start with now, for the reads that
+ * describe the next request (the context summary, a compaction's estimate); null when the
+ * settings leave it out.
+ */
+export async function nextEnvironment(d: RunsDeps, sessionId: string): Promise<string | null> {
+  if (!d.core.instructions.settings().environment) return null
+  const scope = scopeOf(d.core, sessionId, d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
+  return environmentBlock(await environmentFacts(scope, d.kernels.sandbox))
+}
+
 /** Prepares the run's first step and sends it once all it needs has come (or ends the run). */
 export function launchRun(m: RunMoves, sessionId: string, run: ActiveRun): void {
   const profile = resolveProfile(m.d, sessionId, run.started)
