@@ -3,6 +3,7 @@
 // files, never by running git: `git status` in a workspace runs whatever the repository's
 // config names (an fsmonitor hook, clean filters), code a model could have written there, on
 // the host and outside any sandbox. docs/instructions.md says what is and is not seen.
+import { type BigIntStats, lstatSync } from 'node:fs'
 import { lstat, readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 
@@ -22,15 +23,17 @@ export interface GitState {
 /** Index entries compared with the working tree at most; a larger repository is not checked. */
 export const MAX_INDEX_ENTRIES = 20_000
 /**
- * How long reading the state may take past the first ALWAYS_COMPARED entries: it runs while a
- * run starts, beside the kernel and the credential, and must not hold the first request back.
+ * How long reading the state may take past the first SLICE entries: it runs while a run
+ * starts, beside the kernel and the credential, and must not hold the first request back.
  * Past it the changes are not told.
  */
-export const COMPARE_BUDGET_MS = 20
-/** lstat calls in flight at once while comparing. */
-const PARALLEL_STATS = 64
-/** Entries always compared, whatever the time: a small repository is always checked whole. */
-const ALWAYS_COMPARED = 256
+export const COMPARE_BUDGET_MS = 10
+/**
+ * Entries compared in one go, with synchronous lstat calls (several times cheaper than
+ * asynchronous ones); other work of the daemon runs between slices. The first slice is
+ * always compared, whatever the time, so a small repository is always checked whole.
+ */
+const SLICE = 256
 
 /** The git state of the repository holding `dir`, or null when `dir` is in none. */
 export async function readGitState(dir: string): Promise<GitState | null> {
@@ -79,21 +82,33 @@ interface IndexEntry {
 async function unstagedChanges(gitDir: string, workTree: string, deadline: number): Promise<boolean | null> {
   const bytes = await readFile(join(gitDir, 'index')).catch(() => null)
   if (bytes === null) return false // a repository without an index tracks nothing yet
-  const entries = parseIndex(bytes)
+  const entries = indexEntries(bytes)
   if (entries === null) return null
-  if (entries.some((e) => e.stage !== 0)) return true
-  const compared = entries.filter((e) => !e.ignored && (e.mode & 0o170000) !== 0o160000) // not submodules
-  for (let i = 0; i < compared.length; i += PARALLEL_STATS) {
-    if (i >= ALWAYS_COMPARED && performance.now() > deadline) return null
-    const batch = compared.slice(i, i + PARALLEL_STATS)
-    const changed = await Promise.all(batch.map((e) => differs(e, join(workTree, e.path))))
-    if (changed.includes(true)) return true
+  let seen = 0
+  try {
+    // Read as compared, so a comparison the budget stops reads no further.
+    for (const e of entries) {
+      if (e.stage !== 0) return true
+      const submodule = (e.mode & 0o170000) === 0o160000
+      if (!e.ignored && !submodule && differs(e, join(workTree, e.path))) return true
+      if (++seen % SLICE === 0) {
+        if (performance.now() > deadline) return null
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    }
+  } catch {
+    return null // a damaged index
   }
   return false
 }
 
-async function differs(e: IndexEntry, path: string): Promise<boolean> {
-  const st = await lstat(path, { bigint: true }).catch(() => null)
+function differs(e: IndexEntry, path: string): boolean {
+  let st: BigIntStats | undefined
+  try {
+    st = lstatSync(path, { bigint: true, throwIfNoEntry: false })
+  } catch {
+    return true // ENOTDIR, EACCES…: not the file the index recorded
+  }
   if (!st) return true
   const type = Number(st.mode) & 0o170000
   if (type !== (e.mode & 0o170000)) return true
@@ -106,24 +121,28 @@ async function differs(e: IndexEntry, path: string): Promise<boolean> {
 
 /**
  * The entries of an index file (format versions 2 and 3, which git writes unless told
- * otherwise), or null for another version, a damaged file or more than MAX_INDEX_ENTRIES.
+ * otherwise), read one by one; null for another version or more than MAX_INDEX_ENTRIES. The
+ * iteration throws on a damaged file.
  */
-export function parseIndex(b: Buffer): IndexEntry[] | null {
+export function indexEntries(b: Buffer): Iterable<IndexEntry> | null {
   if (b.length < 12 || b.toString('latin1', 0, 4) !== 'DIRC') return null
   const version = b.readUInt32BE(4)
   const count = b.readUInt32BE(8)
   if ((version !== 2 && version !== 3) || count > MAX_INDEX_ENTRIES) return null
-  const entries: IndexEntry[] = []
+  return readEntries(b, version, count)
+}
+
+function* readEntries(b: Buffer, version: number, count: number): Generator<IndexEntry> {
   let at = 12
   for (let i = 0; i < count; i++) {
-    if (at + 62 > b.length) return null
+    if (at + 62 > b.length) throw new Error('index cut short')
     const flags = b.readUInt16BE(at + 60)
     const extended = version === 3 && (flags & 0x4000) !== 0
     const extra = extended ? b.readUInt16BE(at + 62) : 0
     const nameAt = at + (extended ? 64 : 62)
     const end = b.indexOf(0, nameAt)
-    if (end < 0) return null
-    entries.push({
+    if (end < 0) throw new Error('index entry without its name')
+    yield {
       path: b.toString('utf8', nameAt, end),
       mtimeSeconds: b.readUInt32BE(at + 8),
       mtimeNanos: b.readUInt32BE(at + 12),
@@ -131,9 +150,8 @@ export function parseIndex(b: Buffer): IndexEntry[] | null {
       size: b.readUInt32BE(at + 36),
       stage: (flags >> 12) & 3,
       ignored: (flags & 0x8000) !== 0 || (extra & 0x4000) !== 0,
-    })
+    }
     // Each entry is padded with 1 to 8 NUL bytes to a multiple of 8 bytes.
     at += (end - at + 8) & ~7
   }
-  return entries
 }
