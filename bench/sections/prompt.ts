@@ -5,7 +5,7 @@
 // repository and in a clean git repository of 5,000 tracked files, with the block on and off
 // (the `instructions` settings), so the difference is the block's own cost.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -165,6 +165,7 @@ export const prompt: Section = {
     } finally {
       await d.stop()
       up.close()
+      for (const dir of [plain, repo]) rmSync(dir, { recursive: true, force: true })
     }
   },
 }
