@@ -3,7 +3,6 @@
 // and then the kernel's start, the turn's credential, the model's window and the session's
 // MCP servers are awaited together, so the first step waits for the slowest of them only. The
 // environment block (its git state read from the workspace's repository) is read meanwhile.
-
 import { environmentBlock, environmentFacts } from '../instructions/environment.ts'
 import type { Kernel } from '../kernel/pool.ts'
 import { hasTransport } from '../providers/ids.ts'
