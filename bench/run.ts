@@ -9,6 +9,7 @@ import { http } from './sections/http.ts'
 import { kernels } from './sections/kernels.ts'
 import { mcp } from './sections/mcp.ts'
 import { profile } from './sections/profile.ts'
+import { prompt } from './sections/prompt.ts'
 import { providers } from './sections/providers.ts'
 import { runs } from './sections/runs.ts'
 import { sessions } from './sections/sessions.ts'
@@ -31,6 +32,7 @@ const DEFAULT: readonly Section[] = [
   toolsExec,
   toolOutput,
   context,
+  prompt,
 ]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile, mcp]

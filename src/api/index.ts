@@ -14,6 +14,7 @@ import type { KernelPool } from '../kernel/pool.ts'
 import { mcpServersOfSettings } from '../mcp/config.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import { Runs } from '../runs/engine.ts'
+import { nextEnvironment } from '../runs/launch.ts'
 import { recoverRuns } from '../runs/recover.ts'
 import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
@@ -25,6 +26,7 @@ import {
   compactionSettingsOf,
   enabledCapabilities,
   enabledExtensionsOf,
+  instructionsSettingsOf,
   modelsSettingsOf,
   toolsSettingsOf,
 } from '../settings/derived.ts'
@@ -117,6 +119,7 @@ export function createApi(d: ApiDeps): Api {
   })
   const core = sessions.core
   core.instructions = new Instructions(d.home)
+  core.instructions.settings = () => instructionsSettingsOf(d.settings)
   const catalogSources: CatalogSources = {
     files: () => settingsOrEmpty(d.settings),
     instructions: core.instructions,
@@ -190,6 +193,7 @@ export function createApi(d: ApiDeps): Api {
       window,
       compaction,
       defaultPolicy: () => toolsSettingsOf(d.settings).approval_policy,
+      environment: (row) => nextEnvironment(runs.deps, row.id),
     }),
     ...catalogRoutes({ core, sources: catalogSources, continuations: d.continuations }),
     ...reloadRoutes({ runs, settings: d.settings, home: d.home }),

@@ -24,6 +24,9 @@ export function contextTable(c: Summary): string {
     if (s.id === 'history' && s.parts)
       for (const [part, tokens] of Object.entries(s.parts))
         if (tokens > 0) lines.push(row(`  ${part}`, tokens))
+    if (s.id === 'instructions' && s.system_parts)
+      for (const [part, chars] of Object.entries(s.system_parts))
+        if (chars > 0) lines.push(row(`  ${part}`, Math.ceil(chars / 4)))
   }
   lines.push(row('total', c.estimated_tokens))
   const h = c.history

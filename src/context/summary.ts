@@ -3,7 +3,7 @@
 // Reading the context never prepares a request: no kernel, no credential, no provider; the
 // instructions are read as a turn would read them, the history is measured in SQLite.
 import { createHash } from 'node:crypto'
-import type { InstructionSource } from '../instructions/index.ts'
+import type { InstructionSource, SystemParts } from '../instructions/index.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore } from '../sessions/core.ts'
@@ -36,6 +36,8 @@ export interface ContextDeps {
   compaction: () => CompactionSettings
   /** The approval policy sessions without their own follow (settings `tools`). */
   defaultPolicy: () => ApprovalPolicy
+  /** The environment block a run of the session would start with now (absent: none). */
+  environment?: (row: SessionRow) => Promise<string | null>
 }
 
 /** The strategy a session compacts with: its own choice, else the settings'. */
@@ -60,6 +62,7 @@ interface Snapshot {
   row: SessionRow
   mark: CompactionMark | null
   system: string | null
+  parts: SystemParts
   sources: InstructionSource[]
   tools: SessionTool[]
   toolsText: string
@@ -68,7 +71,8 @@ interface Snapshot {
 
 async function snapshotOf(d: ContextDeps, sessionId: string): Promise<Snapshot> {
   const row = d.core.require(sessionId)
-  const composed = d.core.instructions.of(row.workspace, selectionOf(row))
+  const environment = d.environment ? await d.environment(row) : null
+  const composed = d.core.instructions.of(row.workspace, selectionOf(row), environment)
   const tools = d.tools.offered(sessionId, policyOf(row, d.defaultPolicy()), await d.tools.builtin())
   const text = toolsText(tools)
   const mark = latestCompaction(d.core, sessionId)
@@ -92,6 +96,7 @@ async function snapshotOf(d: ContextDeps, sessionId: string): Promise<Snapshot> 
     row,
     mark,
     system: composed.system,
+    parts: composed.parts,
     sources: composed.sources,
     tools,
     toolsText: text,
@@ -108,11 +113,12 @@ function sectionsOf(s: Snapshot) {
   const sections: { id: SectionId; title: string; tokens: number; detail: Record<string, unknown> }[] = [
     {
       id: 'instructions',
-      title: 'System text: the instruction files of the workspace',
+      title: "System text: hearth's instructions, the instruction files, the skills and the environment",
       tokens: tokensOf(s.system?.length ?? 0),
       detail: {
         chars: s.system?.length ?? 0,
         files: s.sources.filter((f) => f.state === 'loaded').length,
+        system_parts: s.parts,
       },
     },
     {

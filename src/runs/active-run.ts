@@ -132,6 +132,11 @@ export class ActiveRun {
   /** What each model turn of the run sends besides its request. */
   turn!: { extension: string; profile: TransportProfile; limits: TurnLimits }
   effort: string | null = null
+  /**
+   * The environment block every step of the run ends its system text with, computed once at
+   * the run's start (src/instructions/environment.ts), so the steps' requests share a prefix.
+   */
+  environment: string | null = null
   /** Waiting for the kernel's check of the step's calls. */
   checkWaiter: ((calls: CheckedCall[]) => void) | undefined
   /** The check, when it came before anybody waited for it. */

@@ -11,6 +11,7 @@ import { selectionOf } from '../sessions/views.ts'
 import { DEFAULT_TOOL_SETTINGS } from './active-run.ts'
 import { compactSession } from './compaction.ts'
 import type { Runs } from './engine.ts'
+import { nextEnvironment } from './launch.ts'
 
 export interface CompactRequest {
   strategy?: StrategyName
@@ -96,7 +97,11 @@ export async function manualCompaction(
     selection.outcome = 'selected'
   }
   const window = d.window ? await d.window(row) : null
-  const composed = d.core.instructions.of(row.workspace, selectionOf(row))
+  const composed = d.core.instructions.of(
+    row.workspace,
+    selectionOf(row),
+    await nextEnvironment(d, sessionId),
+  )
   const policy = policyOf(row, d.tools?.().approval_policy ?? DEFAULT_TOOL_SETTINGS.approval_policy)
   const tools = runs.tools.offered(sessionId, policy, await runs.tools.builtin())
   let kernel: Kernel | undefined

@@ -1,7 +1,9 @@
 // The start of a run, before its first step: the session's profile is resolved (a missing
 // or unsupported one fails the run at once), the session's kernel is taken and listened to,
 // and then the kernel's start, the turn's credential, the model's window and the session's
-// MCP servers are awaited together, so the first step waits for the slowest of them only.
+// MCP servers are awaited together, so the first step waits for the slowest of them only. The
+// environment block (its git state read from the workspace's repository) is read meanwhile.
+import { environmentBlock, environmentFacts } from '../instructions/environment.ts'
 import type { Kernel } from '../kernel/pool.ts'
 import { hasTransport } from '../providers/ids.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
@@ -26,6 +28,17 @@ export function newActiveRun(started: StartedRun): ActiveRun {
     kernel: { instance_id: null, state: 'starting', build: null },
   }
   return new ActiveRun(started, live)
+}
+
+/**
+ * The environment block a run of the session would start with now, for the reads that
+ * describe the next request (the context summary, a compaction's estimate); null when the
+ * settings leave it out.
+ */
+export async function nextEnvironment(d: RunsDeps, sessionId: string): Promise<string | null> {
+  if (!d.core.instructions.settings().environment) return null
+  const scope = scopeOf(d.core, sessionId, d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
+  return environmentBlock(await environmentFacts(scope, d.kernels.sandbox))
 }
 
 /** Prepares the run's first step and sends it once all it needs has come (or ends the run). */
@@ -131,9 +144,12 @@ function awaitFirstStep(
   const window = row && d.window ? d.window(row).catch(() => null) : Promise.resolve(null)
   // The session's MCP servers start (or are kept) while the credential is fetched.
   const mcp = kernel.ready.then(() => loadMcp(d, kernel, run.scope.workspace, run.scope.mcp))
-  void Promise.all([kernel.ready, credential, window, mcp]).then(
-    ([, c, w]) => {
+  // Not read at all when the settings leave the block out.
+  const facts = d.core.instructions.settings().environment ? environmentFacts(run.scope, null) : null
+  void Promise.all([kernel.ready, credential, window, mcp, facts]).then(
+    ([, c, w, , f]) => {
       if (run.finished) return
+      run.environment = f ? environmentBlock({ ...f, sandbox: kernel.host.sandbox }) : null
       run.window = w
       run.sent = true
       run.accountId = c.accountId

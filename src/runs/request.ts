@@ -3,8 +3,9 @@
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
 // to people, not replayed to the model, except reasoning text for a provider whose wire
 // takes it back (`reasoningText`: Gemini's thought parts), ahead of the answer it came
-// with. The system text is the workspace's instruction files (src/instructions), found
-// afresh at each request. After a compaction, the turns it covers are replaced by one
+// with. The system text is hearth's own instructions, the workspace's instruction files
+// (found afresh at each request) and the skills (src/instructions), ending with the run's
+// environment block. After a compaction, the turns it covers are replaced by one
 // message holding its summary (src/context/marks.ts); the rest follows verbatim.
 import { compactionMessage, latestCompaction } from '../context/marks.ts'
 import type {
@@ -88,7 +89,7 @@ export function buildRequest(
   sessionId: string,
   model: string,
   effort: string | null,
-  opts: { reasoningText?: boolean } = {},
+  opts: { reasoningText?: boolean; environment?: string | null } = {},
 ): AssembledRequest {
   const mark = latestCompaction(core, sessionId)
   const after = mark?.through_position ?? 0
@@ -175,7 +176,7 @@ export function buildRequest(
     request: {
       model,
       effort,
-      system: systemOf(core, sessionId),
+      system: systemOf(core, sessionId, opts.environment ?? null),
       messages: sent,
       tools: [],
       session_id: sessionId,
@@ -189,10 +190,10 @@ export function buildRequest(
   }
 }
 
-/** The instruction files of the session's workspace, read as they are at this turn's start. */
-function systemOf(core: SessionsCore, sessionId: string): string | null {
+/** The system text, with the instruction files of the session's workspace as they are now. */
+function systemOf(core: SessionsCore, sessionId: string, environment: string | null): string | null {
   const row = core.row(sessionId)
-  return row ? core.instructions.of(row.workspace, selectionOf(row)).system : null
+  return row ? core.instructions.of(row.workspace, selectionOf(row), environment).system : null
 }
 
 /** A call's result as the history holds it; `failed` for any outcome but `ok`. */

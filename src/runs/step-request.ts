@@ -20,6 +20,7 @@ export type StepRequest = AssembledRequest & { estimate: RequestEstimate }
 export function assembleStep(core: SessionsCore, sessionId: string, run: ActiveRun): StepRequest {
   const a = buildRequest(core, sessionId, run.model, run.effort, {
     reasoningText: replaysReasoningText(run.profile?.extension),
+    environment: run.environment,
   })
   a.request.tools = run.offered.map(({ name, description, parameters }) => ({
     name,

@@ -37,6 +37,16 @@ const HistoryParts = Type.Object(
   { additionalProperties: false },
 )
 
+const Chars = Type.Integer({ minimum: 0, description: 'Characters' })
+const SystemParts = Type.Object(
+  { own: Chars, files: Chars, skills: Chars, environment: Chars },
+  {
+    additionalProperties: false,
+    description:
+      "The instructions section's parts in send order: hearth's own instructions (with the settings' addition), the instruction files, the skills listing, the environment block",
+  },
+)
+
 const Section = Type.Object(
   {
     id: SectionId,
@@ -48,6 +58,7 @@ const Section = Type.Object(
     compaction_id: Type.Optional(Type.String()),
     position: Type.Optional(Type.Integer({ minimum: 1 })),
     parts: Type.Optional(HistoryParts),
+    system_parts: Type.Optional(SystemParts),
     messages: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },

@@ -18,6 +18,7 @@ export const SETTINGS_GROUPS = [
   'ui',
   'tools',
   'compaction',
+  'instructions',
 ] as const
 export type SettingsGroup = (typeof SETTINGS_GROUPS)[number]
 
@@ -409,6 +410,31 @@ const CompactionPatch = Type.Object(
   { additionalProperties: false },
 )
 
+// ---- instructions ----------------------------------------------------------------------
+
+/** Characters of text a setting of the `instructions` group holds at most. */
+export const MAX_INSTRUCTIONS_TEXT = 32_768
+const InstructionsText = (description: string) =>
+  Type.String({ maxLength: MAX_INSTRUCTIONS_TEXT, description })
+const ReplaceText = InstructionsText(
+  "Sent instead of hearth's own instructions; an empty string sends none (null: hearth's own)",
+)
+const AppendText = InstructionsText(
+  "Added after hearth's own instructions (or their replacement), before the instruction files",
+)
+const EnvironmentFlag = Type.Boolean({
+  description:
+    'Whether the system text ends with the environment block (workspace, OS, approval policy, sandbox, date, git); default true',
+})
+const InstructionsRead = Type.Object(
+  { replace: Nullable(ReplaceText), append: Nullable(AppendText), environment: EnvironmentFlag },
+  { additionalProperties: false },
+)
+const InstructionsPatch = Type.Object(
+  { replace: Removable(ReplaceText), append: Removable(AppendText), environment: Removable(EnvironmentFlag) },
+  { additionalProperties: false },
+)
+
 export const GROUP_READ: Record<SettingsGroup, TSchema> = {
   providers: ProvidersRead,
   mcp: McpRead,
@@ -418,6 +444,7 @@ export const GROUP_READ: Record<SettingsGroup, TSchema> = {
   ui: UiRead,
   tools: ToolsRead,
   compaction: CompactionRead,
+  instructions: InstructionsRead,
 }
 export const GROUP_PATCH: Record<SettingsGroup, TSchema> = {
   providers: ProvidersPatch,
@@ -428,6 +455,7 @@ export const GROUP_PATCH: Record<SettingsGroup, TSchema> = {
   ui: UiPatch,
   tools: ToolsPatch,
   compaction: CompactionPatch,
+  instructions: InstructionsPatch,
 }
 export type ProvidersPatch = Static<typeof ProvidersPatch>
 export type McpPatch = Static<typeof McpPatch>

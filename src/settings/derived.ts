@@ -6,6 +6,8 @@ import {
   COMPACTION_DEFAULTS,
   capabilities,
   compactionSettings,
+  INSTRUCTIONS_DEFAULTS,
+  instructionsSettings,
   modelsSettings,
   TOOL_DEFAULTS,
   toolsSettings,
@@ -76,5 +78,14 @@ export function compactionSettingsOf(settings: Settings) {
     return compactionSettings(settings.files())
   } catch {
     return { ...COMPACTION_DEFAULTS }
+  }
+}
+
+/** The `instructions` settings group; an unreadable config.json reads as the defaults. */
+export function instructionsSettingsOf(settings: Settings) {
+  try {
+    return instructionsSettings(settings.files())
+  } catch {
+    return { ...INSTRUCTIONS_DEFAULTS }
   }
 }

@@ -17,6 +17,9 @@ import { createSession } from '../streams/sse-client.ts'
 
 const LONG = 'x'.repeat(400) // ~100 tokens a message
 
+/** A Chat Completions body's messages after its system message (the turn's system text). */
+const conversation = (body: any) => body.messages.filter((m: any) => m.role !== 'system')
+
 describe('automatic compaction', () => {
   it('compacts before the request that would pass the threshold, then sends the summary', async () => {
     const { d, upstream } = await startWithUpstream({ protocol: 'chat_completions' })
@@ -43,7 +46,7 @@ describe('automatic compaction', () => {
       assert.ok(summarized > 0, 'no summary request was sent')
       // The turn whose request went right after the summary sent it, with the kept turns.
       const next = upstream.requests[summarized + 1].body
-      assert.match(next.messages[0].content, /<summary>\nok\n<\/summary>/)
+      assert.match(conversation(next)[0].content, /<summary>\nok\n<\/summary>/)
       const marks = (await d.request({ path: `/sessions/${sid}/history?view=checkpoints&limit=200` }))
         .json()
         .items.filter((x: any) => x.kind === 'compaction')
@@ -122,7 +125,7 @@ describe('automatic compaction', () => {
       )
       // The turn sent every earlier turn: nothing was compacted.
       const body = first.upstream.requests.at(-1)?.body
-      assert.equal(body.messages[0].content, 'question 1')
+      assert.equal(conversation(body)[0].content, 'question 1')
       // The session can be compacted again.
       first.upstream.enqueue({ text: ['a summary'] })
       const r = (await post(second.d, `/sessions/${sid}/compaction`, { keep_turns: 1 })).json()

@@ -23,7 +23,7 @@ describe('chat commands for the context', () => {
       assert.match(stdout, /fake-model on fake, window unknown: the next request holds ~[\d,]+ tokens/)
       assert.match(
         stdout,
-        /\n {2}section +tokens\n {2}instructions +\d+\n {2}tools +[\d,]+\n {2}history +\d+\n/,
+        /\n {2}section +tokens\n {2}instructions +[\d,]+\n {4}own +[\d,]+\n {4}environment +\d+\n {2}tools +[\d,]+\n {2}history +\d+\n/,
       )
       assert.match(stdout, /history: entries 1–6 verbatim \(3 turns\)/)
       assert.match(
@@ -31,11 +31,13 @@ describe('chat commands for the context', () => {
         /strategy: summarize, keeping 1 turns \(kept for this session\)\ncompacted 2 turns: ~[\d,]+ → ~[\d,]+ tokens/,
       )
       assert.match(stdout, /nothing to compact: no turn lies before the ones kept/)
-      // The turn after the compaction sent the summary, then the kept turn and the new one.
+      // The turn after the compaction sent the system text, the summary, then the kept turn
+      // and the new one.
       const body = upstream.requests.at(-1)?.body
-      assert.match(body.messages[0].content, /<summary>\nHello, world!\n<\/summary>/)
+      assert.equal(body.messages[0].role, 'system')
+      assert.match(body.messages[1].content, /<summary>\nHello, world!\n<\/summary>/)
       assert.deepEqual(
-        body.messages.slice(1).map((m: any) => m.content),
+        body.messages.slice(2).map((m: any) => m.content),
         ['third', 'Hello, world!', 'fourth'],
       )
     } finally {

@@ -20,6 +20,9 @@ import { createSession } from '../streams/sse-client.ts'
 const TURNS = 200
 const SUMMARY = 'SUMMARY: the user asked 198 numbered questions and got a greeting each time.'
 
+/** A Chat Completions body's messages after its system message (the turn's system text). */
+const conversation = (body: any) => body.messages.filter((m: any) => m.role !== 'system')
+
 describe('compaction of a 200-turn session', () => {
   let s: Setup
   let sid: string
@@ -215,13 +218,14 @@ describe('compaction of a 200-turn session', () => {
       (x) => idle(x) && x.latest_answer?.text === 'Hello, world!' && x.input_order === TURNS + 3,
     )
     const body = s.upstream.requests.at(-1)?.body
-    const texts = body.messages.map((m: any) => `${m.role}: ${m.content}`)
+    const sent = conversation(body)
+    const texts = sent.map((m: any) => `${m.role}: ${m.content}`)
     // The summary, the two kept turns verbatim, then the new message: nothing older.
-    assert.equal(body.messages.length, 1 + 4 + 1, texts.join('\n'))
-    assert.equal(body.messages[0].role, 'user')
-    assert.ok(body.messages[0].content.includes(SUMMARY), texts[0])
+    assert.equal(sent.length, 1 + 4 + 1, texts.join('\n'))
+    assert.equal(sent[0].role, 'user')
+    assert.ok(sent[0].content.includes(SUMMARY), texts[0])
     assert.deepEqual(
-      body.messages.slice(1).map((m: any) => m.content),
+      sent.slice(1).map((m: any) => m.content),
       ['one more', 'Hello, world!', 'a slow one', 'slow answer', 'after the compaction'],
     )
     assert.ok(!JSON.stringify(body).includes('question 1"'), 'an old turn was sent')
@@ -317,7 +321,7 @@ describe('compaction of a 200-turn session', () => {
     await putInput(s.d, sid, message('after truncation'))
     await waitSession(s.d, sid, (x) => idle(x) && x.input_order === TURNS + 4)
     const body = s.upstream.requests.at(-1)?.body
-    assert.match(body.messages[0].content, /its first 202 turn\(s\) were left out/)
+    assert.match(conversation(body)[0].content, /its first 202 turn\(s\) were left out/)
     assert.equal(body.messages.at(-1).content, 'after truncation')
   })
 })

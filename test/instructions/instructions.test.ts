@@ -222,10 +222,12 @@ describe('instructions', () => {
       blocks.map((b) => b.path),
       [join(base, 'w/AGENTS.md')],
     )
-    // Every file off: no system text at all.
+    // Every file off: no file and no preface, hearth's own instructions only.
     await configure(d, sid, { selection: { instructions: { [join(base, 'w/AGENTS.md')]: null } } })
     const body3 = await turn(sid)
-    assert.equal(body3.instructions, undefined)
+    assert.deepEqual(blocksOf(body3.instructions), [])
+    assert.doesNotMatch(body3.instructions, /Instruction files follow/)
+    assert.match(body3.instructions, /^You are a coding agent running in hearth/)
     assert.ok((await listed(sid)).every((s) => s.state === 'off'))
   })
 

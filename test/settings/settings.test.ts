@@ -8,7 +8,17 @@ import { assertProblem } from '../api/hostile.ts'
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
 import { change, fileJson, modeOf, patchGroup, readGroup } from './helpers.ts'
 
-const GROUPS = ['providers', 'mcp', 'extensions', 'capabilities', 'models', 'ui', 'tools', 'compaction']
+const GROUPS = [
+  'providers',
+  'mcp',
+  'extensions',
+  'capabilities',
+  'models',
+  'ui',
+  'tools',
+  'compaction',
+  'instructions',
+]
 
 describe('settings', () => {
   let d: TestDaemon

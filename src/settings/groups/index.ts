@@ -2,7 +2,7 @@ import type { SettingsGroup } from '../../schemas/settings.ts'
 import { extensions } from './extensions.ts'
 import { mcp } from './mcp.ts'
 import { providers } from './providers.ts'
-import { capabilities, compaction, models, tools, ui } from './simple.ts'
+import { capabilities, compaction, instructions, models, tools, ui } from './simple.ts'
 import type { GroupCodec } from './types.ts'
 
 export const GROUPS: Record<SettingsGroup, GroupCodec> = {
@@ -14,4 +14,5 @@ export const GROUPS: Record<SettingsGroup, GroupCodec> = {
   ui,
   tools,
   compaction,
+  instructions,
 }

@@ -2,7 +2,8 @@
 // capabilities an operator may turn off), `models` (catalogue source and per-model
 // overrides), `ui` (client preferences, including dismissed notices), `tools` (the default
 // approval policy, the step limit, extra roots and network for commands: docs/tools.md) and
-// `compaction` (automatic compaction and the default strategy: docs/context.md).
+// `compaction` (automatic compaction and the default strategy: docs/context.md) and
+// `instructions` (hearth's own instructions replaced or extended: docs/instructions.md).
 import { HearthError } from '../../schemas/problems.ts'
 import {
   APPROVAL_POLICIES,
@@ -110,4 +111,21 @@ export const compaction = plain('compaction', (s) => ({
 /** The `compaction` group as runs and the compaction route consume it. */
 export function compactionSettings(files: FileContents): typeof COMPACTION_DEFAULTS {
   return compaction.read(files) as typeof COMPACTION_DEFAULTS
+}
+
+export const INSTRUCTIONS_DEFAULTS = {
+  replace: null as string | null,
+  append: null as string | null,
+  environment: true,
+}
+
+export const instructions = plain('instructions', (s) => ({
+  replace: typeof s.replace === 'string' ? s.replace : INSTRUCTIONS_DEFAULTS.replace,
+  append: typeof s.append === 'string' ? s.append : INSTRUCTIONS_DEFAULTS.append,
+  environment: typeof s.environment === 'boolean' ? s.environment : INSTRUCTIONS_DEFAULTS.environment,
+}))
+
+/** The `instructions` group as turns and the context reads consume it. */
+export function instructionsSettings(files: FileContents): typeof INSTRUCTIONS_DEFAULTS {
+  return instructions.read(files) as typeof INSTRUCTIONS_DEFAULTS
 }
