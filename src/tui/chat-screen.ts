@@ -1,11 +1,13 @@
 // The chat screen: the transcript's window, the status line and the editor, filling the
 // terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows reasoning, y/n/a answer an open
-// approval (with an empty editor), Esc or Ctrl-C interrupts the running turn, a second
-// Ctrl-C quits; everything else edits the message. Lines starting with / are commands.
+// approval (with an empty editor) and Esc denies it, else Esc or Ctrl-C interrupts the
+// running turn, a second Ctrl-C quits; everything else edits the message. Lines starting
+// with / are commands.
 
 import { parseSlash } from '../client/catalog.ts'
 import { advisesLogin } from '../client/login.ts'
 import { extensionOfProfile } from '../client/profiles.ts'
+import type { ApprovalBlock } from './blocks.ts'
 import { type CommandContext, parseCommand } from './commands.ts'
 import { parseMouse } from './mouse.ts'
 import { type Component, Editor, type Focusable, matchesKey, type TUI, truncateToWidth } from './pi.ts'
@@ -290,8 +292,11 @@ export class ChatScreen implements Component, Focusable {
       this.#ctrlC()
       return
     }
+    const approval = link.transcript.openApproval
     if (matchesKey(data, 'escape') && !this.editor.isShowingAutocomplete()) {
-      if (link.session?.status.run_id) this.#interrupt()
+      // Esc dismisses a question by denying it (the turn goes on); otherwise it interrupts.
+      if (approval) this.#answer(approval, 'n')
+      else if (link.session?.status.run_id) this.#interrupt()
       return
     }
     if (matchesKey(data, 'pageUp') || matchesKey(data, 'pageDown')) {
@@ -304,17 +309,20 @@ export class ChatScreen implements Component, Focusable {
       tui.requestRender()
       return
     }
-    const approval = link.transcript.openApproval
     if (approval && this.editor.getText() === '' && /^[yna]$/i.test(data)) {
-      const key = data.toLowerCase()
-      const decision = key === 'n' ? 'deny' : 'allow'
-      const remember = key === 'a' ? 'session' : 'once'
-      link
-        .approve(approval.requestId, decision, remember)
-        .catch((err) => this.#say(`approval not sent: ${errorText(err)}`, 'error'))
+      this.#answer(approval, data.toLowerCase())
       return
     }
     this.editor.handleInput(data)
+  }
+
+  /** y allows once, a allows for the session, n denies. */
+  #answer(approval: ApprovalBlock, key: string): void {
+    const decision = key === 'n' ? 'deny' : 'allow'
+    const remember = key === 'a' ? 'session' : 'once'
+    this.#link
+      .approve(approval, decision, remember)
+      .catch((err) => this.#say(`approval not sent: ${errorText(err)}`, 'error'))
   }
 
   #ctrlC(): void {
@@ -330,8 +338,10 @@ export class ChatScreen implements Component, Focusable {
   }
 
   #interrupt(): void {
-    this.note('interrupting…')
-    this.#link.interrupt().catch((err) => this.#say(`could not interrupt: ${errorText(err)}`, 'error'))
+    this.#link.interrupt().catch((err) => {
+      this.#say(`could not interrupt: ${errorText(err)}`, 'error')
+      void this.#link.refresh()
+    })
   }
 
   #pageRows(): number {

@@ -68,22 +68,22 @@ describe('Markdown to lines', () => {
 describe('transcript', () => {
   it('shows tool calls with live output and outcome, and approvals until decided', () => {
     const t = new Transcript(plain)
-    t.apply('tool.started', { run_id: 'r', call_id: 'c1', name: 'shell', summary: 'ls -l', effect: 'read' })
+    t.apply('tool.started', { run_id: 'r', call_id: 'c1', name: 'shell', summary: 'shell: ls -l', effect: 'read' })
     t.apply('tool.progress', { call_id: 'c1', stream: 'stdout', text: 'a.txt\nb.txt\n' })
     let text = windowOf(t, 60, 20, 0).lines.map(strip).join('\n')
-    assert.match(text, /⋯ shell ls -l/)
+    assert.match(text, /⋯ shell: ls -l/)
     assert.match(text, /│ b\.txt/)
     t.apply('tool.ended', { call_id: 'c1', outcome: 'ok', output: '', meta: { exit_code: 0 } })
     t.apply('approval.requested', {
       run_id: 'r',
       request_id: 'q1',
       tool: 'shell',
-      summary: 'rm x',
+      summary: 'shell: rm x',
       effect: 'write',
     })
     text = windowOf(t, 60, 20, 0).lines.map(strip).join('\n')
-    assert.match(text, /✓ shell ls -l ok, exit 0/)
-    assert.match(text, /\? shell rm x \(write\)/)
+    assert.match(text, /✓ shell: ls -l ok, exit 0/)
+    assert.match(text, /\? shell: rm x \(write\)/)
     assert.match(text, /y allow · n deny · a always/)
     assert.equal(t.openApproval?.requestId, 'q1')
     t.apply('approval.decided', { request_id: 'q1', decision: 'deny' })
@@ -105,10 +105,7 @@ describe('transcript', () => {
       entry(4, 'tool_result', { ...call, outcome: 'error', output: 'EACCES', meta: {} }),
     )
     assert.equal(live.blocks.length, 1)
-    assert.match(
-      windowOf(live, 60, 10, 0).lines.map(strip).join('\n'),
-      /✗ write write a\.ts error\n.*│ EACCES/,
-    )
+    assert.match(windowOf(live, 60, 10, 0).lines.map(strip).join('\n'), /✗ write a\.ts error\n.*│ EACCES/)
     const history = new Transcript(plain)
     history.prependHistory([
       { id: '3', position: 3, kind: 'tool_call', content: { ...call, arguments: '{}' } },
@@ -120,7 +117,7 @@ describe('transcript', () => {
       },
     ])
     assert.equal(history.blocks.length, 1)
-    assert.match(windowOf(history, 60, 10, 0).lines.map(strip).join('\n'), /✓ write write a\.ts ok/)
+    assert.match(windowOf(history, 60, 10, 0).lines.map(strip).join('\n'), /✓ write a\.ts ok/)
   })
 
   it('completes a streamed answer with its entry instead of showing it twice', () => {
