@@ -49,6 +49,7 @@ export class ChatScreen implements Component, Focusable {
   readonly editor: Editor
   /** The session's command templates (src/tui/templates.ts). */
   readonly templates: Templates
+  readonly #completion: LiveCompletion
   readonly #o: ChatScreenOptions
   /** Rows scrolled up from the bottom, and whether the window shows the first row held. */
   #offset = 0
@@ -67,6 +68,7 @@ export class ChatScreen implements Component, Focusable {
     this.#o = o
     this.editor = new Editor(o.tui, editorTheme(o.theme), { paddingX: 1, autocompleteMaxVisible: 6 })
     const completion = new LiveCompletion(o.workspace)
+    this.#completion = completion
     this.editor.setAutocompleteProvider(completion)
     this.templates = new Templates((items) => completion.set(items))
     this.editor.onSubmit = (text) => this.#submit(text)
@@ -309,6 +311,9 @@ export class ChatScreen implements Component, Focusable {
       tui.requestRender()
       return
     }
+    // Enter on a command whose argument is complete runs it (the list would only complete it).
+    if (matchesKey(data, 'enter') && this.editor.isShowingAutocomplete())
+      if (this.#completion.completeArgument(this.editor.getText())) this.editor.handleInput('\x1b')
     if (approval && this.editor.getText() === '' && /^[yna]$/i.test(data)) {
       this.#answer(approval, data.toLowerCase())
       return

@@ -111,8 +111,8 @@ export const COMMANDS: SlashCommand[] = [
   },
   {
     name: 'reload',
-    description: 'reload MCP servers and instructions, the model catalogue, or both',
-    argumentHint: '[composition|models]',
+    description: 'reload MCP servers and instructions; models: the model catalogue',
+    argumentHint: '[composition] [models]',
     values: RELOAD_TARGETS,
     run: async (ctx) => {
       if (!ctx.link.id) return ctx.say('no session is open', 'warn')
@@ -187,7 +187,8 @@ export const KEYS: [string, string][] = [
   ['Ctrl-T', 'show or hide reasoning'],
   ['Ctrl-O', 'sessions'],
   ['y / n / a', 'answer an approval: allow, deny, always for this session'],
-  ['Esc, Ctrl-C', 'interrupt the running turn'],
+  ['Esc', 'deny an open approval, else interrupt the running turn'],
+  ['Ctrl-C', 'interrupt the running turn'],
   ['Ctrl-C twice', 'quit'],
   ['Tab', 'complete a command'],
 ]
