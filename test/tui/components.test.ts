@@ -68,7 +68,13 @@ describe('Markdown to lines', () => {
 describe('transcript', () => {
   it('shows tool calls with live output and outcome, and approvals until decided', () => {
     const t = new Transcript(plain)
-    t.apply('tool.started', { run_id: 'r', call_id: 'c1', name: 'shell', summary: 'shell: ls -l', effect: 'read' })
+    t.apply('tool.started', {
+      run_id: 'r',
+      call_id: 'c1',
+      name: 'shell',
+      summary: 'shell: ls -l',
+      effect: 'read',
+    })
     t.apply('tool.progress', { call_id: 'c1', stream: 'stdout', text: 'a.txt\nb.txt\n' })
     let text = windowOf(t, 60, 20, 0).lines.map(strip).join('\n')
     assert.match(text, /⋯ shell: ls -l/)
