@@ -202,7 +202,7 @@ export class ReasoningBlock extends CachedBlock {
   }
 }
 
-/** The last lines of a tool call's output shown under it while it runs. */
+/** The last lines of a tool call's output shown under it (all kept ones with details shown). */
 const TOOL_OUTPUT_LINES = 6
 /** Output kept per tool call: its last lines only (the whole is in the history). */
 const TOOL_OUTPUT_KEEP = 200
@@ -214,12 +214,24 @@ export class ToolBlock extends CachedBlock {
   readonly summary: string
   readonly effect: string | undefined
   #output: string[] = []
+  /** Lines dropped from the start of what is kept. */
+  #dropped = 0
   #partial = ''
   #outcome: string | undefined
   #detail: string | undefined
-  constructor(theme: Theme, callId: string, name: string, summary: string, effect: string | undefined) {
+  /** Whether the transcript shows details (all the output kept; Ctrl-T). */
+  readonly expanded: () => boolean
+  constructor(
+    theme: Theme,
+    callId: string,
+    name: string,
+    summary: string,
+    effect: string | undefined,
+    expanded: () => boolean = () => false,
+  ) {
     super()
     this.theme = theme
+    this.expanded = expanded
     this.callId = callId
     this.name = name
     this.summary = summary
@@ -232,7 +244,8 @@ export class ToolBlock extends CachedBlock {
     const parts = (this.#partial + text).split('\n')
     this.#partial = parts.pop() ?? ''
     this.#output.push(...parts)
-    if (this.#output.length > TOOL_OUTPUT_KEEP) this.#output.splice(0, this.#output.length - TOOL_OUTPUT_KEEP)
+    if (this.#output.length > TOOL_OUTPUT_KEEP)
+      this.#dropped += this.#output.splice(0, this.#output.length - TOOL_OUTPUT_KEEP).length
     this.changed()
   }
   end(outcome: string, output: unknown, meta: Record<string, unknown> | undefined): void {
@@ -253,8 +266,19 @@ export class ToolBlock extends CachedBlock {
     const outcome = this.#outcome ? t.dim(` ${this.#outcome}${this.#detail ? `, ${this.#detail}` : ''}`) : ''
     const head = `  ${mark} ${t.bold(callHeading(this.name, this.summary))}${outcome}`
     const lines = [truncateToWidth(head, width, '…')]
-    const out = [...this.#output, ...(this.#partial ? [this.#partial] : [])].slice(-TOOL_OUTPUT_LINES)
-    for (const l of out) lines.push(truncateToWidth(t.dim(`    │ ${l}`), width, '…'))
+    const all = [...this.#output, ...(this.#partial ? [this.#partial] : [])]
+    if (this.expanded()) {
+      // Every line kept, wrapped rather than cut.
+      if (this.#dropped > 0) lines.push(t.dim(`    … ${this.#dropped} earlier lines not kept here`))
+      for (const l of all)
+        lines.push(...prefixed(wrapped(l, width - 6, t.dim), t.dim('    │ '), t.dim('    │ ')))
+      return lines
+    }
+    const hidden = this.#dropped + Math.max(0, all.length - TOOL_OUTPUT_LINES)
+    if (hidden > 0)
+      lines.push(t.dim(`    … ${hidden} more line${hidden === 1 ? '' : 's'} (Ctrl-T shows them)`))
+    for (const l of all.slice(-TOOL_OUTPUT_LINES))
+      lines.push(truncateToWidth(t.dim(`    │ ${l}`), width, '…'))
     return lines
   }
 }

@@ -1,5 +1,5 @@
 // The chat screen: the transcript's window, the status line and the editor, filling the
-// terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows reasoning, y/n/a answer an open
+// terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows details (reasoning, tool output), y/n/a answer an open
 // approval (with an empty editor) and Esc denies it, else Esc or Ctrl-C interrupts the
 // running turn, a second Ctrl-C quits; everything else edits the message. Lines starting
 // with / are commands.

@@ -184,7 +184,7 @@ export const KEYS: [string, string][] = [
   ['Alt-Enter, Shift-Enter', 'new line'],
   ['Up / Down', 'message history (at the first / last line)'],
   ['PageUp / PageDown', 'scroll the transcript'],
-  ['Ctrl-T', 'show or hide reasoning'],
+  ['Ctrl-T', "show or hide details: reasoning, all of a tool call's output"],
   ['Ctrl-O', 'sessions'],
   ['y / n / a', 'answer an approval: allow, deny, always for this session'],
   ['Esc', 'deny an open approval, else interrupt the running turn'],

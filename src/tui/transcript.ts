@@ -44,6 +44,7 @@ const emptyPage = (): Page => ({ first: 1, last: 0, blocks: [] })
 
 export class Transcript {
   readonly theme: Theme
+  /** Details shown (Ctrl-T): reasoning whole, and all the kept output of tool calls. */
   showReasoning = false
   /** Contiguous pages of the history, oldest first; at most KEEP_PAGES. */
   #pages: Page[] = [emptyPage()]
@@ -223,6 +224,7 @@ export class Transcript {
       String(p.name),
       String(p.summary ?? ''),
       p.effect ?? undefined,
+      () => this.showReasoning,
     )
     this.#tools.set(p.call_id, b)
     return b

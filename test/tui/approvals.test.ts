@@ -138,6 +138,26 @@ describe('approvals in the full-screen client', () => {
     assert.equal(readFileSync(join(workspace, 'by-other.txt'), 'utf8'), 'elsewhere\n')
   })
 
+  it("a tool call's output is cut to its last lines with a count, and Ctrl-T shows it all; its name is said once", async () => {
+    const { t } = await openSession(100, 50)
+    s.upstream.enqueue(callTools({ name: 'shell', arguments: { command: 'seq 1 30' } }), answer('Counted.'))
+    send(t, 'count')
+    await t.waitFor(asking, 'the approval')
+    t.type('y')
+    let screen = await t.waitFor((x) => x.includes('Counted.') && ready(x), 'the answer')
+    assert.match(screen, /✓ shell: seq 1 30 ok, exit 0/)
+    assert.doesNotMatch(screen, /shell shell/)
+    // 30 lines and whatever the login shell says on stderr: all but the last 6 are counted.
+    const hidden = Number(/… (\d+) more lines \(Ctrl-T shows them\)/.exec(screen)?.[1])
+    assert.ok(hidden >= 24, screen)
+    assert.match(screen, /│ 30$/m)
+    assert.doesNotMatch(screen, /│ 1$/m)
+    t.keys('C-t')
+    screen = await t.waitFor((x) => /│ 1$/m.test(x), 'the whole output')
+    for (let i = 1; i <= 30; i++) assert.match(screen, new RegExp(`│ ${i}$`, 'm'))
+    assert.doesNotMatch(screen, /more lines/)
+  })
+
   it('shows what will happen: a command line and its directory, an edit diff, a write replacing a file', async () => {
     const { t, workspace } = await openSession(100, 50)
     writeFileSync(join(workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n')
