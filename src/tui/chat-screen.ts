@@ -10,12 +10,24 @@ import { extensionOfProfile } from '../client/profiles.ts'
 import type { ApprovalBlock } from './blocks.ts'
 import { type CommandContext, parseCommand } from './commands.ts'
 import { parseMouse } from './mouse.ts'
-import { type Component, Editor, type Focusable, matchesKey, type TUI, truncateToWidth } from './pi.ts'
+import {
+  type Component,
+  Editor,
+  type Focusable,
+  matchesKey,
+  type TUI,
+  truncateToWidth,
+  wrapTextWithAnsi,
+} from './pi.ts'
 import type { SessionLink } from './session-link.ts'
 import { statusLine } from './status-line.ts'
 import { LiveCompletion, Templates } from './templates.ts'
 import { editorTheme, type Theme } from './theme.ts'
 import { windowOf } from './window.ts'
+
+/** What an empty session's screen says. */
+const EMPTY_HINT =
+  'Type a message, Enter sends · Alt-Enter new line · / commands (/help) · Ctrl-O sessions · Ctrl-C twice quits'
 
 /** Within this long, a second Ctrl-C quits. */
 const QUIT_WINDOW_MS = 2000
@@ -73,6 +85,10 @@ export class ChatScreen implements Component, Focusable {
     this.templates = new Templates((items) => completion.set(items))
     this.editor.onSubmit = (text) => this.#submit(text)
     o.link.onOwnRunFailed = (problem) => this.#loginAfterFailure(problem)
+    // A reopened session's messages are recalled by Up like ones sent from here.
+    o.link.onOpenedMessages = (texts) => {
+      for (const text of texts) this.editor.addToHistory(text)
+    }
   }
 
   get #overlay(): Overlay | undefined {
@@ -393,6 +409,9 @@ export class ChatScreen implements Component, Focusable {
     this.#offset = win.offset
     this.#readMore(win.atTop, height)
     const lines = win.lines.map((l) => truncateToWidth(l, width))
+    // A session with nothing in it yet says how to begin.
+    if (transcript.blocks.length === 0 && !transcript.hasOlder && this.#link.session)
+      lines.push(...wrapTextWithAnsi(this.#o.theme.dim(EMPTY_HINT), width).slice(0, height))
     while (lines.length < height) lines.unshift('')
     if (!transcript.atEnd) lines[lines.length - 1] = this.#o.theme.dim('  ↓ newer entries below (PageDown)')
     else if (this.#offset > 0)

@@ -41,6 +41,8 @@ export class SessionLink {
   onChange: () => void = () => {}
   /** A run serving a message sent from here ended with a problem (the login screen reads it). */
   onOwnRunFailed: (problem: { code?: string; title?: string; detail?: string | null }) => void = () => {}
+  /** The messages of a session just opened, oldest first (the editor recalls them with Up). */
+  onOpenedMessages: (texts: string[]) => void = () => {}
   /** Told when any run ends (the status line's quota is read again). */
   onRunEnded: () => void = () => {}
   /** Inputs sent from here, and the runs serving them. */
@@ -150,9 +152,10 @@ export class SessionLink {
       // A snapshot after a gap in the stream: requests it no longer names were settled meanwhile.
       if (!first) this.transcript.settleApprovals(blocking?.request_id as string | undefined)
       if (first) {
-        this.transcript.prependHistory(
-          data.session.history.items as HistoryEntry[],
-          data.session.history.older !== null,
+        const entries = data.session.history.items as HistoryEntry[]
+        this.transcript.prependHistory(entries, data.session.history.older !== null)
+        this.onOpenedMessages(
+          entries.filter((e) => e.kind === 'user').map((e) => String(e.content.text ?? '')),
         )
         for (const item of data.session.active_output as ActiveOutput[]) this.#catchUp(data.session.id, item)
         // A session waiting for an approval when it opens asks it here.

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { ChatScreen } from '../../src/tui/chat-screen.ts'
 import { parseCommand } from '../../src/tui/commands.ts'
 import { highlightLines, loadHighlighter } from '../../src/tui/highlight.ts'
+import { urlRows } from '../../src/tui/login-screen.ts'
 import { loadMarkdown, markdownLines, StreamingMarkdown } from '../../src/tui/markdown.ts'
 import { type TUI, visibleWidth } from '../../src/tui/pi.ts'
 import { SessionLink } from '../../src/tui/session-link.ts'
@@ -221,5 +222,26 @@ describe('chat screen keys', () => {
     assert.match(s.render(80).map(strip).join('\n'), /\/help {2}keys and commands/)
     assert.equal(parseCommand('/rename  my name ')?.args, 'my name')
     assert.equal(parseCommand('not a command'), undefined)
+  })
+})
+
+describe('the login screen', () => {
+  it('shows a long URL whole, its rows one OSC 8 link to the whole address', () => {
+    const url = `https://auth.example.test/oauth/authorize?${'state=abc&'.repeat(20)}end=1`
+    const rows = urlRows(url, 37)
+    assert.equal(rows.length, Math.ceil(url.length / 37))
+    const link = /^\x1b\]8;id=([\w-]+);([^\x1b]+)\x1b\\(.*)\x1b\]8;;\x1b\\$/
+    const ids = new Set<string>()
+    let shown = ''
+    for (const row of rows) {
+      const m = link.exec(row)
+      assert.ok(m, JSON.stringify(row))
+      ids.add(m[1])
+      assert.equal(m[2], url, 'each row links to the whole address')
+      assert.ok(visibleWidth(row) <= 37)
+      shown += m[3]
+    }
+    assert.equal(ids.size, 1, 'one link id: the terminal joins the rows')
+    assert.equal(shown, url, 'every character shown')
   })
 })

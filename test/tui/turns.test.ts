@@ -29,6 +29,33 @@ describe('turns in the full-screen client', () => {
     await s.upstream.close()
   })
 
+  it('an empty session shows how to begin, until its first message', async () => {
+    const t = open()
+    let screen = await t.waitFor(ready, 'the prompt')
+    assert.match(
+      screen.replace(/\s+/g, ' '),
+      /Type a message, Enter sends · Alt-Enter new line · \/ commands/,
+    )
+    t.type('hint gone')
+    t.keys('Enter')
+    screen = await t.waitFor((x) => x.includes('Hello, world!') && ready(x), 'the answer')
+    assert.doesNotMatch(screen, /Enter sends/)
+  })
+
+  it('Up recalls the messages of a reopened session, newest first', async () => {
+    const id = await createSession(s.d)
+    for (const [i, text] of ['the first message', 'the second message'].entries()) {
+      await putInput(s.d, id, message(text))
+      await waitSession(s.d, id, (x) => idle(x) && x.input_order === i + 1)
+    }
+    const t = open(['chat', id])
+    await t.waitFor((x) => x.includes('the second message') && ready(x), 'the history')
+    t.keys('Up')
+    await t.waitFor((x) => /^ the second message\s*$/m.test(x), 'the newest message in the editor')
+    t.keys('Up')
+    await t.waitFor((x) => /^ the first message\s*$/m.test(x), 'the one before it')
+  })
+
   it('says a failed turn once', async () => {
     s.upstream.enqueue({ status: 400, errorMessage: 'the fake refuses this request' })
     const t = open()
