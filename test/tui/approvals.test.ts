@@ -7,6 +7,11 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { HearthClient } from '../../src/client/client.ts'
+import { ApprovalBlock } from '../../src/tui/blocks.ts'
+import { SessionLink } from '../../src/tui/session-link.ts'
+import { makeTheme } from '../../src/tui/theme.ts'
+import { Transcript } from '../../src/tui/transcript.ts'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { BIN } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
@@ -112,6 +117,44 @@ describe('approvals in the full-screen client', () => {
     screen = await t.waitFor((x) => /^ ?yes, now/m.test(x), 'the text in the editor, first letter kept')
     assert.equal(existsSync(join(workspace, 'late.txt')), false)
     assert.ok(idle(await getSession(s.d, id)))
+  })
+
+  it('an answer the daemon refuses as no longer pending closes the question with its reason', async () => {
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-tui-approve-')))
+    const id = await createSession(s.d, { kind: 'new', workspace })
+    s.upstream.enqueue(callTools({ name: 'write', arguments: { path: 'gone.txt', content: 'x\n' } }))
+    await putInput(s.d, id, { kind: 'message', text: 'write gone.txt', client_id: 'test' })
+    const blocked = await waitSession(s.d, id, (x) => x.status.phase === 'blocked')
+    const requestId = blocked.status.blocking_reason.request_id
+    const r = await s.d.request({
+      method: 'POST',
+      path: `/sessions/${id}/interrupt`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ run_id: blocked.status.run_id, through_input_order: blocked.input_order }),
+    })
+    assert.equal(r.status, 200, r.text())
+    await waitSession(s.d, id, idle)
+    // A client that missed the run's end still shows the question; its answer comes too late.
+    const theme = makeTheme(false)
+    const link = new SessionLink(() => HearthClient.fromHome(s.d.home), new Transcript(theme))
+    const stale = new ApprovalBlock(
+      theme,
+      { request_id: requestId, tool: 'write', summary: 'write gone.txt' },
+      undefined,
+    )
+    await link.open(id)
+    try {
+      await assert.rejects(link.approve(stale, 'allow', 'once'), /approval_not_pending/)
+    } finally {
+      link.close()
+    }
+    assert.equal(stale.open, false)
+    const text = stale
+      .render(80)
+      .join('\n')
+      .replace(/\x1b\[[0-9;]*m/g, '')
+    assert.match(flat(text), /not answered: Approval request \S+ is already expired/)
+    assert.equal(existsSync(join(workspace, 'gone.txt')), false)
   })
 
   it('a decision made by another client clears the question, and "always" says so', async () => {

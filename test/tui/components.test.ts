@@ -225,6 +225,46 @@ describe('chat screen keys', () => {
   })
 })
 
+describe('a text the history cut', () => {
+  it('is marked while its whole is read, then shown whole; a failed read keeps the mark and says why', async () => {
+    const strip = (lines: string[]) => lines.join('\n').replace(/\x1b\[[0-9;]*m/g, '')
+    const t = new Transcript(plain)
+    let redraws = 0
+    t.redraw = () => redraws++
+    t.readWhole = async (entryId) => {
+      if (entryId === '2') throw new Error('the daemon went away')
+      return 'the start and the whole rest'
+    }
+    t.prependHistory([
+      {
+        id: '1',
+        position: 1,
+        kind: 'assistant',
+        content: { text: 'the start', truncated: true, text_bytes: 28 },
+      },
+      {
+        id: '2',
+        position: 2,
+        kind: 'user',
+        content: { text: 'a cut message', truncated: true, text_bytes: 99 },
+      },
+    ])
+    const [answerBlock, userBlock] = t.blocks
+    assert.match(
+      strip(answerBlock.render(60)),
+      /the start *\n.*… cut here \(28 bytes in all\): reading the rest…/,
+    )
+    userBlock.render(60)
+    await sleep(0)
+    assert.equal(redraws, 2)
+    assert.equal(strip(answerBlock.render(60)).trim(), 'the start and the whole rest')
+    assert.match(
+      strip(userBlock.render(60)),
+      /… cut here \(99 bytes in all\): the rest could not be read: the daemon went away/,
+    )
+  })
+})
+
 describe('the login screen', () => {
   it('shows a long URL whole, its rows one OSC 8 link to the whole address', () => {
     const url = `https://auth.example.test/oauth/authorize?${'state=abc&'.repeat(20)}end=1`
