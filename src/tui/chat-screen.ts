@@ -1,10 +1,11 @@
 // The chat screen: the transcript's window, the status line and the editor, filling the
-// terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows details (reasoning, tool output), y/n/a answer an open
-// approval (with an empty editor) and Esc denies it, else Esc or Ctrl-C interrupts the
-// running turn, a second Ctrl-C quits; everything else edits the message. Lines starting
-// with / are commands.
+// terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows details (reasoning, tool output),
+// y/n/a answer an open approval (with an empty editor) and Esc denies it, else Esc or
+// Ctrl-C interrupts the running turn, a second Ctrl-C quits; everything else edits the
+// message. Lines starting with / are commands.
 
 import { parseSlash } from '../client/catalog.ts'
+import { ProblemError } from '../client/client.ts'
 import { advisesLogin } from '../client/login.ts'
 import { extensionOfProfile } from '../client/profiles.ts'
 import type { ApprovalBlock } from './blocks.ts'
@@ -341,9 +342,11 @@ export class ChatScreen implements Component, Focusable {
   #answer(approval: ApprovalBlock, key: string): void {
     const decision = key === 'n' ? 'deny' : 'allow'
     const remember = key === 'a' ? 'session' : 'once'
-    this.#link
-      .approve(approval, decision, remember)
-      .catch((err) => this.#say(`approval not sent: ${errorText(err)}`, 'error'))
+    this.#link.approve(approval, decision, remember).catch((err) => {
+      // A request no longer pending: its block says so.
+      if (!(err instanceof ProblemError && err.status === 409))
+        this.#say(`approval not sent: ${errorText(err)}`, 'error')
+    })
   }
 
   #ctrlC(): void {
