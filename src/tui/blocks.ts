@@ -214,6 +214,7 @@ export class ToolBlock extends CachedBlock {
   readonly summary: string
   readonly effect: string | undefined
   #output: string[] = []
+  #approval: ApprovalBlock | undefined
   /** Lines dropped from the start of what is kept. */
   #dropped = 0
   #partial = ''
@@ -240,6 +241,12 @@ export class ToolBlock extends CachedBlock {
   get ended(): boolean {
     return this.#outcome !== undefined
   }
+  /** The call's approval, asked under its heading (the call is named once). */
+  ask(approval: ApprovalBlock): void {
+    this.#approval = approval
+    approval.onChange = () => this.changed()
+    this.changed()
+  }
   progress(text: string): void {
     const parts = (this.#partial + text).split('\n')
     this.#partial = parts.pop() ?? ''
@@ -262,10 +269,17 @@ export class ToolBlock extends CachedBlock {
   }
   protected draw(width: number): string[] {
     const t = this.theme
-    const mark = this.#outcome === undefined ? t.warn('⋯') : this.#outcome === 'ok' ? t.ok('✓') : t.error('✗')
+    const asking = this.#outcome === undefined && this.#approval?.open
+    const mark =
+      this.#outcome === undefined
+        ? t.warn(asking ? '?' : '⋯')
+        : this.#outcome === 'ok'
+          ? t.ok('✓')
+          : t.error('✗')
     const outcome = this.#outcome ? t.dim(` ${this.#outcome}${this.#detail ? `, ${this.#detail}` : ''}`) : ''
-    const head = `  ${mark} ${t.bold(callHeading(this.name, this.summary))}${outcome}`
-    const lines = [truncateToWidth(head, width, '…')]
+    const effect = asking && this.effect ? t.dim(` (${this.effect})`) : ''
+    const head = `  ${mark} ${t.bold(callHeading(this.name, this.summary))}${effect}${outcome}`
+    const lines = [truncateToWidth(head, width, '…'), ...(this.#approval?.body(width) ?? [])]
     const all = [...this.#output, ...(this.#partial ? [this.#partial] : [])]
     if (this.expanded()) {
       // Every line kept, wrapped rather than cut.
@@ -334,13 +348,20 @@ export class ApprovalBlock extends CachedBlock {
   #set(state: ApprovalState): void {
     this.#state = state
     this.changed()
+    this.onChange()
   }
+  /** Told when the state changes (the call's block that draws this one draws again). */
+  onChange: () => void = () => {}
   protected draw(width: number): string[] {
     const t = this.theme
     const effect = this.request.effect ? t.dim(` (${this.request.effect})`) : ''
     const heading = `${t.warn('?')} ${t.bold(callHeading(this.request.tool, this.request.summary))}${effect}`
-    const lines = prefixed(wrapped(heading, width - 2), '  ', '    ')
-    for (const d of this.#details) lines.push(...detailLine(t, d, width))
+    return [...prefixed(wrapped(heading, width - 2), '  ', '    '), ...this.body(width)]
+  }
+  /** The details and the answer line: drawn under the call's own block when it has one. */
+  body(width: number): string[] {
+    const lines: string[] = []
+    for (const d of this.#details) lines.push(...detailLine(this.theme, d, width))
     lines.push(...prefixed(wrapped(this.#answerLine(), width - 4), '    ', '    '))
     return lines
   }

@@ -384,7 +384,10 @@ export class Transcript {
         const request = { ...p, tool: String(p.tool), summary: String(p.summary ?? '') } as ApprovalRequest
         const b = new ApprovalBlock(t, request, p.run_id, this.workspace)
         this.#approvals.set(p.request_id, b)
-        this.#add(b)
+        // Asked under the call's own block when it shows, so the call is named once.
+        const call = p.call_id === undefined ? undefined : this.#tools.get(p.call_id)
+        if (call && !call.ended) call.ask(b)
+        else this.#add(b)
         return true
       }
       case 'approval.decided': {

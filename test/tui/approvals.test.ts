@@ -185,7 +185,10 @@ describe('approvals in the full-screen client', () => {
     const { t } = await openSession(100, 50)
     s.upstream.enqueue(callTools({ name: 'shell', arguments: { command: 'seq 1 30' } }), answer('Counted.'))
     send(t, 'count')
-    await t.waitFor(asking, 'the approval')
+    const asked = await t.waitFor(asking, 'the approval')
+    // The call is named once: the question is asked under the call's own block.
+    assert.equal(asked.match(/shell: seq 1 30/g)?.length, 1, asked)
+    assert.match(asked, /^ {2}\? shell: seq 1 30 \(exec\)\n {8}\$ seq 1 30\n/m)
     t.type('y')
     let screen = await t.waitFor((x) => x.includes('Counted.') && ready(x), 'the answer')
     assert.match(screen, /✓ shell: seq 1 30 ok, exit 0/)
