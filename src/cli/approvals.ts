@@ -2,6 +2,7 @@
 // when its terminal is free), or one fixed answer (`send --approve auto|deny`), or denied
 // when nobody could be asked, so a script never hangs on a question nobody sees.
 import { createInterface } from 'node:readline'
+import { decisionText } from '../client/approval-view.ts'
 import { type Out, UsageError } from './errors.ts'
 import { type ApprovalAnswer, type ApprovalRequest, parseApprovalAnswer, ToolView } from './tool-view.ts'
 
@@ -36,9 +37,13 @@ export class LineQueue {
   }
 }
 
-/** Asks an approval on the terminal until the answer is y, n or a; end of input denies. */
-export function askOn(lines: LineQueue, out: Out): Approver {
+/**
+ * Asks an approval on the terminal until the answer is y, n or a; end of input denies. What
+ * the call would do is shown first; a write's diff reads the file under `workspace`.
+ */
+export function askOn(lines: LineQueue, out: Out, workspace?: string): Approver {
   return async (request) => {
+    out.write(ToolView.details(request, workspace))
     for (;;) {
       out.write(`${ToolView.question(request)} [y]es / [n]o / [a]lways for this session: `)
       const line = await lines.next()
@@ -47,7 +52,10 @@ export function askOn(lines: LineQueue, out: Out): Approver {
         return { decision: 'deny', remember: 'once' }
       }
       const answer = parseApprovalAnswer(line)
-      if (answer) return answer
+      if (answer) {
+        out.write(`(${decisionText(answer.decision, answer.remember)})\n`)
+        return answer
+      }
     }
   }
 }

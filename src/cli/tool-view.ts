@@ -2,20 +2,22 @@
 // starts (its summary), a running command's output as it streams (indented, so it reads
 // apart from the answer), and one line when it ends (its outcome). Approvals are asked
 // by the caller; this file only words them.
+import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  alwaysCovers,
+  approvalDetails,
+  callHeading,
+  type DetailLine,
+} from '../client/approval-view.ts'
 import type { Out } from './errors.ts'
+
+export type { ApprovalAnswer, ApprovalRequest }
 
 /** Lines of a call's streamed output shown; the rest is counted, not printed. */
 const PROGRESS_LINE_LIMIT = 200
 const GUTTER = '  │ '
-
-export interface ApprovalRequest {
-  request_id: string
-  tool: string
-  summary: string
-  effect?: string
-}
-
-export type ApprovalAnswer = { decision: 'allow' | 'deny'; remember: 'once' | 'session' }
+const DETAIL_MARK: Record<DetailLine['kind'], string> = { text: '  ', note: '', remove: '- ', add: '+ ' }
 
 /** Renders the tool events of one turn; keeps where a streamed line stands. */
 export class ToolView {
@@ -41,7 +43,9 @@ export class ToolView {
 
   started(p: { call_id: string; name: string; summary?: string }): void {
     this.#freshLine()
-    this.#out.write(`▸ ${oneLine(p.summary || p.name || 'tool call')}\n`)
+    this.#out.write(
+      `▸ ${oneLine(p.name ? callHeading(p.name, p.summary ?? '') : p.summary || 'tool call')}\n`,
+    )
     this.#calls.set(p.call_id, { lines: 0, atLineStart: true, cut: 0 })
   }
 
@@ -73,7 +77,13 @@ export class ToolView {
 
   /** The question for an approval, without its answer keys. */
   static question(p: ApprovalRequest): string {
-    return `Allow ${oneLine(p.summary || p.tool)}?`
+    return `Allow ${oneLine(callHeading(p.tool, p.summary))}?`
+  }
+
+  /** What allowing would do (a diff, a command and its directory…), a line each, and what "always" covers. */
+  static details(p: ApprovalRequest, workspace?: string): string {
+    const lines = approvalDetails(p, workspace).map((l) => `${GUTTER}${DETAIL_MARK[l.kind]}${l.text}\n`)
+    return `${lines.join('')}${GUTTER}always = ${alwaysCovers(p)}\n`
   }
 }
 

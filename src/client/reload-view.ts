@@ -1,18 +1,19 @@
 // `/reload` of the chat clients (line mode and the terminal client): POST
-// /sessions/{id}/reload of `composition`, `models` or both (no argument), and each target's
-// outcome in a line.
+// /sessions/{id}/reload of `composition` (no argument: reading the session's MCP servers
+// and instructions again is local), `models` (the catalogue, which may download) or both,
+// and each target's outcome in a line.
 import type { ReloadRequest, ReloadResult } from '../schemas/reload.ts'
 import type { HearthClient } from './client.ts'
 
 export const RELOAD_TARGETS = ['composition', 'models'] as const
 
-/** Parses `/reload` arguments: none (both), or `composition` and/or `models`. */
+/** Parses `/reload` arguments: none (the composition only), or `composition` and/or `models`. */
 export function reloadArgs(args: string): ReloadRequest {
   const words = args.trim().split(/\s+/).filter(Boolean)
   for (const w of words)
     if (!(RELOAD_TARGETS as readonly string[]).includes(w))
-      throw new Error(`/reload takes composition, models or nothing (both), not ${w}`)
-  const targets = words.length === 0 ? [...RELOAD_TARGETS] : [...new Set(words)]
+      throw new Error(`/reload takes composition, models or nothing (the composition), not ${w}`)
+  const targets = words.length === 0 ? ['composition'] : [...new Set(words)]
   return { targets: targets as ReloadRequest['targets'] }
 }
 

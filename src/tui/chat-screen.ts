@@ -1,19 +1,34 @@
 // The chat screen: the transcript's window, the status line and the editor, filling the
-// terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows reasoning, y/n/a answer an open
-// approval (with an empty editor), Esc or Ctrl-C interrupts the running turn, a second
-// Ctrl-C quits; everything else edits the message. Lines starting with / are commands.
+// terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows details (reasoning, tool output),
+// y/n/a answer an open approval (with an empty editor) and Esc denies it, else Esc or
+// Ctrl-C interrupts the running turn, a second Ctrl-C quits; everything else edits the
+// message. Lines starting with / are commands.
 
 import { parseSlash } from '../client/catalog.ts'
+import { ProblemError } from '../client/client.ts'
 import { advisesLogin } from '../client/login.ts'
 import { extensionOfProfile } from '../client/profiles.ts'
+import type { ApprovalBlock } from './blocks.ts'
 import { type CommandContext, parseCommand } from './commands.ts'
 import { parseMouse } from './mouse.ts'
-import { type Component, Editor, type Focusable, matchesKey, type TUI, truncateToWidth } from './pi.ts'
+import {
+  type Component,
+  Editor,
+  type Focusable,
+  matchesKey,
+  type TUI,
+  truncateToWidth,
+  wrapTextWithAnsi,
+} from './pi.ts'
 import type { SessionLink } from './session-link.ts'
 import { statusLine } from './status-line.ts'
 import { LiveCompletion, Templates } from './templates.ts'
 import { editorTheme, type Theme } from './theme.ts'
 import { windowOf } from './window.ts'
+
+/** What an empty session's screen says. */
+const EMPTY_HINT =
+  'Type a message, Enter sends · Alt-Enter new line · / commands (/help) · Ctrl-O sessions · Ctrl-C twice quits'
 
 /** Within this long, a second Ctrl-C quits. */
 const QUIT_WINDOW_MS = 2000
@@ -47,6 +62,7 @@ export class ChatScreen implements Component, Focusable {
   readonly editor: Editor
   /** The session's command templates (src/tui/templates.ts). */
   readonly templates: Templates
+  readonly #completion: LiveCompletion
   readonly #o: ChatScreenOptions
   /** Rows scrolled up from the bottom, and whether the window shows the first row held. */
   #offset = 0
@@ -65,10 +81,15 @@ export class ChatScreen implements Component, Focusable {
     this.#o = o
     this.editor = new Editor(o.tui, editorTheme(o.theme), { paddingX: 1, autocompleteMaxVisible: 6 })
     const completion = new LiveCompletion(o.workspace)
+    this.#completion = completion
     this.editor.setAutocompleteProvider(completion)
     this.templates = new Templates((items) => completion.set(items))
     this.editor.onSubmit = (text) => this.#submit(text)
     o.link.onOwnRunFailed = (problem) => this.#loginAfterFailure(problem)
+    // A reopened session's messages are recalled by Up like ones sent from here.
+    o.link.onOpenedMessages = (texts) => {
+      for (const text of texts) this.editor.addToHistory(text)
+    }
   }
 
   get #overlay(): Overlay | undefined {
@@ -290,8 +311,11 @@ export class ChatScreen implements Component, Focusable {
       this.#ctrlC()
       return
     }
+    const approval = link.transcript.openApproval
     if (matchesKey(data, 'escape') && !this.editor.isShowingAutocomplete()) {
-      if (link.session?.status.run_id) this.#interrupt()
+      // Esc dismisses a question by denying it (the turn goes on); otherwise it interrupts.
+      if (approval) this.#answer(approval, 'n')
+      else if (link.session?.status.run_id) this.#interrupt()
       return
     }
     if (matchesKey(data, 'pageUp') || matchesKey(data, 'pageDown')) {
@@ -304,17 +328,25 @@ export class ChatScreen implements Component, Focusable {
       tui.requestRender()
       return
     }
-    const approval = link.transcript.openApproval
+    // Enter on a command whose argument is complete runs it (the list would only complete it).
+    if (matchesKey(data, 'enter') && this.editor.isShowingAutocomplete())
+      if (this.#completion.completeArgument(this.editor.getText())) this.editor.handleInput('\x1b')
     if (approval && this.editor.getText() === '' && /^[yna]$/i.test(data)) {
-      const key = data.toLowerCase()
-      const decision = key === 'n' ? 'deny' : 'allow'
-      const remember = key === 'a' ? 'session' : 'once'
-      link
-        .approve(approval.requestId, decision, remember)
-        .catch((err) => this.#say(`approval not sent: ${errorText(err)}`, 'error'))
+      this.#answer(approval, data.toLowerCase())
       return
     }
     this.editor.handleInput(data)
+  }
+
+  /** y allows once, a allows for the session, n denies. */
+  #answer(approval: ApprovalBlock, key: string): void {
+    const decision = key === 'n' ? 'deny' : 'allow'
+    const remember = key === 'a' ? 'session' : 'once'
+    this.#link.approve(approval, decision, remember).catch((err) => {
+      // A request no longer pending: its block says so.
+      if (!(err instanceof ProblemError && err.status === 409))
+        this.#say(`approval not sent: ${errorText(err)}`, 'error')
+    })
   }
 
   #ctrlC(): void {
@@ -330,8 +362,10 @@ export class ChatScreen implements Component, Focusable {
   }
 
   #interrupt(): void {
-    this.note('interrupting…')
-    this.#link.interrupt().catch((err) => this.#say(`could not interrupt: ${errorText(err)}`, 'error'))
+    this.#link.interrupt().catch((err) => {
+      this.#say(`could not interrupt: ${errorText(err)}`, 'error')
+      void this.#link.refresh()
+    })
   }
 
   #pageRows(): number {
@@ -385,6 +419,9 @@ export class ChatScreen implements Component, Focusable {
     this.#offset = win.offset
     this.#readMore(win.atTop, height)
     const lines = win.lines.map((l) => truncateToWidth(l, width))
+    // A session with nothing in it yet says how to begin.
+    if (transcript.blocks.length === 0 && !transcript.hasOlder && this.#link.session)
+      lines.push(...wrapTextWithAnsi(this.#o.theme.dim(EMPTY_HINT), width).slice(0, height))
     while (lines.length < height) lines.unshift('')
     if (!transcript.atEnd) lines[lines.length - 1] = this.#o.theme.dim('  ↓ newer entries below (PageDown)')
     else if (this.#offset > 0)

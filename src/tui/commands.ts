@@ -112,8 +112,8 @@ export const COMMANDS: SlashCommand[] = [
   },
   {
     name: 'reload',
-    description: 'reload MCP servers and instructions, the model catalogue, or both',
-    argumentHint: '[composition|models]',
+    description: 'reload MCP servers and instructions; models: the model catalogue',
+    argumentHint: '[composition] [models]',
     values: RELOAD_TARGETS,
     run: async (ctx) => {
       const id = await ctx.link.ensure()
@@ -185,10 +185,11 @@ export const KEYS: [string, string][] = [
   ['Alt-Enter, Shift-Enter', 'new line'],
   ['Up / Down', 'message history (at the first / last line)'],
   ['PageUp / PageDown', 'scroll the transcript'],
-  ['Ctrl-T', 'show or hide reasoning'],
+  ['Ctrl-T', "show or hide details: reasoning, all of a tool call's output"],
   ['Ctrl-O', 'sessions'],
   ['y / n / a', 'answer an approval: allow, deny, always for this session'],
-  ['Esc, Ctrl-C', 'interrupt the running turn'],
+  ['Esc', 'deny an open approval, else interrupt the running turn'],
+  ['Ctrl-C', 'interrupt the running turn'],
   ['Ctrl-C twice', 'quit'],
   ['Tab', 'complete a command'],
 ]

@@ -5,6 +5,7 @@
 // and the result. It also opens by itself, for the provider concerned, when a turn from the
 // open chat fails with `run /login`, and when the model picker's chosen profile is signed out.
 
+import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { HearthClient } from '../client/client.ts'
 import { LoginFlow, openBrowser, signedInAs } from '../client/login.ts'
@@ -267,8 +268,7 @@ export class LoginScreen implements Component, Focusable {
     const p = this.#providers.find((x) => x.extension === l.provider)
     const out = [t.bold(`Sign in to ${p?.label ?? l.provider}`), t.dim('─'.repeat(width))]
     out.push(...wrapTextWithAnsi(l.instructions, width), '')
-    // The URL whole, cut at the width (never truncated), so it can be copied.
-    for (let i = 0; i < l.url.length; i += width) out.push(l.url.slice(i, i + width))
+    out.push(...urlRows(l.url, width))
     out.push('')
     if (this.#browser === 'opened') out.push(t.dim('opened in the browser'))
     else if (this.#browser === 'not opened')
@@ -283,4 +283,18 @@ export class LoginScreen implements Component, Focusable {
     }
     return out
   }
+}
+
+/**
+ * A URL as rows of the screen's width, every character shown (never truncated), each row
+ * one piece of a single OSC 8 hyperlink to the whole URL: the rows carry the same link id,
+ * so a terminal that supports links treats them as one link (a click or "copy link" gives
+ * the whole address); others show the plain text.
+ */
+export function urlRows(url: string, width: number): string[] {
+  const id = `hearth-${createHash('sha256').update(url).digest('hex').slice(0, 12)}`
+  const rows: string[] = []
+  for (let i = 0; i < url.length; i += width)
+    rows.push(`\x1b]8;id=${id};${url}\x1b\\${url.slice(i, i + width)}\x1b]8;;\x1b\\`)
+  return rows
 }

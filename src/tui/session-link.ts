@@ -9,6 +9,7 @@ import { createSessionOnce } from '../client/create-session.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { InputRequest } from '../schemas/inputs.ts'
 import type { SessionChangeRequest, SessionRead } from '../schemas/sessions.ts'
+import type { ApprovalBlock } from './blocks.ts'
 import { type HistoryEntry, problemLine, type Transcript } from './transcript.ts'
 
 /** History entries the first page of an opened session holds; older ones are read on demand. */
@@ -40,6 +41,8 @@ export class SessionLink {
   onChange: () => void = () => {}
   /** A run serving a message sent from here ended with a problem (the login screen reads it). */
   onOwnRunFailed: (problem: { code?: string; title?: string; detail?: string | null }) => void = () => {}
+  /** The messages of a session just opened, oldest first (the editor recalls them with Up). */
+  onOpenedMessages: (texts: string[]) => void = () => {}
   /** Told when any run ends (the status line's quota is read again). */
   onRunEnded: () => void = () => {}
   /** Inputs sent from here, and the runs serving them. */
@@ -55,6 +58,8 @@ export class SessionLink {
   constructor(client: () => HearthClient, transcript: Transcript) {
     this.client = client
     this.transcript = transcript
+    transcript.readWhole = (entryId) => this.#wholeText(entryId)
+    transcript.redraw = () => this.onChange()
   }
 
   get id(): string | undefined {
@@ -214,14 +219,18 @@ export class SessionLink {
     if (f.event === 'snapshot' && data.session) {
       const first = this.session === undefined
       this.session = data.session
+      this.transcript.workspace = data.session.workspace
+      const blocking = data.session.status.blocking_reason as Record<string, unknown> | null
+      // A snapshot after a gap in the stream: requests it no longer names were settled meanwhile.
+      if (!first) this.transcript.settleApprovals(blocking?.request_id as string | undefined)
       if (first) {
-        this.transcript.prependHistory(
-          data.session.history.items as HistoryEntry[],
-          data.session.history.older !== null,
+        const entries = data.session.history.items as HistoryEntry[]
+        this.transcript.prependHistory(entries, data.session.history.older !== null)
+        this.onOpenedMessages(
+          entries.filter((e) => e.kind === 'user').map((e) => String(e.content.text ?? '')),
         )
         for (const item of data.session.active_output as ActiveOutput[]) this.#catchUp(data.session.id, item)
         // A session waiting for an approval when it opens asks it here.
-        const blocking = data.session.status.blocking_reason as Record<string, unknown> | null
         if (blocking && blocking.kind === 'approval') this.transcript.apply('approval.requested', blocking)
       }
       this.onChange()
@@ -288,12 +297,20 @@ export class SessionLink {
         for (const id of (p.input_ids as string[] | undefined) ?? [])
           if (this.#sent.delete(id)) this.#ownRuns.add(p.run_id)
         break
+      case 'approval.requested':
+        s.status = { ...s.status, phase: 'blocked' }
+        break
+      case 'approval.decided':
+        if (s.status.phase === 'blocked') s.status = { ...s.status, phase: 'running' }
+        break
       case 'run.interrupt_requested':
         s.status = { ...s.status, phase: 'interrupting' }
         break
       case 'run.ended':
         s.status = { ...s.status, phase: 'idle', run_id: null }
-        if (p.problem) this.transcript.notice(problemLine(p.problem), this.transcript.theme.error)
+        // The run's `error` entry (added just before) says the problem; else it is said here.
+        if (p.problem && !this.transcript.failureShown(p.run_id))
+          this.transcript.notice(problemLine(p.problem), this.transcript.theme.error)
         if (this.#ownRuns.delete(p.run_id) && p.problem) this.onOwnRunFailed(p.problem)
         this.onRunEnded()
         void this.refresh()
@@ -414,15 +431,46 @@ export class SessionLink {
     await this.#put(inputId, { kind: 'message', text, client_id: this.clientId })
   }
 
-  /** Answers an approval request with an input of kind `approval`. */
-  async approve(requestId: string, decision: 'allow' | 'deny', remember: ApprovalRemember): Promise<void> {
-    await this.#put(uuidv7(), {
-      kind: 'approval',
-      request_id: requestId,
-      decision,
-      remember,
-      client_id: this.clientId,
-    })
+  /**
+   * Answers the approval `block` asks with an input of kind `approval`. The block waits for
+   * its `approval.decided` event; a request no longer pending (decided elsewhere, expired)
+   * closes it, and a lost connection lets it be answered again.
+   */
+  async approve(block: ApprovalBlock, decision: 'allow' | 'deny', remember: ApprovalRemember): Promise<void> {
+    block.answering()
+    this.onChange()
+    try {
+      await this.#put(uuidv7(), {
+        kind: 'approval',
+        request_id: block.requestId,
+        decision,
+        remember,
+        client_id: this.clientId,
+      })
+    } catch (err) {
+      if (err instanceof ProblemError && err.status === 409)
+        block.close(`not answered: ${err.problem.detail ?? err.problem.title}`)
+      else block.unanswered()
+      this.onChange()
+      throw err
+    }
+  }
+
+  /** An entry's whole text, read piece by piece from its content pages. */
+  async #wholeText(entryId: string): Promise<string> {
+    const sessionId = this.id
+    if (!sessionId) throw new Error('no session is open')
+    let text = ''
+    let next: string | undefined
+    do {
+      const { body } = await this.client().call('history.entry', {
+        params: { session_id: sessionId, entry_id: entryId },
+        query: { next },
+      })
+      text += body.text
+      next = body.next ?? undefined
+    } while (next !== undefined)
+    return text
   }
 
   async #put(inputId: string, body: InputRequest): Promise<void> {
@@ -449,6 +497,9 @@ export class SessionLink {
   async interrupt(): Promise<boolean> {
     const s = this.session
     if (!s?.status.run_id) return false
+    // Shown at once; the run's end (or a read after a refusal) sets the phase again.
+    s.status = { ...s.status, phase: 'interrupting' }
+    this.onChange()
     const { body } = await this.client().call('sessions.get', {
       params: { session_id: s.id },
       query: { tail: 0 },

@@ -5,7 +5,7 @@
 // template is what goes.
 import { type CommandCandidate, parseSlash, readCommands, templateMessage } from '../client/catalog.ts'
 import type { HearthClient } from '../client/client.ts'
-import { COMMANDS, type CommandContext } from './commands.ts'
+import { COMMANDS, type CommandContext, parseCommand } from './commands.ts'
 import { type AutocompleteProvider, CombinedAutocompleteProvider } from './pi.ts'
 import type { SessionLink } from './session-link.ts'
 
@@ -50,8 +50,23 @@ export class LiveCompletion implements AutocompleteProvider {
     return this.#current.getSuggestions(...args)
   }
 
+  /**
+   * Applies a completion unless the list is stale: pi-tui asks for suggestions
+   * asynchronously, so keys typed in one burst (`/`, then `help⏎`) reach Enter while the
+   * list still holds the suggestions for an older prefix. The text then stays as typed.
+   */
   applyCompletion(...args: Parameters<AutocompleteProvider['applyCompletion']>) {
+    const [lines, cursorLine, cursorCol, , prefix] = args
+    const beforeCursor = (lines[cursorLine] ?? '').slice(0, cursorCol)
+    if (!beforeCursor.endsWith(prefix)) return { lines, cursorLine, cursorCol }
     return this.#current.applyCompletion(...args)
+  }
+
+  /** Whether `text` is a command whose argument is already one of its values (Enter runs it). */
+  completeArgument(text: string): boolean {
+    const cmd = parseCommand(text)
+    const values = cmd?.command?.values
+    return values !== undefined && cmd !== undefined && cmd.args !== '' && values.includes(cmd.args)
   }
 
   shouldTriggerFileCompletion(lines: string[], cursorLine: number, cursorCol: number): boolean {

@@ -5,9 +5,11 @@
 // complete instead of repeating. The window onto it is ./window.ts. One model, kept in one
 // file: the pages, the live blocks and the lookups between them change together.
 
+import type { ApprovalRequest } from '../client/approval-view.ts'
 import {
   AnswerBlock,
   ApprovalBlock,
+  type CutText,
   NoticeBlock,
   ReasoningBlock,
   ToolBlock,
@@ -42,6 +44,7 @@ const emptyPage = (): Page => ({ first: 1, last: 0, blocks: [] })
 
 export class Transcript {
   readonly theme: Theme
+  /** Details shown (Ctrl-T): reasoning whole, and all the kept output of tool calls. */
   showReasoning = false
   /** Contiguous pages of the history, oldest first; at most KEEP_PAGES. */
   #pages: Page[] = [emptyPage()]
@@ -63,6 +66,15 @@ export class Transcript {
   readonly #tools = new Map<string, ToolBlock>()
   readonly #approvals = new Map<string, ApprovalBlock>()
   readonly #pendingUser = new Map<string, UserBlock>()
+  /** Runs whose interrupt an answer entry already said, and runs whose `error` entry shows. */
+  readonly #interruptedRuns = new Set<string>()
+  readonly #failedRuns = new Set<string>()
+  /** The open session's workspace: an approval's write is compared with the file there. */
+  workspace: string | undefined
+  /** Reads an entry's whole text (its content pages); set by the session link. */
+  readWhole: (entryId: string) => Promise<string> = () => Promise.reject(new Error('no session'))
+  /** Asks for a frame (a whole text arrived). */
+  redraw: () => void = () => {}
 
   constructor(theme: Theme) {
     this.theme = theme
@@ -165,15 +177,19 @@ export class Transcript {
       // The streamed block of the same kind completes instead of a second copy.
       const list = this.#unfinished.get(c.run_id) ?? []
       const i = list.findIndex((b) => (e.kind === 'assistant') === b instanceof AnswerBlock)
+      if (c.status === 'interrupted' && c.run_id) this.#interruptedRuns.add(c.run_id)
       if (i >= 0) {
+        // The streamed text is whole; the entry's may be cut.
         const [b] = list.splice(i, 1)
         const text = c.truncated ? undefined : String(c.text ?? '')
         if (b instanceof AnswerBlock) b.finish(text, c.status)
         else b.finish(text)
         move(b)
-      } else if (e.kind === 'assistant')
-        into.push(new AnswerBlock(t, c.run_id, String(c.text ?? ''), c.status))
-      else into.push(new ReasoningBlock(t, () => this.showReasoning, c.run_id, String(c.text ?? '')))
+      } else if (e.kind === 'assistant') {
+        const b = new AnswerBlock(t, c.run_id, String(c.text ?? ''), c.status)
+        if (c.truncated) b.cut(this.#wholeOf(e, c))
+        into.push(b)
+      } else into.push(new ReasoningBlock(t, () => this.showReasoning, c.run_id, String(c.text ?? '')))
     } else if (e.kind === 'tool_call') {
       // A call's block; its result (the next entries, or tool.ended live) completes it.
       move(this.#tools.get(c.call_id) ?? this.#toolBlock(c))
@@ -182,9 +198,23 @@ export class Transcript {
       if (b) {
         if (!b.ended) b.end(String(c.outcome), c.output, c.meta)
       } else into.push(new NoticeBlock(`${c.name ?? 'tool'}: ${c.outcome}`, t.dim))
-    } else if (e.kind === 'user') into.push(new UserBlock(t, String(c.text ?? ''), c.input_id, false))
-    else if (e.kind === 'error') into.push(new NoticeBlock(problemLine(c.problem), t.error))
-    else into.push(new NoticeBlock(`[${e.kind}] ${String(c.text ?? c.summary ?? '')}`, t.dim))
+    } else if (e.kind === 'user') {
+      const b = new UserBlock(t, String(c.text ?? ''), c.input_id, false)
+      if (c.truncated) b.cut(this.#wholeOf(e, c))
+      into.push(b)
+    } else if (e.kind === 'error') {
+      if (c.run_id) this.#failedRuns.add(c.run_id)
+      into.push(new NoticeBlock(problemLine(c.problem), t.error))
+    } else into.push(new NoticeBlock(`[${e.kind}] ${String(c.text ?? c.summary ?? '')}`, t.dim))
+  }
+
+  /** How a cut entry's whole text is read once its block comes into view. */
+  #wholeOf(e: HistoryEntry, c: Payload): CutText {
+    return {
+      bytes: Number(c.text_bytes) || undefined,
+      read: () => this.readWhole(e.id),
+      redraw: () => this.redraw(),
+    }
   }
 
   #toolBlock(p: Payload): ToolBlock {
@@ -194,6 +224,7 @@ export class Transcript {
       String(p.name),
       String(p.summary ?? ''),
       p.effect ?? undefined,
+      () => this.showReasoning,
     )
     this.#tools.set(p.call_id, b)
     return b
@@ -350,36 +381,72 @@ export class Transcript {
       }
       case 'approval.requested': {
         if (this.#approvals.has(p.request_id)) return false
-        const b = new ApprovalBlock(t, p.request_id, String(p.tool), String(p.summary ?? ''), p.effect)
+        const request = { ...p, tool: String(p.tool), summary: String(p.summary ?? '') } as ApprovalRequest
+        const b = new ApprovalBlock(t, request, p.run_id, this.workspace)
         this.#approvals.set(p.request_id, b)
-        this.#add(b)
+        // Asked under the call's own block when it shows, so the call is named once.
+        const call = p.call_id === undefined ? undefined : this.#tools.get(p.call_id)
+        if (call && !call.ended) call.ask(b)
+        else this.#add(b)
         return true
       }
       case 'approval.decided': {
         const b = this.#approvals.get(p.request_id)
         if (!b) return false
-        b.decided(String(p.decision))
+        b.decided(String(p.decision), p.remember)
         return true
       }
-      case 'run.ended': {
-        for (const b of this.#unfinished.get(p.run_id) ?? []) {
-          if (b instanceof AnswerBlock)
-            b.finish(undefined, p.outcome === 'interrupted' ? 'interrupted' : undefined)
-        }
-        this.#unfinished.delete(p.run_id)
-        for (const [id, b] of this.#live) if (b.runId === p.run_id) this.#live.delete(id)
-        if (p.outcome === 'interrupted') this.notice('(interrupted)', t.warn)
-        return true
-      }
+      case 'run.ended':
+        return this.#runEnded(p)
       default:
         return false
     }
   }
 
-  /** The approval waiting for an answer, the oldest first. */
+  /**
+   * A run ended: its streamed answers are finished, its approvals no longer wait (the daemon
+   * expires them), and an interrupt is said once: by the answer it cut, else by a notice.
+   */
+  #runEnded(p: Payload): boolean {
+    const interrupted = p.outcome === 'interrupted'
+    let said = this.#interruptedRuns.has(p.run_id)
+    for (const b of this.#unfinished.get(p.run_id) ?? []) {
+      if (!(b instanceof AnswerBlock)) continue
+      b.finish(undefined, interrupted ? 'interrupted' : undefined)
+      said = true
+    }
+    this.#unfinished.delete(p.run_id)
+    for (const [id, b] of this.#live) if (b.runId === p.run_id) this.#live.delete(id)
+    for (const b of this.#approvals.values())
+      if (b.runId === undefined || b.runId === p.run_id) b.close('not answered: the run ended')
+    if (interrupted && !said) this.notice('(interrupted)', this.theme.warn)
+    this.#interruptedRuns.delete(p.run_id)
+    return true
+  }
+
+  /** Whether the run's failure was shown (its `error` entry), so it is not said twice. */
+  failureShown(runId: string): boolean {
+    return this.#failedRuns.has(runId)
+  }
+
+  /** The approval that keys answer: the oldest one open and not yet answered from here. */
   get openApproval(): ApprovalBlock | undefined {
-    for (const b of this.#approvals.values()) if (b.open) return b
+    for (const b of this.#approvals.values()) if (b.askable) return b
     return undefined
+  }
+
+  /**
+   * The session's own state says which request waits (`status.blocking_reason`, read again):
+   * any other still open here was decided or expired while this client did not see it.
+   */
+  settleApprovals(waiting: string | undefined): void {
+    for (const b of this.#approvals.values())
+      if (b.requestId !== waiting) b.close('no longer waiting (decided elsewhere or expired)')
+  }
+
+  /** Closes one request the daemon said is no longer pending. */
+  closeApproval(requestId: string, why: string): void {
+    this.#approvals.get(requestId)?.close(why)
   }
 
   #entryAdded(e: HistoryEntry): boolean {
@@ -420,6 +487,8 @@ export class Transcript {
     this.#tools.clear()
     this.#approvals.clear()
     this.#pendingUser.clear()
+    this.#interruptedRuns.clear()
+    this.#failedRuns.clear()
   }
 
   /** Redraws every block (reasoning shown or hidden, a new width). */

@@ -253,21 +253,26 @@ describe('POST /sessions/{id}/reload', () => {
     const { code, stdout, stderr } = await runCli(
       ['chat', '--home', s.home, '--workspace', s.workspace],
       {},
-      { stdin: ['/reload', '/reload kernel', ''].join('\n'), timeoutMs: 30_000 },
+      {
+        stdin: ['/reload', '/reload composition models', '/reload kernel', ''].join('\n'),
+        timeoutMs: 30_000,
+      },
     )
     assert.equal(code, 0, stderr)
     assert.match(
       stdout,
       new RegExp(
-        `composition reloaded: 0 instruction files\nmodel catalogue refreshed: 1 providers, 1 models from ${catalogueUrl.replaceAll('.', '\\.')}\n`,
+        // Alone, the composition only (nothing downloaded); both when named.
+        `composition reloaded: 0 instruction files\n> composition reloaded: 0 instruction files\nmodel catalogue refreshed: 1 providers, 1 models from ${catalogueUrl.replaceAll('.', '\\.')}\n`,
       ),
     )
+    assert.equal(stdout.match(/model catalogue refreshed/g)?.length, 1, stdout)
     assert.match(stderr, /not kernel/)
   })
 
-  it('/reload in the clients: both by default, or the targets named', () => {
+  it('/reload in the clients: the composition by default, or the targets named', () => {
     assert.equal(parseCommand('/reload')?.command?.name, 'reload')
-    assert.deepEqual(reloadArgs(''), { targets: ['composition', 'models'] })
+    assert.deepEqual(reloadArgs(''), { targets: ['composition'] })
     assert.deepEqual(reloadArgs(' models '), { targets: ['models'] })
     assert.deepEqual(reloadArgs('composition models composition'), { targets: ['composition', 'models'] })
     assert.throws(() => reloadArgs('kernel'), /not kernel/)

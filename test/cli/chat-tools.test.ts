@@ -82,6 +82,10 @@ describe('hearth send and chat with tools', () => {
     assert.equal(readFileSync(join(workspace, 'one.txt'), 'utf8'), 'first\n')
     assert.equal(readFileSync(join(workspace, 'two.txt'), 'utf8'), 'second\n')
     assert.equal(r.stdout.match(/\[y\]es \/ \[n\]o \/ \[a\]lways/g)?.length, 1, r.stdout)
+    // The question shows what the write does and what "always" covers, and the answer given.
+    assert.match(r.stdout, /│ one\.txt, 6 bytes, 1 line\n {2}│ \+ first\n/)
+    assert.match(r.stdout, /always = every write call in this session/)
+    assert.match(r.stdout, /\(allowed \(always\)\)/)
     assert.match(r.stdout, /Wrote one\./)
     assert.match(r.stdout, /Wrote two\./)
   })

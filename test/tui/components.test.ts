@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { ChatScreen } from '../../src/tui/chat-screen.ts'
 import { parseCommand } from '../../src/tui/commands.ts'
 import { highlightLines, loadHighlighter } from '../../src/tui/highlight.ts'
+import { urlRows } from '../../src/tui/login-screen.ts'
 import { loadMarkdown, markdownLines, StreamingMarkdown } from '../../src/tui/markdown.ts'
 import { type TUI, visibleWidth } from '../../src/tui/pi.ts'
 import { SessionLink } from '../../src/tui/session-link.ts'
@@ -68,22 +69,28 @@ describe('Markdown to lines', () => {
 describe('transcript', () => {
   it('shows tool calls with live output and outcome, and approvals until decided', () => {
     const t = new Transcript(plain)
-    t.apply('tool.started', { run_id: 'r', call_id: 'c1', name: 'shell', summary: 'ls -l', effect: 'read' })
+    t.apply('tool.started', {
+      run_id: 'r',
+      call_id: 'c1',
+      name: 'shell',
+      summary: 'shell: ls -l',
+      effect: 'read',
+    })
     t.apply('tool.progress', { call_id: 'c1', stream: 'stdout', text: 'a.txt\nb.txt\n' })
     let text = windowOf(t, 60, 20, 0).lines.map(strip).join('\n')
-    assert.match(text, /⋯ shell ls -l/)
+    assert.match(text, /⋯ shell: ls -l/)
     assert.match(text, /│ b\.txt/)
     t.apply('tool.ended', { call_id: 'c1', outcome: 'ok', output: '', meta: { exit_code: 0 } })
     t.apply('approval.requested', {
       run_id: 'r',
       request_id: 'q1',
       tool: 'shell',
-      summary: 'rm x',
+      summary: 'shell: rm x',
       effect: 'write',
     })
     text = windowOf(t, 60, 20, 0).lines.map(strip).join('\n')
-    assert.match(text, /✓ shell ls -l ok, exit 0/)
-    assert.match(text, /\? shell rm x \(write\)/)
+    assert.match(text, /✓ shell: ls -l ok, exit 0/)
+    assert.match(text, /\? shell: rm x \(write\)/)
     assert.match(text, /y allow · n deny · a always/)
     assert.equal(t.openApproval?.requestId, 'q1')
     t.apply('approval.decided', { request_id: 'q1', decision: 'deny' })
@@ -105,10 +112,7 @@ describe('transcript', () => {
       entry(4, 'tool_result', { ...call, outcome: 'error', output: 'EACCES', meta: {} }),
     )
     assert.equal(live.blocks.length, 1)
-    assert.match(
-      windowOf(live, 60, 10, 0).lines.map(strip).join('\n'),
-      /✗ write write a\.ts error\n.*│ EACCES/,
-    )
+    assert.match(windowOf(live, 60, 10, 0).lines.map(strip).join('\n'), /✗ write a\.ts error\n.*│ EACCES/)
     const history = new Transcript(plain)
     history.prependHistory([
       { id: '3', position: 3, kind: 'tool_call', content: { ...call, arguments: '{}' } },
@@ -120,7 +124,7 @@ describe('transcript', () => {
       },
     ])
     assert.equal(history.blocks.length, 1)
-    assert.match(windowOf(history, 60, 10, 0).lines.map(strip).join('\n'), /✓ write write a\.ts ok/)
+    assert.match(windowOf(history, 60, 10, 0).lines.map(strip).join('\n'), /✓ write a\.ts ok/)
   })
 
   it('completes a streamed answer with its entry instead of showing it twice', () => {
@@ -218,5 +222,66 @@ describe('chat screen keys', () => {
     assert.match(s.render(80).map(strip).join('\n'), /\/help {2}keys and commands/)
     assert.equal(parseCommand('/rename  my name ')?.args, 'my name')
     assert.equal(parseCommand('not a command'), undefined)
+  })
+})
+
+describe('a text the history cut', () => {
+  it('is marked while its whole is read, then shown whole; a failed read keeps the mark and says why', async () => {
+    const strip = (lines: string[]) => lines.join('\n').replace(/\x1b\[[0-9;]*m/g, '')
+    const t = new Transcript(plain)
+    let redraws = 0
+    t.redraw = () => redraws++
+    t.readWhole = async (entryId) => {
+      if (entryId === '2') throw new Error('the daemon went away')
+      return 'the start and the whole rest'
+    }
+    t.prependHistory([
+      {
+        id: '1',
+        position: 1,
+        kind: 'assistant',
+        content: { text: 'the start', truncated: true, text_bytes: 28 },
+      },
+      {
+        id: '2',
+        position: 2,
+        kind: 'user',
+        content: { text: 'a cut message', truncated: true, text_bytes: 99 },
+      },
+    ])
+    const [answerBlock, userBlock] = t.blocks
+    assert.match(
+      strip(answerBlock.render(60)),
+      /the start *\n.*… cut here \(28 bytes in all\): reading the rest…/,
+    )
+    userBlock.render(60)
+    await sleep(0)
+    assert.equal(redraws, 2)
+    assert.equal(strip(answerBlock.render(60)).trim(), 'the start and the whole rest')
+    assert.match(
+      strip(userBlock.render(60)),
+      /… cut here \(99 bytes in all\): the rest could not be read: the daemon went away/,
+    )
+  })
+})
+
+describe('the login screen', () => {
+  it('shows a long URL whole, its rows one OSC 8 link to the whole address', () => {
+    const url = `https://auth.example.test/oauth/authorize?${'state=abc&'.repeat(20)}end=1`
+    const rows = urlRows(url, 37)
+    assert.equal(rows.length, Math.ceil(url.length / 37))
+    const link = /^\x1b\]8;id=([\w-]+);([^\x1b]+)\x1b\\(.*)\x1b\]8;;\x1b\\$/
+    const ids = new Set<string>()
+    let shown = ''
+    for (const row of rows) {
+      const m = link.exec(row)
+      assert.ok(m, JSON.stringify(row))
+      ids.add(m[1])
+      assert.equal(m[2], url, 'each row links to the whole address')
+      assert.ok(visibleWidth(row) <= 37)
+      shown += m[3]
+    }
+    assert.equal(ids.size, 1, 'one link id: the terminal joins the rows')
+    assert.equal(shown, url, 'every character shown')
   })
 })

@@ -96,7 +96,7 @@ describe('the full-screen client in tmux', () => {
     assert.match(screen, /\? write .*from-tui\.txt/)
     assert.ok(!existsSync(join(workspace, 'from-tui.txt')), 'nothing written before the answer')
     t.type('y')
-    screen = await t.waitFor((x) => /\? shell .*echo streamed-from-shell/.test(x), 'the shell approval')
+    screen = await t.waitFor((x) => /\? shell: echo streamed-from-shell/.test(x), 'the shell approval')
     assert.equal(readFileSync(join(workspace, 'from-tui.txt'), 'utf8'), 'written\n')
     t.type('n')
     screen = await t.waitFor((x) => x.includes('All done.') && ready(x), 'the answer')
