@@ -4,13 +4,22 @@
 // The home is a small tmpfs mounted for the test (root only; skipped with a reason otherwise).
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { v7 as uuidv7 } from 'uuid'
-import { type RawResponse, startDaemon, type TestDaemon } from '../helpers/daemon.ts'
+import { type RawResponse, startDaemon, type TestDaemon, until } from '../helpers/daemon.ts'
 
 /** Mounts a tmpfs of `size` at a new directory; the reason it cannot, or the directory. */
 function mountSmallFs(size: string): { dir: string } | { skip: string } {
@@ -91,7 +100,8 @@ describe('a full disk', () => {
     const first = await create('before')
     assert.equal(first.status, 201, first.text())
     acknowledged.push(first.json().id)
-    await sleep(400) // the log file is open by now (it opens 250 ms after ready)
+    // The log file is open (it opens 250 ms after ready) before the disk fills.
+    await until('the log file', () => existsSync(join(home, 'logs', 'hearth.log')))
 
     const filler = join(dir, 'filler')
     fill(filler)

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { logLines as daemonLog, until } from '../helpers/daemon.ts'
 import { createSession } from '../streams/sse-client.ts'
 import {
@@ -60,9 +59,9 @@ describe('kernel processes', () => {
     try {
       // The log is open (it opens just after start), so its lines carry their own time.
       await until('the log', () => existsSync(join(s.d.home, 'logs', 'hearth.log')))
-      await sleep(300)
       assert.deepEqual(kernelsOf(s), [])
       const sid = await createSession(s.d)
+      const sent = Date.now()
       await putInput(s.d, sid, message('hello'))
       const reached = await until(
         'the upstream request',
@@ -72,6 +71,9 @@ describe('kernel processes', () => {
       const ready = await until('the process ready', () => logLines(s, 'kernel process ready')[0])
       assert.equal(ready.warm_turns, 6)
       assert.ok(ready.time <= reached, `ready at ${ready.time}, the upstream reached at ${reached}`)
+      // No process was there before: the one that ran the turn warmed up after it was sent.
+      assert.ok(ready.time >= sent, `ready at ${ready.time}, the input sent at ${sent}`)
+      assert.equal(logLines(s, 'kernel process ready').length, 1)
       const done = await waitSession(s.d, sid, (x) => idle(x) && x.input_order === 1)
       assert.equal(done.latest_answer.outcome, 'completed')
       assert.deepEqual(kernelsOf(s), [ready.pid])
