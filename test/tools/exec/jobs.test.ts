@@ -17,7 +17,7 @@ afterEach(() => t?.cleanup())
 
 const startOpts = (runId = 'run-1') => ({ cwd: t.workspace, sandbox: DIRECT, allowedRoots: [], runId })
 
-const until = <T>(what: string, f: () => T | undefined | false, ms = 10_000): Promise<T> =>
+const until = <T>(what: string, f: () => T | undefined | false, ms = 30_000): Promise<T> =>
   pollUntil(what, f, ms, 20)
 
 function withManager(opts: Parameters<typeof createJobManager>[0] = {}): JobManager {

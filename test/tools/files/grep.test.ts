@@ -3,12 +3,24 @@
 // binary files, .git, node_modules and symlinks, and cap what they return.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { symlinkSync } from 'node:fs'
-import { join } from 'node:path'
+import { readdirSync, readlinkSync, symlinkSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { createGrepTool, GREP_MAX_CHARS } from '../../../src/tools/files/grep.ts'
 import { findRipgrep, grepBuiltin, grepWithRipgrep } from '../../../src/tools/files/grep-engines.ts'
+import { until } from '../../helpers/daemon.ts'
 import { call, context, files, tempDir } from './helpers.ts'
+
+/** The processes whose working directory is `dir`. */
+function processesIn(dir: string): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readlinkSync(`/proc/${pid}/cwd`) === dir
+    } catch {
+      return false // gone, or not ours to read
+    }
+  })
+}
 
 const ws = tempDir()
 const outside = tempDir('hearth-outside-')
@@ -153,7 +165,8 @@ describe('grep engines stop when the run is interrupted mid-search', () => {
     execFileSync('mkfifo', [fifo])
     const ac = new AbortController()
     const running = grepWithRipgrep(rg, { ...query(ac.signal), start: fifo, startIsFile: true })
-    setTimeout(() => ac.abort(), 200)
+    await until('ripgrep on the pipe', () => processesIn(dirname(fifo)).length > 0)
+    ac.abort()
     const found = await running
     assert.equal(found.interrupted, true)
   })
