@@ -100,8 +100,13 @@ describe('a full disk', () => {
     const first = await create('before')
     assert.equal(first.status, 201, first.text())
     acknowledged.push(first.json().id)
-    // The log file is open (it opens 250 ms after ready) before the disk fills.
-    await until('the log file', () => existsSync(join(home, 'logs', 'hearth.log')))
+    // The log file is open (it opens 250 ms after ready) and holds its first lines before
+    // the disk fills.
+    const logFile = join(home, 'logs', 'hearth.log')
+    await until(
+      'the log written',
+      () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('"listening"}\n'),
+    )
 
     const filler = join(dir, 'filler')
     fill(filler)
