@@ -22,8 +22,12 @@ export class KernelBundle {
   /** Told when a stat finds another bundle than the previous one did. */
   onChange: (() => void) | undefined
 
-  constructor(path: string) {
+  readonly #settleMs: number
+
+  /** `settleMs`: how long the watch waits for a write's events to settle (tests shorten it). */
+  constructor(path: string, settleMs = WATCH_SETTLE_MS) {
     this.path = path
+    this.#settleMs = settleMs
   }
 
   /**
@@ -54,7 +58,7 @@ export class KernelBundle {
       this.#watcher = watch(dirname(this.path), { persistent: false }, (_type, name) => {
         if (name !== null && name !== basename(this.path)) return
         clearTimeout(this.#settleTimer)
-        this.#settleTimer = setTimeout(() => this.identity(true), WATCH_SETTLE_MS)
+        this.#settleTimer = setTimeout(() => this.identity(true), this.#settleMs)
         this.#settleTimer.unref()
       })
       // A folder that goes away ends the watch; stats on reads still notice a new bundle.

@@ -410,6 +410,9 @@ export class KernelPool {
         warm_turns: warmTurns,
         warm_ms: Math.round(warmMs),
       })
+      // A reserve's linger counts from when it is ready, not from the activity that forked
+      // it: a slow warm-up (a loaded machine) must not leave it only a moment of use.
+      if (ready.sessions.size === 0 && this.#opts.spare) this.warm()
     }
     const bundle = this.bundle.identity(true)
     this.bundle.watch()
@@ -454,8 +457,12 @@ export class KernelPool {
     const worth = (p: KernelProcess) => (current(p) ? 2 : 0) + Number(p.answered)
     empty.sort((a, b) => worth(b) - worth(a))
     const keep = active && !roomInUse && empty[0] && current(empty[0]) ? empty.shift() : undefined
-    for (const p of empty)
+    // A reserve still warming up is not released for idleness: it settles again once ready.
+    const warming = (p: KernelProcess) => this.#opts.spare && current(p) && !p.answered
+    for (const p of empty) {
+      if (!active && warming(p)) continue
       this.#stop(p, !current(p) ? 'replaced' : active || !this.#opts.spare ? 'idle' : 'spare_idle')
+    }
     if (active && !roomInUse && !keep) this.#fork()
   }
 }

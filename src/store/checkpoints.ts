@@ -27,6 +27,8 @@ export interface IdleCheckpointOptions {
   pollMs?: number
   /** Quiet time after the last write before checkpointing (ms). */
   idleMs?: number
+  /** The clock, read once per poll (ms); performance.now unless a test moves time by hand. */
+  now?: () => number
 }
 
 export interface IdleCheckpoints {
@@ -44,6 +46,7 @@ export interface IdleCheckpoints {
 export function startIdleCheckpoints(db: Db, o: IdleCheckpointOptions = {}): IdleCheckpoints {
   const pollMs = o.pollMs ?? 100
   const idleMs = o.idleMs ?? 250
+  const clock = o.now ?? (() => performance.now())
   const changes = db.prepare('SELECT total_changes()').pluck()
   let seen = changes.get() as number
   let pending = false
@@ -55,7 +58,7 @@ export function startIdleCheckpoints(db: Db, o: IdleCheckpointOptions = {}): Idl
       wal.close()
       return clearInterval(timer)
     }
-    const now = performance.now()
+    const now = clock()
     const total = changes.get() as number
     if (total !== seen) {
       seen = total

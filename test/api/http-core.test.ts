@@ -209,7 +209,6 @@ describe('HTTP core', () => {
         )
         await sleep(50)
         socket.destroy()
-        await sleep(100)
         assert.equal((await own.request({ path: `/sessions/${id}` })).status, 404)
         assert.equal((await own.request({ path: '/server' })).status, 200)
       } finally {

@@ -47,7 +47,7 @@ const SILENT = OTHER_PROTOCOL.replace('protocol: 999', 'protocol: 1')
 
 const tag = `${process.pid % 1000}${Date.now() % 1000}`
 
-describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
+describe('POST /sessions/{id}/kernel/upgrade', { timeout: 300_000 }, () => {
   let s: AgentSetup
   const upgrade = (sid: string, body: unknown = {}) => post(s.d, `/sessions/${sid}/kernel/upgrade`, body)
 
@@ -222,9 +222,17 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
     assert.ok(processesWith(marker).length > 0)
     replaceBundle()
     await waitSession(s.d, sid, (x) => x.kernel.stale === true)
+    // Timed from the swap on: staging forks and warms a kernel, slow on a loaded machine.
+    const live = openSse(s.d, `/sessions/${sid}?tail=0`)
+    await live.next()
+    const answered = upgrade(sid)
+    const swapping = (f: { event: string; data: string }) =>
+      f.event === 'kernel.stage_changed' && JSON.parse(f.data).payload.stage === 'swapping'
+    await live.collect(swapping, 60_000)
     const t0 = Date.now()
-    const result = (await upgrade(sid)).json()
+    const result = (await answered).json()
     const took = Date.now() - t0
+    live.destroy()
     assert.equal(result.outcome, 'upgraded', JSON.stringify(result))
     assert.equal(result.stopped_jobs.length, 1)
     assert.ok(took < 5_000, `the swap answered within its wait for the jobs (${took} ms)`)
@@ -255,8 +263,8 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
         'kernel not upgraded (staging): The new kernel did not start: it exited with code 3; the session keeps its kernel',
       )
 
+      // The session is stale already; an upgrade stats the bundle afresh when it stages.
       replaceBundle(OTHER_PROTOCOL)
-      await sleep(600) // past the bundle's stat cache
       const other = (await upgrade(sid)).json()
       assert.equal(other.outcome, 'failed')
       assert.equal(other.failed_stage, 'validating')
@@ -264,7 +272,6 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
       assert.equal(other.instance_id, before.kernel.instance_id)
 
       replaceBundle(SILENT)
-      await sleep(600)
       const silent = (await upgrade(sid)).json()
       assert.equal(silent.outcome, 'failed')
       assert.equal(silent.failed_stage, 'validating')
@@ -281,9 +288,9 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
       assert.equal(done.latest_answer.outcome, 'completed')
       assert.equal(done.kernel.instance_id, before.kernel.instance_id)
     } finally {
+      // A new session's kernel goes to a process of the bundle on disk, which is stat'd
+      // afresh for that choice: none goes to a process of the fakes.
       replaceBundle()
-      // Past the stat cache: no new session goes to a process of the fakes.
-      await sleep(600)
     }
   })
 
@@ -314,7 +321,13 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 120_000 }, () => {
     const deadline = Date.now() + 15_000
     while (!chat.stdout().includes('hello there') && Date.now() < deadline) await sleep(25)
     replaceBundle()
-    await sleep(600) // past the bundle's stat cache
+    // The daemon has seen the update when the chat's session (the newest) reads stale.
+    const list = (await s.d.request({ path: '/sessions?scope=all&limit=200' })).json()
+    const newest = list.items
+      .map((x: { id: string }) => x.id)
+      .sort()
+      .at(-1)
+    await waitSession(s.d, newest, (x) => x.kernel.stale === true)
     chat.child.stdin?.end('/upgrade\n/upgrade\n')
     const { code, stdout, stderr } = await chat.done
     assert.equal(code, 0, stderr)
@@ -351,8 +364,8 @@ describe('the reserve kernel after an update', () => {
     try {
       const first = await until('the reserve', () => log('kernel process ready')[0])
       reserveBundle.replace()
-      await sleep(600) // past the bundle's stat cache
-      // A new session is activity: the pool looks at its reserve again.
+      // A new session is activity: the pool looks at its reserve again (the watch on the
+      // bundle's folder may have had it looked at already).
       const sid = await newSession(s)
       const stopped = await until('the old reserve stopped', () =>
         log('kernel process stopped').find((l) => l.pid === first.pid),

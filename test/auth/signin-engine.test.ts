@@ -7,13 +7,13 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { v7 as uuidv7 } from 'uuid'
 import { etagOf, SignInEngine, toLogin } from '../../src/auth/signin/engine.ts'
 import type { SignInPlugin, StoredCredential } from '../../src/auth/types.ts'
 import type { AccountDescriptor } from '../../src/schemas/auth.ts'
 import type { HearthError } from '../../src/schemas/problems.ts'
 import { type Db, openStore } from '../../src/store/db.ts'
+import { until } from '../helpers/daemon.ts'
 import { freePort, type OidcPeer, peerPlugin, signInAtProvider, startOidcPeer } from './oidc-peer.ts'
 
 describe('sign-in engine against oidc-provider', () => {
@@ -229,8 +229,10 @@ describe('sign-in engine against oidc-provider', () => {
     const short = newEngine(150)
     const raw = { provider: 'peer', flow: 'browser', values: {} }
     const { row } = await short.create(uuidv7(), raw, () => raw as never)
-    await sleep(400)
-    const ended = short.get(row.id)
+    const ended = await until('the login ended', () => {
+      const login = short.get(row.id)
+      return login.state !== 'waiting' && login
+    })
     assert.equal(ended.state, 'failed')
     assert.equal(ended.failure, 'timed_out')
     await assert.rejects(fetch(`http://127.0.0.1:${port}/auth/callback?state=x`), 'the listener is closed')

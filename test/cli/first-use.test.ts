@@ -135,8 +135,8 @@ describe('the daemon says where it listens', () => {
   it('--quiet prints neither line', async () => {
     const home = tempHome()
     const { p, out, exited } = daemonWithStdout(home, ['--quiet'])
+    // The line would be printed just after daemon.json is written, in the same turn.
     await waitForFile(join(home, 'daemon.json'))
-    await sleep(100)
     p.kill('SIGTERM')
     assert.equal(await exited, 0, out.stderr)
     assert.equal(out.stdout, '')

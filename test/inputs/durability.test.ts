@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { v7 as uuidv7 } from 'uuid'
-import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
+import { startDaemon, type TestDaemon, until } from '../helpers/daemon.ts'
 import { createSession } from '../streams/sse-client.ts'
 import { childrenOf, idle, message, putInput, running, startWithUpstream, waitSession } from './helpers.ts'
 
@@ -72,8 +72,14 @@ describe('durability of inputs', () => {
     first.upstream.enqueue({ text: ['half ', 'of it'], mode: 'stall', after: 1 })
     const cut = await putInput(first.d, sid, message('will be cut'))
     await waitSession(first.d, sid, (x) => x.activity.output_utf8_bytes > 0)
-    // Let the batch of log events commit, then queue one more input and kill.
-    await new Promise((r) => setTimeout(r, 100))
+    // Once the log events carrying the output have committed, queue one more input and kill.
+    const db = new Database(join(first.d.home, 'state.db'), { readonly: true })
+    try {
+      const logged = db.prepare("SELECT 1 FROM events WHERE session_id = ? AND payload LIKE '%half %'")
+      await until('the output logged', () => logged.get(sid) !== undefined)
+    } finally {
+      db.close()
+    }
     const waiting = await putInput(first.d, sid, message('waits'))
     assert.equal(waiting.status, 202)
     const kernels = childrenOf(first.d.proc.pid as number)

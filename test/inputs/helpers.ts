@@ -70,7 +70,7 @@ export async function getSession(d: TestDaemon, sessionId: string): Promise<any>
 }
 
 /** Polls until `check` holds for the session (or throws after `ms`). */
-export async function waitSession(d: TestDaemon, sessionId: string, check: (s: any) => boolean, ms = 10_000) {
+export async function waitSession(d: TestDaemon, sessionId: string, check: (s: any) => boolean, ms = 30_000) {
   const deadline = Date.now() + ms
   for (;;) {
     const s = await getSession(d, sessionId)
@@ -92,7 +92,7 @@ export async function post(d: TestDaemon, path: string, body: unknown): Promise<
 }
 
 /** Polls until the upstream has received `n` requests. */
-export async function upstreamRequests(upstream: FakeOpenAIUpstream, n: number, ms = 10_000) {
+export async function upstreamRequests(upstream: FakeOpenAIUpstream, n: number, ms = 30_000) {
   const deadline = Date.now() + ms
   while (upstream.requests.length < n) {
     if (Date.now() > deadline)

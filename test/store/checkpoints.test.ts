@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startIdleCheckpoints, WAL_AUTOCHECKPOINT_PAGES } from '../../src/store/checkpoints.ts'
 import { openDatabase, openStore } from '../../src/store/db.ts'
+import { until } from '../helpers/daemon.ts'
 
 type WalState = { log: number; checkpointed: number }[]
 
@@ -27,22 +28,37 @@ describe('idle checkpoints', () => {
     const db = openDatabase(path)
     db.pragma('wal_autocheckpoint = 0')
     db.exec('CREATE TABLE t (v TEXT)')
-    const cp = startIdleCheckpoints(db, { pollMs: 5, idleMs: 300 })
+    // A clock moved by hand, read once per poll: the polls are counted, and a slow machine
+    // never makes the writing look paused.
+    const clock = { ms: 0, polls: 0 }
+    const now = () => {
+      clock.polls++
+      return clock.ms
+    }
+    const polled = async (n = 1) => {
+      const target = clock.polls + n
+      await until(`${n} polls`, () => clock.polls >= target)
+    }
+    const cp = startIdleCheckpoints(db, { pollMs: 5, idleMs: 300, now })
     const insert = db.prepare('INSERT INTO t (v) VALUES (?)')
     // Writing every 10 ms for 300 ms: never quiet for 300 ms.
     for (let i = 0; i < 30; i++) {
       insert.run('x'.repeat(2000))
-      await sleep(10)
+      clock.ms += 10
+      await polled()
     }
+    await polled()
     assert.equal(cp.count, 0, 'no checkpoint while writing')
     const before = db.pragma('wal_checkpoint(NOOP)') as WalState
     assert.ok(before[0].log > 0)
     assert.ok(before[0].checkpointed < before[0].log, 'nothing copied yet')
-    await sleep(800)
+    clock.ms += 300
+    await until('the checkpoint', () => cp.count > 0)
     assert.equal(cp.count, 1, 'one checkpoint after the pause')
     const [afterPause] = db.pragma('wal_checkpoint(NOOP)') as WalState
     assert.equal(afterPause.checkpointed, afterPause.log, 'the whole WAL was copied')
-    await sleep(400)
+    clock.ms += 1000
+    await polled(5)
     assert.equal(cp.count, 1, 'nothing written since: no further checkpoint')
     db.close()
     await sleep(20) // the timer notices the closed database and ends

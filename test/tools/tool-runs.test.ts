@@ -128,8 +128,11 @@ describe('tool runs', () => {
     s.upstream.enqueue(callTools({ name: 'job_start', arguments: { command: marker } }), answer('started'))
     const done = await runMessage(s, sid, 'start a job')
     assert.equal(done.latest_answer.outcome, 'completed')
-    // Past the kernel's idle linger (200 ms here): the job keeps the session's kernel.
-    await sleep(800)
+    // Past the kernel's idle linger (200 ms here): a session without a job whose turn ended
+    // later has given its kernel up by then, while the job keeps this session's kernel.
+    const later = await newSession(s)
+    await runMessage(s, later, 'nothing to run')
+    await waitSession(s.d, later, (x) => x.kernel.state === 'none')
     const read = await getSession(s.d, sid)
     assert.equal(read.kernel.live_job_count, 1)
     const [job] = read.kernel.running_jobs

@@ -162,11 +162,13 @@ describe('the full-screen client in tmux', () => {
     const t = open(['chat', id])
     await t.waitFor((x) => x.includes('turn 29 asked') && ready(x), 'the newest entries')
     // The first page holds the newest 50 of the 60 entries: the oldest turns are not read yet.
-    let screen = ''
-    for (let i = 0; i < 40 && !screen.includes('turn 0 asked'); i++) {
+    // Each PageUp moves the screen, or loads an older page; the next key waits for that.
+    let screen = t.screen()
+    const deadline = Date.now() + 60_000
+    while (!screen.includes('turn 0 asked') && Date.now() < deadline) {
       t.keys('PageUp')
-      await new Promise((r) => setTimeout(r, 100))
-      screen = t.screen()
+      const before = screen
+      screen = await t.waitFor((x) => x !== before, 'the screen to move', 2_000).catch(() => t.screen())
     }
     assert.match(screen, /› turn 0 asked/)
   })

@@ -3,7 +3,7 @@
 // in a temp folder: a rename over the bundle (an install), a write in place, a touch, a
 // bundle that goes away.
 import assert from 'node:assert/strict'
-import { mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, renameSync, rmSync, utimesSync, watch, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -76,15 +76,34 @@ describe('KernelBundle', () => {
 
   it('the watch hears an update with nobody reading, and not a neighbour written beside it', async () => {
     const path = bundleFile()
-    const bundle = new KernelBundle(path)
+    // No settling time: a watch event taken for the bundle's would stat it at the next timer.
+    const bundle = new KernelBundle(path, 0)
     bundle.identity(true)
     let changes = 0
+    let stats = 0
     bundle.onChange = () => changes++
+    const identity = bundle.identity.bind(bundle)
+    bundle.identity = (fresh) => {
+      stats++
+      return identity(fresh)
+    }
     bundle.watch()
+    // A watch of the test's own on the same folder: once it has heard the neighbour, so
+    // has the bundle's, and a timer set after that runs after any the bundle's set.
+    const heard = new Promise<void>((resolve) => {
+      const own = watch(dir, { persistent: false }, (_type, name) => {
+        if (name !== 'neighbour.txt') return
+        own.close()
+        resolve()
+      })
+    })
     try {
       writeFileSync(join(dir, 'neighbour.txt'), 'x')
-      await sleep(400)
-      assert.equal(changes, 0, 'another file in the folder is not the bundle')
+      await heard
+      await new Promise((r) => setImmediate(r))
+      await sleep(1)
+      assert.equal(stats, 0, 'another file in the folder is not the bundle')
+      assert.equal(changes, 0)
       const next = join(dir, 'update.mjs')
       writeFileSync(next, 'export const updated = true\n')
       renameSync(next, path)

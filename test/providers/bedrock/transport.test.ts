@@ -2,7 +2,7 @@
 // Bedrock's front door in front of it (bedrock-auth.ts: exactly one credential; SigV4
 // recomputed from what arrived, scoped to the expected region and service).
 import { deepStrictEqual, strictEqual } from 'node:assert/strict'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import type { Env } from '../../../src/providers/bedrock/aws-files.ts'
@@ -17,7 +17,7 @@ import { bedrockGate } from '../../fakes/bedrock-auth.ts'
 import { fakeProcessCommand } from '../../fakes/credential-process.ts'
 import { FakeOpenAIUpstream } from '../../fakes/openai-upstream.ts'
 import { answer, callTools, toolCallsOf, toolResultsOf } from '../../fakes/tool-script.ts'
-import { tempHome } from '../../helpers/daemon.ts'
+import { tempHome, until } from '../../helpers/daemon.ts'
 
 let fake: FakeOpenAIUpstream
 before(async () => {
@@ -381,13 +381,15 @@ describe('bedrock transport', () => {
   })
 
   test('aborting while credential_process runs ends the step as aborted', async () => {
-    const env = envWith({ FAKE_PROCESS_MODE: 'hang', AWS_REGION: 'us-east-1' })
+    const started = join(tempHome('hearth-process-log-'), 'runs')
+    const env = envWith({ FAKE_PROCESS_MODE: 'hang', FAKE_PROCESS_LOG: started, AWS_REGION: 'us-east-1' })
     writeFileSync(
       join(env.HOME as string, '.aws', 'config'),
       `[default]\ncredential_process = ${fakeProcessCommand()}\n`,
     )
     const abort = new AbortController()
-    setTimeout(() => abort.abort(), 200)
+    // Aborted once the process has started (it logs its run), as it hangs.
+    void until('the process started', () => existsSync(started)).then(() => abort.abort())
     const events = await run(env, profile(), request(), opts({ signal: abort.signal }))
     deepStrictEqual(events, [
       { type: 'error', code: 'aborted', message: 'the request was aborted', status: null },

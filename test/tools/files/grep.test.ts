@@ -3,13 +3,25 @@
 // binary files, .git, node_modules and symlinks, and cap what they return.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { symlinkSync } from 'node:fs'
+import { readdirSync, readlinkSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { createGrepTool, GREP_MAX_CHARS } from '../../../src/tools/files/grep.ts'
 import { findRipgrep, grepBuiltin, grepWithRipgrep } from '../../../src/tools/files/grep-engines.ts'
 import { type HeldDir, holdDir } from '../../../src/tools/files/held-dir.ts'
+import { until } from '../../helpers/daemon.ts'
 import { call, context, files, tempDir } from './helpers.ts'
+
+/** The processes whose working directory is `dir`. */
+function processesIn(dir: string): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readlinkSync(`/proc/${pid}/cwd`) === dir
+    } catch {
+      return false // gone, or not ours to read
+    }
+  })
+}
 
 const ws = tempDir()
 const outside = tempDir('hearth-outside-')
@@ -163,7 +175,8 @@ describe('grep engines stop when the run is interrupted mid-search', () => {
     execFileSync('mkfifo', [join(fifoDir, 'pipe')])
     const ac = new AbortController()
     const running = grepWithRipgrep(rg, query(ac.signal, fifoDir, 'pipe'))
-    setTimeout(() => ac.abort(), 200)
+    await until('ripgrep on the pipe', () => processesIn(fifoDir).length > 0)
+    ac.abort()
     const found = await running
     assert.equal(found.interrupted, true)
   })
