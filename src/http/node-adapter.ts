@@ -513,7 +513,7 @@ const LINGER_MS = 2_000
  * still in flight is read and dropped, because closing with unread bytes sends a reset that
  * can destroy the response before the client reads it. After LINGER_MS it is cut.
  */
-function discardRest(incoming: IncomingMessage): void {
+function discardRest(incoming: IncomingMessage, closing: boolean): void {
   if (incoming.complete || incoming.destroyed) return
   const socket = incoming.socket
   let bytes = 0
@@ -540,13 +540,30 @@ function discardRest(incoming: IncomingMessage): void {
     bytes += chunk.length
     if (bytes > DISCARD_BYTES) stop()
   }
-  const timer = setTimeout(stop, DISCARD_MS)
+  const timer = setTimeout(stop, closing ? 0 : DISCARD_MS)
   timer.unref()
   incoming.on('data', onData)
   incoming.on('end', cleanup)
   incoming.on('error', cleanup)
   socket?.once('close', cleanup)
   incoming.resume()
+}
+
+// Responses whose connection closes while the client is still sending the request's body.
+const closingEarly = new WeakSet<ServerResponse>()
+
+/**
+ * A response that says `Connection: close` before the request's body has arrived (a 413 for
+ * a declared length over the limit): Node marks it last (its `_last`) and destroys the socket
+ * once it is written, and a close with the client's bytes unread sends a reset that can
+ * destroy the response before the client reads it. So the mark is cleared and discardRest
+ * closes the connection in stages at once (test/unit/node-adapter.test.ts checks the mark).
+ */
+function closeInStages(outgoing: ServerResponse): void {
+  const o = outgoing as ServerResponse & { _last?: boolean }
+  if (outgoing.req.complete || o._last !== true) return
+  o._last = false
+  closingEarly.add(outgoing)
 }
 
 /** Writes a web stream to the response, one chunk at a time, as fast as the socket drains. */
@@ -625,6 +642,7 @@ async function writeResponse(res: unknown, outgoing: ServerResponse): Promise<vo
   }
   if (statusText) outgoing.writeHead(status, statusText, headers)
   else outgoing.writeHead(status, headers)
+  closeInStages(outgoing)
   if (body === null) {
     outgoing.end()
   } else if (whole(body)) {
@@ -661,7 +679,7 @@ export function requestListener(
     failed(outgoing, 500)
   }
   return (incoming, outgoing) => {
-    outgoing.once('finish', () => discardRest(incoming))
+    outgoing.once('finish', () => discardRest(incoming, closingEarly.has(outgoing)))
     const url = requestUrl(incoming.url ?? '', incoming.headers.host)
     if (url === undefined) {
       failed(outgoing, 400)
