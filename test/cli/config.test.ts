@@ -61,6 +61,7 @@ describe('hearth config and hearth profile', () => {
       'ui',
       'tools',
       'compaction',
+      'instructions',
     ])
   })
 })
