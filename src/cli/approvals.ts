@@ -74,15 +74,22 @@ function fixedApprover(decision: 'allow' | 'deny'): Approver {
  * How `send` answers approvals: --approve, else a prompt when standard input is a terminal
  * not used for the message, else deny (a script never hangs on a question nobody sees).
  */
-export function sendApprover(flag: string | undefined, messageFromStdin: boolean, out: Out): Approver {
+export function sendApprover(
+  flag: string | undefined,
+  messageFromStdin: boolean,
+  out: Out,
+  session: { workspace: () => Promise<string> },
+): Approver {
   if (flag === 'auto') return fixedApprover('allow')
   if (flag === 'deny') return fixedApprover('deny')
   if (flag !== undefined) throw new UsageError('option --approve takes auto or deny')
   if (process.stdin.isTTY && !messageFromStdin) {
     let lines: LineQueue | undefined
-    return (request) => {
+    return async (request) => {
       lines ??= new LineQueue(process.stdin)
-      return askOn(lines, out)(request)
+      // The workspace lets a write that replaces a file show its diff.
+      const workspace = await session.workspace().catch(() => undefined)
+      return askOn(lines, out, workspace)(request)
     }
   }
   return async (request) => {

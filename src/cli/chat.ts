@@ -251,7 +251,14 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
   const sessionId = await resolveSessionId(client(), arg)
   // --json: standard output holds the run's frames only; a question goes to standard error.
   const json = values.json === true
-  const approve = sendApprover(values.approve as string | undefined, words.length === 0, json ? stderr : out)
+  const approve = sendApprover(
+    values.approve as string | undefined,
+    words.length === 0,
+    json ? stderr : out,
+    {
+      workspace: () => sessionWorkspace(client(), sessionId),
+    },
+  )
   const text = words.length > 0 ? words.join(' ') : await readStdin()
   if (text.trim() === '') throw new UsageError('hearth send needs a message: TEXT... or on standard input')
   const turn = newTurn()
@@ -286,12 +293,11 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
   if (positionals[0] !== undefined) checkSessionArg(positionals[0])
   const home = homeOf(values.home)
   const client = clientOf(home)
-  const workspace = resolve(values.workspace ?? process.cwd())
+  let workspace = resolve(values.workspace ?? process.cwd())
   const latest = values.last === true || values.continue === true
   let sessionId = await chosenSession(client(), positionals[0], latest, workspace)
   // An unknown or deleted session fails now, not at the first message.
-  if (sessionId)
-    await client().call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
+  if (sessionId) workspace = await sessionWorkspace(client(), sessionId)
   // A new session is created with the first line typed: a chat left without one leaves none.
   const session = async (): Promise<string> => {
     if (sessionId) return sessionId
@@ -301,7 +307,7 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     sessionId = created.id
     return sessionId
   }
-  const turns = await chatLines(client, session, out)
+  const turns = await chatLines(client, session, out, workspace)
   if (sessionId)
     process.stderr.write(
       `Continue this session with: hearth chat ${await typedHandle(client(), sessionId)}\n`,
@@ -309,11 +315,21 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
   return turns.failed ? 1 : 0
 }
 
+/** The workspace of a session (an unknown or deleted one fails here). */
+async function sessionWorkspace(client: HearthClient, sessionId: string): Promise<string> {
+  const { body } = await client.call('sessions.get', {
+    params: { session_id: sessionId },
+    query: { tail: 0 },
+  })
+  return (body as { workspace: string }).workspace
+}
+
 /** Reads lines from standard input until it ends, each a message or a command of the chat. */
 async function chatLines(
   client: () => HearthClient,
   session: () => Promise<string>,
   out: Out,
+  workspace: string,
 ): Promise<{ failed: boolean }> {
   let failed = false
   let running: { runId: string; sessionId: string } | undefined
@@ -335,7 +351,7 @@ async function chatLines(
   }
   process.on('SIGINT', onSigint)
   const lines = new LineQueue(process.stdin)
-  const approve = askOn(lines, out)
+  const approve = askOn(lines, out, workspace)
   out.write('> ')
   for (let line = await lines.next(); line !== undefined; line = await lines.next()) {
     if (line.trim() === '') {

@@ -2,7 +2,7 @@
 // command's streamed output, approvals asked inline or answered by --approve, against a
 // real daemon, a real shell in a temp workspace and the scripted fake upstream.
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -88,5 +88,20 @@ describe('hearth send and chat with tools', () => {
     assert.match(r.stdout, /\(allowed \(always\)\)/)
     assert.match(r.stdout, /Wrote one\./)
     assert.match(r.stdout, /Wrote two\./)
+  })
+
+  it('chat shows the diff of a write that replaces a file before asking', async () => {
+    const sid = await newSession()
+    writeFileSync(join(workspace, 'notes.txt'), 'keep\nold line\nend\n')
+    s.upstream.enqueue(
+      callTools({ name: 'write', arguments: { path: 'notes.txt', content: 'keep\nnew line\nend\n' } }),
+      answer('Replaced.'),
+    )
+    const r = await runCli(['chat', sid, '--home', s.d.home], undefined, { stdin: 'replace it\nn\n' })
+    assert.equal(r.code, 0, r.stderr)
+    assert.match(r.stdout, /notes\.txt, 18 bytes, replaces the file/)
+    assert.match(r.stdout, /- old line\n {2}│ \+ new line\n/)
+    // Denied: the file is as it was.
+    assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'keep\nold line\nend\n')
   })
 })
