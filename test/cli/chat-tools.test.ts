@@ -99,7 +99,7 @@ describe('hearth send and chat with tools', () => {
     )
     const r = await runCli(['chat', sid, '--home', s.d.home], undefined, { stdin: 'replace it\nn\n' })
     assert.equal(r.code, 0, r.stderr)
-    assert.match(r.stdout, /notes\.txt, 18 bytes, replaces the file/)
+    assert.match(r.stdout, /notes\.txt, 18 bytes, 3 lines, replaces the file/)
     assert.match(r.stdout, /- old line\n {2}│ \+ new line\n/)
     // Denied: the file is as it was.
     assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'keep\nold line\nend\n')
