@@ -127,9 +127,9 @@ export async function grepWithRipgrep(rg: string, q: GrepQuery): Promise<GrepFou
     const code = await exited
     if (q.signal.aborted) return { ...found, interrupted: true }
     if (code === 2 && !found.more) {
-      const message = stderr.trim()
-      if (listed.length === 0 && message !== '') return { ...found, error: rgError(message) }
-      if (message !== '') found.notes.push('Some files could not be searched.')
+      const { refusal, fileErrors } = splitRgErrors(stderr)
+      if (listed.length === 0 && refusal !== '') return { ...found, error: rgError(refusal) }
+      if (refusal !== '' || fileErrors) found.notes.push('Some files could not be searched.')
     }
     found.matches = await recheckLines(q.dir, listed, q.roots, cutText)
     if (found.matches.length < listed.length)
@@ -160,6 +160,19 @@ export function cutText(line: string): string {
 
 function stripCr(text: string): string {
   return text.endsWith('\r') ? text.slice(0, -1) : text
+}
+
+/**
+ * rg's errors, split: what it says of the search itself (a pattern or glob it cannot parse)
+ * and whether it failed on files. A file error names a path rg met while walking, which may
+ * be a link swapped in from outside the roots after the check, so no path rg names is shown.
+ */
+function splitRgErrors(stderr: string): { refusal: string; fileErrors: boolean } {
+  // Whole lines only: the text kept is capped, and a cut line could be part of a file error.
+  const lines = stderr.slice(0, stderr.lastIndexOf('\n') + 1).split('\n')
+  const isFileError = (line: string) => /\(os error \d+\)$/.test(line)
+  const refusal = lines.filter((line) => line !== '' && !isFileError(line)).join('\n')
+  return { refusal, fileErrors: lines.some(isFileError) }
 }
 
 /** rg's fatal message, kept short: a regex parse error names the spot. */
