@@ -62,14 +62,16 @@ export function runApp(o: AppOptions): Promise<{ code: number; sessionId: string
   link.onChange = () => {
     tui.requestRender()
     const s = link.session
-    const key = s && `${s.id} ${s.provider_profile}`
     if (s && s.id !== templatesOf) {
       templatesOf = s.id
       chat.refreshTemplates()
     }
-    if (key && key !== quotaOf) {
+    // A new session not created yet shows the quota of the profile it will get.
+    const shown = s ?? link.draftView
+    const key = shown && `${shown.id ?? 'new'} ${shown.provider_profile}`
+    if (shown && key !== quotaOf) {
       quotaOf = key
-      void quota.refresh(s)
+      void quota.refresh(shown)
     }
   }
   link.onRunEnded = () => void quota.refresh(link.session)

@@ -419,8 +419,9 @@ export class ChatScreen implements Component, Focusable {
     this.#offset = win.offset
     this.#readMore(win.atTop, height)
     const lines = win.lines.map((l) => truncateToWidth(l, width))
-    // A session with nothing in it yet says how to begin.
-    if (transcript.blocks.length === 0 && !transcript.hasOlder && this.#link.session)
+    // A session with nothing in it yet (or a new one, created with its first message) says
+    // how to begin.
+    if (transcript.blocks.length === 0 && !transcript.hasOlder && (this.#link.session || this.#link.draft))
       lines.push(...wrapTextWithAnsi(this.#o.theme.dim(EMPTY_HINT), width).slice(0, height))
     while (lines.length < height) lines.unshift('')
     if (!transcript.atEnd) lines[lines.length - 1] = this.#o.theme.dim('  ↓ newer entries below (PageDown)')
