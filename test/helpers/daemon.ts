@@ -87,6 +87,9 @@ export class TestDaemon {
           path: r.path,
           headers,
           setHost: false,
+          // A fresh connection each time: a kept one the daemon closes as idle just as a
+          // request goes out on it would fail that request (socket hang up).
+          agent: false,
         },
         (res) => {
           const chunks: Buffer[] = []
