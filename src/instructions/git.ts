@@ -27,7 +27,7 @@ export const MAX_INDEX_ENTRIES = 20_000
  * starts, beside the kernel and the credential, and must not hold the first request back.
  * Past it the changes are not told.
  */
-export const COMPARE_BUDGET_MS = 10
+export const COMPARE_BUDGET_MS = 2
 /**
  * Entries compared in one go, with synchronous lstat calls (several times cheaper than
  * asynchronous ones); other work of the daemon runs between slices. The first slice is
