@@ -1,5 +1,5 @@
 // A fake Claude OAuth token endpoint: a real HTTP server on 127.0.0.1:0 answering
-// `POST /v1/oauth/token` with JSON as platform.claude.com does (../shared/providers.md §3.1).
+// `POST /v1/oauth/token` with JSON as platform.claude.com does.
 //
 // - `authorization_code`: JSON `{grant_type, client_id, code, state, redirect_uri,
 //   code_verifier}`; client id, redirect URI, state and the PKCE S256 verifier are checked

@@ -1,5 +1,5 @@
 // Vendor constants of the Claude subscription sign-in and its Messages requests
-// (../shared/providers.md §3: the public Claude Code OAuth client as pi and opencode used it).
+// (the public Claude Code OAuth client, as pi and opencode used it).
 
 export const CLAUDE_CLIENT_ID = '9d1c250a-e61b-44d9-88ed-5944d1962f5e'
 export const CLAUDE_AUTHORIZE_URL = 'https://claude.ai/oauth/authorize'
