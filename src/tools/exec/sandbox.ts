@@ -121,14 +121,16 @@ function mountArgs(opts: WrapOptions, sizedTmp: boolean): string[] {
   const mounts: Mount[] = [
     { path: '/tmp', args: [...(sizedTmp ? ['--size', String(TMP_SIZE_BYTES)] : []), '--tmpfs', '/tmp'] },
   ]
-  for (const dir of hiddenDirs(opts)) mounts.push({ path: dir, args: ['--tmpfs', dir] })
-  for (const file of [...SOCKET_FILES, ...hiddenFiles(opts)]) {
-    const real = existing(file)
+  const hidden = hiddenMounts(opts)
+  for (const dir of hidden.dirs) mounts.push({ path: dir, args: ['--tmpfs', dir] })
+  for (const file of SOCKET_FILES) {
+    const real = existing(file)?.real
     if (real) mounts.push({ path: real, args: ['--ro-bind', '/dev/null', real] })
   }
+  for (const real of hidden.files) mounts.push({ path: real, args: ['--ro-bind', '/dev/null', real] })
   const roots = new Set<string>()
   for (const root of opts.writableRoots) {
-    const real = existing(root)
+    const real = existing(root)?.real
     if (real) roots.add(real)
   }
   for (const real of roots) mounts.push({ path: real, args: ['--bind', real, real] })
@@ -148,33 +150,33 @@ function hiddenOf(opts: WrapOptions): readonly string[] {
 }
 
 /**
- * Hearth's home, the user's runtime sockets (ssh-agent, D-Bus session bus), `hide` and the
- * hidden paths that are directories.
+ * What to hide, as real paths that exist now: directories (an empty tmpfs over each: hearth's
+ * home, the user's runtime sockets, `hide` and the hidden paths that are directories) and
+ * files (/dev/null over each). One pass, one stat a path: this runs for every command.
  */
-function hiddenDirs(opts: WrapOptions): string[] {
-  const dirs = [opts.home ?? resolveHome(undefined), '/run/user', ...(opts.hide ?? []), ...hiddenOf(opts)]
-  if (process.env.XDG_RUNTIME_DIR) dirs.push(process.env.XDG_RUNTIME_DIR)
-  const out = new Set<string>()
-  for (const d of dirs) {
-    const real = existing(d)
-    if (real && statSync(real).isDirectory()) out.add(real)
+function hiddenMounts(opts: WrapOptions): { dirs: string[]; files: string[] } {
+  const alwaysDirs = [opts.home ?? resolveHome(undefined), '/run/user', ...(opts.hide ?? [])]
+  if (process.env.XDG_RUNTIME_DIR) alwaysDirs.push(process.env.XDG_RUNTIME_DIR)
+  const dirs = new Set<string>()
+  const files: string[] = []
+  for (const path of alwaysDirs) {
+    const found = existing(path)
+    if (found?.dir) dirs.add(found.real)
   }
-  return [...out]
+  for (const path of hiddenOf(opts)) {
+    const found = existing(path)
+    if (found?.dir) dirs.add(found.real)
+    else if (found) files.push(found.real)
+  }
+  return { dirs: [...dirs], files }
 }
 
-/** The hidden paths that are files (or anything but a directory): /dev/null takes their place. */
-function hiddenFiles(opts: WrapOptions): string[] {
-  const out: string[] = []
-  for (const p of hiddenOf(opts)) {
-    const real = existing(p)
-    if (real && !statSync(real).isDirectory()) out.push(real)
-  }
-  return out
-}
-
-function existing(path: string): string | null {
+/** The real path of `path` and whether it is a directory, or null when it does not exist. */
+function existing(path: string): { real: string; dir: boolean } | null {
   try {
-    return realpathSync(resolve(path))
+    // The native realpath is one system call; the JavaScript one walks each component.
+    const real = realpathSync.native(resolve(path))
+    return { real, dir: statSync(real).isDirectory() }
   } catch {
     return null
   }
