@@ -2,7 +2,7 @@
 // several hosts): the next host gets the request at once when one cannot be reached or
 // answers 404 or 5xx. Never on any other 4xx: a refused token, a permission or a limit is
 // the account's answer, the same on every host. The turns' HTTP layer (`fallbackUrls`,
-// openai-compatible/http.ts) and the antigravity project calls both walk hosts this way.
+// shared/http.ts) and the antigravity project calls both walk hosts this way.
 
 /** Whether another host may answer instead: this one could not be reached (`null`) or answered 404 or 5xx. */
 export function isHostFault(status: number | null): boolean {

@@ -27,7 +27,7 @@ export function providerIds(): string[] {
 /**
  * Extensions whose wire takes earlier reasoning text back: Gemini's thought parts, and Chat
  * Completions' `reasoning_content` beside an assistant message's `tool_calls` (DeepSeek and
- * Kimi refuse a tool loop without it; encode-chat.ts decides where it goes, and the
+ * Kimi refuse a tool loop without it; openai-chat/encode.ts decides where it goes, and the
  * Responses encoder leaves plain reasoning text out).
  */
 const REASONING_TEXT_REPLAYED: readonly string[] = ['vertex', DEFAULT_EXTENSION]

@@ -20,15 +20,9 @@
 //   are neither emitted nor run; only the text around them is.
 // - `error` ends the turn with the mapped code; text already streamed stays with the turn.
 // - A stream that ends without `message_stop` is `upstream_incomplete`.
-import {
-  decodeWith,
-  type FrameDecoder,
-  incomplete,
-  num,
-  parseFrame,
-} from '../openai-compatible/decode-stream.ts'
-import type { SseFrame } from '../openai-compatible/sse.ts'
-import { type CallDraft, completeCalls, toolCallEvent } from '../openai-compatible/tool-calls.ts'
+import { decodeWith, type FrameDecoder, incomplete, num, parseFrame } from '../shared/decode-stream.ts'
+import type { SseFrame } from '../shared/sse.ts'
+import { type CallDraft, completeCalls, toolCallEvent } from '../shared/tool-calls.ts'
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
 import { streamErrorEvent } from './errors.ts'
 

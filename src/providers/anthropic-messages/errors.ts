@@ -3,8 +3,8 @@
 // "request_id": "req_…"}`, both as an HTTP body and as an `error` event inside a 200
 // stream. The error type decides the code; the HTTP status only when the type is unknown.
 
-import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
-import { codeForStatus, jsonFailure } from '../openai-compatible/http.ts'
+import { type ErrorEvent, errorEvent } from '../shared/errors.ts'
+import { codeForStatus, jsonFailure } from '../shared/http.ts'
 import type { UpstreamErrorCode } from '../types.ts'
 
 const CODES: Readonly<Record<string, UpstreamErrorCode>> = {

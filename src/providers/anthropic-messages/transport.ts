@@ -3,9 +3,10 @@
 // builds the request (URL, its own auth headers or signature, its body rules); this module
 // adds the wire's fixed headers, reads Anthropic's error answers, and decodes the stream.
 // HTTP (retries, timeouts, abort) is the openai-compatible layer's, not a copy of it.
-import type { ErrorEvent } from '../openai-compatible/errors.ts'
-import { type FailurePolicy, layeredPolicy } from '../openai-compatible/http.ts'
+
 import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import type { ErrorEvent } from '../shared/errors.ts'
+import { type FailurePolicy, layeredPolicy } from '../shared/http.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeMessages } from './decode.ts'
 import { anthropicFailure } from './errors.ts'

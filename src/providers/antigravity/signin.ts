@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import type { AccountPlugin } from '../../auth/accounts.ts'
 import { type AccountIdentity, SignInError, type StoredCredential } from '../../auth/types.ts'
-import { describe, redact } from '../openai-compatible/errors.ts'
+import { describe, redact } from '../shared/errors.ts'
 import {
   ANTIGRAVITY_CLIENT_ID,
   ANTIGRAVITY_CLIENT_SECRET,

@@ -21,12 +21,12 @@ import { randomBytes } from 'node:crypto'
 import { GeminiDecoder } from '../gemini/decode.ts'
 import { EffortError } from '../gemini/models.ts'
 import { geminiFailurePolicy, geminiHeaders } from '../gemini/transport.ts'
-import { decodeWith, type FrameDecoder } from '../openai-compatible/decode-stream.ts'
-import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
-import type { FailurePolicy } from '../openai-compatible/http.ts'
-import { retryAfter } from '../openai-compatible/http.ts'
-import type { SseFrame } from '../openai-compatible/sse.ts'
 import { streamTurn } from '../openai-compatible/transport.ts'
+import { decodeWith, type FrameDecoder } from '../shared/decode-stream.ts'
+import { type ErrorEvent, errorEvent } from '../shared/errors.ts'
+import type { FailurePolicy } from '../shared/http.ts'
+import { retryAfter } from '../shared/http.ts'
+import type { SseFrame } from '../shared/sse.ts'
 import type {
   NeutralEvent,
   NeutralRequest,

@@ -7,8 +7,8 @@
 // retries, Anthropic's errors, decoding) is the shared Messages turn.
 import { messagesBody } from '../anthropic-messages/encode.ts'
 import { messagesHeaders, messagesTurn } from '../anthropic-messages/transport.ts'
-import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
 import type { PreparedRequest as TurnRequest } from '../openai-compatible/transport.ts'
+import { type ErrorEvent, errorEvent } from '../shared/errors.ts'
 import type { EncodedRequest, NeutralEvent, NeutralRequest, Transport, TransportProfile } from '../types.ts'
 import { type AwsProfile, type Env, readAwsProfile } from './aws-files.ts'
 import { CredentialProcessError } from './credential-process.ts'

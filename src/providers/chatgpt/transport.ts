@@ -6,10 +6,10 @@
 // `usage_limit_reached` / `usage_not_included`) is not retried and says when it resets.
 import { arch, platform, release } from 'node:os'
 import { VERSION } from '../../build-info.ts'
-import { responsesBody } from '../openai-compatible/encode-responses.ts'
-import { type ErrorEvent, errorEvent, redact } from '../openai-compatible/errors.ts'
-import { type FailurePolicy, retryAfter } from '../openai-compatible/http.ts'
 import { openaiDecoder, streamTurn } from '../openai-compatible/transport.ts'
+import { responsesBody } from '../openai-responses/encode.ts'
+import { type ErrorEvent, errorEvent, redact } from '../shared/errors.ts'
+import { type FailurePolicy, retryAfter } from '../shared/http.ts'
 import type {
   EncodedRequest,
   NeutralEvent,

@@ -4,7 +4,7 @@
 // `upstream_unauthorized` with a message ending in `run /login` (the daemon then marks the
 // token expired); a called tool's wire name is mapped back to the tool that was offered.
 import { messagesTurn } from '../anthropic-messages/transport.ts'
-import { type ErrorEvent, errorEvent, redact } from '../openai-compatible/errors.ts'
+import { type ErrorEvent, errorEvent, redact } from '../shared/errors.ts'
 import type { NeutralEvent, NeutralRequest, StreamOptions, Transport, TransportProfile } from '../types.ts'
 import { encode, offeredToolName } from './request.ts'
 

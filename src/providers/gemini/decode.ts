@@ -23,9 +23,9 @@
 //   call without a name, counts that are not numbers…) fails the turn as
 //   `upstream_malformed`; unknown fields and part kinds (inline data, code execution) are
 //   skipped.
-import { decodeWith, type FrameDecoder, incomplete, parseFrame } from '../openai-compatible/decode-stream.ts'
-import type { SseFrame } from '../openai-compatible/sse.ts'
-import { type CallDraft, toolCallEvent } from '../openai-compatible/tool-calls.ts'
+import { decodeWith, type FrameDecoder, incomplete, parseFrame } from '../shared/decode-stream.ts'
+import type { SseFrame } from '../shared/sse.ts'
+import { type CallDraft, toolCallEvent } from '../shared/tool-calls.ts'
 import type { NeutralEvent, NeutralUsage } from '../types.ts'
 import { googleError, streamErrorEvent } from './errors.ts'
 import { blockedPrompt, type FinishOutcome, finishOutcome } from './finish.ts'

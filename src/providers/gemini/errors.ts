@@ -3,8 +3,8 @@
 // (google.rpc.Status), as an HTTP body and, rarely, as a chunk of a 200 stream; a stream
 // request without `alt=sse` wraps it in an array. The `status` string decides the code;
 // the HTTP status only when it is missing or unknown.
-import { type ErrorEvent, errorEvent } from '../openai-compatible/errors.ts'
-import { codeForStatus, jsonFailure } from '../openai-compatible/http.ts'
+import { type ErrorEvent, errorEvent } from '../shared/errors.ts'
+import { codeForStatus, jsonFailure } from '../shared/http.ts'
 import type { UpstreamErrorCode } from '../types.ts'
 
 const CODES: Readonly<Record<string, UpstreamErrorCode>> = {

@@ -3,9 +3,10 @@
 // envelope, whose chunks `unwrap` opens). The provider builds the request (URL, its auth,
 // its body rules); this module reads Google's error answers and decodes the stream. HTTP
 // (retries, timeouts, abort) is the openai-compatible layer's.
-import type { ErrorEvent } from '../openai-compatible/errors.ts'
-import { type FailurePolicy, layeredPolicy } from '../openai-compatible/http.ts'
+
 import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import type { ErrorEvent } from '../shared/errors.ts'
+import { type FailurePolicy, layeredPolicy } from '../shared/http.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
 import { decodeGemini, type GeminiDecoderOptions } from './decode.ts'
 import { geminiFailure } from './errors.ts'

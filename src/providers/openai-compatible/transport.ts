@@ -1,6 +1,14 @@
 // The `openai-compatible` transport: API-key profiles for servers that speak OpenAI's
 // Responses or Chat Completions streaming formats. `encode` and `decode` are pure codecs;
 // `stream` adds HTTP (retries, timeouts, abort) and never throws.
+
+import { ChatDecoder } from '../openai-chat/decode.ts'
+import { chatBody } from '../openai-chat/encode.ts'
+import { ResponsesDecoder } from '../openai-responses/decode.ts'
+import { responsesBody } from '../openai-responses/encode.ts'
+import { decodeWith } from '../shared/decode-stream.ts'
+import { describe, type ErrorEvent, errorEvent, faultEvent } from '../shared/errors.ts'
+import { type FailurePolicy, openStream } from '../shared/http.ts'
 import type {
   EncodedRequest,
   NeutralEvent,
@@ -9,13 +17,6 @@ import type {
   Transport,
   TransportProfile,
 } from '../types.ts'
-import { ChatDecoder } from './decode-chat.ts'
-import { ResponsesDecoder } from './decode-responses.ts'
-import { decodeWith } from './decode-stream.ts'
-import { chatBody } from './encode-chat.ts'
-import { responsesBody } from './encode-responses.ts'
-import { describe, type ErrorEvent, errorEvent, faultEvent } from './errors.ts'
-import { type FailurePolicy, openStream } from './http.ts'
 import { joinEndpoint } from './url.ts'
 
 export type Protocol = TransportProfile['protocol']

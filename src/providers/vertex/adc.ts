@@ -21,7 +21,7 @@ import { join } from 'node:path'
 // Named imports, so the bundle keeps only what signing needs (a dynamic import of the whole
 // module kept all of jose in the kernel's bundle: +150 KB).
 import { importPKCS8, SignJWT } from 'jose'
-import { describe, redact } from '../openai-compatible/errors.ts'
+import { describe, redact } from '../shared/errors.ts'
 import type { UpstreamErrorCode } from '../types.ts'
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'

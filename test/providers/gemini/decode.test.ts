@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { decodeGemini, GeminiDecoder } from '../../../src/providers/gemini/decode.ts'
 import { BLOCK_REASONS, FINISH_OUTCOMES, finishOutcome } from '../../../src/providers/gemini/finish.ts'
-import { decodeWith } from '../../../src/providers/openai-compatible/decode-stream.ts'
+import { decodeWith } from '../../../src/providers/shared/decode-stream.ts'
 import type { NeutralEvent } from '../../../src/providers/types.ts'
 import { bytes, collect, usage } from '../openai-compatible/helpers.ts'
 

@@ -1,7 +1,7 @@
 import { deepStrictEqual } from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { UpstreamFault } from '../../../src/providers/openai-compatible/errors.ts'
 import { decode } from '../../../src/providers/openai-compatible/transport.ts'
+import { UpstreamFault } from '../../../src/providers/shared/errors.ts'
 import { collect, frames, run, text, usage } from './helpers.ts'
 
 const created = { type: 'response.created', response: { id: 'r', status: 'in_progress', output: [] } }

@@ -4,8 +4,8 @@
 import { deepStrictEqual, strictEqual } from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { chatgptBody } from '../../../src/providers/chatgpt/transport.ts'
-import { chatBody } from '../../../src/providers/openai-compatible/encode-chat.ts'
-import { responsesBody } from '../../../src/providers/openai-compatible/encode-responses.ts'
+import { chatBody } from '../../../src/providers/openai-chat/encode.ts'
+import { responsesBody } from '../../../src/providers/openai-responses/encode.ts'
 import type {
   AssistantPart,
   NeutralEvent,

@@ -1,8 +1,8 @@
 // stream() against the fake upstream over a real socket, for every failure mode.
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict'
 import { afterEach, beforeEach, describe, test } from 'node:test'
-import { defaultRetryDelayMs, retryAfter } from '../../../src/providers/openai-compatible/http.ts'
 import { openaiCompatible } from '../../../src/providers/openai-compatible/transport.ts'
+import { defaultRetryDelayMs, retryAfter } from '../../../src/providers/shared/http.ts'
 import type { NeutralEvent, StreamOptions, TransportProfile } from '../../../src/providers/types.ts'
 import { FakeOpenAIUpstream } from '../../fakes/openai-upstream.ts'
 import { collect, request, text, usage } from './helpers.ts'

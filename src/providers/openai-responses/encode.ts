@@ -9,6 +9,8 @@
 // `function_call` items in the order the model gave them, between its reasoning and
 // messages; results as `function_call_output` items, whose `output` is the text, or a
 // list of `input_text` and `input_image` parts when the tool returned images.
+
+import { replayArguments } from '../shared/tool-calls.ts'
 import type {
   AssistantPart,
   NeutralRequest,
@@ -16,7 +18,6 @@ import type {
   TransportProfile,
   UserPart,
 } from '../types.ts'
-import { replayArguments } from './tool-calls.ts'
 
 type InputItem = Record<string, unknown>
 

@@ -13,11 +13,12 @@
 // (`length`, `content_filter`) drops calls whose arguments are not a complete JSON
 // object. A `stop` finish after calls is reported as `tool_calls`, which some servers
 // fail to say. A model's parallel wrapper call becomes the calls it wraps (tool-calls.ts).
+
+import { type FrameDecoder, incomplete, num, parseFrame } from '../shared/decode-stream.ts'
+import { codeForStreamError, errorEvent, streamErrorMessage } from '../shared/errors.ts'
+import type { SseFrame } from '../shared/sse.ts'
+import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from '../shared/tool-calls.ts'
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
-import { type FrameDecoder, incomplete, num, parseFrame } from './decode-stream.ts'
-import { codeForStreamError, errorEvent, streamErrorMessage } from './errors.ts'
-import type { SseFrame } from './sse.ts'
-import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from './tool-calls.ts'
 
 interface Call extends CallDraft {
   slot: number

@@ -9,11 +9,12 @@
 // cut); a model's parallel wrapper call becomes the calls it wraps (tool-calls.ts). A
 // finished reasoning item that carries `encrypted_content` is also emitted whole, for
 // replay on the next turn.
+
+import { type FrameDecoder, incomplete, num, parseFrame } from '../shared/decode-stream.ts'
+import { codeForStreamError, errorEvent, streamErrorMessage } from '../shared/errors.ts'
+import type { SseFrame } from '../shared/sse.ts'
+import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from '../shared/tool-calls.ts'
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
-import { type FrameDecoder, incomplete, num, parseFrame } from './decode-stream.ts'
-import { codeForStreamError, errorEvent, streamErrorMessage } from './errors.ts'
-import type { SseFrame } from './sse.ts'
-import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from './tool-calls.ts'
 
 interface Call extends CallDraft {
   emitted: boolean

@@ -13,6 +13,8 @@
 // messages, which take text only, so the images of a run of tool results go in one user
 // message right after the last of them (a user message between two tool messages would
 // break the pairing of calls and results).
+
+import { replayArguments } from '../shared/tool-calls.ts'
 import type {
   AssistantPart,
   NeutralMessage,
@@ -21,7 +23,6 @@ import type {
   TransportProfile,
   UserPart,
 } from '../types.ts'
-import { replayArguments } from './tool-calls.ts'
 
 type ChatMessage = Record<string, unknown>
 
