@@ -2,8 +2,8 @@
 // command that starts a daemon. It has its own bundle, dist/daemon.mjs, which bin/hearth.mjs
 // loads for it, so a daemon's start reads none of the other commands' code.
 import { DaemonStartError, runDaemon } from '../daemon/run.ts'
-import { homeOf, parseCommand } from './args.ts'
-import { type Out, UsageError } from './errors.ts'
+import { homeOf, parseCommand } from '../command-line/args.ts'
+import { type Out, UsageError } from '../command-line/errors.ts'
 import { helpFor } from './help.ts'
 
 /**

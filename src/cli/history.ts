@@ -4,8 +4,8 @@
 import type { HearthClient } from '../client/client.ts'
 import { ProblemError } from '../client/client.ts'
 import type { Problem } from '../schemas/problems.ts'
-import type { Out } from './errors.ts'
-import { problemText } from './errors.ts'
+import type { Out } from '../command-line/errors.ts'
+import { problemText } from '../command-line/errors.ts'
 
 interface Entry {
   id: string

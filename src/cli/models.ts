@@ -4,8 +4,8 @@
 import { RefreshError, refreshCatalogue } from '../models/refresh.ts'
 import { readAllSettings } from '../settings/files.ts'
 import { DEFAULT_CATALOGUE_URL, modelsSettings } from '../settings/groups/simple.ts'
-import { homeOf, parseCommand } from './args.ts'
-import { CommandError, type Out, UsageError } from './errors.ts'
+import { homeOf, parseCommand } from '../command-line/args.ts'
+import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 
 function urlOf(value: string): URL {
   let url: URL
