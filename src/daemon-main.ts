@@ -2,7 +2,6 @@
 // here rather than from dist/hearth.mjs. One bundle of its own loads as a few files instead
 // of the fifteen chunks it shared with the other commands (~0.25 ms each), and without the
 // code of those commands.
-
 import { daemonCommand } from './cli/daemon.ts'
 import { takeGlobalOptions } from './command-line/args.ts'
 import { reported, runEntry, stdout } from './command-line/errors.ts'

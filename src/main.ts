@@ -1,5 +1,4 @@
 // Bundle entry of dist/hearth.mjs: the `hearth` command with the process arguments.
-
 import { main } from './cli/main.ts'
 import { runEntry } from './command-line/errors.ts'
 

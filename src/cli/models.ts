@@ -1,7 +1,6 @@
 // `hearth models refresh`: downloads the public model catalogue, checks its shape and writes
 // it to HOME/cache/models.json in one atomic rename. The daemon notices the new file on its
 // next /models request (it stats the file per request); no daemon is needed or started.
-
 import { homeOf, parseCommand } from '../command-line/args.ts'
 import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 import { RefreshError, refreshCatalogue } from '../models/refresh.ts'
