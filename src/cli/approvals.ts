@@ -3,7 +3,7 @@
 // when nobody could be asked, so a script never hangs on a question nobody sees.
 import { createInterface } from 'node:readline'
 import { decisionText } from '../client/approval-view.ts'
-import { type Out, UsageError } from './errors.ts'
+import { type Out, UsageError } from '../command-line/errors.ts'
 import { type ApprovalAnswer, type ApprovalRequest, parseApprovalAnswer, ToolView } from './tool-view.ts'
 
 /** Decides an approval the turn's run asks for. */

@@ -4,8 +4,8 @@
 import { createInterface } from 'node:readline'
 import { HearthClient, ProblemError } from '../client/client.ts'
 import { LoginFlow, openBrowser, signedInAs } from '../client/login.ts'
-import { homeOf, parseCommand } from './args.ts'
-import { CommandError, type Out, UsageError } from './errors.ts'
+import { homeOf, parseCommand } from '../command-line/args.ts'
+import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 
 export async function loginCommand(args: string[], out: Out, help: string): Promise<number> {
   const p = parseCommand(args, { manual: { type: 'boolean' } }, out, help, true)

@@ -22,11 +22,17 @@ import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { reload } from '../client/reload-view.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
+import { homeOf, parseCommand } from '../command-line/args.ts'
+import { CommandError, type Out, problemText, UsageError } from '../command-line/errors.ts'
+import {
+  CHAT_OPTIONS,
+  checkSessionArg,
+  chosenSession,
+  resolveSessionId,
+  typedHandle,
+} from '../command-line/session-id.ts'
 import { type Approver, askOn, LineQueue, sendApprover } from './approvals.ts'
-import { homeOf, parseCommand } from './args.ts'
-import { CommandError, type Out, problemText, UsageError } from './errors.ts'
 import { RunFrames, rawFrame } from './run-frames.ts'
-import { CHAT_OPTIONS, checkSessionArg, chosenSession, resolveSessionId, typedHandle } from './session-id.ts'
 import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
 /** Pauses before retrying an input PUT whose answer did not arrive. */

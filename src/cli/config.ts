@@ -3,9 +3,9 @@
 // Every change is a PATCH with the group's ETag read just before, so a concurrent change
 // is reported (412) rather than overwritten.
 import { HearthClient } from '../client/client.ts'
+import { homeOf, parseCommand, unknownSubcommand } from '../command-line/args.ts'
+import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 import { SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
-import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
-import { CommandError, type Out, UsageError } from './errors.ts'
 import { table } from './table.ts'
 
 function groupOf(name: string | undefined): SettingsGroup {

@@ -1,9 +1,9 @@
 // `hearth daemon [--home DIR] [--port N] [--host 127.0.0.1|::1] [--demo] [--quiet]`: the one
 // command that starts a daemon. It has its own bundle, dist/daemon.mjs, which bin/hearth.mjs
 // loads for it, so a daemon's start reads none of the other commands' code.
+import { homeOf, parseCommand } from '../command-line/args.ts'
+import { type Out, UsageError } from '../command-line/errors.ts'
 import { DaemonStartError, runDaemon } from '../daemon/run.ts'
-import { homeOf, parseCommand } from './args.ts'
-import { type Out, UsageError } from './errors.ts'
 import { helpFor } from './help.ts'
 
 /**

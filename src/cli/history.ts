@@ -3,9 +3,9 @@
 // per line. A text the page cut short is read whole from the entry.
 import type { HearthClient } from '../client/client.ts'
 import { ProblemError } from '../client/client.ts'
+import type { Out } from '../command-line/errors.ts'
+import { problemText } from '../command-line/errors.ts'
 import type { Problem } from '../schemas/problems.ts'
-import type { Out } from './errors.ts'
-import { problemText } from './errors.ts'
 
 interface Entry {
   id: string

@@ -2,8 +2,8 @@
 // start a daemon, and only when asked (`hearth daemon`, in ./daemon.ts).
 import { BUILD } from '../build-info.ts'
 import { HearthClient } from '../client/client.ts'
-import { homeOf, parseCommand, takeGlobalOptions } from './args.ts'
-import { type Out, reported, stdout, UsageError } from './errors.ts'
+import { homeOf, parseCommand, takeGlobalOptions } from '../command-line/args.ts'
+import { type Out, reported, stdout, UsageError } from '../command-line/errors.ts'
 import { helpFor } from './help.ts'
 
 async function statusCommand(args: string[], out: Out): Promise<number> {

@@ -2,8 +2,8 @@
 // daemon. Secrets (env values, headers, the bearer token) go into creds.json through the
 // same PATCH; reads only ever show that they are saved.
 import { HearthClient } from '../client/client.ts'
-import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
-import { CommandError, type Out, UsageError } from './errors.ts'
+import { homeOf, parseCommand, unknownSubcommand } from '../command-line/args.ts'
+import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 import { table } from './table.ts'
 
 const ADD_USAGE =

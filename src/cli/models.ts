@@ -1,11 +1,11 @@
 // `hearth models refresh`: downloads the public model catalogue, checks its shape and writes
 // it to HOME/cache/models.json in one atomic rename. The daemon notices the new file on its
 // next /models request (it stats the file per request); no daemon is needed or started.
+import { homeOf, parseCommand } from '../command-line/args.ts'
+import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 import { RefreshError, refreshCatalogue } from '../models/refresh.ts'
 import { readAllSettings } from '../settings/files.ts'
 import { DEFAULT_CATALOGUE_URL, modelsSettings } from '../settings/groups/simple.ts'
-import { homeOf, parseCommand } from './args.ts'
-import { CommandError, type Out, UsageError } from './errors.ts'
 
 function urlOf(value: string): URL {
   let url: URL

@@ -3,10 +3,10 @@
 
 import { HearthClient } from '../client/client.ts'
 import { profilesOf } from '../client/profiles.ts'
+import { homeOf, parseCommand } from '../command-line/args.ts'
+import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
+import { oneSessionArg, resolveSessionId } from '../command-line/session-id.ts'
 import type { SessionChangeRequest, SessionRead } from '../schemas/sessions.ts'
-import { homeOf, parseCommand } from './args.ts'
-import { CommandError, type Out, UsageError } from './errors.ts'
-import { oneSessionArg, resolveSessionId } from './session-id.ts'
 
 export async function setCommand(args: string[], out: Out, help: string): Promise<number> {
   const parsed = parseCommand(

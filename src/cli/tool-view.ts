@@ -10,7 +10,7 @@ import {
   callHeading,
   type DetailLine,
 } from '../client/approval-view.ts'
-import type { Out } from './errors.ts'
+import type { Out } from '../command-line/errors.ts'
 
 export type { ApprovalAnswer, ApprovalRequest }
 

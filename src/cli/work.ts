@@ -4,10 +4,10 @@
 import { resolve } from 'node:path'
 import { HearthClient } from '../client/client.ts'
 import { changeWork, resolveWorkId, shortId, WORK_STATUSES, workItems } from '../client/work-view.ts'
+import { homeOf, parseCommand, unknownSubcommand } from '../command-line/args.ts'
+import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
+import { resolveSessionId } from '../command-line/session-id.ts'
 import type { WorkItem } from '../schemas/work.ts'
-import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
-import { CommandError, type Out, UsageError } from './errors.ts'
-import { resolveSessionId } from './session-id.ts'
 import { table } from './table.ts'
 
 const VERBS = 'list, add, set, done or rm'

@@ -8,6 +8,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
 import { type DaemonLog, DeferredLog } from '../deferred-log.ts'
+import { ensureHome, homeFiles } from '../home.ts'
 import { buildApp, loadValidators, precompileFirstTurn, warmRoutes } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
@@ -20,9 +21,9 @@ import { migrateSecrets, undismissed } from '../settings/migrate.ts'
 import { Profiles } from '../settings/profiles.ts'
 import { Settings } from '../settings/service.ts'
 import { type Db, metaValue, openStore, SchemaTooNewError } from '../store/db.ts'
-import { ensureHome, homeFiles } from './home.ts'
 import { type DaemonLock, tryAcquireDaemonLock } from './lock.ts'
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file.ts'
+import { composeServices } from './services.ts'
 import { loadOrCreateToken } from './token.ts'
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', '::1'] as const
@@ -253,27 +254,29 @@ async function serve(
     builtInProfiles: () => profiles.builtInReads(),
   })
   const migrated = await migrateSecrets(opts.home, settings)
-  const api = createApi({
-    profiles,
-    settings,
-    kernels,
+  const parts = { home: opts.home, db, now: Date.now, profiles, settings, kernels }
+  const services = composeServices({
+    ...parts,
     onError: (err) => log.error({ err }, 'background work failed'),
     onNotice: (fields, message) => log.warn(fields, message),
-    home: opts.home,
-    db,
-    dbPath: files.db,
-    instanceId,
-    build: BUILD,
-    continuations,
-    now: Date.now,
-    notices: () => undismissed(settings, migrated),
-    draining: () => draining,
-    requestShutdown: () => setImmediate(() => void drain('request')),
-    openapi: () => {
-      openapi ??= buildOpenApi(ALL_OPS)
-      return openapi
-    },
   })
+  const api = createApi(
+    {
+      ...parts,
+      dbPath: files.db,
+      instanceId,
+      build: BUILD,
+      continuations,
+      notices: () => undismissed(settings, migrated),
+      draining: () => draining,
+      requestShutdown: () => setImmediate(() => void drain('request')),
+      openapi: () => {
+        openapi ??= buildOpenApi(ALL_OPS)
+        return openapi
+      },
+    },
+    services,
+  )
   const app = buildApp(api.routes, {
     token,
     port: () => port,
@@ -330,7 +333,7 @@ async function serve(
     draining = true
     log.info({ reason, deadline_ms: deadlineMs }, 'draining')
     shutdown.abort()
-    api.stop() // running turns end as interrupted and commit before the store closes
+    services.stop() // running turns end as interrupted and commit before the store closes
     for (const res of responses) if (!res.headersSent) res.setHeader('connection', 'close')
     // close() stops the listener and closes idle connections; the server calls back once
     // every connection is gone. A connection busy now turns idle when its response ends
@@ -408,5 +411,5 @@ async function serve(
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
   // after listening so a long recovery never delays readiness; the gated rows refuse
   // requests until it completes.
-  api.start().catch((err) => log.error({ err }, 'resuming interrupted work failed'))
+  services.start().catch((err) => log.error({ err }, 'resuming interrupted work failed'))
 }

@@ -4,13 +4,10 @@
 // parser limit it; deeper values would overflow the stack of JSON.stringify and of any
 // recursive walk further on).
 import { HearthError } from '../schemas/problems.ts'
+import { pointerOf } from '../validate/pointer.ts'
 
 /** Deepest nesting of objects and arrays a request body may have. */
 export const MAX_JSON_DEPTH = 256
-
-export function pointerOf(path: readonly (string | number)[]): string {
-  return path.map((s) => '/' + String(s).replaceAll('~', '~0').replaceAll('/', '~1')).join('')
-}
 
 export function parseStrictJson(text: string): unknown {
   let value: unknown

@@ -1,45 +1,14 @@
-// Validation against the op's TypeBox schemas, compiled on first use (compiling at start
-// would cost start-up time for routes nobody calls), with errors mapped to stable codes.
+// What the op runner checks in a request: the body against the op's schema (src/validate/),
+// query and path parameters with HTTP's own rules (each once, converted from text, the
+// problem a path parameter's schema names).
 import type { TObject, TSchema } from 'typebox'
-import { Compile } from 'typebox/compile'
 import { HearthError, type ProblemCode } from '../schemas/problems.ts'
-import { pointerOf } from './strict-json.ts'
+import { type SchemaError, validatorOf } from '../validate/check.ts'
+import { unescapePointer } from '../validate/pointer.ts'
 
-type Validator = ReturnType<typeof Compile>
-const compiled = new WeakMap<TSchema, Validator>()
-
-function validatorOf(schema: TSchema): Validator {
-  let v = compiled.get(schema)
-  if (!v) {
-    v = Compile(schema)
-    compiled.set(schema, v)
-  }
-  return v
-}
-
-/** Compiles these schemas now, so the first request that needs one does not wait for it. */
-export function precompile(schemas: readonly (TSchema | undefined)[]): void {
-  for (const schema of schemas) if (schema) validatorOf(schema)
-}
-
-/** Whether this schema's validator is compiled already. */
-export function isCompiled(schema: TSchema): boolean {
-  return compiled.has(schema)
-}
-
-interface SchemaError {
-  keyword: string
-  instancePath: string
-  schemaPath: string
-  params: Record<string, unknown>
-  message: string
-}
+export { checkBody, isCompiled, precompile } from '../validate/check.ts'
 
 type SchemaNode = Record<string, unknown> & { 'x-problem'?: ProblemCode }
-
-function unescapePointer(segment: string): string {
-  return segment.replaceAll('~1', '/').replaceAll('~0', '~')
-}
 
 /** The schema node an error's schema path names ('#/properties/a' → the schema of a). */
 function ownerOf(root: TSchema, schemaPath: string): SchemaNode | undefined {
@@ -50,47 +19,6 @@ function ownerOf(root: TSchema, schemaPath: string): SchemaNode | undefined {
     node = (node as Record<string, unknown>)[s]
   }
   return node !== null && typeof node === 'object' ? (node as SchemaNode) : undefined
-}
-
-/**
- * A union with a declared discriminator is validated against the member the value names, so
- * errors speak of that member and not of every alternative ({kind: 'forked', extra: 1} is an
- * unknown field /extra, not a misplaced /source_id reported by the `new` member).
- */
-function memberFor(schema: TSchema, value: unknown): TSchema {
-  const union = schema as { anyOf?: TSchema[]; discriminator?: { propertyName?: string } }
-  const prop = union.discriminator?.propertyName
-  if (!union.anyOf || !prop || value === null || typeof value !== 'object' || Array.isArray(value))
-    return schema
-  const tags = union.anyOf.map(
-    (m) => (m as { properties?: Record<string, { const?: unknown }> }).properties?.[prop]?.const,
-  )
-  const tag = (value as Record<string, unknown>)[prop]
-  const i = tags.indexOf(tag)
-  if (i >= 0 && tag !== undefined) return union.anyOf[i]
-  throw new HearthError(
-    'invalid_request',
-    `${pointerOf([prop])}: must be one of ${tags.map((t) => JSON.stringify(t)).join(', ')}`,
-  )
-}
-
-function describe(errors: SchemaError[]): { code: ProblemCode; detail: string } {
-  const extra = errors.find((e) => e.keyword === 'additionalProperties')
-  if (extra) {
-    const names = extra.params.additionalProperties as string[]
-    return { code: 'unknown_field', detail: `Unknown field ${extra.instancePath}${pointerOf([names[0]])}` }
-  }
-  // Prefer the deepest, most specific error; union branches report one error per member.
-  const first = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0]
-  const where = first.instancePath === '' ? '(root)' : first.instancePath
-  return { code: 'invalid_request', detail: `${where}: ${first.message}` }
-}
-
-export function checkBody<T>(schema: TSchema, value: unknown): T {
-  if (validatorOf(schema).Check(value)) return value as T
-  const member = memberFor(schema, value)
-  const { code, detail } = describe([...validatorOf(member).Errors(value)] as SchemaError[])
-  throw new HearthError(code, detail)
 }
 
 /**

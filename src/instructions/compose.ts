@@ -2,7 +2,8 @@
 // budget bounds the text (the nearest files get it first), and each file is wrapped with its
 // path so the model knows where a rule came from and which one is nearer the work.
 
-import { characterBoundary, type FoundFile, type Scope, type SkipReason } from './files.ts'
+import { characterBoundary } from '../util/text-file.ts'
+import type { FoundFile, Scope, SkipReason } from './files.ts'
 
 /** Bytes of instruction text a turn sends in all (the wrappers not counted). */
 export const MAX_TOTAL_BYTES = 64 * 1024

@@ -4,7 +4,7 @@
 // durable state and never opens the database, so a crash here fails its runs, never the
 // daemon. It warms itself (warm.ts) and probes the sandbox before it says it is ready.
 import { BUILD } from '../build-info.ts'
-import { resolveHome } from '../daemon/home.ts'
+import { resolveHome } from '../home.ts'
 import { fitRequestImages } from '../inputs/images.ts'
 import { transportFor } from '../providers/registry.ts'
 import type { NeutralEvent } from '../providers/types.ts'

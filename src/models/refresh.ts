@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
-import { ensureHome } from '../daemon/home.ts'
+import { ensureHome } from '../home.ts'
 import { checkCatalogue, modelsCachePath } from './catalogue-shape.ts'
 
 /** models.dev's api.json is a few MB; far more than that is not a catalogue. */

@@ -1,4 +1,4 @@
-// What the run engine is built from (the daemon wires these in src/api/index.ts), and the
+// What the run engine is built from (the daemon wires these in src/daemon/services.ts), and the
 // few things the engine's parts ask of it. They live apart from engine.ts so that its parts
 // (launch.ts, kernel-messages.ts, mcp.ts, ...) can name them without importing the engine.
 import type { CompactionSettings } from '../context/summary.ts'

@@ -82,7 +82,7 @@ export class Settings {
 
   /** PATCH of one group: If-Match, the group's schema, the whole candidate, one commit. */
   async patch(group: SettingsGroup, ifMatch: string | undefined, raw: unknown) {
-    const { checkBody } = (await import('../http/validate.ts')) as { checkBody: Checker }
+    const { checkBody } = (await import('../validate/check.ts')) as { checkBody: Checker }
     const patch = checkBody(GROUP_PATCH[group], raw) as Record<string, unknown>
     if (ifMatch === undefined)
       throw new HearthError('precondition_required', 'PATCH /settings needs If-Match')

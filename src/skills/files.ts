@@ -6,8 +6,8 @@
 // (device, inode, size, times) changed.
 import { closeSync, constants, fstatSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { decode, readPrefix } from '../instructions/files.ts'
-import { isWithin } from '../tools/confine.ts'
+import { isWithin } from '../util/paths.ts'
+import { decode, readPrefix } from '../util/text-file.ts'
 
 export type Scope = 'workspace' | 'global'
 

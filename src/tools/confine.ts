@@ -30,6 +30,7 @@
 // on the daemon's thread.
 import { fstatSync, lstatSync, readdirSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { isWithin } from '../util/paths.ts'
 import { guardRefusal, isHiddenPath } from './hidden-paths.ts'
 import type { SandboxPolicy, ToolContext } from './types.ts'
 
@@ -77,13 +78,6 @@ export function setHearthHome(dir: string | null): void {
 /** The home as set (real path), for walkers that must skip it. */
 export function hearthHomePath(): string | null {
   return hearthHomeReal
-}
-
-/** Whether `child` is `parent` or lies under it (both absolute, normalized). */
-export function isWithin(child: string, parent: string): boolean {
-  if (child === parent) return true
-  const rel = relative(parent, child)
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel)
 }
 
 /** Whether a real path lies in hearth's home. */

@@ -6,7 +6,7 @@
 // binds it read-only (src/tools/exec/sandbox.ts). docs/tools.md has the threat model.
 import { lstatSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
-import { isWithin } from './confine.ts'
+import { isWithin } from '../util/paths.ts'
 
 function realOrNull(p: string): string | null {
   try {

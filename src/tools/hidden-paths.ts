@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, normalize, resolve } from 'node:path'
-import { isWithin } from './confine.ts'
+import { isWithin } from '../util/paths.ts'
 import { gitWriteRefusal } from './git-dirs.ts'
 import type { SandboxPolicy } from './types.ts'
 

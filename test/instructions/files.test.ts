@@ -6,13 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { compose } from '../../src/instructions/compose.ts'
-import {
-  characterBoundary,
-  decode,
-  type FoundFile,
-  InstructionFiles,
-  MAX_FILE_BYTES,
-} from '../../src/instructions/files.ts'
+import { type FoundFile, InstructionFiles, MAX_FILE_BYTES } from '../../src/instructions/files.ts'
+import { characterBoundary, decode } from '../../src/util/text-file.ts'
 
 describe('instruction files', () => {
   const root = mkdtempSync(join(tmpdir(), 'hearth-instr-files-'))

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { findDuplicateKey, MAX_JSON_DEPTH, parseStrictJson, pointerOf } from '../../src/http/strict-json.ts'
+import { findDuplicateKey, MAX_JSON_DEPTH, parseStrictJson } from '../../src/http/strict-json.ts'
 import { HearthError } from '../../src/schemas/problems.ts'
+import { pointerOf } from '../../src/validate/pointer.ts'
 
 function problem(fn: () => unknown): HearthError {
   try {

@@ -10,7 +10,7 @@
 import { execFile, spawnSync } from 'node:child_process'
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs'
 import { delimiter, join, resolve, sep } from 'node:path'
-import { resolveHome } from '../../daemon/home.ts'
+import { resolveHome } from '../../home.ts'
 import { gitDirsOf } from '../git-dirs.ts'
 import { hiddenPaths } from '../hidden-paths.ts'
 import type { SandboxPolicy, SandboxStatus } from '../types.ts'

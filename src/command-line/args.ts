@@ -1,8 +1,8 @@
-// What every `hearth` command parses the same way: --home and --help, strict options, and
-// one wording for every usage error (`unknown option --x`, `option --x needs a value`,
-// `unexpected argument y`).
+// What every `hearth` command parses the same way (the CLI's commands, the terminal client's
+// `hearth chat`, `hearth daemon`): --home and --help, strict options, and one wording for
+// every usage error (`unknown option --x`, `option --x needs a value`, `unexpected argument y`).
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util'
-import { resolveHome } from '../daemon/home.ts'
+import { resolveHome } from '../home.ts'
 import { type Out, UsageError } from './errors.ts'
 
 /** --home given before the command (`hearth --home DIR sessions`); a command's own wins. */

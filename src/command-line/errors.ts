@@ -1,4 +1,5 @@
-// How the `hearth` command reports failures. Exit codes: 0 ok, 1 error, 2 usage.
+// How the `hearth` command reports failures, whichever client runs it (the CLI, the terminal
+// client, `hearth daemon`). Exit codes: 0 ok, 1 error, 2 usage.
 import { NoDaemonError, ProblemError, ProtocolError } from '../client/client.ts'
 import { CreationConflictError, CreationUncertainError } from '../client/create-session.ts'
 

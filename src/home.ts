@@ -1,4 +1,6 @@
-// Where a daemon keeps its state: --home, else HEARTH_HOME, else ~/.hearth.
+// Where a daemon keeps its state (--home, else HEARTH_HOME, else ~/.hearth) and the files in it.
+// A leaf: the daemon makes the home, the clients find the daemon through it, and the kernel,
+// the sandbox and `hearth models refresh` read paths in it.
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
