@@ -2,7 +2,7 @@
 // and src/kernel/upgrade.ts.
 import { bindGroup } from '../http/route.ts'
 import type { Runs } from '../runs/engine.ts'
-import { upgradeSessionKernel } from '../runs/kernel-upgrade.ts'
+import { upgradeSessionKernel } from '../runs/session-kernel/upgrade.ts'
 import { kernelOps } from '../schemas/kernel.ts'
 import { lower } from '../util/uuid.ts'
 

@@ -4,7 +4,7 @@
 import { bindGroup } from '../http/route.ts'
 import { refreshCatalogue } from '../models/refresh.ts'
 import type { Runs } from '../runs/engine.ts'
-import { reloadSession } from '../runs/reload-run.ts'
+import { reloadSession } from '../runs/session-kernel/reload.ts'
 import { reloadOps } from '../schemas/reload.ts'
 import { modelsSettingsOf } from '../settings/derived.ts'
 import type { Settings } from '../settings/service.ts'

@@ -4,7 +4,7 @@
 // place (src/runs/request.ts). The model call and the session's hold are src/runs/compaction.ts.
 import { v7 as uuidv7 } from 'uuid'
 import type { NeutralRequest } from '../providers/types.ts'
-import { addEntries } from '../runs/steps.ts'
+import { addEntries } from '../runs/step/entries.ts'
 import type { Problem } from '../schemas/problems.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { SessionRow } from '../sessions/types.ts'

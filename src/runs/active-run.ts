@@ -18,9 +18,9 @@ import { selectionOf } from '../sessions/views.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
 import { hiddenPaths } from '../tools/hidden-paths.ts'
 import type { SandboxPolicy } from '../tools/types.ts'
-import type { Decision } from './approvals.ts'
 import type { StartedRun } from './start.ts'
-import type { CallResult } from './steps.ts'
+import type { Decision } from './step/approvals.ts'
+import type { CallResult } from './step/entries.ts'
 
 export interface ToolSettings {
   approval_policy: ApprovalPolicy

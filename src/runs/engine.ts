@@ -15,21 +15,21 @@ import type { UpgradeStage } from '../kernel/upgrade.ts'
 import { turnCachePolicy } from '../models/cache-policy.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { ActiveRun } from './active-run.ts'
-import type { Decision } from './approvals.ts'
 import {
   autoCompactionDue,
   type CompactRequest,
   type CompactResult,
   manualCompaction,
-} from './compact-run.ts'
+} from './compaction/manual.ts'
 import type { RunMoves, RunsDeps } from './deps.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
-import { watchKernels } from './kernel-views.ts'
 import { launchRun, newActiveRun } from './launch.ts'
-import { mcpToolSource, watchMcp } from './mcp.ts'
-import { flushEvents, roundDeps } from './run-events.ts'
+import { mcpToolSource, watchMcp } from './session-kernel/mcp.ts'
+import { watchKernels } from './session-kernel/views.ts'
 import { startRun } from './start.ts'
-import { assembleStep, compactInRun, type StepRequest, sendAssembled } from './step-request.ts'
+import type { Decision } from './step/approvals.ts'
+import { flushEvents, roundDeps } from './step/events.ts'
+import { assembleStep, compactInRun, type StepRequest, sendAssembled } from './step.ts'
 import { runToolRound } from './tool-round.ts'
 
 export type { RunsDeps, TurnCredentials } from './deps.ts'

@@ -11,7 +11,7 @@ import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
 import type { LiveContent } from '../sessions/live.ts'
 import { indexSession } from '../sessions/search.ts'
 import { nameFromExchange, previewOf } from '../sessions/summary-text.ts'
-import { closeOpenCalls } from './steps.ts'
+import { closeOpenCalls } from './step/entries.ts'
 
 export type RunOutcome = 'completed' | 'interrupted' | 'failed'
 

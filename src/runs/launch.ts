@@ -13,9 +13,9 @@ import { REQUIRES } from '../settings/groups/extensions.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
 import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf } from './active-run.ts'
 import type { RunMoves, RunsDeps } from './deps.ts'
-import { onKernelMessage } from './kernel-messages.ts'
-import { loadMcp } from './mcp.ts'
+import { loadMcp } from './session-kernel/mcp.ts'
 import type { StartedRun } from './start.ts'
+import { onKernelMessage } from './step.ts'
 
 /** The run's state as the session shows it live (GET /sessions/{id}, streams) from its start. */
 export function newActiveRun(started: StartedRun): ActiveRun {

@@ -11,15 +11,15 @@ import {
   startedEvent,
   summaryRequest,
   truncationNote,
-} from '../context/compact.ts'
-import { estimateRequest } from '../context/estimate.ts'
-import type { CompactionMark, CompactionTrigger, StrategyName } from '../context/marks.ts'
-import { recordRequest } from '../context/requests.ts'
-import type { Kernel } from '../kernel/pool.ts'
-import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
-import type { SessionsCore } from '../sessions/core.ts'
-import type { SessionRow } from '../sessions/types.ts'
-import { callModel, type ModelTurn } from './model-call.ts'
+} from '../../context/compact.ts'
+import { estimateRequest } from '../../context/estimate.ts'
+import type { CompactionMark, CompactionTrigger, StrategyName } from '../../context/marks.ts'
+import { recordRequest } from '../../context/requests.ts'
+import type { Kernel } from '../../kernel/pool.ts'
+import { HearthError, type Problem, problemBody } from '../../schemas/problems.ts'
+import type { SessionsCore } from '../../sessions/core.ts'
+import type { SessionRow } from '../../sessions/types.ts'
+import { callModel, type ModelTurn } from './summary-step.ts'
 
 /** How a compaction reaches the model (summarize only). */
 export interface SummaryTurn {

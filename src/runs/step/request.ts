@@ -7,16 +7,16 @@
 // (found afresh at each request) and the skills (src/instructions), ending with the run's
 // environment block. After a compaction, the turns it covers are replaced by one
 // message holding its summary (src/context/marks.ts); the rest follows verbatim.
-import { compactionMessage, latestCompaction } from '../context/marks.ts'
+import { compactionMessage, latestCompaction } from '../../context/marks.ts'
 import type {
   AssistantPart,
   NeutralMessage,
   NeutralRequest,
   ToolResultMessage,
   UserPart,
-} from '../providers/types.ts'
-import type { SessionsCore } from '../sessions/core.ts'
-import { selectionOf } from '../sessions/views.ts'
+} from '../../providers/types.ts'
+import type { SessionsCore } from '../../sessions/core.ts'
+import { selectionOf } from '../../sessions/views.ts'
 
 interface Row {
   position: number

@@ -2,10 +2,10 @@
 // session's kernel under a turn id of its own, its text collected until the turn ends. The
 // kernel streams it like any turn; nothing here is written to the session's log.
 import { v7 as uuidv7 } from 'uuid'
-import type { Kernel } from '../kernel/pool.ts'
-import type { FromKernel, TurnLimits } from '../kernel/protocol.ts'
-import type { NeutralRequest, NeutralUsage, TransportProfile } from '../providers/types.ts'
-import { HearthError, type ProblemCode } from '../schemas/problems.ts'
+import type { Kernel } from '../../kernel/pool.ts'
+import type { FromKernel, TurnLimits } from '../../kernel/protocol.ts'
+import type { NeutralRequest, NeutralUsage, TransportProfile } from '../../providers/types.ts'
+import { HearthError, type ProblemCode } from '../../schemas/problems.ts'
 
 export interface ModelTurn {
   extension: string
