@@ -5,7 +5,8 @@
 // and cannot move); those are returned, stopped, never restarted. The caller (src/runs/
 // kernel-upgrade.ts) holds the session idle and records the stages.
 import type { JobInfo } from '../tools/types.ts'
-import type { Kernel, KernelPool, KernelProcess } from './pool.ts'
+import type { Kernel, KernelPool } from './pool.ts'
+import type { KernelProcess } from './process.ts'
 import { type FromKernel, KERNEL_PROTOCOL } from './protocol.ts'
 
 export type UpgradeStage = 'staging' | 'validating' | 'swapping'
