@@ -1,5 +1,5 @@
 // A session's kernel (`Kernel`): the session's own instance on a shared kernel process
-// (`KernelProcess`, process.ts), with its state, the listener of its turn, its background jobs
+// (`KernelProcess`, process.ts), with its state, the listener of its run, its background jobs
 // and its MCP servers as the process reported them.
 import { v7 as uuidv7 } from 'uuid'
 import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
@@ -23,10 +23,10 @@ export class Kernel {
   state: KernelState
   listener: KernelListener | undefined
   /**
-   * Model turns of the session that are not steps of its run (a compaction's summary), by
-   * their own turn id: their messages go here instead of to the listener.
+   * Steps of the session outside its run (a compaction's summary), by their step id: their
+   * messages go here instead of to the listener.
    */
-  readonly sideTurns = new Map<string, KernelListener>()
+  readonly sideSteps = new Map<string, KernelListener>()
   /** The session's background jobs as the kernel last reported them. */
   jobs: JobInfo[] = []
   /** Told when the session's jobs change (the pool's onJobs). */

@@ -42,7 +42,7 @@ export interface PoolOptions {
   spare: boolean
   /** How long after the last activity the reserve process is kept. */
   spareIdleMs: number
-  /** Running turns one kernel process takes at most. */
+  /** Running sessions (a run, or a compaction) one kernel process takes at most. */
   capacity: number
   onEvent?: (e: PoolEvent) => void
 }
@@ -90,8 +90,8 @@ export class KernelPool {
   }
 
   /**
-   * The session's kernel: kept from its last turn unless its process is full of running
-   * turns (then, as after a release, a new instance elsewhere), else a new one.
+   * The session's kernel: kept from its last run unless its process is full of running
+   * sessions (then, as after a release, a new instance elsewhere), else a new one.
    */
   acquire(sessionId: string): Kernel {
     clearTimeout(this.#idleTimers.get(sessionId))

@@ -38,8 +38,11 @@ export class KernelProcess {
   sandbox: SandboxStatus | null = null
   readonly ready: Promise<void>
   readonly sessions = new Set<Kernel>()
-  /** Which session kernel each turn in flight belongs to. */
-  readonly #runs = new Map<string, Kernel>()
+  /**
+   * Which session kernel the messages of each step in flight (by step id) and of each run
+   * with tool calls (by run id) go to.
+   */
+  readonly #owners = new Map<string, Kernel>()
   #stopping = false
   /** Process groups of the commands running in this kernel, as it last reported them. */
   #groups: number[] = []
@@ -90,10 +93,13 @@ export class KernelProcess {
           this.#groups = msg.pgids
           return
         }
-        const k = this.#runs.get(msg.run_id)
-        const side = k?.sideTurns.get(msg.run_id)
+        const id = 'step_id' in msg ? msg.step_id : msg.run_id
+        const k = this.#owners.get(id)
+        const side = k?.sideSteps.get(id)
         if (side) side.onMessage(msg)
         else k?.listener?.onMessage(msg)
+        // Nothing comes under a step's id after its `step_ended`.
+        if (msg.type === 'step_ended') this.#owners.delete(msg.step_id)
       })
       this.proc.on('exit', () => resolve())
     })
@@ -102,10 +108,10 @@ export class KernelProcess {
       this.#killOrphanedGroups()
       const hosted = [...this.sessions]
       this.sessions.clear()
-      this.#runs.clear()
+      this.#owners.clear()
       for (const k of hosted) {
-        for (const side of k.sideTurns.values()) side.onExit(code, signal)
-        k.sideTurns.clear()
+        for (const side of k.sideSteps.values()) side.onExit(code, signal)
+        k.sideSteps.clear()
         k.state = 'none'
         // Jobs and MCP servers are the process's children: they went with it.
         k.jobsChanged([])
@@ -139,7 +145,7 @@ export class KernelProcess {
     return this.proc.exitCode === null && this.proc.signalCode === null && !this.#stopping
   }
 
-  /** Sessions whose turn runs here now. */
+  /** Sessions running here now (a run, or a compaction outside one). */
   get busy(): number {
     let n = 0
     for (const k of this.sessions) if (k.state === 'running') n++
@@ -152,14 +158,23 @@ export class KernelProcess {
   }
 
   send(msg: ToKernel, from?: Kernel): void {
-    if ((msg.type === 'turn' || msg.type === 'tool') && from) this.#runs.set(msg.run_id, from)
+    if (from) this.#noteOwner(msg, from)
     if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.connected)
       this.proc.send(msg, sendFailed)
   }
 
-  /** The run ended: its messages have nobody left to go to. */
-  forget(runId: string): void {
-    this.#runs.delete(runId)
+  /** Which session kernel the answers to `msg` go to: a step's by step id, its calls' by run id. */
+  #noteOwner(msg: ToKernel, from: Kernel): void {
+    if (msg.type === 'tool') this.#owners.set(msg.run_id, from)
+    if (msg.type !== 'step') return
+    this.#owners.set(msg.step_id, from)
+    // The reads the kernel starts unasked as the step ends answer under the run's id.
+    if (msg.run_id !== null) this.#owners.set(msg.run_id, from)
+  }
+
+  /** The run or step `id` names ended: its messages have nobody left to go to. */
+  forget(id: string): void {
+    this.#owners.delete(id)
   }
 
   stop(): void {

@@ -19,7 +19,7 @@ export interface RunsDeps {
   kernels: KernelPool
   profiles: Profiles
   onError: (err: unknown) => void
-  /** The credential of a turn for profiles that sign in (absent: the profile's own key). */
+  /** The credential of a run for profiles that sign in (absent: the profile's own key). */
   credentials?: TurnCredentials
   /** The `tools` settings as they are now (absent: the defaults). */
   tools?: () => ToolSettings
@@ -61,7 +61,7 @@ export interface TurnCredentials {
  */
 export interface RunMoves {
   readonly d: RunsDeps
-  /** Sends the run's next model step (or notes that one is due once the turn closes). */
+  /** Sends the run's next model step (or notes that one is due once the step in flight ends). */
   sendStep(sessionId: string, run: ActiveRun): void
   /** Ends the run once: commits its outcome and frees the session for the next. */
   finish(sessionId: string, run: ActiveRun, outcome: RunOutcome, problem: Problem | null): void

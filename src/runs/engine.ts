@@ -129,7 +129,7 @@ export class Runs {
    */
   sendStep(sessionId: string, run: ActiveRun): void {
     if (run.finished) return
-    if (run.turnOpen || run.compacting) {
+    if (run.stepOpen || run.compacting) {
       run.stepWaiting = true
       return
     }
@@ -190,8 +190,12 @@ export class Runs {
         usage: run.usage,
         model: run.model || run.started.model,
         elapsed_ms: Date.now() - run.startedMs,
-        cache: run.turn
-          ? turnCachePolicy(this.#d.cacheRules?.() ?? [], run.turn.extension, run.turn.profile.endpoint)
+        cache: run.transport
+          ? turnCachePolicy(
+              this.#d.cacheRules?.() ?? [],
+              run.transport.extension,
+              run.transport.profile.endpoint,
+            )
           : null,
       })
     } catch (err) {
@@ -200,6 +204,7 @@ export class Runs {
     this.#active.delete(sessionId)
     this.#d.core.live.delete(sessionId)
     run.kernel?.host.forget(run.started.run_id)
+    if (run.stepId !== null) run.kernel?.host.forget(run.stepId)
     if (run.kernel?.alive) this.#d.kernels.release(sessionId)
     // Whatever still waits inside the run sees it finished.
     for (const w of run.approvalWaiters.values()) w('expired')
@@ -234,7 +239,7 @@ export class Runs {
         this.#finish(sessionId, run, 'interrupted', null)
         return true
       }
-      run.kernel?.send({ type: 'abort', run_id: run.started.run_id })
+      run.kernel?.send({ type: 'abort', step_id: run.stepId, run_id: run.started.run_id })
       const timer = setTimeout(() => this.#finish(sessionId, run, 'interrupted', null), INTERRUPT_GRACE_MS)
       await run.ended
       clearTimeout(timer)
@@ -242,11 +247,11 @@ export class Runs {
     return true
   }
 
-  /** Drain: ends every running turn as interrupted; waiting inputs run after the next start. */
+  /** Drain: ends every run as interrupted; waiting inputs run after the next start. */
   stop(): void {
     this.#stopped = true
     for (const [sessionId, run] of this.#active) {
-      run.kernel?.send({ type: 'abort', run_id: run.started.run_id })
+      run.kernel?.send({ type: 'abort', step_id: run.stepId, run_id: run.started.run_id })
       // A run that waited for a person fails, as after a crash: its request expires.
       const waited = run.approvalWaiters.size > 0
       const detail = waited

@@ -1,6 +1,6 @@
 // The start of a run, before its first step: the session's profile is resolved (a missing
 // or unsupported one fails the run at once), the session's kernel is taken and listened to,
-// and then the kernel's start, the turn's credential, the model's window and the session's
+// and then the kernel's start, the run's credential, the model's window and the session's
 // MCP servers are awaited together, so the first step waits for the slowest of them only. The
 // environment block (its git state read from the workspace's repository) is read meanwhile.
 import { environmentBlock, environmentFacts } from '../instructions/environment.ts'
@@ -154,7 +154,7 @@ function awaitFirstStep(
       run.sent = true
       run.accountId = c.accountId
       run.live.kernel.build = kernel.build
-      run.turn = {
+      run.transport = {
         extension: profile.extension,
         profile: { ...c.transport, model: run.model },
         limits: profile.limits,

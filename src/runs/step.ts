@@ -27,6 +27,11 @@ import { type AssembledRequest, buildRequest } from './step/request.ts'
 
 export type StepRequest = AssembledRequest & { estimate: RequestEstimate }
 
+/** The id step `n` of a run goes under: it says which run and which step it is. */
+export function stepIdOf(runId: string, n: number): string {
+  return `${runId}:step:${n}`
+}
+
 /** The step's request, as it would go now, with its estimate. */
 export function assembleStep(core: SessionsCore, sessionId: string, run: ActiveRun): StepRequest {
   const a = buildRequest(core, sessionId, run.model, run.effort, {
@@ -44,7 +49,8 @@ export function assembleStep(core: SessionsCore, sessionId: string, run: ActiveR
 /** Starts the step: records its request, then sends it to the run's kernel. */
 export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a: StepRequest): void {
   run.step += 1
-  run.turnOpen = true
+  run.stepId = stepIdOf(run.started.run_id, run.step)
+  run.stepOpen = true
   run.earlyResults.clear()
   run.stepEnded = false
   const { workspace, allowedRoots, sandbox, skillsOff } = run.scope
@@ -61,7 +67,7 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
       purpose: 'turn',
       step: run.step,
       provider_profile: run.profile?.name ?? run.started.provider_profile,
-      extension: run.turn.extension,
+      extension: run.transport.extension,
       model: run.model,
       effort: run.effort,
       window_tokens: run.window,
@@ -71,13 +77,14 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
       estimate: a.estimate,
     })
   } catch (err) {
-    // The log is a record of what was sent: a failed write never holds the turn back.
+    // The log is a record of what was sent: a failed write never holds the step back.
     d.onError(err)
   }
   run.kernel?.send({
-    type: 'turn',
+    type: 'step',
+    step_id: run.stepId,
     run_id: run.started.run_id,
-    ...run.turn,
+    ...run.transport,
     request: a.request,
     tool_context: context,
   })
@@ -118,7 +125,7 @@ export async function compactInRun(
       sessionId,
       {
         strategy,
-        // The turn that runs now is always kept.
+        // The run in flight is always kept (`keep_turns` counts exchanges: one a run).
         keep_turns: Math.max(1, keep_turns),
         trigger: 'auto',
         fixed_tokens: estimate.instructions + estimate.tools,
@@ -127,7 +134,7 @@ export async function compactInRun(
       },
       async () => ({
         kernel,
-        turn: run.turn,
+        transport: run.transport,
         run_id: run.started.run_id,
         provider_profile: run.profile?.name ?? run.started.provider_profile,
         signal: run.compactAbort?.signal,
@@ -139,7 +146,7 @@ export async function compactInRun(
 }
 
 export function onKernelMessage(m: RunMoves, sessionId: string, run: ActiveRun, msg: FromKernel): void {
-  if (run.finished || !('run_id' in msg) || msg.run_id !== run.started.run_id) return
+  if (run.finished || !namesRun(run, msg)) return
   switch (msg.type) {
     case 'checked':
       // It comes after the step's last events, so the round usually waits for it already.
@@ -158,8 +165,8 @@ export function onKernelMessage(m: RunMoves, sessionId: string, run: ActiveRun, 
       else if (msg.early) run.earlyResults.set(msg.call_id, { outcome, output, images, meta })
       return
     }
-    case 'turn_ended':
-      onTurnEnded(m, sessionId, run)
+    case 'step_ended':
+      onStepEnded(m, sessionId, run)
       return
     case 'events':
       for (const e of msg.events) onModelEvent(m, sessionId, run, e)
@@ -169,13 +176,19 @@ export function onKernelMessage(m: RunMoves, sessionId: string, run: ActiveRun, 
   }
 }
 
-/** The provider turn closed: a step that ended with its `done` goes on (or has finished); one without failed. */
-function onTurnEnded(m: RunMoves, sessionId: string, run: ActiveRun): void {
+/** A message of the run's step in flight (by step id), or of its tool calls (by run id). */
+function namesRun(run: ActiveRun, msg: FromKernel): boolean {
+  if ('step_id' in msg) return msg.step_id === run.stepId
+  return 'run_id' in msg && msg.run_id === run.started.run_id
+}
+
+/** The provider stream closed: a step that ended with its `done` goes on (or has finished); one without failed. */
+function onStepEnded(m: RunMoves, sessionId: string, run: ActiveRun): void {
   if (!run.stepEnded) {
     m.finish(sessionId, run, 'failed', problemBody('upstream_incomplete', 'The turn ended without a result'))
     return
   }
-  run.turnOpen = false
+  run.stepOpen = false
   if (run.stepWaiting) {
     run.stepWaiting = false
     m.sendStep(sessionId, run)
@@ -258,7 +271,7 @@ function keepEncryptedReasoning(
   run.encrypted.push({ index: e.index, part })
 }
 
-/** What a failed turn says about its signed-in account: refused, or used up for a while. */
+/** What a failed step says about its signed-in account: refused, or used up for a while. */
 function markAccount(m: RunMoves, run: ActiveRun, e: Extract<NeutralEvent, { type: 'error' }>): void {
   const credentials = m.d.credentials
   if (!credentials || !run.accountId || !run.profile) return

@@ -130,7 +130,11 @@ export async function manualCompaction(
           : { transport: profile.transport, accountId: null }
         return {
           kernel,
-          turn: { extension: profile.extension, profile: { ...c.transport, model }, limits: profile.limits },
+          transport: {
+            extension: profile.extension,
+            profile: { ...c.transport, model },
+            limits: profile.limits,
+          },
           run_id: null,
           provider_profile: profile.name,
         }

@@ -88,7 +88,7 @@ async function reloadComposition(
   let instructions: CompositionOutcome['instructions']
   let servers: unknown[]
   try {
-    // Read again now: a file changed or added since the last turn is what the next one sends.
+    // Read again now: a file changed or added since the last step is what the next one sends.
     instructions = d.core.instructions.of(row.workspace, selectionOf(row)).sources
     // Settings that do not parse fail here, before the kernel is asked for anything.
     readSettings()

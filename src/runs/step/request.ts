@@ -1,4 +1,4 @@
-// The model request of a turn, built from the session's history: user entries (with their
+// The model request of a step, built from the session's history: user entries (with their
 // images) and earlier answers (with their tool calls, and the encrypted reasoning a
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
 // to people, not replayed to the model, except reasoning text for a provider whose wire
@@ -30,7 +30,7 @@ interface ImageRow {
   data: Buffer
 }
 
-/** A turn's request with what the request log records about it. */
+/** A step's request with what the request log records about it. */
 export interface AssembledRequest {
   request: NeutralRequest
   /** The compaction whose summary goes first, if any. */
@@ -146,7 +146,7 @@ export function buildRequest(
       }
       messages.push({ role: 'user', content: parts })
     } else if (r.kind === 'assistant') {
-      // Encrypted reasoning came first in its turn, so it goes first in the replay.
+      // Encrypted reasoning came first in its step, so it goes first in the replay.
       const parts: AssistantPart[] = [...(c.replay ?? []), ...thinking]
       thinking = []
       if (c.text) parts.push({ type: 'text', text: c.text })
