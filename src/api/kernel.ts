@@ -1,5 +1,5 @@
-// Handler of POST /sessions/{id}/kernel/upgrade. Domain code is in src/runs/kernel-upgrade.ts
-// and src/kernel/upgrade.ts.
+// Handler of POST /sessions/{id}/kernel/upgrade. Domain code is in
+// src/runs/session-kernel/upgrade.ts and src/kernel/upgrade.ts.
 import { bindGroup } from '../http/route.ts'
 import type { Runs } from '../runs/engine.ts'
 import { upgradeSessionKernel } from '../runs/session-kernel/upgrade.ts'

@@ -40,7 +40,8 @@ function quit(): void {
 }
 
 async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> {
-  if (msg.run_id !== null) tools.stepStarted(msg.run_id)
+  // A new step of a run: what the last one read early and nobody asked for is dropped.
+  if (msg.run_id !== null) tools.forgetEarlyReads(msg.run_id)
   const abort = new AbortController()
   steps.set(msg.step_id, abort)
   const sessionId = msg.tool_context?.session_id

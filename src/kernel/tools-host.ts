@@ -105,8 +105,11 @@ export class ToolHost {
     }
   }
 
-  /** A new step of a run: results started early for the last one and never asked for go. */
-  stepStarted(runId: string): void {
+  /**
+   * Results of reads started early for the run's last step that the daemon never asked for
+   * go (a new step of the run starts, or the run is interrupted).
+   */
+  forgetEarlyReads(runId: string): void {
     for (const key of this.#early.keys()) if (key.startsWith(`${runId}\0`)) this.#early.delete(key)
   }
 
@@ -282,7 +285,7 @@ export class ToolHost {
 
   /** An interrupt: the run's running calls are aborted and the jobs it started stopped. */
   abort(runId: string): void {
-    this.stepStarted(runId)
+    this.forgetEarlyReads(runId)
     for (const a of this.#running.get(runId) ?? []) a.abort()
     for (const m of this.#jobs.values()) void m.stopForRun(runId).catch(() => {})
   }

@@ -1,6 +1,6 @@
 // What the run engine is built from (the daemon wires these in src/api/index.ts), and the
 // few things the engine's parts ask of it. They live apart from engine.ts so that its parts
-// (launch.ts, kernel-messages.ts, mcp.ts, ...) can name them without importing the engine.
+// (launch.ts, step.ts, session-kernel/mcp.ts, ...) can name them without importing the engine.
 import type { CompactionSettings } from '../context/summary.ts'
 import type { SessionTools } from '../context/tools.ts'
 import type { KernelPool } from '../kernel/pool.ts'
@@ -39,7 +39,7 @@ export interface RunsDeps {
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
 export interface TurnCredentials {
-  /** The transport profile carrying this turn's credential for `model`; rejects with a HearthError. */
+  /** The transport profile carrying this run's credential for `model`; rejects with a HearthError. */
   forTurn(
     sessionId: string,
     profile: ResolvedProfile,

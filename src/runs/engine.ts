@@ -6,9 +6,9 @@
 // after a reconnect.
 //
 // This file keeps the table of active runs and what changes it (start, end, interrupt,
-// stop); its parts are the start of a run before its first step (launch.ts), the kernel's
-// messages during it (kernel-messages.ts), its batched log events (run-events.ts) and each
-// step's request (step-request.ts).
+// stop); its parts are the start of a run before its first step (launch.ts), each step
+// (step.ts: its request on the way out, the kernel's messages about it), a step's tool round
+// (tool-round.ts) and the run's end (finish.ts). README.md in this folder is the map.
 
 import { SessionTools } from '../context/tools.ts'
 import type { UpgradeStage } from '../kernel/upgrade.ts'

@@ -185,7 +185,7 @@ function namesRun(run: ActiveRun, msg: FromKernel): boolean {
 /** The provider stream closed: a step that ended with its `done` goes on (or has finished); one without failed. */
 function onStepEnded(m: RunMoves, sessionId: string, run: ActiveRun): void {
   if (!run.stepEnded) {
-    m.finish(sessionId, run, 'failed', problemBody('upstream_incomplete', 'The turn ended without a result'))
+    m.finish(sessionId, run, 'failed', problemBody('upstream_incomplete', 'The step ended without a result'))
     return
   }
   run.stepOpen = false

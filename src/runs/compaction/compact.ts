@@ -1,5 +1,5 @@
 // Running a compaction: the strategy's text (a truncation note, or the session's model
-// summarizing the older turns through the session's kernel), then the commit. A manual
+// summarizing the older exchanges through the session's kernel), then the commit. A manual
 // compaction (POST /sessions/{id}/compaction) holds an idle session so no run starts under
 // it; an automatic one runs inside a run, before a step whose request would overflow the
 // model's window, on that run's kernel and credential.

@@ -5,7 +5,7 @@
 // takes it back (`reasoningText`: Gemini's thought parts), ahead of the answer it came
 // with. The system text is hearth's own instructions, the workspace's instruction files
 // (found afresh at each request) and the skills (src/instructions), ending with the run's
-// environment block. After a compaction, the turns it covers are replaced by one
+// environment block. After a compaction, the exchanges it covers are replaced by one
 // message holding its summary (src/context/marks.ts); the rest follows verbatim.
 import { compactionMessage, latestCompaction } from '../../context/marks.ts'
 import type {
