@@ -64,6 +64,7 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
   try {
     recordRequest(d.core, sessionId, {
       run_id: run.started.run_id,
+      // The request log's public name for a step of a run.
       purpose: 'turn',
       step: run.step,
       provider_profile: run.profile?.name ?? run.started.provider_profile,
