@@ -1,5 +1,5 @@
 // Handlers of group `context`: the context views and compaction. Domain code is in
-// src/context/ and src/runs/compact-run.ts; this module checks which query parameters go
+// src/context/ and src/runs/compaction/manual.ts; this module checks which query parameters go
 // with which view and mints the request pages' continuations.
 import { requestsPage } from '../context/requests.ts'
 import { type ContextDeps, contextSection, contextSummary } from '../context/summary.ts'

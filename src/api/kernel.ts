@@ -1,8 +1,8 @@
-// Handler of POST /sessions/{id}/kernel/upgrade. Domain code is in src/runs/kernel-upgrade.ts
-// and src/kernel/upgrade.ts.
+// Handler of POST /sessions/{id}/kernel/upgrade. Domain code is in
+// src/runs/session-kernel/upgrade.ts and src/kernel/upgrade.ts.
 import { bindGroup } from '../http/route.ts'
 import type { Runs } from '../runs/engine.ts'
-import { upgradeSessionKernel } from '../runs/kernel-upgrade.ts'
+import { upgradeSessionKernel } from '../runs/session-kernel/upgrade.ts'
 import { kernelOps } from '../schemas/kernel.ts'
 import { lower } from '../util/uuid.ts'
 

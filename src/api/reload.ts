@@ -1,10 +1,10 @@
-// Handler of POST /sessions/{id}/reload. Domain code is in src/runs/reload-run.ts; this module
-// says where the model catalogue comes from (settings `models.catalogue_url`) and goes to
-// (the home's cache, the file GET /models reads).
+// Handler of POST /sessions/{id}/reload. Domain code is in src/runs/session-kernel/reload.ts;
+// this module says where the model catalogue comes from (settings `models.catalogue_url`) and
+// goes to (the home's cache, the file GET /models reads).
 import { bindGroup } from '../http/route.ts'
 import { refreshCatalogue } from '../models/refresh.ts'
 import type { Runs } from '../runs/engine.ts'
-import { reloadSession } from '../runs/reload-run.ts'
+import { reloadSession } from '../runs/session-kernel/reload.ts'
 import { reloadOps } from '../schemas/reload.ts'
 import { modelsSettingsOf } from '../settings/derived.ts'
 import type { Settings } from '../settings/service.ts'

@@ -1,10 +1,11 @@
 // Compaction, the durable part: which turns a compaction covers, the request that asks the
 // model for their summary, and the commit that adds the `compaction` entry. Nothing is
 // removed: the entries stay readable, and only later requests send the summary in their
-// place (src/runs/request.ts). The model call and the session's hold are src/runs/compaction.ts.
+// place (src/runs/step/request.ts). The model call and the session's hold are in
+// src/runs/compaction/.
 import { v7 as uuidv7 } from 'uuid'
 import type { NeutralRequest } from '../providers/types.ts'
-import { addEntries } from '../runs/steps.ts'
+import { addEntries } from '../runs/step/entries.ts'
 import type { Problem } from '../schemas/problems.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { SessionRow } from '../sessions/types.ts'

@@ -2,7 +2,7 @@
 // answers the original decision with the current delivery; a new id is validated, then
 // committed with fsync before the 202. The decision is one synchronous savepoint of a group
 // commit (group-commit.ts), so concurrent repeats of one id can never admit it twice.
-import { decideApproval } from '../runs/approvals.ts'
+import { decideApproval } from '../runs/step/approvals.ts'
 import type { ApprovalRequest, Input, InputRequest } from '../schemas/inputs.ts'
 import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
 import { HearthError, problemBody } from '../schemas/problems.ts'

@@ -1,11 +1,19 @@
 // A session's kernel (`Kernel`): the session's own instance on a shared kernel process
-// (`KernelProcess`, pool.ts), with its state, the listener of its turn, its background jobs
+// (`KernelProcess`, process.ts), with its state, the listener of its run, its background jobs
 // and its MCP servers as the process reported them.
 import { v7 as uuidv7 } from 'uuid'
 import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo } from '../tools/types.ts'
-import type { KernelListener, KernelProcess, KernelState } from './pool.ts'
-import type { ToKernel } from './protocol.ts'
+import type { KernelProcess } from './process.ts'
+import type { FromKernel, ToKernel } from './protocol.ts'
+
+export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
+
+export interface KernelListener {
+  onMessage: (msg: FromKernel) => void
+  /** The process ended without being asked to (crash, OOM, kill). */
+  onExit: (code: number | null, signal: string | null) => void
+}
 
 /** A session's kernel: the session's instance on a shared kernel process. */
 export class Kernel {
@@ -15,10 +23,10 @@ export class Kernel {
   state: KernelState
   listener: KernelListener | undefined
   /**
-   * Model turns of the session that are not steps of its run (a compaction's summary), by
-   * their own turn id: their messages go here instead of to the listener.
+   * Steps of the session outside its run (a compaction's summary), by their step id: their
+   * messages go here instead of to the listener.
    */
-  readonly sideTurns = new Map<string, KernelListener>()
+  readonly sideSteps = new Map<string, KernelListener>()
   /** The session's background jobs as the kernel last reported them. */
   jobs: JobInfo[] = []
   /** Told when the session's jobs change (the pool's onJobs). */

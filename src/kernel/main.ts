@@ -1,6 +1,6 @@
-// The kernel process: runs the turns of the sessions the daemon gives it, each keyed by its
-// run id. It streams the provider's answer and reports neutral events to the daemon, and
-// runs the tool calls and background jobs of its sessions (tools-host.ts); it holds no
+// The kernel process: runs the steps of the sessions the daemon gives it, each keyed by its
+// step id. It streams the provider's answer and reports neutral events to the daemon, and
+// runs the tool calls and background jobs of its sessions by run id (tools-host.ts); it holds no
 // durable state and never opens the database, so a crash here fails its runs, never the
 // daemon. It warms itself (warm.ts) and probes the sandbox before it says it is ready.
 import { BUILD } from '../build-info.ts'
@@ -17,7 +17,7 @@ import { setKernelV8Flags } from './v8-flags.ts'
 import { warmUp } from './warm.ts'
 
 const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
-const turns = new Map<string, AbortController>()
+const steps = new Map<string, AbortController>()
 
 function send(msg: FromKernel): void {
   // A daemon killed with -9 leaves a closed channel: writing to it must end this process
@@ -39,18 +39,19 @@ function quit(): void {
   void Promise.all([tools.stopAll(), mcp.closeAll()]).finally(() => process.exit(0))
 }
 
-async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> {
-  tools.turnStarted(msg.run_id)
+async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> {
+  // A new step of a run: what the last one read early and nobody asked for is dropped.
+  if (msg.run_id !== null) tools.forgetEarlyReads(msg.run_id)
   const abort = new AbortController()
-  turns.set(msg.run_id, abort)
+  steps.set(msg.step_id, abort)
   const sessionId = msg.tool_context?.session_id
-  // Events are batched per turn of the event loop: the first delta goes out at once, a
+  // Events are batched per tick of the event loop: the first delta goes out at once, a
   // burst of deltas read from one network chunk travels as one message.
   let batch: NeutralEvent[] = []
   const calls: CallRequest[] = []
   const flush = () => {
     if (batch.length === 0) return
-    send({ type: 'events', run_id: msg.run_id, events: batch })
+    send({ type: 'events', step_id: msg.step_id, events: batch })
     batch = []
   }
   try {
@@ -64,7 +65,7 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
       })
     } else {
       // Scaled here, in the session's own process, as the request goes out: the history
-      // keeps each image as it came, and the profile may change between turns.
+      // keeps each image as it came, and the profile may change between steps.
       const edge = msg.profile.image_edge
       const request = edge ? await fitRequestImages(msg.request, edge) : msg.request
       for await (const e of transport.stream(msg.profile, request, {
@@ -76,10 +77,10 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
         batch.push(e)
         if (e.type === 'tool_call') calls.push({ call_id: e.id, name: e.name, arguments: e.arguments })
         // A step that asked for tools goes on at once: its events and the check of its
-        // calls leave now, not after the stream closes and the batch's next turn.
+        // calls leave now, not after the stream closes and the batch's next tick.
         if (e.type === 'done' && calls.length > 0) {
           flush()
-          tools.check(msg.run_id, sessionId, calls.splice(0), msg.tool_context)
+          tools.check(msg, sessionId, calls.splice(0), msg.tool_context)
         }
       }
     }
@@ -94,9 +95,9 @@ async function runTurn(msg: Extract<ToKernel, { type: 'turn' }>): Promise<void> 
     flush()
     // The calls are checked by the kernel unasked: the daemon needs their summaries and
     // effects before it can record the step, and asking would cost a round trip.
-    if (calls.length > 0) tools.check(msg.run_id, sessionId, calls)
-    turns.delete(msg.run_id)
-    send({ type: 'turn_ended', run_id: msg.run_id })
+    if (calls.length > 0) tools.check(msg, sessionId, calls)
+    steps.delete(msg.step_id)
+    send({ type: 'step_ended', step_id: msg.step_id })
   }
 }
 
@@ -116,10 +117,10 @@ watchProcessGroups((pgids) => {
 })
 
 process.on('message', (msg: ToKernel) => {
-  if (msg.type === 'turn') void runTurn(msg)
+  if (msg.type === 'step') void runStep(msg)
   else if (msg.type === 'abort') {
-    turns.get(msg.run_id)?.abort()
-    tools.abort(msg.run_id)
+    if (msg.step_id !== null) steps.get(msg.step_id)?.abort()
+    if (msg.run_id !== null) tools.abort(msg.run_id)
   } else if (msg.type === 'tool') void tools.run(msg)
   // The session was deleted: its jobs and its MCP servers stop.
   else if (msg.type === 'stop_jobs') {
@@ -139,7 +140,7 @@ setHearthHome(resolveHome(undefined))
 // Before the warm-up's first fetch compiles the HTTP parser (v8-flags.ts says why).
 setKernelV8Flags()
 const warmStart = performance.now()
-// The sandbox probe (running bwrap once) overlaps the warm-up turns.
+// The sandbox probe (running bwrap once) overlaps the warm-up requests.
 const [warmed, sandbox] = await Promise.all([warmUp(), sandboxStatusAsync()])
 send({
   type: 'ready',

@@ -1,22 +1,19 @@
-// Kernels, daemon side. A session's kernel (`Kernel`, instance.ts: its own instance id and
-// state) runs on a shared kernel process (`KernelProcess`) that runs the turns of up to `capacity` busy
-// sessions at once (idle sessions keep their kernel there without taking room). Sessions
-// are packed into the fewest processes; one warmed process with room is kept ready while
-// the daemon is in use, and released once nothing has happened for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
+// Kernels, daemon side: the pool. A session's kernel (`Kernel`, instance.ts: its own instance
+// id and state) runs on a shared kernel process (`KernelProcess`, process.ts) that runs the
+// steps of up to `capacity` busy sessions at once (idle sessions keep their kernel there
+// without taking room). Sessions are packed into the fewest processes; one warmed process
+// with room is kept ready while the daemon is in use, and released once nothing has happened
+// for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
 // Each process remembers the bundle it was forked from (bundle.ts): one of a replaced bundle
 // takes no new session, and an upgrade (upgrade.ts) moves a session off it.
-import type { ChildProcess } from 'node:child_process'
-import { v7 as uuidv7 } from 'uuid'
 import type { McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo, SandboxStatus } from '../tools/types.ts'
-import { childProcess } from '../util/lazy-builtins.ts'
 import { KernelBundle } from './bundle.ts'
-import { Kernel } from './instance.ts'
-import { type FromKernel, KERNEL_PROTOCOL, type OfferedTool, type ToKernel } from './protocol.ts'
+import { Kernel, type KernelState } from './instance.ts'
+import { KernelProcess } from './process.ts'
+import type { OfferedTool } from './protocol.ts'
 
 export { Kernel }
-
-export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
 
 export interface KernelInfo {
   instance_id: string | null
@@ -24,12 +21,6 @@ export interface KernelInfo {
   build: string | null
   /** The session's background jobs that still run. */
   running_jobs: JobInfo[]
-}
-
-export interface KernelListener {
-  onMessage: (msg: FromKernel) => void
-  /** The process ended without being asked to (crash, OOM, kill). */
-  onExit: (code: number | null, signal: string | null) => void
 }
 
 /** `replaced`: its bundle is no longer the one on disk (bundle.ts). */
@@ -41,170 +32,6 @@ export type PoolEvent =
   | { event: 'kernel_process_stopped'; pid: number; reason: StopReason }
   | { event: 'kernel_process_refused'; pid: number; reason: string }
 
-/**
- * A 2 MB young generation (V8 sizes it from the machine's memory otherwise): measured over
- * a hundred short sessions then a 20,000-delta reply, the tree peaked ~12 MB lower (105.8
- * vs 112.0–119.5 MB), with first tokens unchanged; 1 MB saved about as much and cost the
- * first token ~1 ms. A heap size leaves V8's flag hash, and so Node's code cache, alone. No
- * other flag here: kernels keep every compiler tier for JavaScript; WebAssembly's tier-up is
- * turned off at run time (v8-flags.ts), after Node's builtins have loaded.
- */
-const KERNEL_NODE_FLAGS = ['--max-semi-space-size=2']
-
-/** One kernel process and the sessions it hosts. */
-export class KernelProcess {
-  readonly instanceId = uuidv7()
-  readonly proc: ChildProcess
-  /** The identity of the bundle it was forked from (bundle.ts). */
-  readonly bundle: string | null
-  /** The KERNEL_PROTOCOL it said it speaks in `ready`. */
-  protocol: number | null = null
-  /** Why its `ready` was refused (another protocol): it is stopped and hosts nothing. */
-  refusal: string | null = null
-  /** Set by `ready`, which the process sends once it has run its warm-up turns (warm.ts). */
-  build: string | null = null
-  /** The built-in tools it runs (from `ready`). */
-  tools: OfferedTool[] = []
-  /** What the machine offers commands, as this process probed it (from `ready`). */
-  sandbox: SandboxStatus | null = null
-  readonly ready: Promise<void>
-  readonly sessions = new Set<Kernel>()
-  /** Which session kernel each turn in flight belongs to. */
-  readonly #runs = new Map<string, Kernel>()
-  #stopping = false
-  /** Process groups of the commands running in this kernel, as it last reported them. */
-  #groups: number[] = []
-
-  constructor(
-    entry: string,
-    env: Record<string, string>,
-    onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void,
-    bundle: string | null = null,
-  ) {
-    this.bundle = bundle
-    this.proc = childProcess().fork(entry, [], {
-      env: { ...process.env, ...env, HEARTH_KERNEL_INSTANCE: this.instanceId },
-      execArgv: KERNEL_NODE_FLAGS,
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    })
-    this.ready = new Promise((resolve) => {
-      this.proc.on('message', (msg: FromKernel) => {
-        if (msg.type === 'ready') {
-          this.protocol = msg.protocol ?? null
-          if (this.protocol !== KERNEL_PROTOCOL) {
-            this.refusal = `it speaks kernel protocol ${this.protocol}; this daemon speaks ${KERNEL_PROTOCOL}`
-            this.stop()
-            resolve()
-            return
-          }
-          this.build = msg.build
-          this.tools = msg.tools
-          this.sandbox = msg.sandbox
-          for (const k of this.sessions) if (k.state === 'starting') k.state = 'ready'
-          onReady(this, msg.warm_turns, msg.warm_ms)
-          resolve()
-          return
-        }
-        if (msg.type === 'jobs') {
-          for (const k of this.sessions) if (k.sessionId === msg.session_id) k.jobsChanged(msg.jobs)
-          return
-        }
-        if (msg.type === 'mcp_state') {
-          for (const k of this.sessions)
-            if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers, msg.load_id)
-          return
-        }
-        // Answers to an upgrade's ping (upgrade.ts listens for them itself).
-        if (msg.type === 'pong') return
-        if (msg.type === 'groups') {
-          this.#groups = msg.pgids
-          return
-        }
-        const k = this.#runs.get(msg.run_id)
-        const side = k?.sideTurns.get(msg.run_id)
-        if (side) side.onMessage(msg)
-        else k?.listener?.onMessage(msg)
-      })
-      this.proc.on('exit', () => resolve())
-    })
-    this.proc.on('exit', (code, signal) => {
-      const unexpected = !this.#stopping
-      this.#killOrphanedGroups()
-      const hosted = [...this.sessions]
-      this.sessions.clear()
-      this.#runs.clear()
-      for (const k of hosted) {
-        for (const side of k.sideTurns.values()) side.onExit(code, signal)
-        k.sideTurns.clear()
-        k.state = 'none'
-        // Jobs and MCP servers are the process's children: they went with it.
-        k.jobsChanged([])
-        k.mcpChanged(null)
-        if (unexpected) k.listener?.onExit(code, signal)
-      }
-    })
-    // A kernel must never keep the daemon alive on its own.
-    this.proc.unref()
-    this.proc.channel?.unref()
-  }
-
-  /**
-   * The commands a kernel ran are in process groups of their own; a kernel that stops
-   * cleanly ends them, one killed outright cannot (and inside bubblewrap, --die-with-parent
-   * ends only bubblewrap). The groups it last reported are killed as it exits, at once, so a
-   * group id has had no time to be reused.
-   */
-  #killOrphanedGroups(): void {
-    for (const pgid of this.#groups) {
-      try {
-        process.kill(-pgid, 'SIGKILL')
-      } catch {
-        // ESRCH: the group ended with its kernel
-      }
-    }
-    this.#groups = []
-  }
-
-  get alive(): boolean {
-    return this.proc.exitCode === null && this.proc.signalCode === null && !this.#stopping
-  }
-
-  /** Sessions whose turn runs here now. */
-  get busy(): number {
-    let n = 0
-    for (const k of this.sessions) if (k.state === 'running') n++
-    return n
-  }
-
-  /** The process has sent `ready`, so its warm-up is done. */
-  get answered(): boolean {
-    return this.build !== null
-  }
-
-  send(msg: ToKernel, from?: Kernel): void {
-    if ((msg.type === 'turn' || msg.type === 'tool') && from) this.#runs.set(msg.run_id, from)
-    if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.connected)
-      this.proc.send(msg, sendFailed)
-  }
-
-  /** The run ended: its messages have nobody left to go to. */
-  forget(runId: string): void {
-    this.#runs.delete(runId)
-  }
-
-  stop(): void {
-    if (this.#stopping) return
-    this.#stopping = true
-    for (const k of this.sessions) k.state = 'stopping'
-    this.send({ type: 'shutdown' })
-    // Jobs get a moment to stop with their process groups before the process is killed.
-    const kill = setTimeout(() => this.proc.kill('SIGKILL'), 4000)
-    kill.unref()
-    this.proc.once('exit', () => clearTimeout(kill))
-  }
-}
-
 export interface PoolOptions {
   entry: string
   /** Variables kernels get besides the daemon's environment. */
@@ -215,7 +42,7 @@ export interface PoolOptions {
   spare: boolean
   /** How long after the last activity the reserve process is kept. */
   spareIdleMs: number
-  /** Running turns one kernel process takes at most. */
+  /** Running sessions (a run, or a compaction) one kernel process takes at most. */
   capacity: number
   onEvent?: (e: PoolEvent) => void
 }
@@ -263,8 +90,8 @@ export class KernelPool {
   }
 
   /**
-   * The session's kernel: kept from its last turn unless its process is full of running
-   * turns (then, as after a release, a new instance elsewhere), else a new one.
+   * The session's kernel: kept from its last run unless its process is full of running
+   * sessions (then, as after a release, a new instance elsewhere), else a new one.
    */
   acquire(sessionId: string): Kernel {
     clearTimeout(this.#idleTimers.get(sessionId))
@@ -466,10 +293,3 @@ export class KernelPool {
     if (active && !roomInUse && !keep) this.#fork()
   }
 }
-
-/**
- * A message that could not be written to a process that is going (EPIPE). Without a callback
- * Node raises that as an 'error' event on the child, which nothing listens for, and the
- * daemon ends; the process's exit handler does what its end needs.
- */
-function sendFailed(_err: Error | null): void {}

@@ -1,4 +1,7 @@
 // Typed IPC between the daemon and a kernel process (structured clone over the fork channel).
+// The daemon sends a `step` (one model call) under a step id and the step's tool calls under
+// their run's id; the kernel answers a step's events, its checked calls and `step_ended`
+// with the step id, and a call's output and result with the run id.
 import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { NeutralEvent, NeutralRequest, NeutralTool, TransportProfile } from '../providers/types.ts'
 import type {
@@ -16,12 +19,19 @@ import type {
  * daemon refuses a kernel that speaks another (an upgrade's validation, src/kernel/upgrade.ts).
  * Raise it whenever a message changes shape.
  */
-export const KERNEL_PROTOCOL = 1
+export const KERNEL_PROTOCOL = 2
 
 /** A profile's stream limits, when it sets them (else the transport's defaults). */
-export interface TurnLimits {
+export interface StepLimits {
   idle_timeout_ms?: number
   max_retries?: number
+}
+
+/** Where a step goes: the provider extension, its transport profile and stream limits. */
+export interface StepTransport {
+  extension: string
+  profile: TransportProfile
+  limits: StepLimits
 }
 
 /** A tool call as the model asked for it. */
@@ -42,7 +52,7 @@ export interface OfferedTool extends NeutralTool {
   effect: ToolEffect
 }
 
-/** Where a session's calls run and what they may reach (with each `tool`, and each `turn`). */
+/** Where a session's calls run and what they may reach (with each `tool`, and each `step`). */
 export interface ToolContextMessage {
   session_id: string
   workspace: string
@@ -54,18 +64,18 @@ export interface ToolContextMessage {
 
 /** Daemon → kernel. */
 export type ToKernel =
-  | {
-      type: 'turn'
-      run_id: string
-      extension: string
-      profile: TransportProfile
+  | ({
+      type: 'step'
+      /** Names the step in the kernel's answers: `<run id>:step:<n>`, or `compaction:<id>`. */
+      step_id: string
+      /** The run the step is part of; null for a step outside a run (a compaction's summary). */
+      run_id: string | null
       request: NeutralRequest
-      limits: TurnLimits
-      /** Lets the kernel start the reads the turn asks for before the daemon asks. */
+      /** Lets the kernel start the reads the step asks for before the daemon asks. */
       tool_context?: ToolContextMessage
-    }
-  /** Stops the run's turn, the tool it runs now, and the jobs it started. */
-  | { type: 'abort'; run_id: string }
+    } & StepTransport)
+  /** Stops the step in flight (`step_id`) and, for a run, the tool it runs now and the jobs it started. */
+  | { type: 'abort'; step_id: string | null; run_id: string | null }
   | ({ type: 'tool'; run_id: string; call: CallRequest } & ToolContextMessage)
   /** The session was deleted: its jobs stop (answered by a `jobs` message), and its MCP servers. */
   | { type: 'stop_jobs'; session_id: string }
@@ -81,7 +91,7 @@ export type ToKernel =
   /** Answered by `pong` with the same id: the process reads and answers its messages. */
   | { type: 'ping'; id: number }
 
-/** Kernel → daemon. Events of one turn come in batches, in order. */
+/** Kernel → daemon. Events of one step come in batches, in order. */
 export type FromKernel =
   | {
       type: 'ready'
@@ -89,7 +99,7 @@ export type FromKernel =
       build: string
       /** The KERNEL_PROTOCOL this kernel speaks. */
       protocol: number
-      /** Warm-up turns that completed before this message (warm.ts), and how long they took. */
+      /** Warm-up requests that completed before this message (warm.ts), and how long they took. */
       warm_turns: number
       warm_ms: number
       /** The built-in tools this kernel runs. */
@@ -97,14 +107,15 @@ export type FromKernel =
       /** Whether commands can run inside the sandbox on this machine. */
       sandbox: SandboxStatus
     }
-  | { type: 'events'; run_id: string; events: NeutralEvent[] }
-  | { type: 'turn_ended'; run_id: string }
+  | { type: 'events'; step_id: string; events: NeutralEvent[] }
+  /** The step's provider stream has closed: nothing more comes under its id. */
+  | { type: 'step_ended'; step_id: string }
   /**
-   * The calls a turn asked for, checked against the tools' schemas (sent after the turn's
-   * last events and before `turn_ended`).
+   * The calls a step asked for, checked against the tools' schemas (sent after the step's
+   * last events and before `step_ended`).
    */
-  | { type: 'checked'; run_id: string; calls: CheckedCall[] }
-  /** Output of a running call, batched per turn of the event loop. */
+  | { type: 'checked'; step_id: string; calls: CheckedCall[] }
+  /** Output of a running call, batched per tick of the event loop. */
   | { type: 'tool_progress'; run_id: string; call_id: string; chunks: ToolProgress[] }
   | {
       type: 'tool_result'
@@ -114,7 +125,7 @@ export type FromKernel =
       output: string
       images?: ToolImage[]
       meta?: Record<string, unknown>
-      /** A read the kernel ran unasked as its turn ended (the daemon has not sent `tool` yet). */
+      /** A read the kernel ran unasked as its step ended (the daemon has not sent `tool` yet). */
       early?: boolean
     }
   /** A session's background jobs, sent whenever one starts, ends or writes. */

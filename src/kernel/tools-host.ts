@@ -46,7 +46,7 @@ export class ToolHost {
   readonly #running = new Map<string, Set<AbortController>>()
   /** Calls running now (stopAll waits for them). */
   readonly #inFlight = new Set<Promise<unknown>>()
-  /** Reads started as their turn ended, by run and call id, until the daemon asks for them. */
+  /** Reads started as their step ended, by run and call id, until the daemon asks for them. */
   readonly #early = new Map<string, Promise<Extract<FromKernel, { type: 'tool_result' }>>>()
   /** Each session's background jobs (this process hosts many sessions). */
   readonly #jobs = new Map<string, JobManager>()
@@ -70,7 +70,7 @@ export class ToolHost {
   }
 
   /**
-   * Checks a turn's calls and tells the daemon. With the turn's tool context, the calls that
+   * Checks a step's calls and tells the daemon. With the step's tool context, the calls that
    * only read start at once: a read changes nothing, so running it before the daemon has
    * recorded the call is safe (every policy lets reads run). Its result is sent as soon as
    * it is ready (`early`), unless the daemon asked for the call first; the daemon uses it
@@ -78,17 +78,19 @@ export class ToolHost {
    * those and every call after them wait for the daemon, in the model's order.
    */
   check(
-    runId: string,
+    step: { step_id: string; run_id: string | null },
     sessionId: string | undefined,
     calls: CallRequest[],
     context?: ToolContextMessage,
   ): void {
     const checked = calls.map((c) => this.#checkOne(c, sessionId))
-    this.#send({ type: 'checked', run_id: runId, calls: checked })
-    if (!context) return
+    this.#send({ type: 'checked', step_id: step.step_id, calls: checked })
+    // A step outside a run (a compaction's summary) runs no tools.
+    const runId = step.run_id
+    if (!context || runId === null) return
     for (const [i, c] of checked.entries()) {
       if (!c.ok) continue
-      // A read after a write or a command must see what they did: it waits for its turn.
+      // A read after a write or a command must see what they did: it waits for the daemon.
       if (c.effect !== 'read') break
       if (this.#early.size >= MAX_EARLY) this.#early.delete(this.#early.keys().next().value as string)
       const key = `${runId}\0${c.call_id}`
@@ -103,8 +105,11 @@ export class ToolHost {
     }
   }
 
-  /** A new step of a run: results started early for the last one and never asked for go. */
-  turnStarted(runId: string): void {
+  /**
+   * Results of reads started early for the run's last step that the daemon never asked for
+   * go (a new step of the run starts, or the run is interrupted).
+   */
+  forgetEarlyReads(runId: string): void {
     for (const key of this.#early.keys()) if (key.startsWith(`${runId}\0`)) this.#early.delete(key)
   }
 
@@ -214,7 +219,7 @@ export class ToolHost {
       this.#running.set(runId, running)
     }
     running.add(abort)
-    // Output is batched per turn of the event loop, like a turn's deltas.
+    // Output is batched per tick of the event loop, like a step's deltas.
     let chunks: ToolProgress[] = []
     const flush = () => {
       if (chunks.length === 0) return
@@ -280,7 +285,7 @@ export class ToolHost {
 
   /** An interrupt: the run's running calls are aborted and the jobs it started stopped. */
   abort(runId: string): void {
-    this.turnStarted(runId)
+    this.forgetEarlyReads(runId)
     for (const a of this.#running.get(runId) ?? []) a.abort()
     for (const m of this.#jobs.values()) void m.stopForRun(runId).catch(() => {})
   }

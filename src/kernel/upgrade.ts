@@ -2,16 +2,17 @@
 // validate it, then swap the session onto it. Nothing of the old kernel is touched until the
 // new one has passed validation, so a failed stage or validation leaves the session on its
 // old kernel with its jobs. Only the swap stops jobs (they are children of the old process
-// and cannot move); those are returned, stopped, never restarted. The caller (src/runs/
-// kernel-upgrade.ts) holds the session idle and records the stages.
+// and cannot move); those are returned, stopped, never restarted. The caller
+// (src/runs/session-kernel/upgrade.ts) holds the session idle and records the stages.
 import type { JobInfo } from '../tools/types.ts'
-import type { Kernel, KernelPool, KernelProcess } from './pool.ts'
+import type { Kernel, KernelPool } from './pool.ts'
+import type { KernelProcess } from './process.ts'
 import { type FromKernel, KERNEL_PROTOCOL } from './protocol.ts'
 
 export type UpgradeStage = 'staging' | 'validating' | 'swapping'
 
 export type KernelUpgrade =
-  /** The session has no kernel: nothing to swap; its next turn starts on the bundle on disk. */
+  /** The session has no kernel: nothing to swap; its next run starts on the bundle on disk. */
   | { outcome: 'not_running' }
   /** The session's kernel already runs the bundle on disk. */
   | { outcome: 'current'; kernel: Kernel }

@@ -3,13 +3,8 @@
 // its tools may do (the scope, resolved when it starts).
 import { realpathSync } from 'node:fs'
 import type { Kernel } from '../kernel/pool.ts'
-import type { CheckedCall, OfferedTool, TurnLimits } from '../kernel/protocol.ts'
-import type {
-  AssistantPart,
-  EncryptedReasoningPart,
-  NeutralUsage,
-  TransportProfile,
-} from '../providers/types.ts'
+import type { CheckedCall, OfferedTool, StepTransport } from '../kernel/protocol.ts'
+import type { AssistantPart, EncryptedReasoningPart, NeutralUsage } from '../providers/types.ts'
 import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveRun } from '../sessions/live.ts'
@@ -18,9 +13,9 @@ import { selectionOf } from '../sessions/views.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
 import { hiddenPaths } from '../tools/hidden-paths.ts'
 import type { SandboxPolicy } from '../tools/types.ts'
-import type { Decision } from './approvals.ts'
 import type { StartedRun } from './start.ts'
-import type { CallResult } from './steps.ts'
+import type { Decision } from './step/approvals.ts'
+import type { CallResult } from './step/entries.ts'
 
 export interface ToolSettings {
   approval_policy: ApprovalPolicy
@@ -96,27 +91,32 @@ export class ActiveRun {
   tool_calls: AssistantPart[] = []
   /** Encrypted reasoning items, by output index, kept with the answer for replay. */
   encrypted: { index: number; part: EncryptedReasoningPart }[] = []
-  /** The model the turn went to (the session's resolved model). */
+  /** The model the run's steps go to (the session's resolved model). */
   model = ''
   usage: NeutralUsage | null = null
   /** Log events waiting for the next batch commit. */
   queue: { kind: string; payload: Record<string, any> }[] = []
   flushScheduled = false
-  /** The turn went to the kernel (an interrupt before that needs no kernel's answer). */
+  /** The first step is on its way to the kernel (an interrupt before that needs no kernel's answer). */
   sent = false
   finished = false
-  /** Aborts getting the turn's credential (a token refresh) when the run is interrupted. */
+  /** Aborts getting the run's credential (a token refresh) when the run is interrupted. */
   readonly abort = new AbortController()
   profile: ResolvedProfile | undefined
-  /** The signed-in account whose credential the turn uses, if any. */
+  /** The signed-in account whose credential the run uses, if any. */
   accountId: string | null = null
   /** Model requests made so far (the step limit counts them). */
   step = 0
+  /** The id the last step was sent under (stepIdOf), which the kernel's answers name. */
+  stepId: string | null = null
   /** The model step in flight has ended (its `done` or `error` came). */
   stepEnded = false
-  /** The kernel has not yet said `turn_ended` for the last turn sent. */
-  turnOpen = false
-  /** The next step waits for that `turn_ended` (the kernel keys turns by run id). */
+  /** The kernel has not yet said `step_ended` for the last step sent. */
+  stepOpen = false
+  /**
+   * The next step waits for that `step_ended`, so that everything the kernel says about one
+   * step comes before the next step is sent.
+   */
   stepWaiting = false
   /** An automatic compaction runs before the next step. */
   compacting = false
@@ -129,8 +129,8 @@ export class ActiveRun {
   scope!: RunToolScope
   /** The tools offered to the model (filtered by the policy). */
   offered: OfferedTool[] = []
-  /** What each model turn of the run sends besides its request. */
-  turn!: { extension: string; profile: TransportProfile; limits: TurnLimits }
+  /** Where each step of the run goes: extension, transport profile (with the credential), limits. */
+  transport!: StepTransport
   effort: string | null = null
   /**
    * The environment block every step of the run ends its system text with, computed once at

@@ -1,5 +1,5 @@
 // Cancel and interrupt. Both act only on what the client named: a cancel touches one input
-// (and stops its turn only when that turn serves it alone); an interrupt stops the run the
+// (and stops its run only when that run serves it alone); an interrupt stops the run the
 // client saw and cancels inputs up to the order it saw, so a retried request can never
 // reach a later run or newer inputs.
 import { readInput } from '../inputs/admit.ts'
@@ -75,7 +75,7 @@ export async function interruptSession(
       "SELECT id FROM inputs WHERE session_id = ? AND delivery = 'pending' AND acceptance_order <= ? ORDER BY acceptance_order",
     )
     .all(sessionId, req.through_input_order) as { id: string }[]
-  // Cancel first: the run's end would otherwise start the next turn from these inputs.
+  // Cancel first: the run's end would otherwise start the next run from these inputs.
   const cancelled = cancelWaiting(
     core,
     sessionId,

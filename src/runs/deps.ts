@@ -1,6 +1,6 @@
 // What the run engine is built from (the daemon wires these in src/daemon/services.ts), and the
 // few things the engine's parts ask of it. They live apart from engine.ts so that its parts
-// (launch.ts, kernel-messages.ts, mcp.ts, ...) can name them without importing the engine.
+// (launch.ts, step.ts, session-kernel/mcp.ts, ...) can name them without importing the engine.
 import type { CompactionSettings } from '../context/summary.ts'
 import type { SessionTools } from '../context/tools.ts'
 import type { KernelPool } from '../kernel/pool.ts'
@@ -19,7 +19,7 @@ export interface RunsDeps {
   kernels: KernelPool
   profiles: Profiles
   onError: (err: unknown) => void
-  /** The credential of a turn for profiles that sign in (absent: the profile's own key). */
+  /** The credential of a run for profiles that sign in (absent: the profile's own key). */
   credentials?: TurnCredentials
   /** The `tools` settings as they are now (absent: the defaults). */
   tools?: () => ToolSettings
@@ -39,7 +39,7 @@ export interface RunsDeps {
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
 export interface TurnCredentials {
-  /** The transport profile carrying this turn's credential for `model`; rejects with a HearthError. */
+  /** The transport profile carrying this run's credential for `model`; rejects with a HearthError. */
   forTurn(
     sessionId: string,
     profile: ResolvedProfile,
@@ -61,7 +61,7 @@ export interface TurnCredentials {
  */
 export interface RunMoves {
   readonly d: RunsDeps
-  /** Sends the run's next model step (or notes that one is due once the turn closes). */
+  /** Sends the run's next model step (or notes that one is due once the step in flight ends). */
   sendStep(sessionId: string, run: ActiveRun): void
   /** Ends the run once: commits its outcome and frees the session for the next. */
   finish(sessionId: string, run: ActiveRun, outcome: RunOutcome, problem: Problem | null): void

@@ -6,30 +6,30 @@
 // after a reconnect.
 //
 // This file keeps the table of active runs and what changes it (start, end, interrupt,
-// stop); its parts are the start of a run before its first step (launch.ts), the kernel's
-// messages during it (kernel-messages.ts), its batched log events (run-events.ts) and each
-// step's request (step-request.ts).
+// stop); its parts are the start of a run before its first step (launch.ts), each step
+// (step.ts: its request on the way out, the kernel's messages about it), a step's tool round
+// (tool-round.ts) and the run's end (finish.ts). README.md in this folder is the map.
 
 import { SessionTools } from '../context/tools.ts'
 import type { UpgradeStage } from '../kernel/upgrade.ts'
 import { turnCachePolicy } from '../models/cache-policy.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { ActiveRun } from './active-run.ts'
-import type { Decision } from './approvals.ts'
 import {
   autoCompactionDue,
   type CompactRequest,
   type CompactResult,
   manualCompaction,
-} from './compact-run.ts'
+} from './compaction/manual.ts'
 import type { RunMoves, RunsDeps } from './deps.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
-import { watchKernels } from './kernel-views.ts'
 import { launchRun, newActiveRun } from './launch.ts'
-import { mcpToolSource, watchMcp } from './mcp.ts'
-import { flushEvents, roundDeps } from './run-events.ts'
+import { mcpToolSource, watchMcp } from './session-kernel/mcp.ts'
+import { watchKernels } from './session-kernel/views.ts'
 import { startRun } from './start.ts'
-import { assembleStep, compactInRun, type StepRequest, sendAssembled } from './step-request.ts'
+import type { Decision } from './step/approvals.ts'
+import { flushEvents, roundDeps } from './step/events.ts'
+import { assembleStep, compactInRun, type StepRequest, sendAssembled } from './step.ts'
 import { runToolRound } from './tool-round.ts'
 
 export type { RunsDeps, TurnCredentials } from './deps.ts'
@@ -129,7 +129,7 @@ export class Runs {
    */
   sendStep(sessionId: string, run: ActiveRun): void {
     if (run.finished) return
-    if (run.turnOpen || run.compacting) {
+    if (run.stepOpen || run.compacting) {
       run.stepWaiting = true
       return
     }
@@ -190,8 +190,12 @@ export class Runs {
         usage: run.usage,
         model: run.model || run.started.model,
         elapsed_ms: Date.now() - run.startedMs,
-        cache: run.turn
-          ? turnCachePolicy(this.#d.cacheRules?.() ?? [], run.turn.extension, run.turn.profile.endpoint)
+        cache: run.transport
+          ? turnCachePolicy(
+              this.#d.cacheRules?.() ?? [],
+              run.transport.extension,
+              run.transport.profile.endpoint,
+            )
           : null,
       })
     } catch (err) {
@@ -200,6 +204,7 @@ export class Runs {
     this.#active.delete(sessionId)
     this.#d.core.live.delete(sessionId)
     run.kernel?.host.forget(run.started.run_id)
+    if (run.stepId !== null) run.kernel?.host.forget(run.stepId)
     if (run.kernel?.alive) this.#d.kernels.release(sessionId)
     // Whatever still waits inside the run sees it finished.
     for (const w of run.approvalWaiters.values()) w('expired')
@@ -234,7 +239,7 @@ export class Runs {
         this.#finish(sessionId, run, 'interrupted', null)
         return true
       }
-      run.kernel?.send({ type: 'abort', run_id: run.started.run_id })
+      run.kernel?.send({ type: 'abort', step_id: run.stepId, run_id: run.started.run_id })
       const timer = setTimeout(() => this.#finish(sessionId, run, 'interrupted', null), INTERRUPT_GRACE_MS)
       await run.ended
       clearTimeout(timer)
@@ -242,11 +247,11 @@ export class Runs {
     return true
   }
 
-  /** Drain: ends every running turn as interrupted; waiting inputs run after the next start. */
+  /** Drain: ends every run as interrupted; waiting inputs run after the next start. */
   stop(): void {
     this.#stopped = true
     for (const [sessionId, run] of this.#active) {
-      run.kernel?.send({ type: 'abort', run_id: run.started.run_id })
+      run.kernel?.send({ type: 'abort', step_id: run.stepId, run_id: run.started.run_id })
       // A run that waited for a person fails, as after a crash: its request expires.
       const waited = run.approvalWaiters.size > 0
       const detail = waited

@@ -11,7 +11,7 @@ import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
 import type { LiveContent } from '../sessions/live.ts'
 import { indexSession } from '../sessions/search.ts'
 import { nameFromExchange, previewOf } from '../sessions/summary-text.ts'
-import { closeOpenCalls } from './steps.ts'
+import { closeOpenCalls } from './step/entries.ts'
 
 export type RunOutcome = 'completed' | 'interrupted' | 'failed'
 
@@ -20,7 +20,7 @@ export interface RunResult {
   problem: Problem | null
   contents: LiveContent[]
   tool_calls: AssistantPart[]
-  /** Provider state replayed ahead of the answer on the next turn (encrypted reasoning). */
+  /** Provider state replayed ahead of the answer in later requests (encrypted reasoning). */
   replay: AssistantPart[]
   usage: NeutralUsage | null
   model: string
@@ -91,6 +91,7 @@ export function finishRun(core: SessionsCore, sessionId: string, runId: string, 
       add('assistant', { text: answer, status, run_id: runId, tool_calls: r.tool_calls, ...replay })
     }
     if (r.problem) add('error', { problem: r.problem, run_id: runId })
+    // `inputs.turn` holds the id of the run that took the input.
     core
       .sql("UPDATE inputs SET delivery = ?, decided_ms = ? WHERE turn = ? AND delivery = 'running'")
       .run(r.outcome, tx.now, runId)

@@ -1,6 +1,6 @@
 // The start of a run, before its first step: the session's profile is resolved (a missing
 // or unsupported one fails the run at once), the session's kernel is taken and listened to,
-// and then the kernel's start, the turn's credential, the model's window and the session's
+// and then the kernel's start, the run's credential, the model's window and the session's
 // MCP servers are awaited together, so the first step waits for the slowest of them only. The
 // environment block (its git state read from the workspace's repository) is read meanwhile.
 import { environmentBlock, environmentFacts } from '../instructions/environment.ts'
@@ -13,9 +13,9 @@ import { REQUIRES } from '../settings/groups/extensions.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
 import { ActiveRun, DEFAULT_TOOL_SETTINGS, scopeOf } from './active-run.ts'
 import type { RunMoves, RunsDeps } from './deps.ts'
-import { onKernelMessage } from './kernel-messages.ts'
-import { loadMcp } from './mcp.ts'
+import { loadMcp } from './session-kernel/mcp.ts'
 import type { StartedRun } from './start.ts'
+import { onKernelMessage } from './step.ts'
 
 /** The run's state as the session shows it live (GET /sessions/{id}, streams) from its start. */
 export function newActiveRun(started: StartedRun): ActiveRun {
@@ -154,7 +154,7 @@ function awaitFirstStep(
       run.sent = true
       run.accountId = c.accountId
       run.live.kernel.build = kernel.build
-      run.turn = {
+      run.transport = {
         extension: profile.extension,
         profile: { ...c.transport, model: run.model },
         limits: profile.limits,

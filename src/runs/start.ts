@@ -1,4 +1,4 @@
-// Starting a run: every waiting input of the session is taken into one turn. In one
+// Starting a run: every waiting input of the session is taken into one run. In one
 // transaction each becomes a user entry of the history (images move with it), its delivery
 // becomes `running`, and the session shows the run.
 import { v7 as uuidv7 } from 'uuid'
@@ -74,7 +74,7 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
       .sql('SELECT COALESCE(MAX(grp), 0) + 1 AS grp FROM entries WHERE session_id = ?')
       .get(sessionId) as { grp: number }
     let position = s.transcript_count
-    // Notes left for the session go just before the turn's user messages (work/notes.ts).
+    // Notes left for the session go just before the run's user messages (work/notes.ts).
     const notes = takeNotes(core.db, sessionId).map((note) =>
       addNoteEntry(core, sessionId, note, ++position, grp),
     )
@@ -103,7 +103,7 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
       )
       .run(runId, position, preview.text, Number(preview.truncated), tx.now, sessionId)
     nameFromExchange(core, sessionId, (inputs[0] as InputRow).text)
-    // A turn resolves the profile and model as they are now: it runs the desired composition.
+    // A run resolves the profile and model as they are now: it runs the desired composition.
     indexSession(core, s)
     const inputIds = inputs.map((i) => i.id)
     tx.append(sessionId, 'run.started', { run_id: runId, input_ids: inputIds, group: grp })

@@ -7,9 +7,9 @@ import { type Problem, problemBody } from '../schemas/problems.ts'
 import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { ActiveRun } from './active-run.ts'
-import { type GatedCall, gate, requestApproval } from './approvals.ts'
 import type { RunOutcome } from './finish.ts'
-import { addResult, type CallResult, commitStep } from './steps.ts'
+import { type GatedCall, gate, requestApproval } from './step/approvals.ts'
+import { addResult, type CallResult, commitStep } from './step/entries.ts'
 
 export interface RoundDeps {
   core: SessionsCore

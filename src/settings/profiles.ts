@@ -3,7 +3,7 @@
 // or, until the next start moves it there, an `apiKey` written by hand into config.json.
 // Read fresh for every run, so an edit applies to the next turn without a restart.
 
-import type { TurnLimits } from '../kernel/protocol.ts'
+import type { StepLimits } from '../kernel/protocol.ts'
 import type { TransportProfile } from '../providers/types.ts'
 import { type FileContents, type JsonObject, readAllSettings } from './files.ts'
 import { enabledExtensions } from './groups/extensions.ts'
@@ -17,7 +17,7 @@ export interface ResolvedProfile {
   /** The signed-in account the profile is bound to; null rotates through the pool. */
   account_id: string | null
   transport: TransportProfile
-  limits: TurnLimits
+  limits: StepLimits
 }
 
 interface ProfileFile {

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
+import { KERNEL_PROTOCOL } from '../../src/kernel/protocol.ts'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { post, waitSession } from '../inputs/helpers.ts'
 import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
@@ -19,10 +20,10 @@ const replaceBundle = bundle.replace
 
 /** A kernel that passes validation (ready and pong in this daemon's protocol), then exits. */
 const GONE_AFTER_PONG = `
-process.send({ type: 'ready', instance_id: 'gone', build: '9.9.9+gone', protocol: 1, warm_turns: 0, warm_ms: 0,
+process.send({ type: 'ready', instance_id: 'gone', build: '9.9.9+gone', protocol: ${KERNEL_PROTOCOL}, warm_turns: 0, warm_ms: 0,
   tools: [], sandbox: { available: false, kind: null, reason: 'none' } })
 process.on('message', (m) => {
-  if (m.type === 'ping') process.send({ type: 'pong', id: m.id, build: '9.9.9+gone', protocol: 1 }, () => process.exit(0))
+  if (m.type === 'ping') process.send({ type: 'pong', id: m.id, build: '9.9.9+gone', protocol: ${KERNEL_PROTOCOL} }, () => process.exit(0))
   if (m.type === 'shutdown') process.exit(0)
 })
 process.on('disconnect', () => process.exit(0))

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import { upgradeText } from '../../src/client/kernel-view.ts'
+import { KERNEL_PROTOCOL } from '../../src/kernel/protocol.ts'
 import { parseCommand } from '../../src/tui/commands.ts'
 import { statusLine } from '../../src/tui/status-line.ts'
 import { makeTheme } from '../../src/tui/theme.ts'
@@ -43,7 +44,7 @@ process.on('disconnect', () => process.exit(0))
 `
 
 /** A kernel that says it is ready in this daemon's protocol but answers no ping. */
-const SILENT = OTHER_PROTOCOL.replace('protocol: 999', 'protocol: 1')
+const SILENT = OTHER_PROTOCOL.replace('protocol: 999', `protocol: ${KERNEL_PROTOCOL}`)
 
 const tag = `${process.pid % 1000}${Date.now() % 1000}`
 

@@ -551,7 +551,7 @@ describe('launch flags', () => {
       assert.ok(kernels.length > 0, 'the spare kernel was forked')
       for (const kargs of kernels) {
         for (const f of flags) assert.ok(!kargs.includes(f), `kernel without ${f}: ${kargs.join(' ')}`)
-        // Their one flag: a young generation of their own size (src/kernel/pool.ts).
+        // Their one flag: a young generation of their own size (src/kernel/process.ts).
         assert.ok(kargs.includes('--max-semi-space-size=2'), `kernel young generation: ${kargs.join(' ')}`)
       }
     } finally {

@@ -48,7 +48,7 @@ export interface RunningCommand {
  * Process groups of the commands that run now, for a watcher outside this process: a
  * kernel killed outright (SIGKILL, the OOM killer) cannot stop its commands, and inside
  * bubblewrap `--die-with-parent` ends only bubblewrap itself, so the daemon kills the groups
- * the kernel last reported (src/kernel/pool.ts).
+ * the kernel last reported (src/kernel/process.ts).
  */
 const liveGroups = new Set<number>()
 let onGroups: ((groups: number[]) => void) | undefined

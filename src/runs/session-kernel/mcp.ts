@@ -5,11 +5,11 @@
 // is loaded: session reads show it as `composition.quarantine` / `availability`, and a
 // change is a `composition.changed` event (streams and ETags follow) and, for a server that
 // failed or exited, a warning in the log. Secrets go to the kernel only.
-import type { ToolSource } from '../context/tools.ts'
-import type { Kernel, KernelPool } from '../kernel/pool.ts'
-import { type CompositionView, compositionOf, sameComposition } from '../mcp/composition.ts'
-import type { McpServerStatus } from '../mcp/types.ts'
-import type { RunsDeps } from './deps.ts'
+import type { ToolSource } from '../../context/tools.ts'
+import type { Kernel, KernelPool } from '../../kernel/pool.ts'
+import { type CompositionView, compositionOf, sameComposition } from '../../mcp/composition.ts'
+import type { McpServerStatus } from '../../mcp/types.ts'
+import type { RunsDeps } from '../deps.ts'
 
 export function watchMcp(d: RunsDeps): void {
   const shown = new Map<string, CompositionView>()

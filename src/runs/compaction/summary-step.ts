@@ -1,38 +1,35 @@
-// One model request that is not a step of a run (a compaction's summary): sent to the
-// session's kernel under a turn id of its own, its text collected until the turn ends. The
-// kernel streams it like any turn; nothing here is written to the session's log.
-import { v7 as uuidv7 } from 'uuid'
-import type { Kernel } from '../kernel/pool.ts'
-import type { FromKernel, TurnLimits } from '../kernel/protocol.ts'
-import type { NeutralRequest, NeutralUsage, TransportProfile } from '../providers/types.ts'
-import { HearthError, type ProblemCode } from '../schemas/problems.ts'
-
-export interface ModelTurn {
-  extension: string
-  profile: TransportProfile
-  limits: TurnLimits
-}
+// A step outside any run (a compaction's summary): one model call without tools, sent to the
+// session's kernel under a step id of its own (`compaction:<id>`), its text collected until
+// the step ends. The kernel streams it like any step; nothing here is written to the
+// session's log.
+import type { Kernel } from '../../kernel/pool.ts'
+import type { FromKernel, StepTransport } from '../../kernel/protocol.ts'
+import type { NeutralRequest, NeutralUsage } from '../../providers/types.ts'
+import { HearthError, type ProblemCode } from '../../schemas/problems.ts'
 
 export interface ModelAnswer {
   text: string
   usage: NeutralUsage | null
 }
 
-/** Sends `request` (no tools) and resolves with the answer's text; rejects with a HearthError. */
+/**
+ * Sends `request` (no tools) as step `id` and resolves with the answer's text; rejects with
+ * a HearthError.
+ */
 export function callModel(
   kernel: Kernel,
-  turn: ModelTurn,
+  transport: StepTransport,
   request: NeutralRequest,
+  id: string,
   signal?: AbortSignal,
 ): Promise<ModelAnswer> {
-  const id = uuidv7()
   return new Promise<ModelAnswer>((resolve, reject) => {
     const texts = new Map<number, string>()
     let usage: NeutralUsage | null = null
     let failure: HearthError | undefined
     let done = false
     const end = (err?: HearthError) => {
-      kernel.sideTurns.delete(id)
+      kernel.sideSteps.delete(id)
       kernel.host.forget(id)
       signal?.removeEventListener('abort', onAbort)
       if (err) return reject(err)
@@ -42,7 +39,7 @@ export function callModel(
         .join('')
       resolve({ text, usage })
     }
-    const onAbort = () => kernel.send({ type: 'abort', run_id: id })
+    const onAbort = () => kernel.send({ type: 'abort', step_id: id, run_id: null })
     const onMessage = (msg: FromKernel) => {
       if (msg.type === 'events') {
         for (const e of msg.events) {
@@ -55,14 +52,14 @@ export function callModel(
                 ? new HearthError('compaction_failed', 'The compaction was interrupted')
                 : new HearthError(e.code as ProblemCode, e.message)
         }
-      } else if (msg.type === 'turn_ended') {
+      } else if (msg.type === 'step_ended') {
         if (failure) end(failure)
         else if (!done)
           end(new HearthError('upstream_incomplete', 'The summary request ended without a result'))
         else end()
       }
     }
-    kernel.sideTurns.set(id, {
+    kernel.sideSteps.set(id, {
       onMessage,
       onExit: (code, sig) =>
         end(
@@ -73,6 +70,6 @@ export function callModel(
         ),
     })
     signal?.addEventListener('abort', onAbort, { once: true })
-    kernel.send({ type: 'turn', run_id: id, ...turn, request })
+    kernel.send({ type: 'step', step_id: id, run_id: null, ...transport, request })
   })
 }

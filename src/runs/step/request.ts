@@ -1,22 +1,22 @@
-// The model request of a turn, built from the session's history: user entries (with their
+// The model request of a step, built from the session's history: user entries (with their
 // images) and earlier answers (with their tool calls, and the encrypted reasoning a
 // provider asked to get back). Reasoning text and failure notices stay out: they are shown
 // to people, not replayed to the model, except reasoning text for a provider whose wire
 // takes it back (`reasoningText`: Gemini's thought parts), ahead of the answer it came
 // with. The system text is hearth's own instructions, the workspace's instruction files
 // (found afresh at each request) and the skills (src/instructions), ending with the run's
-// environment block. After a compaction, the turns it covers are replaced by one
+// environment block. After a compaction, the exchanges it covers are replaced by one
 // message holding its summary (src/context/marks.ts); the rest follows verbatim.
-import { compactionMessage, latestCompaction } from '../context/marks.ts'
+import { compactionMessage, latestCompaction } from '../../context/marks.ts'
 import type {
   AssistantPart,
   NeutralMessage,
   NeutralRequest,
   ToolResultMessage,
   UserPart,
-} from '../providers/types.ts'
-import type { SessionsCore } from '../sessions/core.ts'
-import { selectionOf } from '../sessions/views.ts'
+} from '../../providers/types.ts'
+import type { SessionsCore } from '../../sessions/core.ts'
+import { selectionOf } from '../../sessions/views.ts'
 
 interface Row {
   position: number
@@ -30,7 +30,7 @@ interface ImageRow {
   data: Buffer
 }
 
-/** A turn's request with what the request log records about it. */
+/** A step's request with what the request log records about it. */
 export interface AssembledRequest {
   request: NeutralRequest
   /** The compaction whose summary goes first, if any. */
@@ -146,7 +146,7 @@ export function buildRequest(
       }
       messages.push({ role: 'user', content: parts })
     } else if (r.kind === 'assistant') {
-      // Encrypted reasoning came first in its turn, so it goes first in the replay.
+      // Encrypted reasoning came first in its step, so it goes first in the replay.
       const parts: AssistantPart[] = [...(c.replay ?? []), ...thinking]
       thinking = []
       if (c.text) parts.push({ type: 'text', text: c.text })

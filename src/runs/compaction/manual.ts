@@ -1,17 +1,17 @@
 // POST /sessions/{id}/compaction without HTTP: the strategy the request chooses (kept by the
 // session for its later compactions, automatic ones included), then the compaction itself.
 // The two are reported apart: a choice can be committed although the compaction fails.
-import { tokensOf, toolsText } from '../context/estimate.ts'
-import type { StrategyName } from '../context/marks.ts'
-import { type CompactionSettings, policyOf, strategyOf } from '../context/summary.ts'
-import type { Kernel } from '../kernel/pool.ts'
-import { hasTransport } from '../providers/ids.ts'
-import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
-import { selectionOf } from '../sessions/views.ts'
-import { DEFAULT_TOOL_SETTINGS } from './active-run.ts'
-import { compactSession } from './compaction.ts'
-import type { Runs } from './engine.ts'
-import { nextEnvironment } from './launch.ts'
+import { tokensOf, toolsText } from '../../context/estimate.ts'
+import type { StrategyName } from '../../context/marks.ts'
+import { type CompactionSettings, policyOf, strategyOf } from '../../context/summary.ts'
+import type { Kernel } from '../../kernel/pool.ts'
+import { hasTransport } from '../../providers/ids.ts'
+import { HearthError, type Problem, problemBody } from '../../schemas/problems.ts'
+import { selectionOf } from '../../sessions/views.ts'
+import { DEFAULT_TOOL_SETTINGS } from '../active-run.ts'
+import type { Runs } from '../engine.ts'
+import { nextEnvironment } from '../launch.ts'
+import { compactSession } from './compact.ts'
 
 export interface CompactRequest {
   strategy?: StrategyName
@@ -130,7 +130,11 @@ export async function manualCompaction(
           : { transport: profile.transport, accountId: null }
         return {
           kernel,
-          turn: { extension: profile.extension, profile: { ...c.transport, model }, limits: profile.limits },
+          transport: {
+            extension: profile.extension,
+            profile: { ...c.transport, model },
+            limits: profile.limits,
+          },
           run_id: null,
           provider_profile: profile.name,
         }

@@ -4,12 +4,12 @@
 // revision as loaded (needs_reload false). `models`: the catalogue the pickers read is
 // downloaded again (src/models/refresh.ts). The two are independent: each has its own
 // outcome, a success stands when the other fails, and nothing is replayed.
-import { compositionOf } from '../mcp/composition.ts'
-import { RefreshError } from '../models/refresh.ts'
-import { HearthError, problemBody } from '../schemas/problems.ts'
-import type { ReloadRequest, ReloadResult } from '../schemas/reload.ts'
-import { selectionOf } from '../sessions/views.ts'
-import type { Runs } from './engine.ts'
+import { compositionOf } from '../../mcp/composition.ts'
+import { RefreshError } from '../../models/refresh.ts'
+import { HearthError, problemBody } from '../../schemas/problems.ts'
+import type { ReloadRequest, ReloadResult } from '../../schemas/reload.ts'
+import { selectionOf } from '../../sessions/views.ts'
+import type { Runs } from '../engine.ts'
 import { loadMcp } from './mcp.ts'
 
 export interface ReloadDeps {
@@ -88,7 +88,7 @@ async function reloadComposition(
   let instructions: CompositionOutcome['instructions']
   let servers: unknown[]
   try {
-    // Read again now: a file changed or added since the last turn is what the next one sends.
+    // Read again now: a file changed or added since the last step is what the next one sends.
     instructions = d.core.instructions.of(row.workspace, selectionOf(row)).sources
     // Settings that do not parse fail here, before the kernel is asked for anything.
     readSettings()

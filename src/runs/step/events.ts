@@ -1,11 +1,11 @@
-// A run's log events, batched: what the kernel reports in one turn of the event loop is
+// A run's log events, batched: what the kernel reports in one tick of the event loop is
 // queued on the run and committed in one transaction (setImmediate), so a fast stream makes
 // few transactions; deltas of one content and output of one call merge within a batch.
-import type { SessionsCore, Tx } from '../sessions/core.ts'
-import { cutChars } from '../sessions/entries.ts'
-import { type LiveContent, noteToolOutput } from '../sessions/live.ts'
-import type { ActiveRun } from './active-run.ts'
-import type { RoundDeps } from './tool-round.ts'
+import type { SessionsCore, Tx } from '../../sessions/core.ts'
+import { cutChars } from '../../sessions/entries.ts'
+import { type LiveContent, noteToolOutput } from '../../sessions/live.ts'
+import type { ActiveRun } from '../active-run.ts'
+import type { RoundDeps } from '../tool-round.ts'
 
 /** Characters of command output one tool.progress event holds at most (appendProgress). */
 const PROGRESS_EVENT_CHARS = 64 * 1024
@@ -15,7 +15,7 @@ interface EventLog {
   onError: (err: unknown) => void
 }
 
-/** Queues an event of the run; the batch commits at the next turn of the event loop. */
+/** Queues an event of the run; the batch commits at the next tick of the event loop. */
 export function queueEvent(
   d: EventLog,
   sessionId: string,

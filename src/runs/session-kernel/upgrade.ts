@@ -2,11 +2,11 @@
 // its kernel is moved onto one of the bundle on disk (src/kernel/upgrade.ts), each stage is a
 // `kernel.stage_changed` event (and `kernel.stage` of reads), and the MCP servers it had
 // loaded are loaded again on the new kernel. Nothing is replayed and no job is restarted.
-import { type KernelUpgrade, type UpgradeStage, upgradeKernel } from '../kernel/upgrade.ts'
-import type { KernelUpgradeResult } from '../schemas/kernel.ts'
-import { problemBody } from '../schemas/problems.ts'
-import { selectionOf } from '../sessions/views.ts'
-import type { Runs } from './engine.ts'
+import { type KernelUpgrade, type UpgradeStage, upgradeKernel } from '../../kernel/upgrade.ts'
+import type { KernelUpgradeResult } from '../../schemas/kernel.ts'
+import { problemBody } from '../../schemas/problems.ts'
+import { selectionOf } from '../../sessions/views.ts'
+import type { Runs } from '../engine.ts'
 import { loadMcp } from './mcp.ts'
 
 export function upgradeSessionKernel(runs: Runs, sessionId: string): Promise<KernelUpgradeResult> {

@@ -3,9 +3,9 @@
 // `kernel.staleness_changed` event when an update makes it so), its
 // background jobs (a `kernel.jobs_changed` event when one starts or ends, so streams and
 // ETags follow) and whether its commands run in the sandbox.
-import type { JobInfo } from '../tools/types.ts'
-import { DEFAULT_TOOL_SETTINGS, sandboxPolicyOf } from './active-run.ts'
-import type { RunsDeps } from './deps.ts'
+import type { JobInfo } from '../../tools/types.ts'
+import { DEFAULT_TOOL_SETTINGS, sandboxPolicyOf } from '../active-run.ts'
+import type { RunsDeps } from '../deps.ts'
 
 export function watchKernels(d: RunsDeps, stages: ReadonlyMap<string, string>): void {
   d.core.live.kernelOf = (sessionId) => {

@@ -3,12 +3,12 @@
 // `tool_result` entry in the call's own display group, committed with its `tool.ended`
 // event when the call ends. Calls a run leaves without a result (interrupt, failure, a
 // daemon that stopped) get one when the run ends, so the history never holds half a call.
-import type { CheckedCall } from '../kernel/protocol.ts'
-import type { AssistantPart } from '../providers/types.ts'
-import type { SessionsCore, Tx } from '../sessions/core.ts'
-import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
-import type { LiveContent } from '../sessions/live.ts'
-import type { ToolImage } from '../tools/types.ts'
+import type { CheckedCall } from '../../kernel/protocol.ts'
+import type { AssistantPart } from '../../providers/types.ts'
+import type { SessionsCore, Tx } from '../../sessions/core.ts'
+import { type HistoryEntry, toHistoryEntry } from '../../sessions/entries.ts'
+import type { LiveContent } from '../../sessions/live.ts'
+import type { ToolImage } from '../../tools/types.ts'
 
 /** How a call ended: a tool's own outcome, or `denied` when an approval refused it. */
 export type CallOutcome = 'ok' | 'error' | 'interrupted' | 'timeout' | 'denied'

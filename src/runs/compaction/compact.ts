@@ -1,5 +1,5 @@
 // Running a compaction: the strategy's text (a truncation note, or the session's model
-// summarizing the older turns through the session's kernel), then the commit. A manual
+// summarizing the older exchanges through the session's kernel), then the commit. A manual
 // compaction (POST /sessions/{id}/compaction) holds an idle session so no run starts under
 // it; an automatic one runs inside a run, before a step whose request would overflow the
 // model's window, on that run's kernel and credential.
@@ -11,20 +11,21 @@ import {
   startedEvent,
   summaryRequest,
   truncationNote,
-} from '../context/compact.ts'
-import { estimateRequest } from '../context/estimate.ts'
-import type { CompactionMark, CompactionTrigger, StrategyName } from '../context/marks.ts'
-import { recordRequest } from '../context/requests.ts'
-import type { Kernel } from '../kernel/pool.ts'
-import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
-import type { SessionsCore } from '../sessions/core.ts'
-import type { SessionRow } from '../sessions/types.ts'
-import { callModel, type ModelTurn } from './model-call.ts'
+} from '../../context/compact.ts'
+import { estimateRequest } from '../../context/estimate.ts'
+import type { CompactionMark, CompactionTrigger, StrategyName } from '../../context/marks.ts'
+import { recordRequest } from '../../context/requests.ts'
+import type { Kernel } from '../../kernel/pool.ts'
+import type { StepTransport } from '../../kernel/protocol.ts'
+import { HearthError, type Problem, problemBody } from '../../schemas/problems.ts'
+import type { SessionsCore } from '../../sessions/core.ts'
+import type { SessionRow } from '../../sessions/types.ts'
+import { callModel } from './summary-step.ts'
 
-/** How a compaction reaches the model (summarize only). */
-export interface SummaryTurn {
+/** How a compaction reaches the model (summarize only): its summary is a step outside any run. */
+export interface SummaryStep {
   kernel: Kernel
-  turn: ModelTurn
+  transport: StepTransport
   run_id: string | null
   provider_profile: string
   signal?: AbortSignal
@@ -52,7 +53,7 @@ export async function compactSession(
   core: SessionsCore,
   sessionId: string,
   job: CompactionJob,
-  summary: () => Promise<SummaryTurn>,
+  summary: () => Promise<SummaryStep>,
 ): Promise<CompactionOutcome> {
   const row = core.require(sessionId)
   const plan = planCompaction(core, row, job)
@@ -82,16 +83,16 @@ async function summarize(
   sessionId: string,
   plan: CompactionPlan,
   job: CompactionJob,
-  summary: () => Promise<SummaryTurn>,
+  summary: () => Promise<SummaryStep>,
 ): Promise<string> {
   const t = await summary()
-  const request = summaryRequest(core, sessionId, plan, t.turn.profile.model, job.window, job.focus)
+  const request = summaryRequest(core, sessionId, plan, t.transport.profile.model, job.window, job.focus)
   recordRequest(core, sessionId, {
     run_id: t.run_id,
     purpose: 'compaction',
     step: null,
     provider_profile: t.provider_profile,
-    extension: t.turn.extension,
+    extension: t.transport.extension,
     model: request.model,
     effort: null,
     window_tokens: job.window,
@@ -100,7 +101,7 @@ async function summarize(
     tools: [],
     estimate: estimateRequest(request, false),
   })
-  const answer = await callModel(t.kernel, t.turn, request, t.signal)
+  const answer = await callModel(t.kernel, t.transport, request, `compaction:${plan.compaction_id}`, t.signal)
   const text = answer.text.trim()
   if (text === '')
     throw new HearthError('compaction_failed', 'The model answered the summary request with no text')
