@@ -5,9 +5,9 @@
 // src/runs/compaction/.
 import { v7 as uuidv7 } from 'uuid'
 import type { NeutralRequest } from '../providers/types.ts'
-import { addEntries } from '../runs/step/entries.ts'
 import type { Problem } from '../schemas/problems.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
+import { addEntries } from '../sessions/entries.ts'
 import type { SessionRow } from '../sessions/types.ts'
 import { CHARS_PER_TOKEN, historyEstimate, MESSAGE_FRAMING_TOKENS, tokensOf } from './estimate.ts'
 import {

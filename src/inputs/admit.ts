@@ -2,10 +2,11 @@
 // answers the original decision with the current delivery; a new id is validated, then
 // committed with fsync before the 202. The decision is one synchronous savepoint of a group
 // commit (group-commit.ts), so concurrent repeats of one id can never admit it twice.
-import { decideApproval } from '../runs/step/approvals.ts'
+
 import type { ApprovalRequest, Input, InputRequest } from '../schemas/inputs.ts'
 import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
 import { HearthError, problemBody } from '../schemas/problems.ts'
+import { decideApproval } from '../sessions/approvals.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import { intentOf } from '../util/canonical.ts'
 import type { GroupCommit } from './group-commit.ts'

@@ -5,10 +5,10 @@
 import type { CheckedCall } from '../kernel/protocol.ts'
 import { type Problem, problemBody } from '../schemas/problems.ts'
 import type { ApprovalPolicy } from '../schemas/settings.ts'
+import { type GatedCall, gate, requestApproval } from '../sessions/approvals.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { ActiveRun } from './active-run.ts'
 import type { RunOutcome } from './finish.ts'
-import { type GatedCall, gate, requestApproval } from './step/approvals.ts'
 import { addResult, type CallResult, commitStep } from './step/entries.ts'
 
 export interface RoundDeps {

@@ -1,5 +1,6 @@
 // History entries as reads, snapshots and events show them. Long texts are cut to an
 // inline preview; the whole text is read in pages from GET .../history/{entry_id}.
+import type { SessionsCore, Tx } from './core.ts'
 
 /** Characters of an entry's text shown inline; beyond it `truncated` is true. */
 export const INLINE_TEXT_CHARS = 16_384
@@ -81,4 +82,38 @@ export function toHistoryEntry(r: EntryRow): HistoryEntry {
     created_at: r.created_at,
     content,
   }
+}
+
+/** Appends entries after the session's last one, with their `entry.added` events. */
+export function addEntries(
+  core: SessionsCore,
+  tx: Tx,
+  sessionId: string,
+  items: { grp: number; kind: string; content: Record<string, unknown> }[],
+): HistoryEntry[] {
+  const s = core.row(sessionId)
+  if (!s || items.length === 0) return []
+  let position = s.transcript_count
+  const added: HistoryEntry[] = []
+  const insert = core.sql(
+    'INSERT INTO entries (session_id, position, grp, kind, created_at, content) VALUES (?, ?, ?, ?, ?, ?)',
+  )
+  for (const item of items) {
+    position += 1
+    const row = {
+      position,
+      grp: item.grp,
+      kind: item.kind,
+      created_at: tx.at,
+      content: JSON.stringify(item.content),
+    }
+    insert.run(sessionId, position, item.grp, item.kind, tx.at, row.content)
+    added.push(toHistoryEntry(row))
+  }
+  core
+    .sql('UPDATE sessions SET transcript_count = ?, activity_ms = ? WHERE id = ?')
+    .run(position, tx.now, sessionId)
+  for (const entry of added) tx.append(sessionId, 'entry.added', { entry })
+  tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
+  return added
 }

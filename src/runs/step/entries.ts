@@ -6,7 +6,7 @@
 import type { CheckedCall } from '../../kernel/protocol.ts'
 import type { AssistantPart } from '../../providers/types.ts'
 import type { SessionsCore, Tx } from '../../sessions/core.ts'
-import { type HistoryEntry, toHistoryEntry } from '../../sessions/entries.ts'
+import { addEntries } from '../../sessions/entries.ts'
 import type { LiveContent } from '../../sessions/live.ts'
 import type { ToolImage } from '../../tools/types.ts'
 
@@ -21,40 +21,6 @@ export interface CallResult {
   output: string
   images?: ToolImage[]
   meta?: Record<string, unknown>
-}
-
-/** Appends entries after the session's last one, with their `entry.added` events. */
-export function addEntries(
-  core: SessionsCore,
-  tx: Tx,
-  sessionId: string,
-  items: { grp: number; kind: string; content: Record<string, unknown> }[],
-): HistoryEntry[] {
-  const s = core.row(sessionId)
-  if (!s || items.length === 0) return []
-  let position = s.transcript_count
-  const added: HistoryEntry[] = []
-  const insert = core.sql(
-    'INSERT INTO entries (session_id, position, grp, kind, created_at, content) VALUES (?, ?, ?, ?, ?, ?)',
-  )
-  for (const item of items) {
-    position += 1
-    const row = {
-      position,
-      grp: item.grp,
-      kind: item.kind,
-      created_at: tx.at,
-      content: JSON.stringify(item.content),
-    }
-    insert.run(sessionId, position, item.grp, item.kind, tx.at, row.content)
-    added.push(toHistoryEntry(row))
-  }
-  core
-    .sql('UPDATE sessions SET transcript_count = ?, activity_ms = ? WHERE id = ?')
-    .run(position, tx.now, sessionId)
-  for (const entry of added) tx.append(sessionId, 'entry.added', { entry })
-  tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
-  return added
 }
 
 function nextGroup(core: SessionsCore, sessionId: string): number {
