@@ -21,7 +21,9 @@ export async function setCommand(args: string[], out: Out, help: string): Promis
   const arg = oneSessionArg(positionals, 'hearth session set')
   const change: SessionChangeRequest = {}
   if (values.model !== undefined) change.model = values.model
-  if (values.effort !== undefined) change.effort = values.effort === 'none' ? null : values.effort
+  // The daemon checks the effort against the same list as settings (400 invalid_request).
+  if (values.effort !== undefined)
+    change.effort = values.effort === 'none' ? null : (values.effort as SessionChangeRequest['effort'])
   if (values.profile !== undefined) change.provider_profile = values.profile
   if (Object.keys(change).length === 0)
     throw new UsageError('hearth session set needs --profile, --model or --effort')

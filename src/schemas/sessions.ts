@@ -1,7 +1,19 @@
 // Group `sessions`: the session tree, its configuration, visits, deletion and streams.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, Timestamp, UuidV7 } from './common.ts'
+import {
+  ApprovalPolicyOf,
+  Continuation,
+  Effort,
+  Limit,
+  ModelId,
+  Nullable,
+  ProfileName,
+  SessionName,
+  Timestamp,
+  UuidV7,
+  WorkspacePath,
+} from './common.ts'
 
 const Str = (max = 4096) => Type.String({ maxLength: max })
 
@@ -430,25 +442,15 @@ export type SessionRead = Static<typeof SessionRead>
 
 // ---- Creation -------------------------------------------------------------------------
 
-const Workspace = Type.String({
-  minLength: 1,
-  maxLength: 4096,
-  description: 'Absolute directory path on the daemon host',
-})
-const Name = Type.String({ minLength: 1, maxLength: 256 })
-const ProfileName = Type.String({ minLength: 1, maxLength: 256 })
-const ModelId = Type.String({ minLength: 1, maxLength: 512 })
-const Effort = Nullable(Type.String({ minLength: 1, maxLength: 64 }))
-
 const CommonCreate = {
-  name: Type.Optional(Name),
+  name: Type.Optional(SessionName),
   provider_profile: Type.Optional(ProfileName),
   model: Type.Optional(ModelId),
-  effort: Type.Optional(Effort),
+  effort: Type.Optional(Nullable(Effort)),
 }
 
 export const CreateNew = Type.Object(
-  { kind: Type.Literal('new'), workspace: Workspace, ...CommonCreate },
+  { kind: Type.Literal('new'), workspace: WorkspacePath, ...CommonCreate },
   { additionalProperties: false, $id: 'SessionCreateNew' },
 )
 const ForkFields = {
@@ -458,7 +460,7 @@ const ForkFields = {
       Type.Integer({ minimum: 0, description: 'Last history position copied; null or absent copies all' }),
     ),
   ),
-  workspace: Type.Optional(Workspace),
+  workspace: Type.Optional(WorkspacePath),
   ...CommonCreate,
 }
 export const CreateForked = Type.Object(
@@ -466,7 +468,12 @@ export const CreateForked = Type.Object(
   { additionalProperties: false, $id: 'SessionCreateForked' },
 )
 export const CreateChild = Type.Object(
-  { kind: Type.Literal('child'), parent_id: UuidV7, workspace: Type.Optional(Workspace), ...CommonCreate },
+  {
+    kind: Type.Literal('child'),
+    parent_id: UuidV7,
+    workspace: Type.Optional(WorkspacePath),
+    ...CommonCreate,
+  },
   { additionalProperties: false, $id: 'SessionCreateChild' },
 )
 export const SessionCreationRequest = Type.Union([CreateNew, CreateForked, CreateChild], {
@@ -486,23 +493,18 @@ const PatchMap = Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Null
 })
 export const SessionChangeRequest = Type.Object(
   {
-    name: Type.Optional(Name),
+    name: Type.Optional(SessionName),
     provider_profile: Type.Optional(
       Type.String({
-        minLength: 1,
-        maxLength: 256,
+        ...ProfileName,
         description:
           "Another provider profile; without model in the same change the session takes that profile's model",
       }),
     ),
     model: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 512,
-        description: 'The model every turn of the session is sent to',
-      }),
+      Type.String({ ...ModelId, description: 'The model every turn of the session is sent to' }),
     ),
-    effort: Type.Optional(Effort),
+    effort: Type.Optional(Nullable(Effort)),
     preferences: Type.Optional(
       Type.Object(
         {
@@ -535,14 +537,13 @@ export const SessionChangeRequest = Type.Object(
     ),
     approval_policy: Type.Optional(
       Nullable(
-        Type.Enum(['read-only', 'ask', 'auto'], {
-          description:
-            'Which tool calls run without asking; null follows the settings (tools.approval_policy)',
-        }),
+        ApprovalPolicyOf(
+          'Which tool calls run without asking; null follows the settings (tools.approval_policy)',
+        ),
       ),
     ),
     allow_git_writes: Type.Optional(AllowGitWrites),
-    workspace: Type.Optional(Workspace),
+    workspace: Type.Optional(WorkspacePath),
     family_revision: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false, $id: 'SessionChangeRequest' },
