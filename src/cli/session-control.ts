@@ -3,7 +3,8 @@
 
 import { HearthClient } from '../client/client.ts'
 import { profilesOf } from '../client/profiles.ts'
-import type { SessionChangeRequest, SessionRead } from '../schemas/sessions.ts'
+import type { SessionChangeRequest } from '../schemas/session-configuration.ts'
+import type { SessionRead } from '../schemas/session-read.ts'
 import { homeOf, parseCommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
 import { oneSessionArg, resolveSessionId } from './session-id.ts'

@@ -2,7 +2,8 @@
 // whose response was lost can be sent again unchanged: either it creates the session now,
 // or the daemon answers 412 and the session's creation.submitted shows whether the request
 // that won was this one (spec: "GET creation.submitted proves the original intent").
-import type { SessionCreationRequest, SessionRead } from '../schemas/sessions.ts'
+import type { SessionCreationRequest } from '../schemas/session-configuration.ts'
+import type { SessionRead } from '../schemas/session-read.ts'
 import { type HearthClient, NoDaemonError, ProblemError } from './client.ts'
 
 /** The id exists and its creation request was a different one. */

@@ -35,6 +35,9 @@ export const Limit = (max: number, dflt: number) =>
     description: `Page size, 1 to ${max}, default ${dflt}`,
   })
 
+/** The path of every operation on one session. */
+export const SessionParams = Type.Object({ session_id: UuidV7 }, { additionalProperties: false })
+
 /** Bodies of operations that take no input: an empty JSON object. */
 export const EmptyRequest = Type.Object({}, { additionalProperties: false, $id: 'EmptyRequest' })
 
