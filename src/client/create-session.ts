@@ -4,10 +4,10 @@
 // that won was this one (spec: "GET creation.submitted proves the original intent").
 import type { SessionCreationRequest } from '../schemas/session-configuration.ts'
 import type { SessionRead } from '../schemas/session-read.ts'
-import { type HearthClient, NoDaemonError, ProblemError } from './client.ts'
+import { ClientError, type HearthClient, NoDaemonError, ProblemError } from './client.ts'
 
 /** The id exists and its creation request was a different one. */
-export class CreationConflictError extends Error {
+export class CreationConflictError extends ClientError {
   readonly submitted: unknown
   constructor(id: string, submitted: unknown) {
     super(`session ${id} already exists with another creation request`)
@@ -17,7 +17,7 @@ export class CreationConflictError extends Error {
 }
 
 /** Every attempt failed without an answer; the session may or may not exist. */
-export class CreationUncertainError extends Error {
+export class CreationUncertainError extends ClientError {
   constructor(id: string, cause: Error) {
     super(`could not confirm whether session ${id} was created (${cause.message})`, { cause })
     this.name = 'CreationUncertainError'
