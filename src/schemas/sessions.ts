@@ -1,6 +1,7 @@
 // Group `sessions`: every operation whose id starts with `sessions.`, on the session tree
 // and on one session (reads, configuration, deletion, visits, interrupt, context, catalog,
-// reload, kernel upgrade). The shapes they share with other groups live in their own files.
+// reload, kernel upgrade). A session's own shapes are in session-read.ts and
+// session-configuration.ts; those of its context, catalog, reload and kernel in theirs.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
 import { Catalog, CatalogQuery } from './catalog.ts'
