@@ -1,10 +1,12 @@
-// Handlers of group `history` (bound with the inputs group): pages with signed
-// continuations, entry text in pieces, raw images, and active output under a snapshot.
+// Handlers of group `history`: pages with signed continuations, entry text in pieces, raw
+// images; and the pages of active output under a snapshot (op sessions.active_output, bound
+// in ./sessions.ts), which are cut into pieces the same way.
 
 import { pieceOf } from '../history/pieces.ts'
 import { checkpointsPage, entriesPage, entryImage, entryText, type HistoryWindow } from '../history/read.ts'
 import type { Continuations } from '../http/continuation.ts'
-import type { EntryContentPage } from '../schemas/history.ts'
+import { bindGroup } from '../http/route.ts'
+import { type EntryContentPage, historyOps } from '../schemas/history.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import { CONTINUATION_ROOM, jsonBytes, MAX_JSON_BYTES } from '../util/json-budget.ts'
@@ -16,14 +18,6 @@ const ENTRY_PIECE_BYTES = 65_536
 const ACTIVE_PAGE_BYTES = 262_144
 /** Bytes of JSON a page's text may take, leaving room for its other fields. */
 const PIECE_JSON_BYTES = MAX_JSON_BYTES - CONTINUATION_ROOM
-
-type HistoryQuery = {
-  view?: 'entries' | 'checkpoints'
-  before?: number
-  after?: number
-  next?: string
-  limit?: number
-}
 
 function page(
   c: Continuations,
@@ -58,9 +52,9 @@ export function olderHistoryToken(c: Continuations, sessionId: string, before: n
   return c.mint('history', { session_id: sessionId, view: 'entries' }, { before })
 }
 
-export function historyHandlers(core: SessionsCore, c: Continuations) {
-  return {
-    'history.list': ({ params, query }: { params: { session_id: string }; query: HistoryQuery }) => {
+export function historyRoutes(core: SessionsCore, c: Continuations) {
+  return bindGroup(historyOps)({
+    'history.list': ({ params, query }) => {
       const sessionId = lower(params.session_id)
       const given = [query.before, query.after, query.next].filter((v) => v !== undefined).length
       if (given > 1) throw new HearthError('invalid_history_range')
@@ -87,13 +81,7 @@ export function historyHandlers(core: SessionsCore, c: Continuations) {
         },
       }
     },
-    'history.entry': ({
-      params,
-      query,
-    }: {
-      params: { session_id: string; entry_id: string }
-      query: { next?: string }
-    }) => {
+    'history.entry': ({ params, query }) => {
       const sessionId = lower(params.session_id)
       const text = entryText(core, sessionId, Number(params.entry_id))
       const binding = { entry_id: params.entry_id }
@@ -105,7 +93,7 @@ export function historyHandlers(core: SessionsCore, c: Continuations) {
         body: page(c, sessionId, text, params.entry_id, offset, 'entry', binding, ENTRY_PIECE_BYTES),
       }
     },
-    'history.image': ({ params }: { params: { session_id: string; entry_id: string; field: string } }) => {
+    'history.image': ({ params }) => {
       const img = entryImage(core, lower(params.session_id), Number(params.entry_id), params.field)
       // Raw bytes: never base64 and never content-coded (the bytes are already compressed).
       const response = new Response(new Uint8Array(img.data), {
@@ -119,44 +107,28 @@ export function historyHandlers(core: SessionsCore, c: Continuations) {
       })
       return { response }
     },
-    'sessions.active_output': ({
-      params,
-      query,
-    }: {
-      params: { session_id: string; content_id: string }
-      query: { snapshot: string; next?: string }
-    }) => {
-      const sessionId = lower(params.session_id)
-      const contentId = lower(params.content_id)
-      core.require(sessionId)
-      const snap = c.open<{ r: string; n: number }>(
-        'active-output',
-        { content_id: contentId },
-        query.snapshot,
-      )
-      const live = core.live.content(sessionId, contentId)
-      if (!live || live.run_id !== snap.r)
-        throw new HearthError('snapshot_stale', 'The run ended; its output is in the history now')
-      const binding = { content_id: contentId, snapshot: query.snapshot }
-      const offset = query.next
-        ? c.open<{ o: number }>('active-page', { ...binding, session_id: sessionId }, query.next).o
-        : 0
-      return {
-        status: 200 as const,
-        body: page(
-          c,
-          sessionId,
-          live.text,
-          contentId,
-          offset,
-          'active-page',
-          binding,
-          ACTIVE_PAGE_BYTES,
-          snap.n,
-        ),
-      }
-    },
-  }
+  })
+}
+
+/** A page of a running turn's output, under the snapshot its stream gave. */
+export function activeOutputPage(
+  core: SessionsCore,
+  c: Continuations,
+  params: { session_id: string; content_id: string },
+  query: { snapshot: string; next?: string },
+): EntryContentPage {
+  const sessionId = lower(params.session_id)
+  const contentId = lower(params.content_id)
+  core.require(sessionId)
+  const snap = c.open<{ r: string; n: number }>('active-output', { content_id: contentId }, query.snapshot)
+  const live = core.live.content(sessionId, contentId)
+  if (!live || live.run_id !== snap.r)
+    throw new HearthError('snapshot_stale', 'The run ended; its output is in the history now')
+  const binding = { content_id: contentId, snapshot: query.snapshot }
+  const offset = query.next
+    ? c.open<{ o: number }>('active-page', { ...binding, session_id: sessionId }, query.next).o
+    : 0
+  return page(c, sessionId, live.text, contentId, offset, 'active-page', binding, ACTIVE_PAGE_BYTES, snap.n)
 }
 
 /** Mints the snapshot token of an active content at its current length. */

@@ -1,16 +1,19 @@
-// Handlers of group `inputs`: admission, reads, cancel and the session interrupt.
+// Handlers of group `inputs`: admission, reads and cancel. inputsRoutes also returns the
+// bindings that take the same dependencies in groups `history` (./history.ts) and
+// `sessions` (the interrupt and the active output, ./sessions.ts).
 
 import type { Continuations } from '../http/continuation.ts'
 import { bindGroup } from '../http/route.ts'
 import { admitInput, readInput } from '../inputs/admit.ts'
 import { GroupCommit } from '../inputs/group-commit.ts'
-import { cancelInput, interruptSession } from '../runs/control.ts'
+import { cancelInput } from '../runs/control.ts'
 import type { Runs } from '../runs/engine.ts'
-import { inputsOps } from '../schemas/inputs-ops.ts'
+import { inputsOps } from '../schemas/inputs.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import { lower } from '../util/uuid.ts'
-import { historyHandlers } from './history.ts'
+import { historyRoutes } from './history.ts'
+import { sessionRunRoutes } from './sessions.ts'
 
 export interface InputsDeps {
   core: SessionsCore
@@ -22,6 +25,10 @@ export interface InputsDeps {
 const QUEUE_RETRY_AFTER_S = '2'
 
 export function inputsRoutes(d: InputsDeps) {
+  return [...inputBindings(d), ...historyRoutes(d.core, d.continuations), ...sessionRunRoutes(d)]
+}
+
+function inputBindings(d: InputsDeps) {
   const commits = new GroupCommit(d.core)
   return bindGroup(inputsOps)({
     'inputs.put': async (input) => {
@@ -45,10 +52,5 @@ export function inputsRoutes(d: InputsDeps) {
       status: 200,
       body: await cancelInput(d.core, d.runs, lower(params.session_id), lower(params.input_id)),
     }),
-    'sessions.interrupt': async ({ params, body }) => ({
-      status: 200,
-      body: await interruptSession(d.core, d.runs, lower(params.session_id), body),
-    }),
-    ...historyHandlers(d.core, d.continuations),
   })
 }

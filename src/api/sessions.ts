@@ -1,11 +1,18 @@
-// Handlers of group `sessions`: each validates nothing itself (the route table did), calls
-// one domain function and shapes the reply.
+// Handlers of group `sessions`: every op whose id starts with `sessions.`. Each validates
+// nothing itself (the route table did), calls one domain function and shapes the reply. The
+// ops are bound in a few calls, each given only the dependencies its handlers use.
 import type { Continuations } from '../http/continuation.ts'
 import { jsonTextResponse } from '../http/respond.ts'
 import { bindGroup } from '../http/route.ts'
 import { sseResponse } from '../http/sse.ts'
+import { refreshCatalogue } from '../models/refresh.ts'
+import { interruptSession } from '../runs/control.ts'
+import type { Runs } from '../runs/engine.ts'
+import { reloadSession } from '../runs/session-kernel/reload.ts'
+import { upgradeSessionKernel } from '../runs/session-kernel/upgrade.ts'
 import { HearthError } from '../schemas/problems.ts'
-import { sessionsOps } from '../schemas/sessions-ops.ts'
+import { sessionsOps } from '../schemas/sessions.ts'
+import type { SessionsCore } from '../sessions/core.ts'
 import type { HistoryEntry } from '../sessions/entries.ts'
 import { parseCursorId } from '../sessions/frames.ts'
 import { type ListKey, listKeyOf } from '../sessions/list.ts'
@@ -22,6 +29,8 @@ import {
   toSummary,
   usageModelOf,
 } from '../sessions/views.ts'
+import { modelsSettingsOf } from '../settings/derived.ts'
+import type { Settings } from '../settings/service.ts'
 import {
   CONTINUATION_ROOM,
   countTextsThatFit,
@@ -30,7 +39,10 @@ import {
   MAX_JSON_BYTES,
 } from '../util/json-budget.ts'
 import { requireCreateOnly } from '../util/preconditions.ts'
-import { olderHistoryToken } from './history.ts'
+import { lower } from '../util/uuid.ts'
+import { type CatalogApiDeps, readCatalog } from './catalog.ts'
+import { type ContextApiDeps, readContext } from './context.ts'
+import { activeOutputPage, olderHistoryToken } from './history.ts'
 
 export interface SessionsDeps {
   sessions: Sessions
@@ -85,9 +97,25 @@ async function readBody(
   return toRead(row, { ...extras, history: kept, older, contextWindow, instructions, composed })
 }
 
+type SessionsOps = typeof sessionsOps
+
+/** The ops of group `sessions` with these ids. */
+function opsOf<const K extends keyof SessionsOps>(...ids: K[]): Pick<SessionsOps, K> {
+  return Object.fromEntries(ids.map((id) => [id, sessionsOps[id]])) as Pick<SessionsOps, K>
+}
+
+/** The session tree: list, read, create, configure, delete, visit. */
 export function sessionsRoutes(d: SessionsDeps) {
   const s = d.sessions
-  return bindGroup(sessionsOps)({
+  const ops = opsOf(
+    'sessions.list',
+    'sessions.get',
+    'sessions.create',
+    'sessions.configure',
+    'sessions.delete',
+    'sessions.visit',
+  )
+  return bindGroup(ops)({
     'sessions.list': (input) => {
       const { query, accept, header } = input
       const { sort, limit, next, ...filter } = query
@@ -172,5 +200,72 @@ export function sessionsRoutes(d: SessionsDeps) {
       body: await s.remove(params.session_id, ifMatch, query.scope ?? 'leaf', query.family_revision),
     }),
     'sessions.visit': ({ params }) => ({ status: 200, body: s.visit(params.session_id, params.visit_id) }),
+  })
+}
+
+/** What a session's turns do now: the interrupt, and the pages of a running turn's output. */
+export function sessionRunRoutes(d: { core: SessionsCore; runs: Runs; continuations: Continuations }) {
+  return bindGroup(opsOf('sessions.interrupt', 'sessions.active_output'))({
+    'sessions.interrupt': async ({ params, body }) => ({
+      status: 200,
+      body: await interruptSession(d.core, d.runs, lower(params.session_id), body),
+    }),
+    'sessions.active_output': ({ params, query }) => ({
+      status: 200,
+      body: activeOutputPage(d.core, d.continuations, params, query),
+    }),
+  })
+}
+
+/** The context views and compaction. */
+export function contextRoutes(d: ContextApiDeps) {
+  return bindGroup(opsOf('sessions.context', 'sessions.compaction'))({
+    'sessions.context': async ({ params, query }) => ({
+      status: 200,
+      body: await readContext(d, lower(params.session_id), query),
+    }),
+    'sessions.compaction': async ({ params, body }) => ({
+      status: 200,
+      body: await d.runs.compact(lower(params.session_id), body),
+    }),
+  })
+}
+
+export function catalogRoutes(d: CatalogApiDeps) {
+  return bindGroup(opsOf('sessions.catalog'))({
+    'sessions.catalog': ({ params, query }) => ({
+      status: 200,
+      body: readCatalog(d, lower(params.session_id), query),
+    }),
+  })
+}
+
+/**
+ * Reload: composition from settings now, and the model catalogue from settings
+ * `models.catalogue_url` into the home's cache (the file GET /models reads).
+ */
+export function reloadRoutes(d: { runs: Runs; settings: Settings; home: string }) {
+  const catalogue = {
+    source: () => modelsSettingsOf(d.settings).catalogue_url,
+    refresh: (url: URL) => refreshCatalogue(url, d.home),
+  }
+  return bindGroup(opsOf('sessions.reload'))({
+    'sessions.reload': async ({ params, body }) => ({
+      status: 200,
+      body: await reloadSession(d.runs, lower(params.session_id), body, {
+        catalogue,
+        readSettings: () => void d.settings.files(),
+      }),
+    }),
+  })
+}
+
+/** The kernel upgrade (src/runs/session-kernel/upgrade.ts, src/kernel/upgrade.ts). */
+export function kernelRoutes(d: { runs: Runs }) {
+  return bindGroup(opsOf('sessions.kernel_upgrade'))({
+    'sessions.kernel_upgrade': async ({ params }) => ({
+      status: 200,
+      body: await upgradeSessionKernel(d.runs, lower(params.session_id)),
+    }),
   })
 }

@@ -6,7 +6,8 @@ import { profilesOf } from '../client/profiles.ts'
 import { homeOf, parseCommand } from '../command-line/args.ts'
 import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 import { oneSessionArg, resolveSessionId } from '../command-line/session-id.ts'
-import type { SessionChangeRequest, SessionRead } from '../schemas/sessions.ts'
+import type { SessionChangeRequest } from '../schemas/session-configuration.ts'
+import type { SessionRead } from '../schemas/session-read.ts'
 
 export async function setCommand(args: string[], out: Out, help: string): Promise<number> {
   const parsed = parseCommand(
@@ -21,7 +22,9 @@ export async function setCommand(args: string[], out: Out, help: string): Promis
   const arg = oneSessionArg(positionals, 'hearth session set')
   const change: SessionChangeRequest = {}
   if (values.model !== undefined) change.model = values.model
-  if (values.effort !== undefined) change.effort = values.effort === 'none' ? null : values.effort
+  // The daemon checks the effort against the same list as settings (400 invalid_request).
+  if (values.effort !== undefined)
+    change.effort = values.effort === 'none' ? null : (values.effort as SessionChangeRequest['effort'])
   if (values.profile !== undefined) change.provider_profile = values.profile
   if (Object.keys(change).length === 0)
     throw new UsageError('hearth session set needs --profile, --model or --effort')

@@ -45,8 +45,15 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * A failure a client expects and names in one sentence (no daemon, an answer outside the
+ * protocol, a creation whose outcome is unknown): callers show its message, not a stack.
+ * A problem the daemon answered is a ProblemError instead, shown from its code and title.
+ */
+export class ClientError extends Error {}
+
 /** No daemon answers for this home: nothing to talk to (never starts one). */
-export class NoDaemonError extends Error {
+export class NoDaemonError extends ClientError {
   /**
    * The network error code when a request was attempted (ECONNREFUSED: nothing was sent;
    * anything else, such as ECONNRESET, may have reached the daemon), else undefined.
@@ -60,7 +67,7 @@ export class NoDaemonError extends Error {
 }
 
 /** The daemon answered with something that is not protocol 3 (not JSON, not a problem). */
-export class ProtocolError extends Error {
+export class ProtocolError extends ClientError {
   readonly status: number
   constructor(message: string, status: number) {
     super(message)

@@ -2,11 +2,12 @@
 // whose response was lost can be sent again unchanged: either it creates the session now,
 // or the daemon answers 412 and the session's creation.submitted shows whether the request
 // that won was this one (spec: "GET creation.submitted proves the original intent").
-import type { SessionCreationRequest, SessionRead } from '../schemas/sessions.ts'
-import { type HearthClient, NoDaemonError, ProblemError } from './client.ts'
+import type { SessionCreationRequest } from '../schemas/session-configuration.ts'
+import type { SessionRead } from '../schemas/session-read.ts'
+import { ClientError, type HearthClient, NoDaemonError, ProblemError } from './client.ts'
 
 /** The id exists and its creation request was a different one. */
-export class CreationConflictError extends Error {
+export class CreationConflictError extends ClientError {
   readonly submitted: unknown
   constructor(id: string, submitted: unknown) {
     super(`session ${id} already exists with another creation request`)
@@ -16,7 +17,7 @@ export class CreationConflictError extends Error {
 }
 
 /** Every attempt failed without an answer; the session may or may not exist. */
-export class CreationUncertainError extends Error {
+export class CreationUncertainError extends ClientError {
   constructor(id: string, cause: Error) {
     super(`could not confirm whether session ${id} was created (${cause.message})`, { cause })
     this.name = 'CreationUncertainError'

@@ -1,13 +1,12 @@
 // How the `hearth` command reports failures, whichever client runs it (the CLI, the terminal
 // client, `hearth daemon`). Exit codes: 0 ok, 1 error, 2 usage.
-import { NoDaemonError, ProblemError, ProtocolError } from '../client/client.ts'
-import { CreationConflictError, CreationUncertainError } from '../client/create-session.ts'
+import { ClientError, ProblemError } from '../client/client.ts'
 
 /** The command line is wrong: exit 2 with a hint. */
 export class UsageError extends Error {}
 
-/** A failure with its own message and exit code 1 (no stack). */
-export class CommandError extends Error {}
+/** A failure with its own message and exit code 1 (no stack), like the client's own. */
+export class CommandError extends ClientError {}
 
 export type Out = { write: (s: string) => void }
 
@@ -72,13 +71,6 @@ function tokenAdvice(err: ProblemError): string {
 export function reportOf(err: unknown): { code: 1 | 2; message: string } | undefined {
   if (err instanceof UsageError) return { code: 2, message: `${err.message}\nRun hearth --help for usage.` }
   if (err instanceof ProblemError) return { code: 1, message: problemText(err) }
-  if (
-    err instanceof NoDaemonError ||
-    err instanceof ProtocolError ||
-    err instanceof CommandError ||
-    err instanceof CreationConflictError ||
-    err instanceof CreationUncertainError
-  )
-    return { code: 1, message: err.message }
+  if (err instanceof ClientError) return { code: 1, message: err.message }
   return undefined
 }

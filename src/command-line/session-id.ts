@@ -7,7 +7,7 @@
 // listed, so neither ever names one. An ambiguous one names its candidates.
 import { version as uuidVersion, validate as validateUuid } from 'uuid'
 import type { HearthClient } from '../client/client.ts'
-import type { SessionSummary } from '../schemas/sessions.ts'
+import type { SessionSummary } from '../schemas/session-read.ts'
 import { CommandError, UsageError } from './errors.ts'
 
 /** The most candidates an ambiguous prefix lists. */

@@ -4,8 +4,6 @@
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
 import { Continuation, Limit, Nullable } from './common.ts'
-import { defineOps } from './op.ts'
-import { SessionParams } from './sessions.ts'
 
 export const CATALOG_KINDS = ['extensions', 'skills', 'instructions', 'mcp', 'commands'] as const
 export type CatalogKind = (typeof CATALOG_KINDS)[number]
@@ -148,19 +146,3 @@ export const Catalog = Type.Object(
   { additionalProperties: false, $id: 'Catalog' },
 )
 export type Catalog = Static<typeof Catalog>
-
-export const catalogOps = defineOps({
-  'sessions.catalog': {
-    method: 'GET',
-    path: '/sessions/{session_id}/catalog',
-    summary: 'List the candidates of a session’s composition and its command templates',
-    description:
-      'Sections extensions, skills, instructions, mcp and commands, in that order (or only `kind`), paged with limit and next; a continuation names the section it resumes in (next_kind). Each candidate carries its revision and its selection state; the page carries catalog_revision. Reading never reloads and never starts a kernel; no secret is shown.',
-    tags: ['catalog'],
-    capability: 'catalog',
-    params: SessionParams,
-    query: CatalogQuery,
-    responses: { 200: { description: 'A page of the catalog', schema: Catalog } },
-    problems: ['session_not_found', 'session_deleted', 'invalid_continuation'],
-  },
-})

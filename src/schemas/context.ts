@@ -3,9 +3,8 @@
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
 import { Continuation, Limit, Nullable, Timestamp } from './common.ts'
-import { defineOps } from './op.ts'
 import { Problem } from './problems.ts'
-import { InstructionSource, SessionParams } from './sessions.ts'
+import { InstructionSource } from './session-read.ts'
 import { CompactionStrategySchema, KeepTurns } from './settings.ts'
 
 const Tokens = Type.Integer({ minimum: 0, description: 'Estimated tokens' })
@@ -279,38 +278,3 @@ export const CompactionResult = Type.Object(
   },
   { additionalProperties: false, $id: 'CompactionResult' },
 )
-
-export const contextOps = defineOps({
-  'sessions.context': {
-    method: 'GET',
-    path: '/sessions/{session_id}/context',
-    summary: 'Read what the next request would hold, a section of it, or the requests sent',
-    description:
-      'view=summary (default): the sections of the next request (instructions, tools, the compaction summary, the turns sent verbatim) with token estimates that add up to estimated_tokens, the model window and the compaction settings; it never prepares a request. view=section: snapshot_id, section_id and page (from 0) are required, the text of that section in pages of 65,536 characters; a snapshot the context has moved past is 410 context_changed. view=requests: the model requests this session sent (the last 1,000), ascending, paged with after, limit and next.',
-    tags: ['context'],
-    capability: 'context',
-    params: SessionParams,
-    query: ContextQuery,
-    responses: { 200: { description: 'The context view', schema: ContextRead } },
-    problems: [
-      'session_not_found',
-      'session_deleted',
-      'invalid_context_query',
-      'context_changed',
-      'section_not_found',
-      'invalid_continuation',
-    ],
-  },
-  'sessions.compaction': {
-    method: 'POST',
-    path: '/sessions/{session_id}/compaction',
-    summary: 'Compact the model context of an idle session',
-    description:
-      'Chooses a strategy (kept by the session for later compactions, automatic ones included) and compacts: the older turns are summarized by the session’s model (or left out, strategy truncate) and the last keep_turns turns stay verbatim. The history stays whole; a compaction entry records the summary, and later requests send it in place of the turns it covers. The selection and the compaction are reported apart: a chosen strategy is kept although the compaction fails. A busy session is 409 session_busy.',
-    tags: ['context'],
-    params: SessionParams,
-    body: CompactionRequest,
-    responses: { 200: { description: 'The selection and the compaction', schema: CompactionResult } },
-    problems: ['session_not_found', 'session_deleted', 'session_busy'],
-  },
-})

@@ -7,7 +7,7 @@ import { Timestamp } from './common.ts'
 import { HistoryEntry } from './history.ts'
 import { PendingInput } from './inputs.ts'
 import { Problem } from './problems.ts'
-import { Cursor, McpAvailability, Quarantined, SessionRead } from './sessions.ts'
+import { Cursor, McpAvailability, Quarantined, SessionRead } from './session-read.ts'
 
 const Envelope = (kind: string, payload: TSchema) =>
   Type.Object(

@@ -2,7 +2,8 @@
 // images as raw bytes, and the active output of a running turn.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, UuidV7 } from './common.ts'
+import { Continuation, Limit, Nullable, SessionParams, UuidV7 } from './common.ts'
+import { defineOps } from './op.ts'
 
 export const EntryId = Type.String({
   pattern: '^[1-9][0-9]{0,14}$',
@@ -130,4 +131,42 @@ export const ImageBytes = Type.String({
   $id: 'ImageBytes',
   description: 'Raw image bytes; Content-Type is image/png, image/jpeg or image/webp',
   contentMediaType: 'application/octet-stream',
+})
+
+export const historyOps = defineOps({
+  'history.list': {
+    method: 'GET',
+    path: '/sessions/{session_id}/history',
+    summary: 'Read the history in ascending pages',
+    description:
+      'view entries (default) or checkpoints (one item per display group). Without a position: the newest page. before, after and next are exclusive. Pages keep display groups whole, so a page may exceed limit by the rest of a group.',
+    tags: ['history'],
+    params: SessionParams,
+    query: HistoryQuery,
+    responses: { 200: { description: 'A page', schema: HistoryRead } },
+    problems: ['session_not_found', 'session_deleted', 'invalid_history_range', 'invalid_continuation'],
+  },
+  'history.entry': {
+    method: 'GET',
+    path: '/sessions/{session_id}/history/{entry_id}',
+    summary: 'Read an entry’s whole text in pieces',
+    description: 'Follow next until it is null. Pieces are UTF-8 text that ends on character boundaries.',
+    tags: ['history'],
+    params: EntryParams,
+    query: NextQuery,
+    responses: { 200: { description: 'A piece', schema: EntryContentPage } },
+    problems: ['session_not_found', 'session_deleted', 'entry_not_found', 'invalid_continuation'],
+  },
+  'history.image': {
+    method: 'GET',
+    path: '/sessions/{session_id}/history/{entry_id}/{field}',
+    summary: 'Read an image of an entry as raw bytes',
+    description: 'The body is the image itself (never base64, never content-coded), typed by its media type.',
+    tags: ['history'],
+    params: EntryFieldParams,
+    responses: {
+      200: { description: 'The image bytes', mediaType: 'image/*', schema: ImageBytes },
+    },
+    problems: ['session_not_found', 'session_deleted', 'entry_not_found', 'field_not_found'],
+  },
 })

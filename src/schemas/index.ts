@@ -1,15 +1,14 @@
-// Every group's ops in one table: the route table, OpenAPI and the client read this.
+// Every group's ops in one table: the route table, OpenAPI and the client read this. A group
+// is an operation-id prefix: the ops `<group>.*` are declared in ./<group>.ts and bound in
+// src/api/<group>.ts.
 import { authOps } from './auth.ts'
-import { catalogOps } from './catalog.ts'
-import { contextOps } from './context.ts'
+import { historyOps } from './history.ts'
 import { hostsOps } from './hosts.ts'
-import { inputsOps } from './inputs-ops.ts'
-import { kernelOps } from './kernel.ts'
+import { inputsOps } from './inputs.ts'
 import { modelsOps } from './models.ts'
 import { paperclipsOps } from './paperclips.ts'
-import { reloadOps } from './reload.ts'
 import { serverOps } from './server.ts'
-import { sessionsOps } from './sessions-ops.ts'
+import { sessionsOps } from './sessions.ts'
 import { settingsOps } from './settings.ts'
 import { storageOps } from './storage.ts'
 import { workOps } from './work.ts'
@@ -21,10 +20,7 @@ export const ALL_OPS = {
   ...storageOps,
   ...sessionsOps,
   ...inputsOps,
-  ...contextOps,
-  ...catalogOps,
-  ...reloadOps,
-  ...kernelOps,
+  ...historyOps,
   ...modelsOps,
   ...authOps,
   ...workOps,

@@ -1,8 +1,9 @@
-// Group `inputs`: durable admission of messages, their delivery, cancellation and the
-// session interrupt. Delivery values and transitions are documented in docs/inputs.md.
+// Group `inputs`: durable admission of messages, their delivery and cancellation; also the
+// body and answer of the session interrupt (operation sessions.interrupt). Delivery values and transitions are documented in docs/inputs.md.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Nullable, Timestamp, UuidV7 } from './common.ts'
+import { EmptyRequest, INPUT_BODY_LIMIT, Nullable, Timestamp, UuidV7 } from './common.ts'
+import { defineOps } from './op.ts'
 import { Problem } from './problems.ts'
 
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const
@@ -163,3 +164,53 @@ export const PendingInput = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const inputsOps = defineOps({
+  'inputs.put': {
+    method: 'PUT',
+    path: '/sessions/{session_id}/inputs/{input_id}',
+    summary: 'Submit a message or an approval (durable, idempotent by input id)',
+    description:
+      'The input id is a client-generated UUIDv7. An input of kind `approval` decides a waiting approval request (status.blocking_reason) at once, in the admission commit: it is never queued and does not count toward the 32; one for an unknown request, one of another session or one no longer pending is 409 approval_not_pending and nothing is stored. A known id is looked up before anything else is validated: the same request returns the original decision (202, or 429 for a rejection) with the current delivery; a different request is 409 input_conflict. A new input is committed to disk before the 202. A session with 32 waiting inputs rejects with 429 queue_full and Retry-After; the rejection is kept as the decision. An unknown id older than seven days is 410.',
+    tags: ['inputs'],
+    params: InputParams,
+    body: InputRequest,
+    bodyLimit: INPUT_BODY_LIMIT,
+    deferBodyCheck: true,
+    responses: { 202: { description: 'Accepted (or the decision of a repeat)', schema: Input } },
+    problems: [
+      'session_not_found',
+      'session_deleted',
+      'input_conflict',
+      'approval_not_pending',
+      'input_expired',
+      'queue_full',
+      'empty_message',
+      'text_too_large',
+      'invalid_image',
+      'family_deleting',
+    ],
+  },
+  'inputs.get': {
+    method: 'GET',
+    path: '/sessions/{session_id}/inputs/{input_id}',
+    summary: 'Read an input’s decision and delivery',
+    description: 'Readable after its session is deleted; terminal decisions are kept seven days.',
+    tags: ['inputs'],
+    params: InputParams,
+    responses: { 200: { description: 'The input', schema: Input } },
+    problems: ['session_not_found', 'session_deleted', 'input_not_found', 'input_expired'],
+  },
+  'inputs.cancel': {
+    method: 'POST',
+    path: '/sessions/{session_id}/inputs/{input_id}/cancel',
+    summary: 'Cancel an input',
+    description:
+      'A waiting input is cancelled. A running input whose turn serves it alone stops that turn (outcome interrupted); one sharing its turn with others leaves the turn running (shared_running). A later unrelated turn is never touched.',
+    tags: ['inputs'],
+    params: InputParams,
+    body: EmptyRequest,
+    responses: { 200: { description: 'What the cancel did', schema: InputCancellation } },
+    problems: ['session_not_found', 'session_deleted', 'input_not_found', 'input_expired'],
+  },
+})

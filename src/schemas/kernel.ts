@@ -3,10 +3,8 @@
 // reported, never restarted.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { EmptyRequest, Nullable, Timestamp } from './common.ts'
-import { defineOps } from './op.ts'
+import { Nullable, Timestamp } from './common.ts'
 import { Problem } from './problems.ts'
-import { SessionParams } from './sessions.ts'
 
 export const KernelStage = Type.Enum(['staging', 'validating', 'swapping'])
 
@@ -46,18 +44,3 @@ export const KernelUpgradeResult = Type.Object(
   { additionalProperties: false, $id: 'KernelUpgradeResult' },
 )
 export type KernelUpgradeResult = Static<typeof KernelUpgradeResult>
-
-export const kernelOps = defineOps({
-  'sessions.kernel_upgrade': {
-    method: 'POST',
-    path: '/sessions/{session_id}/kernel/upgrade',
-    summary: 'Move an idle session onto a kernel of the bundle on disk',
-    description:
-      "Stages a kernel process of the kernel bundle on disk (after an update), validates it (its start-up handshake, its protocol version, a ping), then swaps the session onto it and gives the old one up. A failed stage or validation leaves the session on its old kernel, jobs untouched (outcome `failed`). The swap stops the session's background jobs (children of the old kernel): they are listed in `stopped_jobs`, never restarted. `kernel.stale` of a session read says when an upgrade would help. A busy session is 409 session_busy.",
-    tags: ['sessions'],
-    params: SessionParams,
-    body: EmptyRequest,
-    responses: { 200: { description: 'What the upgrade did', schema: KernelUpgradeResult } },
-    problems: ['session_not_found', 'session_deleted', 'session_busy'],
-  },
-})

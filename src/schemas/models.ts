@@ -3,10 +3,9 @@
 // docs/models.md for every field, the provider mapping and the cache-policy rules.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, Timestamp } from './common.ts'
+import { Continuation, Limit, Nullable, ProfileName, Timestamp } from './common.ts'
 import { defineOps } from './op.ts'
 
-const Name = Type.String({ minLength: 1, maxLength: 256 })
 const Facts = { additionalProperties: false } as const
 const Count = Nullable(Type.Integer({ minimum: 0 }))
 const Flag = Nullable(Type.Boolean())
@@ -25,8 +24,10 @@ export const ModelsQuery = Type.Object(
       Type.String({ maxLength: 4096, description: 'cache-policy selector; "" (default) matches any' }),
     ),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'One model id' })),
-    provider_profile: Type.Optional(Name),
-    provider: Type.Optional(Type.String({ ...Name, description: 'An extension or a catalogue provider id' })),
+    provider_profile: Type.Optional(ProfileName),
+    provider: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, description: 'An extension or a catalogue provider id' }),
+    ),
     endpoint: Type.Optional(Type.String({ format: 'uri', maxLength: 4096 })),
     limit: Type.Optional(Limit(200, 100)),
     next: Type.Optional(Continuation),

@@ -4,7 +4,7 @@
 // enabled.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, Timestamp, UuidV7Of } from './common.ts'
+import { Continuation, Limit, Nullable, Timestamp, UuidV7Of, WorkspacePathOf } from './common.ts'
 import { defineOps } from './op.ts'
 
 /** Clips kept in all; the oldest must be deleted before more are added. */
@@ -28,9 +28,7 @@ export const PaperclipCreate = Type.Object(
   {
     text: Type.String({ minLength: 1, maxLength: PAPERCLIP_TEXT_MAX }),
     label: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 256 }))),
-    workspace: Type.Optional(
-      Nullable(Type.String({ minLength: 1, maxLength: 4096, description: 'An absolute path' })),
-    ),
+    workspace: Type.Optional(Nullable(WorkspacePathOf('An absolute path'))),
     session_id: Type.Optional(Nullable(UuidV7Of('An existing session'))),
   },
   { additionalProperties: false },

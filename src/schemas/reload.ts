@@ -4,9 +4,8 @@
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
 import { Nullable } from './common.ts'
-import { defineOps } from './op.ts'
 import { Problem } from './problems.ts'
-import { InstructionSource, Quarantined, SessionParams } from './sessions.ts'
+import { InstructionSource, Quarantined } from './session-read.ts'
 
 export const ReloadTarget = Type.Enum(['composition', 'models'])
 
@@ -58,18 +57,3 @@ export const ReloadResult = Type.Object(
   { additionalProperties: false, $id: 'ReloadResult' },
 )
 export type ReloadResult = Static<typeof ReloadResult>
-
-export const reloadOps = defineOps({
-  'sessions.reload': {
-    method: 'POST',
-    path: '/sessions/{session_id}/reload',
-    summary: 'Reload the composition or the model catalogue of an idle session',
-    description:
-      'Targets `composition` (the MCP servers from settings now, quarantined ones started again, and the instructions read again; the session then shows needs_reload false), `models` (the model catalogue the pickers read is downloaded again from settings models.catalogue_url) or both. Each target has its own outcome: a confirmed success is kept when the other fails. Nothing is replayed. A busy session is 409 session_busy.',
-    tags: ['sessions'],
-    params: SessionParams,
-    body: ReloadRequest,
-    responses: { 200: { description: 'The outcome of each target', schema: ReloadResult } },
-    problems: ['session_not_found', 'session_deleted', 'session_busy'],
-  },
-})

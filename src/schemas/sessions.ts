@@ -1,563 +1,27 @@
-// Group `sessions`: the session tree, its configuration, visits, deletion and streams.
+// Group `sessions`: every operation whose id starts with `sessions.`, on the session tree
+// and on one session (reads, configuration, deletion, visits, interrupt, context, catalog,
+// reload, kernel upgrade). A session's own shapes are in session-read.ts and
+// session-configuration.ts; those of its context, catalog, reload and kernel in theirs.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, Timestamp, UuidV7 } from './common.ts'
+import { Catalog, CatalogQuery } from './catalog.ts'
+import { Continuation, EmptyRequest, Limit, Nullable, SessionParams, Timestamp, UuidV7 } from './common.ts'
+import { CompactionRequest, CompactionResult, ContextQuery, ContextRead } from './context.ts'
+import { CollectionSSE, SessionSSE } from './events.ts'
+import { ActiveOutputParams, ActiveOutputQuery, EntryContentPage } from './history.ts'
+import { Interruption, InterruptRequest } from './inputs.ts'
+import { KernelUpgradeResult } from './kernel.ts'
+import { defineOps } from './op.ts'
+import { ReloadRequest, ReloadResult } from './reload.ts'
+import {
+  ConfigurationResource,
+  SessionChange,
+  SessionChangeRequest,
+  SessionCreationRequest,
+} from './session-configuration.ts'
+import { SessionRead, SessionSummary } from './session-read.ts'
 
 const Str = (max = 4096) => Type.String({ maxLength: max })
-
-export const Cursor = Type.Object(
-  {
-    generation: Type.Integer({
-      minimum: 1,
-      description: 'Log generation; a new one starts when the log is rewritten',
-    }),
-    sequence: Type.Integer({ minimum: 0, description: 'Last event sequence number in that generation' }),
-  },
-  { additionalProperties: false },
-)
-
-/** An MCP server of a session, as its kernel loaded it. */
-export const McpAvailability = Type.Object(
-  {
-    kind: Type.Literal('mcp'),
-    name: Type.String({ description: 'The server, as named in settings group mcp' }),
-    transport: Type.Enum(['stdio', 'http']),
-    state: Type.Enum(['starting', 'ready', 'failed', 'exited']),
-    reason: Nullable(Type.String({ description: 'Why it failed or exited; never one of its secrets' })),
-    since: Timestamp,
-    tools: Type.Array(Type.String(), { description: 'The names its tools are offered to the model under' }),
-  },
-  { additionalProperties: false, $id: 'McpAvailability' },
-)
-
-/** Something the session's composition depends on (docs/catalog.md, "Dependencies"). */
-export const Dependency = Type.Object(
-  {
-    kind: Type.Enum(['extension', 'mcp']),
-    name: Type.String(),
-    reason: Type.String({ description: 'Why the session depends on it' }),
-    state: Type.Enum(['ok', 'off', 'disabled', 'unknown'], {
-      description:
-        '`ok`: usable; `off`: the session’s selection turns it off (its turns are refused); `disabled`: settings turn it off; `unknown`: no such extension, or an MCP entry with neither command nor url',
-    }),
-  },
-  { additionalProperties: false },
-)
-
-/** A server left out of the session (it failed to start or exited); the session goes on without it. */
-export const Quarantined = Type.Object(
-  {
-    kind: Type.Literal('mcp'),
-    name: Type.String(),
-    state: Type.Enum(['failed', 'exited']),
-    reason: Type.String(),
-    since: Timestamp,
-  },
-  { additionalProperties: false, $id: 'Quarantined' },
-)
-
-export const BlockingReason = Type.Object(
-  {
-    kind: Type.Literal('approval'),
-    request_id: Type.String({ description: 'Answer it with an input of kind approval naming this id' }),
-    tool: Type.String(),
-    summary: Type.String({
-      description: 'One line: what the call would do (`write src/a.ts`, `shell: npm test`)',
-    }),
-    effect: Type.Enum(['read', 'write', 'exec']),
-  },
-  { additionalProperties: false, $id: 'BlockingReason' },
-)
-
-export const Status = Type.Object(
-  {
-    phase: Type.Enum(['idle', 'queued', 'running', 'blocked', 'interrupting', 'deleting'], {
-      description: '`blocked`: the run waits for what blocking_reason names (an approval)',
-    }),
-    run_id: Nullable(Type.String()),
-    interrupt_requested: Type.Boolean(),
-    blocking_reason: Nullable(BlockingReason),
-  },
-  { additionalProperties: false },
-)
-
-export const Preferences = Type.Object(
-  {
-    pinned: Type.Boolean(),
-    pin_order: Nullable(Type.Integer()),
-    archived: Type.Boolean(),
-    opens: Type.Integer({ minimum: 0, description: 'Distinct visits (PUT visits); reads never count' }),
-  },
-  { additionalProperties: false },
-)
-
-const SelectionMap = Type.Record(Type.String({ maxLength: 256 }), Type.Boolean())
-export const Selection = Type.Object(
-  { extensions: SelectionMap, skills: SelectionMap, instructions: SelectionMap, mcp: SelectionMap },
-  { additionalProperties: false },
-)
-
-export const Location = Type.Object(
-  {
-    host: Nullable(Type.String()),
-    user: Nullable(Type.String()),
-    path: Type.String(),
-    label: Nullable(Type.String()),
-  },
-  { additionalProperties: false },
-)
-
-export const WorkspaceChange = Type.Object(
-  {
-    workspace: Type.String(),
-    requested_at: Timestamp,
-    state: Type.Enum(['waiting_for_idle']),
-  },
-  { additionalProperties: false, description: 'A committed family move this busy session follows once idle' },
-)
-
-const AllowGitWrites = Type.Boolean({
-  description:
-    "Whether tools and commands may write the repositories' .git (hooks, config); false keeps it read-only (docs/tools.md)",
-})
-
-export const ConfigurationValue = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    workspace: Type.String(),
-    provider_profile: Type.String(),
-    model: Type.String(),
-    effort: Nullable(Type.String()),
-    preferences: Preferences,
-    selection: Selection,
-    catalog_revision: Nullable(Type.String()),
-    approval_policy: Nullable(
-      Type.Enum(['read-only', 'ask', 'auto'], {
-        description:
-          "Which tool calls run without asking (docs/tools.md); null follows the settings' tools.approval_policy",
-      }),
-    ),
-    allow_git_writes: AllowGitWrites,
-    revision: Type.Integer({ minimum: 1 }),
-    family_revision: Type.Integer({ minimum: 1 }),
-    workspace_change: Nullable(WorkspaceChange),
-  },
-  { additionalProperties: false },
-)
-
-export const ConfigurationResource = Type.Object(
-  { url: Type.String(), etag: Type.String(), value: ConfigurationValue },
-  { additionalProperties: false, $id: 'SessionConfiguration' },
-)
-export type ConfigurationResource = Static<typeof ConfigurationResource>
-
-/** A tool call that runs now, with the end of its output so far (tool.progress has all). */
-export const RunningToolCall = Type.Object(
-  {
-    run_id: Type.String(),
-    call_id: Type.String(),
-    name: Type.String(),
-    summary: Type.String(),
-    effect: Type.Enum(['read', 'write', 'exec']),
-    started_at: Timestamp,
-    lines: Type.Array(Type.String(), {
-      maxItems: 3,
-      description: 'The last lines of its output so far, the last 1,024 characters of each',
-    }),
-    output_utf8_bytes: Type.Integer({ minimum: 0, description: 'UTF-8 bytes of its output streamed so far' }),
-  },
-  { additionalProperties: false, $id: 'RunningToolCall' },
-)
-
-/** The input accepted last: its start, for lists that show what was asked. */
-export const LatestInput = Type.Object(
-  {
-    id: Type.String(),
-    acceptance_order: Type.Integer({ minimum: 1 }),
-    client_id: Type.String(),
-    text: Type.String({ maxLength: 256, description: 'The first 256 characters of its text' }),
-  },
-  { additionalProperties: false, $id: 'LatestInput' },
-)
-
-/** How the last run ended, with the start of its answer. */
-export const LatestAnswer = Type.Object(
-  {
-    run_id: Type.String(),
-    outcome: Type.Enum(['completed', 'interrupted', 'failed']),
-    text: Type.String({
-      maxLength: 256,
-      description: 'The first 256 characters of its answer; empty when it gave none',
-    }),
-    transcript_position: Nullable(
-      Type.Integer({ minimum: 1, description: 'The position of its answer entry; null without an answer' }),
-    ),
-    completed_at: Timestamp,
-  },
-  { additionalProperties: false, $id: 'LatestAnswer' },
-)
-
-export const SessionSummary = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    automatic_name: Type.String(),
-    workspace: Type.String(),
-    location: Location,
-    parent_id: Nullable(Type.String()),
-    root_id: Type.String(),
-    address: Type.Null(),
-    depth: Type.Integer({ minimum: 0 }),
-    closed: Type.Boolean(),
-    created_at: Timestamp,
-    activity_at: Timestamp,
-    provider_profile: Type.String(),
-    model: Type.String(),
-    effort: Nullable(Type.String()),
-    status: Status,
-    preview: Type.Object(
-      { text: Type.String(), transcript_count: Type.Integer({ minimum: 0 }), truncated: Type.Boolean() },
-      { additionalProperties: false },
-    ),
-    preferences: Preferences,
-    current_progress: Type.Array(RunningToolCall, {
-      description: 'The tool calls running now, in the order they started; empty when none runs',
-    }),
-    active_output: Type.Array(Type.Unknown()),
-    activity: Type.Object(
-      {
-        lines: Type.Array(Type.String()),
-        output_scalars: Type.Integer({ minimum: 0 }),
-        output_utf8_bytes: Type.Integer({ minimum: 0 }),
-        observed_at: Timestamp,
-      },
-      { additionalProperties: false },
-    ),
-    latest_input: Nullable(LatestInput),
-    latest_answer: Nullable(LatestAnswer),
-    cursor: Cursor,
-  },
-  { additionalProperties: false, $id: 'SessionSummary' },
-)
-export type SessionSummary = Static<typeof SessionSummary>
-
-const NullableNumber = Nullable(Type.Number())
-export const Usage = Type.Object(
-  {
-    model: Nullable(Type.String()),
-    observed_at: Nullable(Timestamp),
-    prompt_tokens: NullableNumber,
-    cached_prompt_tokens: NullableNumber,
-    cache_write_tokens: NullableNumber,
-    completion_tokens: NullableNumber,
-    total_tokens: NullableNumber,
-    elapsed_ms: NullableNumber,
-    tokens_per_second: NullableNumber,
-    context_window_tokens: NullableNumber,
-    cache_ttl_seconds: Nullable(
-      Type.Number({
-        description:
-          "Lifetime of the prompt cache the last turn read or wrote, from its extension's cache policy (explicit policies only; null: unknown or none)",
-      }),
-    ),
-    cache_fade: Type.Array(
-      Type.Object(
-        {
-          tokens: Type.Integer({ minimum: 1, description: 'Prompt tokens the last turn left cached' }),
-          expires_at: { ...Timestamp, description: 'When they go cold unless a turn reads them first' },
-        },
-        { additionalProperties: false },
-      ),
-      { description: 'When the cached prompt of the last turn expires (empty: no lifetime is known)' },
-    ),
-  },
-  { additionalProperties: false },
-)
-
-export const SubmittedCreation = Type.Object(
-  {
-    kind: Type.Enum(['new', 'forked', 'child']),
-    workspace: Nullable(Type.String()),
-    name: Nullable(Type.String()),
-    provider_profile: Nullable(Type.String()),
-    model: Nullable(Type.String()),
-    effort: Nullable(Type.String()),
-    source_id: Nullable(Type.String()),
-    through_entry: Nullable(Type.Integer()),
-    parent_id: Nullable(Type.String()),
-  },
-  { additionalProperties: false },
-)
-
-export const InstructionSource = Type.Object(
-  {
-    path: Type.String({
-      description: 'Absolute path of the file (the key that turns it off in selection.instructions)',
-    }),
-    scope: Type.Enum(['global', 'workspace'], {
-      description:
-        "`global`: AGENTS.md in hearth's home; `workspace`: a directory from the root down to the workspace",
-    }),
-    state: Type.Enum(['loaded', 'off', 'skipped'], {
-      description:
-        '`loaded`: sent with each turn; `off`: turned off in selection.instructions; `skipped`: see reason',
-    }),
-    reason: Nullable(
-      Type.Enum([
-        'not_a_file',
-        'unreadable',
-        'not_text',
-        'empty',
-        'untrusted_owner',
-        'writable_by_others',
-        'duplicate',
-        'over_total_budget',
-      ]),
-    ),
-    bytes: Type.Integer({ minimum: 0, description: 'Size of the file on disk' }),
-    sent_bytes: Type.Integer({ minimum: 0, description: "Bytes of the file's text a turn sends" }),
-    truncated: Type.Boolean({
-      description: "Only the file's beginning is sent (32 KiB per file, 64 KiB in all)",
-    }),
-  },
-  { additionalProperties: false, $id: 'InstructionSource' },
-)
-
-export const SessionRead = Type.Object(
-  {
-    ...SessionSummary.properties,
-    creation: Type.Object(
-      {
-        submitted: SubmittedCreation,
-        resolved: Type.Object(
-          {
-            workspace: Type.String(),
-            provider_profile: Type.String(),
-            model: Type.String(),
-            effort: Nullable(Type.String()),
-            revision: Type.Integer(),
-            family_revision: Type.Integer(),
-          },
-          { additionalProperties: false },
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    configuration_resource: ConfigurationResource,
-    selection: Type.Object({ overrides: Selection, effective: Selection }, { additionalProperties: false }),
-    composition: Type.Object(
-      {
-        desired_revision: Type.Integer({ minimum: 1 }),
-        loaded_revision: Nullable(Type.Integer()),
-        needs_reload: Type.Boolean(),
-        dependencies: Type.Record(Type.String(), Dependency, {
-          description:
-            'By `extension:<name>` and `mcp:<name>`: the extensions the session’s profile needs (transitively) and the MCP servers it loads',
-        }),
-        quarantine: Type.Array(Quarantined, {
-          description:
-            'What the session runs without, and why (an MCP server that failed to start or exited)',
-        }),
-        availability: Type.Record(Type.String(), McpAvailability, {
-          description: "What the session's kernel loaded, by `mcp:<server>`; empty while it has no kernel",
-        }),
-      },
-      { additionalProperties: false },
-    ),
-    kernel: Type.Object(
-      {
-        instance_id: Nullable(Type.String()),
-        state: Type.String({ description: '`none` until the first input starts a kernel' }),
-        stage: Nullable(Type.String()),
-        build: Nullable(Type.String()),
-        stale: Type.Boolean(),
-        staleness_reasons: Type.Array(Type.String()),
-        live_job_count: Type.Integer({ minimum: 0 }),
-        running_jobs: Type.Array(
-          Type.Object(
-            {
-              id: Type.String(),
-              command: Type.String(),
-              started_at: Timestamp,
-              output_bytes: Type.Integer({ minimum: 0 }),
-              run_id: Type.String({ description: 'The run that started it' }),
-            },
-            { additionalProperties: false },
-          ),
-          { description: 'Background jobs that still run (started by the job_start tool)' },
-        ),
-        sandbox: Type.Object(
-          {
-            isolated: Type.Boolean({ description: 'Whether its commands run inside the sandbox' }),
-            kind: Nullable(Type.Enum(['bubblewrap'])),
-            network: Type.Boolean({ description: 'Whether its commands may use the network' }),
-            reason: Nullable(Type.String({ description: 'Why commands are not isolated' })),
-            hidden_paths: Type.Array(Type.String(), {
-              description:
-                "The user's credentials hidden from commands and file tools (docs/tools.md, hidden paths)",
-            }),
-            git_writable: Type.Boolean({
-              description: "Whether tools and commands may write the repositories' .git (allow_git_writes)",
-            }),
-          },
-          { additionalProperties: false },
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    pending_inputs: Type.Array(Type.Unknown()),
-    input_order: Type.Integer({ minimum: 0 }),
-    usage: Usage,
-    history: Type.Object(
-      {
-        items: Type.Array(Type.Unknown()),
-        older: Nullable(Continuation),
-        newer: Nullable(Continuation),
-        high_water: Type.Integer({ minimum: 0 }),
-      },
-      { additionalProperties: false },
-    ),
-    glances: Type.Array(Type.Unknown()),
-    instructions: Type.Array(InstructionSource, {
-      description:
-        'The instruction files (AGENTS.md) a turn of the session sends, as they are at this read, in send order: docs/instructions.md',
-    }),
-  },
-  { additionalProperties: false, $id: 'SessionRead' },
-)
-export type SessionRead = Static<typeof SessionRead>
-
-// ---- Creation -------------------------------------------------------------------------
-
-const Workspace = Type.String({
-  minLength: 1,
-  maxLength: 4096,
-  description: 'Absolute directory path on the daemon host',
-})
-const Name = Type.String({ minLength: 1, maxLength: 256 })
-const ProfileName = Type.String({ minLength: 1, maxLength: 256 })
-const ModelId = Type.String({ minLength: 1, maxLength: 512 })
-const Effort = Nullable(Type.String({ minLength: 1, maxLength: 64 }))
-
-const CommonCreate = {
-  name: Type.Optional(Name),
-  provider_profile: Type.Optional(ProfileName),
-  model: Type.Optional(ModelId),
-  effort: Type.Optional(Effort),
-}
-
-export const CreateNew = Type.Object(
-  { kind: Type.Literal('new'), workspace: Workspace, ...CommonCreate },
-  { additionalProperties: false, $id: 'SessionCreateNew' },
-)
-const ForkFields = {
-  source_id: UuidV7,
-  through_entry: Type.Optional(
-    Nullable(
-      Type.Integer({ minimum: 0, description: 'Last history position copied; null or absent copies all' }),
-    ),
-  ),
-  workspace: Type.Optional(Workspace),
-  ...CommonCreate,
-}
-export const CreateForked = Type.Object(
-  { kind: Type.Literal('forked'), ...ForkFields },
-  { additionalProperties: false, $id: 'SessionCreateForked' },
-)
-export const CreateChild = Type.Object(
-  { kind: Type.Literal('child'), parent_id: UuidV7, workspace: Type.Optional(Workspace), ...CommonCreate },
-  { additionalProperties: false, $id: 'SessionCreateChild' },
-)
-export const SessionCreationRequest = Type.Union([CreateNew, CreateForked, CreateChild], {
-  $id: 'SessionCreationRequest',
-  discriminator: { propertyName: 'kind' },
-})
-export type SessionCreationRequest = Static<typeof SessionCreationRequest>
-
-// ---- Configuration change --------------------------------------------------------------
-
-/** Entries a selection map may hold, so a configuration stays far below the 1 MiB frame limit. */
-export const MAX_SELECTION_ENTRIES = 4096
-/** Bytes of JSON the four maps may take together: a read shows them three times. */
-export const MAX_SELECTION_BYTES = 64 * 1024
-const PatchMap = Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Nullable(Type.Boolean()), {
-  maxProperties: MAX_SELECTION_ENTRIES,
-})
-export const SessionChangeRequest = Type.Object(
-  {
-    name: Type.Optional(Name),
-    provider_profile: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 256,
-        description:
-          "Another provider profile; without model in the same change the session takes that profile's model",
-      }),
-    ),
-    model: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 512,
-        description: 'The model every turn of the session is sent to',
-      }),
-    ),
-    effort: Type.Optional(Effort),
-    preferences: Type.Optional(
-      Type.Object(
-        {
-          pinned: Type.Optional(Type.Boolean()),
-          pin_order: Type.Optional(Nullable(Type.Integer())),
-          archived: Type.Optional(Type.Boolean()),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    selection: Type.Optional(
-      Type.Object(
-        {
-          extensions: Type.Optional(PatchMap),
-          skills: Type.Optional(PatchMap),
-          instructions: Type.Optional(PatchMap),
-          mcp: Type.Optional(PatchMap),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    catalog_revision: Type.Optional(
-      Nullable(
-        Type.String({
-          maxLength: 256,
-          description:
-            'A catalog page’s catalog_revision: when the sections it names have changed since, the change is 409 catalog_changed and nothing is written',
-        }),
-      ),
-    ),
-    approval_policy: Type.Optional(
-      Nullable(
-        Type.Enum(['read-only', 'ask', 'auto'], {
-          description:
-            'Which tool calls run without asking; null follows the settings (tools.approval_policy)',
-        }),
-      ),
-    ),
-    allow_git_writes: Type.Optional(AllowGitWrites),
-    workspace: Type.Optional(Workspace),
-    family_revision: Type.Optional(Type.Integer({ minimum: 1 })),
-  },
-  { additionalProperties: false, $id: 'SessionChangeRequest' },
-)
-export type SessionChangeRequest = Static<typeof SessionChangeRequest>
-
-export const SessionChange = Type.Object(
-  {
-    resource: ConfigurationResource,
-    followers: Type.Array(Type.String(), {
-      description: 'Busy descendants that will follow a committed workspace move once idle',
-    }),
-  },
-  { additionalProperties: false, $id: 'SessionChange' },
-)
 
 // ---- Deletion --------------------------------------------------------------------------
 
@@ -597,7 +61,6 @@ export const Visit = Type.Object(
 
 // ---- Paths, queries --------------------------------------------------------------------
 
-export const SessionParams = Type.Object({ session_id: UuidV7 }, { additionalProperties: false })
 export const VisitParams = Type.Object(
   { session_id: UuidV7, visit_id: UuidV7 },
   { additionalProperties: false },
@@ -654,3 +117,220 @@ export const DeletionQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const sessionsOps = defineOps({
+  'sessions.list': {
+    method: 'GET',
+    path: '/sessions',
+    summary: 'List sessions, or subscribe to collection invalidations',
+    description:
+      'JSON: a page of summaries (default scope roots, or all when parent_id or family_id is given). With Accept: text/event-stream: a `ready` frame, then invalidation frames for sessions in the same scope; sort, limit and next are refused there; no cursor, no replay.',
+    tags: ['sessions'],
+    query: SessionListQuery,
+    responses: {
+      200: {
+        description: 'A page, or the collection stream',
+        schema: SessionPage,
+        stream: CollectionSSE,
+        headers: ['Vary'],
+      },
+    },
+    problems: ['invalid_scope', 'invalid_continuation', 'session_not_found', 'family_not_found'],
+  },
+  'sessions.get': {
+    method: 'GET',
+    path: '/sessions/{session_id}',
+    summary: 'Read a session, its configuration, or subscribe to its stream',
+    description:
+      'JSON: SessionRead, or with view=configuration the configuration resource {url, etag, value}. With Accept: text/event-stream: the session stream (no view). A fresh subscription gets a snapshot with up to `tail` history entries, then live events; a reconnect sends after_generation and after_seq (or Last-Event-ID `<generation>:<sequence>`) and gets exactly the missed events.',
+    tags: ['sessions'],
+    params: SessionParams,
+    query: SessionReadQuery,
+    responses: {
+      200: {
+        description: 'The session, its configuration, or its stream',
+        schema: SessionRead,
+        alternatives: [ConfigurationResource],
+        stream: SessionSSE,
+        headers: ['ETag', 'Vary'],
+      },
+    },
+    problems: ['session_not_found', 'session_deleted', 'invalid_stream_position'],
+  },
+  'sessions.create': {
+    method: 'PUT',
+    path: '/sessions/{session_id}',
+    summary: 'Create a session (new, forked or child)',
+    description:
+      'Create-only: If-None-Match: * is required; an existing id is 412 and GET shows creation.submitted. The session, its family membership and its first event commit together. Kind `forked` copies a source history into a new family (`fork` is accepted as its former name and recorded as `forked`). A family holds at most 1024 sessions: a child beyond that is 429 family_full.',
+    tags: ['sessions'],
+    params: SessionParams,
+    ifNoneMatch: 'required',
+    body: SessionCreationRequest,
+    responses: { 201: { description: 'Created', schema: SessionRead, headers: ['Location', 'ETag'] } },
+    problems: [
+      'session_deleted',
+      'workspace_not_absolute',
+      'workspace_not_found',
+      'workspace_not_directory',
+      'source_unavailable',
+      'entry_out_of_range',
+      'parent_unavailable',
+      'family_deleting',
+      'family_full',
+    ],
+  },
+  'sessions.configure': {
+    method: 'PATCH',
+    path: '/sessions/{session_id}',
+    summary: 'Change a session configuration (merge patch)',
+    description:
+      'Send view=configuration and If-Match with the configuration ETag. Ordinary fields commit together. A workspace move is a standalone change carrying family_revision; it moves the whole subtree, and busy members follow once idle.',
+    tags: ['sessions'],
+    params: SessionParams,
+    query: ConfigurationQuery,
+    ifMatch: 'required',
+    body: SessionChangeRequest,
+    bodyMediaType: 'application/merge-patch+json',
+    readOnly: ['/id', '/revision', '/workspace_change', '/preferences/opens'],
+    responses: { 200: { description: 'The committed change', schema: SessionChange } },
+    problems: [
+      'session_not_found',
+      'session_deleted',
+      'read_only_field',
+      'workspace_change_not_standalone',
+      'family_revision_required',
+      'workspace_not_absolute',
+      'workspace_not_found',
+      'workspace_not_directory',
+      'session_busy',
+      'family_deleting',
+      'selection_too_large',
+      'catalog_changed',
+    ],
+  },
+  'sessions.delete': {
+    method: 'DELETE',
+    path: '/sessions/{session_id}',
+    summary: 'Delete a session (leaf) or its subtree',
+    description:
+      'Send view=configuration and If-Match. A leaf must be idle with no children. A subtree deletion needs family_revision, gates new members, interrupts busy members and deletes deepest first, reporting each member. Afterwards the id reads 410 session_deleted.',
+    tags: ['sessions'],
+    params: SessionParams,
+    query: DeletionQuery,
+    ifMatch: 'required',
+    responses: { 200: { description: 'What was deleted', schema: SessionDeletion } },
+    problems: [
+      'session_not_found',
+      'session_deleted',
+      'session_busy',
+      'session_has_children',
+      'family_deleting',
+    ],
+  },
+  'sessions.visit': {
+    method: 'PUT',
+    path: '/sessions/{session_id}/visits/{visit_id}',
+    summary: 'Record a visit (counts one open per visit id)',
+    description:
+      "The first PUT of a visit id raises the session's preferences.opens by one; a repeat returns the same visit and counts nothing. Reads never count. opens is part of the configuration, so a visit changes its ETag.",
+    tags: ['sessions'],
+    params: VisitParams,
+    body: EmptyRequest,
+    responses: { 200: { description: 'The visit', schema: Visit } },
+    problems: ['session_not_found', 'session_deleted'],
+  },
+  'sessions.interrupt': {
+    method: 'POST',
+    path: '/sessions/{session_id}/interrupt',
+    summary: 'Interrupt the run the client saw and cancel the inputs it saw',
+    description:
+      'Send the run_id and input_order read from the session. Only that run is stopped (its partial output is kept, marked interrupted) and only waiting inputs up to through_input_order are cancelled, so a retry can never reach a later run or newer inputs.',
+    tags: ['inputs'],
+    params: SessionParams,
+    body: InterruptRequest,
+    responses: { 200: { description: 'What the interrupt did', schema: Interruption } },
+    problems: ['session_not_found', 'session_deleted'],
+  },
+  'sessions.active_output': {
+    method: 'GET',
+    path: '/sessions/{session_id}/active-output/{content_id}',
+    summary: 'Read the output of a running turn up to a snapshot',
+    description:
+      'snapshot comes from the session’s active_output item and fixes the byte cutoff. Pages hold at most 262,144 UTF-8 bytes; keep the snapshot when following next. Once the run ends the snapshot is 410 snapshot_stale: read the entry from the history.',
+    tags: ['history'],
+    params: ActiveOutputParams,
+    query: ActiveOutputQuery,
+    responses: { 200: { description: 'A piece', schema: EntryContentPage } },
+    problems: ['session_not_found', 'session_deleted', 'snapshot_stale', 'invalid_continuation'],
+  },
+  'sessions.context': {
+    method: 'GET',
+    path: '/sessions/{session_id}/context',
+    summary: 'Read what the next request would hold, a section of it, or the requests sent',
+    description:
+      'view=summary (default): the sections of the next request (instructions, tools, the compaction summary, the turns sent verbatim) with token estimates that add up to estimated_tokens, the model window and the compaction settings; it never prepares a request. view=section: snapshot_id, section_id and page (from 0) are required, the text of that section in pages of 65,536 characters; a snapshot the context has moved past is 410 context_changed. view=requests: the model requests this session sent (the last 1,000), ascending, paged with after, limit and next.',
+    tags: ['context'],
+    capability: 'context',
+    params: SessionParams,
+    query: ContextQuery,
+    responses: { 200: { description: 'The context view', schema: ContextRead } },
+    problems: [
+      'session_not_found',
+      'session_deleted',
+      'invalid_context_query',
+      'context_changed',
+      'section_not_found',
+      'invalid_continuation',
+    ],
+  },
+  'sessions.compaction': {
+    method: 'POST',
+    path: '/sessions/{session_id}/compaction',
+    summary: 'Compact the model context of an idle session',
+    description:
+      'Chooses a strategy (kept by the session for later compactions, automatic ones included) and compacts: the older turns are summarized by the session’s model (or left out, strategy truncate) and the last keep_turns turns stay verbatim. The history stays whole; a compaction entry records the summary, and later requests send it in place of the turns it covers. The selection and the compaction are reported apart: a chosen strategy is kept although the compaction fails. A busy session is 409 session_busy.',
+    tags: ['context'],
+    params: SessionParams,
+    body: CompactionRequest,
+    responses: { 200: { description: 'The selection and the compaction', schema: CompactionResult } },
+    problems: ['session_not_found', 'session_deleted', 'session_busy'],
+  },
+  'sessions.catalog': {
+    method: 'GET',
+    path: '/sessions/{session_id}/catalog',
+    summary: 'List the candidates of a session’s composition and its command templates',
+    description:
+      'Sections extensions, skills, instructions, mcp and commands, in that order (or only `kind`), paged with limit and next; a continuation names the section it resumes in (next_kind). Each candidate carries its revision and its selection state; the page carries catalog_revision. Reading never reloads and never starts a kernel; no secret is shown.',
+    tags: ['catalog'],
+    capability: 'catalog',
+    params: SessionParams,
+    query: CatalogQuery,
+    responses: { 200: { description: 'A page of the catalog', schema: Catalog } },
+    problems: ['session_not_found', 'session_deleted', 'invalid_continuation'],
+  },
+  'sessions.reload': {
+    method: 'POST',
+    path: '/sessions/{session_id}/reload',
+    summary: 'Reload the composition or the model catalogue of an idle session',
+    description:
+      'Targets `composition` (the MCP servers from settings now, quarantined ones started again, and the instructions read again; the session then shows needs_reload false), `models` (the model catalogue the pickers read is downloaded again from settings models.catalogue_url) or both. Each target has its own outcome: a confirmed success is kept when the other fails. Nothing is replayed. A busy session is 409 session_busy.',
+    tags: ['sessions'],
+    params: SessionParams,
+    body: ReloadRequest,
+    responses: { 200: { description: 'The outcome of each target', schema: ReloadResult } },
+    problems: ['session_not_found', 'session_deleted', 'session_busy'],
+  },
+  'sessions.kernel_upgrade': {
+    method: 'POST',
+    path: '/sessions/{session_id}/kernel/upgrade',
+    summary: 'Move an idle session onto a kernel of the bundle on disk',
+    description:
+      "Stages a kernel process of the kernel bundle on disk (after an update), validates it (its start-up handshake, its protocol version, a ping), then swaps the session onto it and gives the old one up. A failed stage or validation leaves the session on its old kernel, jobs untouched (outcome `failed`). The swap stops the session's background jobs (children of the old kernel): they are listed in `stopped_jobs`, never restarted. `kernel.stale` of a session read says when an upgrade would help. A busy session is 409 session_busy.",
+    tags: ['sessions'],
+    params: SessionParams,
+    body: EmptyRequest,
+    responses: { 200: { description: 'What the upgrade did', schema: KernelUpgradeResult } },
+    problems: ['session_not_found', 'session_deleted', 'session_busy'],
+  },
+})

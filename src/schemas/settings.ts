@@ -5,7 +5,7 @@
 import type { Static, TSchema } from 'typebox'
 import * as Type from 'typebox'
 import { providerIds } from '../providers/ids.ts'
-import { Nullable } from './common.ts'
+import { ApprovalPolicyOf, Effort, NAME_PATTERN, Nullable, ProfileName } from './common.ts'
 import { CachePolicy } from './models.ts'
 import { defineOps } from './op.ts'
 
@@ -42,14 +42,6 @@ export const PROVIDER_EXTENSIONS = [
   'bedrock',
   'vertex',
 ] as const
-export const EFFORTS = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const
-
-const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
-const Name = Type.String({
-  pattern: NAME_PATTERN,
-  description: '1–64 of A-Z a-z 0-9 . _ -',
-  examples: ['work'],
-})
 /** A map keyed by names matching `pattern` (JSON Schema propertyNames). */
 const MapOf = <V extends TSchema>(pattern: string, value: V, options: Record<string, unknown> = {}) =>
   Type.Record(Type.String(), value, { propertyNames: { pattern }, ...options })
@@ -81,7 +73,7 @@ const profileFields = {
   endpoint: Nullable(Url),
   protocol: Nullable(Type.Enum(['responses', 'chat_completions'])),
   model: Nullable(Text(256, 'Model id sent to the provider')),
-  effort: Nullable(Type.Enum([...EFFORTS], { description: 'Reasoning effort' })),
+  effort: Nullable(Effort),
   image_edge: Nullable(
     Type.Integer({
       minimum: 64,
@@ -148,7 +140,7 @@ const SignInPatch = Type.Object(
 
 const ProvidersRead = Type.Object(
   {
-    default_profile: Nullable(Name),
+    default_profile: Nullable(ProfileName),
     profiles: Type.Record(Type.String(), ProfileRead),
     sign_in: SignInRead,
   },
@@ -156,7 +148,7 @@ const ProvidersRead = Type.Object(
 )
 const ProvidersPatch = Type.Object(
   {
-    default_profile: Type.Optional(Nullable(Name)),
+    default_profile: Type.Optional(Nullable(ProfileName)),
     profiles: Type.Optional(
       MapOf(NAME_PATTERN, Nullable(ProfilePatch), {
         maxProperties: 256,
@@ -339,12 +331,10 @@ const UiPatch = Type.Object(
 
 // ---- tools ----------------------------------------------------------------------------
 
-export const APPROVAL_POLICIES = ['read-only', 'ask', 'auto'] as const
-export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number]
-export const ApprovalPolicySchema = Type.Enum([...APPROVAL_POLICIES], {
-  description:
-    '`read-only`: only read tools are offered; `ask`: reads run, writes and commands wait for an approval; `auto`: every call runs (commands inside the sandbox)',
-})
+export { APPROVAL_POLICIES, type ApprovalPolicy } from './common.ts'
+export const ApprovalPolicySchema = ApprovalPolicyOf(
+  '`read-only`: only read tools are offered; `ask`: reads run, writes and commands wait for an approval; `auto`: every call runs (commands inside the sandbox)',
+)
 const HiddenPath = Type.String({
   minLength: 1,
   maxLength: 4096,

@@ -4,7 +4,7 @@
 // another workspace is not found. The routes exist while the extension is enabled.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, Timestamp, UuidV7Of } from './common.ts'
+import { Continuation, Limit, Nullable, Timestamp, UuidV7Of, WorkspacePath } from './common.ts'
 import { defineOps } from './op.ts'
 
 export const WORK_STATUSES = ['open', 'in_progress', 'done', 'cancelled'] as const
@@ -103,20 +103,14 @@ export const WorkPatch = Type.Object(
   { additionalProperties: false, description: 'A merge patch: absent keeps, null clears' },
 )
 
-const Workspace = Type.String({
-  minLength: 1,
-  maxLength: 4096,
-  description: 'Absolute directory path on the daemon host',
-})
-
 export const WorkListQuery = Type.Object(
-  { workspace: Workspace, limit: Type.Optional(Limit(200, 100)), next: Type.Optional(Continuation) },
+  { workspace: WorkspacePath, limit: Type.Optional(Limit(200, 100)), next: Type.Optional(Continuation) },
   { additionalProperties: false },
 )
-export const WorkQuery = Type.Object({ workspace: Workspace }, { additionalProperties: false })
+export const WorkQuery = Type.Object({ workspace: WorkspacePath }, { additionalProperties: false })
 export const WorkDeleteQuery = Type.Object(
   {
-    workspace: Workspace,
+    workspace: WorkspacePath,
     notify_session_id: Type.Optional(UuidV7Of('A session to leave a note for, read at its next turn')),
   },
   { additionalProperties: false },

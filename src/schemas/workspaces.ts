@@ -4,7 +4,7 @@
 // repository branch, README, AGENTS.md). Paths are the daemon host's; nothing remote.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
-import { Continuation, Limit, Nullable, Timestamp } from './common.ts'
+import { Continuation, Limit, Nullable, Timestamp, WorkspacePathOf } from './common.ts'
 import { defineOps } from './op.ts'
 
 /** Entries of one directory read at most; a larger one is listed in part (`truncated`). */
@@ -15,11 +15,7 @@ export const README_PREVIEW_CHARS = 4096
 export const WorkspacesQuery = Type.Object(
   {
     location: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 4096,
-        description: 'An absolute directory on the daemon host; without it, the recent workspaces',
-      }),
+      WorkspacePathOf('An absolute directory on the daemon host; without it, the recent workspaces'),
     ),
     include: Type.Optional(Type.Enum(['preview'], { description: 'preview: needs location' })),
     limit: Type.Optional(Limit(500, 100)),

@@ -3,7 +3,11 @@
 // target's whole subtree (busy members follow once idle).
 
 import { HearthError } from '../schemas/problems.ts'
-import { MAX_SELECTION_BYTES, MAX_SELECTION_ENTRIES, type SessionChangeRequest } from '../schemas/sessions.ts'
+import {
+  MAX_SELECTION_BYTES,
+  MAX_SELECTION_ENTRIES,
+  type SessionChangeRequest,
+} from '../schemas/session-configuration.ts'
 import { requireIfMatch } from '../util/preconditions.ts'
 import type { SessionsCore, Tx } from './core.ts'
 import { indexSession } from './search.ts'

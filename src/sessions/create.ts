@@ -2,7 +2,7 @@
 // children (a member of the parent's family, one level deeper). The session, its family
 // membership and its first log event commit in one transaction.
 import { HearthError } from '../schemas/problems.ts'
-import type { SessionCreationRequest } from '../schemas/sessions.ts'
+import type { SessionCreationRequest } from '../schemas/session-configuration.ts'
 import type { SessionsCore, Tx } from './core.ts'
 import { indexSession } from './search.ts'
 import { EMPTY_SELECTION, type SessionRow } from './types.ts'

@@ -1,6 +1,6 @@
 // The sessions domain as one object the API layer holds.
 import { isAbsolute, resolve } from 'node:path'
-import type { SessionChangeRequest, SessionCreationRequest } from '../schemas/sessions.ts'
+import type { SessionChangeRequest, SessionCreationRequest } from '../schemas/session-configuration.ts'
 import type { Db } from '../store/db.ts'
 import { CollectionStream } from './collection-stream.ts'
 import { changeSession } from './configure.ts'

@@ -1,7 +1,8 @@
 // Rows → wire representations. Fields whose features arrive later are present with their
 // empty values, never missing.
 import type { InstructionSource } from '../instructions/index.ts'
-import type { ConfigurationResource, SessionRead, SessionSummary } from '../schemas/sessions.ts'
+import type { ConfigurationResource } from '../schemas/session-configuration.ts'
+import type { SessionRead, SessionSummary } from '../schemas/session-read.ts'
 import type { LiveRun, LiveRuns } from './live.ts'
 import type { SelectionMaps, SessionRow } from './types.ts'
 

@@ -8,7 +8,8 @@
 
 import type { HearthClient } from '../client/client.ts'
 import type { ModelInfo } from '../schemas/models.ts'
-import type { SessionChangeRequest, SessionRead } from '../schemas/sessions.ts'
+import type { SessionChangeRequest } from '../schemas/session-configuration.ts'
+import type { SessionRead } from '../schemas/session-read.ts'
 import { ListPicker, type ListPickerOptions, type PickerRow } from './list-picker.ts'
 
 /** The efforts a profile takes (settings' `effort`); "default" sends null. */

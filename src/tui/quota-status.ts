@@ -6,7 +6,7 @@ import type { HearthClient } from '../client/client.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { isStale, latestQuota, readingsOfAccountInUse } from '../client/quota.ts'
 import type { QuotaReading } from '../schemas/server.ts'
-import type { SessionRead } from '../schemas/sessions.ts'
+import type { SessionRead } from '../schemas/session-read.ts'
 
 /** `quota 5h 42%, weekly 60% (stale)`, or undefined without a reading. */
 export function quotaStatusText(readings: QuotaReading[], now = Date.now()): string | undefined {

@@ -4,7 +4,7 @@
 // search matched only the child) stands at the top level. Archived sessions are left out
 // unless asked for.
 
-import type { SessionSummary } from '../schemas/sessions.ts'
+import type { SessionSummary } from '../schemas/session-read.ts'
 
 export interface SessionRow {
   session: SessionSummary

@@ -2,7 +2,7 @@
 // and context use of the open session (from the session read's usage fields), and the quota
 // of the account in use when there is a reading.
 
-import type { SessionRead } from '../schemas/sessions.ts'
+import type { SessionRead } from '../schemas/session-read.ts'
 import { truncateToWidth } from './pi.ts'
 import type { Theme } from './theme.ts'
 

@@ -3,7 +3,7 @@
 // model's line with the catalogue's facts.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { SessionSummary } from '../../src/schemas/sessions.ts'
+import type { SessionSummary } from '../../src/schemas/session-read.ts'
 import { ListPicker, type PickerRow } from '../../src/tui/list-picker.ts'
 import { modelLine } from '../../src/tui/model-picker.ts'
 import { mouseWanted, parseMouse } from '../../src/tui/mouse.ts'
