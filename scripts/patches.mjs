@@ -68,24 +68,34 @@ const SIMPLE_TEXT =
   '/^[\\x20-\\x7e\\xa0-\\xac\\xae-\\u02ff\\u2010-\\u2027\\u2030-\\u205e\\u2190-\\u21ff\\u2500-\\u259f]*$/'
 
 /**
- * pi-tui's utils build a grapheme segmenter (Intl.Segmenter loads ICU's break rules) and the
- * RGI_Emoji regular expression (a property of strings: thousands of sequences) when the module
- * loads: ~15 ms on a quiet machine, ~100 ms under load, all before the client's first frame,
- * which needs neither (the emoji test runs only for code points that may be emoji, and the
- * segmenter only for non-ASCII text). Both are made on first use instead, and text of
- * SIMPLE_TEXT is split into its characters without the segmenter. Only `.segment()` and
- * `.test()` are ever called on them.
+ * pi-tui's utils build two segmenters (Intl.Segmenter loads ICU's break rules: graphemes, and
+ * words for the editor's word moves) and the RGI_Emoji regular expression (a property of
+ * strings: thousands of sequences) when the module loads: ~15 ms on a quiet machine, ~100 ms
+ * under load, all before the client's first frame, which needs none of them (the emoji test
+ * runs only for code points that may be emoji, and the segmenters only for non-ASCII text or
+ * a word move). All three are made on first use instead, and text of SIMPLE_TEXT is split
+ * into graphemes without the segmenter. Only `.segment()` and `.test()` are ever called on
+ * them (pi-tui's modules keep the objects getGraphemeSegmenter and getWordSegmenter return,
+ * and call `.segment()` on them).
  */
 export function lazyPiTuiTables(file, source) {
-  const segmenter = replaceExactly(file, source, {
-    find: 'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });',
-    replace: `let graphemes; const segmenter = { segment: (text) => ${SIMPLE_TEXT}.test(text) ? Array.from(text, (segment, index) => ({ segment, index, input: text })) : (graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text) };`,
-  })
-  return replaceExactly(file, segmenter, {
-    find: 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
-    replace:
-      'let rgiEmoji; const rgiEmojiRegex = { test: (s) => (rgiEmoji ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(s) };',
-  })
+  const edits = [
+    {
+      find: 'const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });',
+      replace: `let graphemes; const graphemeSegmenter = { segment: (text) => ${SIMPLE_TEXT}.test(text) ? Array.from(text, (segment, index) => ({ segment, index, input: text })) : (graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text) };`,
+    },
+    {
+      find: 'const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });',
+      replace:
+        'let words; const wordSegmenter = { segment: (text) => (words ??= new Intl.Segmenter(undefined, { granularity: "word" })).segment(text) };',
+    },
+    {
+      find: 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
+      replace:
+        'let rgiEmoji; const rgiEmojiRegex = { test: (s) => (rgiEmoji ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(s) };',
+    },
+  ]
+  return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
 }
 
 /** Each patch as esbuild sees it: the files it applies to, and the change. */
@@ -97,7 +107,7 @@ export const PATCHES = [
   },
   {
     name: 'lazy-pi-tui-tables',
-    filter: /@mariozechner[\\/]pi-tui[\\/]dist[\\/]utils\.js$/,
+    filter: /@earendil-works[\\/]pi-tui[\\/]dist[\\/]utils\.js$/,
     patch: lazyPiTuiTables,
   },
 ]

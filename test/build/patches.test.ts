@@ -14,7 +14,7 @@ const require = createRequire(join(ROOT, 'package.json'))
 /** The installed file each patch applies to, found as the bundle finds it (from the root). */
 const TARGETS: Record<string, string> = {
   'sqlite-addon-from-package': join(dirname(require.resolve('better-sqlite3')), 'binding.js'),
-  'lazy-pi-tui-tables': join(dirname(require.resolve('@mariozechner/pi-tui')), 'utils.js'),
+  'lazy-pi-tui-tables': join(dirname(require.resolve('@earendil-works/pi-tui')), 'utils.js'),
 }
 
 const patchNamed = (name: string) => {
@@ -44,11 +44,12 @@ describe('build patches of dependency sources', () => {
     assert.equal(patched.split('__dirname').length - 1, 1)
   })
 
-  it('pi-tui: the segmenter and the emoji expression are made on first use', () => {
+  it('pi-tui: the segmenters and the emoji expression are made on first use', () => {
     const file = TARGETS['lazy-pi-tui-tables']
     const patched = patchNamed('lazy-pi-tui-tables').patch(file, readFileSync(file, 'utf8'))
-    assert.doesNotMatch(patched, /^const segmenter = new Intl\.Segmenter/m)
+    assert.doesNotMatch(patched, /^const \w+ = new Intl\.Segmenter/m)
     assert.match(patched, /graphemes \?\?= new Intl\.Segmenter/)
+    assert.match(patched, /words \?\?= new Intl\.Segmenter/)
     assert.match(patched, /rgiEmoji \?\?= new RegExp/)
   })
 
