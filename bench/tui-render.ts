@@ -97,7 +97,7 @@ class Screen {
 }
 
 async function runPi(n: number): Promise<Figures> {
-  const { TUI, Text } = await import('@mariozechner/pi-tui')
+  const { TuiMainScreen, Text } = await import('@earendil-works/pi-tui')
   const screen = new Screen()
   let onInput: (d: string) => void = () => {}
   const terminal = {
@@ -118,17 +118,18 @@ async function runPi(n: number): Promise<Figures> {
     clearScreen() {},
     setTitle() {},
     setProgress() {},
+    setProgramStatus() {},
   }
   let answer = ''
   let input = ''
   const view = {
-    render: () => [...tail(answer, ROWS - 2), '', `> ${input}`],
+    render: () => [...tail(answer, ROWS - 2), '', `> ${input.slice(-(COLUMNS - 2))}`],
     handleInput(d: string) {
       input += d
     },
     invalidate() {},
   }
-  const tui = new TUI(terminal)
+  const tui = new TuiMainScreen(terminal)
   tui.addChild(view)
   tui.setFocus(view as unknown as InstanceType<typeof Text>)
   const firstFrame = new Promise<void>((r) => {

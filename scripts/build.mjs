@@ -27,6 +27,7 @@ import { basename, isAbsolute, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import lockfile from 'proper-lockfile'
+import { PATCHES, patchPlugin } from './patches.mjs'
 
 const require = createRequire(import.meta.url)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -91,83 +92,6 @@ const lazyBuiltins = {
   },
 }
 
-/**
- * better-sqlite3's JavaScript is bundled (fourteen small CommonJS files took ~5 ms to resolve,
- * read and compile one by one; bundled, ~1.5 ms); its native addon is loaded from the
- * installed package. The one file that looks for the addon, lib/binding.js, looks beside
- * itself (`__dirname`); in the bundle that becomes the installed package's lib folder, found
- * when the addon is first needed: ../node_modules/better-sqlite3 from dist/, the first place
- * Node's resolution looks, else wherever require.resolve finds it (hoisted or nested; ~1.5
- * ms, so only when the first place is empty).
- */
-const sqliteAddonFromPackage = {
-  name: 'sqlite-addon-from-package',
-  setup(b) {
-    b.onLoad({ filter: /better-sqlite3[\\/]lib[\\/]binding\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      if (!source.includes('__dirname'))
-        throw new Error(`${args.path} no longer finds its addon from __dirname`)
-      return {
-        contents: [
-          source.replaceAll('__dirname', 'betterSqliteLib()'),
-          'let betterSqliteLibDir',
-          'function betterSqliteLib() {',
-          "  const near = path.join(__dirname, '..', 'node_modules', 'better-sqlite3', 'lib')",
-          "  betterSqliteLibDir ??= fs.existsSync(path.join(near, 'binding.js')) ? near : path.dirname(require.resolve('better-sqlite3'))",
-          '  return betterSqliteLibDir',
-          '}',
-        ].join('\n'),
-        loader: 'js',
-      }
-    })
-  },
-}
-
-/**
- * pi-tui's utils build a grapheme segmenter (Intl.Segmenter loads ICU's break rules) and the
- * RGI_Emoji regular expression (a property of strings: thousands of sequences) when the module
- * loads: ~15 ms on a quiet machine, ~100 ms under load, all before the client's first frame,
- * which needs neither (the emoji test runs only for code points that may be emoji, and the
- * segmenter only for non-ASCII text). Both are made on first use instead, and text of
- * SIMPLE_TEXT is split into its characters without the segmenter. Only `.segment()`
- * and `.test()` are ever called on them (checked when pi-tui is upgraded: the build fails if
- * the lines are gone).
- */
-/**
- * Text whose every character is its own grapheme one column wide: printable ASCII, Latin
- * letters and signs (not the soft hyphen), dashes, quotes, bullets and ellipses, arrows, box
- * drawing and blocks, none of them combining, joining or a variation selector. The client's
- * frame is mostly such text (its borders are box drawing), so splitting it needs no segmenter.
- * Array.from gives index in UTF-16 units, which equals the character index here (all BMP).
- */
-const SIMPLE_TEXT =
-  '/^[\\x20-\\x7e\\xa0-\\xac\\xae-\\u02ff\\u2010-\\u2027\\u2030-\\u205e\\u2190-\\u21ff\\u2500-\\u259f]*$/'
-
-const lazyPiTuiTables = {
-  name: 'lazy-pi-tui-tables',
-  setup(b) {
-    b.onLoad({ filter: /@mariozechner[\\/]pi-tui[\\/]dist[\\/]utils\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      const segmenter = 'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });'
-      const emoji = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;'
-      for (const line of [segmenter, emoji])
-        if (!source.includes(line)) throw new Error(`${args.path} no longer holds: ${line}`)
-      return {
-        contents: source
-          .replace(
-            segmenter,
-            `let graphemes; const segmenter = { segment: (text) => ${SIMPLE_TEXT}.test(text) ? Array.from(text, (segment, index) => ({ segment, index, input: text })) : (graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text) };`,
-          )
-          .replace(
-            emoji,
-            'let rgiEmoji; const rgiEmojiRegex = { test: (s) => (rgiEmoji ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(s) };',
-          ),
-        loader: 'js',
-      }
-    })
-  },
-}
-
 const options = {
   bundle: true,
   // sharp is a native addon with its platform's libvips beside it: loaded from node_modules,
@@ -176,7 +100,9 @@ const options = {
   platform: 'node',
   format: 'esm',
   target: 'node24',
-  plugins: [lazyBuiltins, sqliteAddonFromPackage, lazyPiTuiTables],
+  // Then the patches of dependency sources (scripts/patches.mjs), each failing the build
+  // when the text it replaces has moved.
+  plugins: [lazyBuiltins, ...PATCHES.map(patchPlugin)],
   mainFields: ['module', 'main'],
   define: { __HEARTH_COMMIT__: JSON.stringify(`g${commit()}`) },
   // CommonJS dependencies expect require, __filename and __dirname. No `import` here: an

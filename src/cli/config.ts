@@ -6,7 +6,7 @@ import { HearthClient } from '../client/client.ts'
 import { homeOf, parseCommand, unknownSubcommand } from '../command-line/args.ts'
 import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 import { SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
-import { table } from './table.ts'
+import { writeJson, writeList } from './output.ts'
 
 function groupOf(name: string | undefined): SettingsGroup {
   if (name === undefined || !(SETTINGS_GROUPS as readonly string[]).includes(name))
@@ -37,7 +37,7 @@ export async function configCommand(args: string[], out: Out, help: string): Pro
     const res = await client.call('settings.get', {
       query: group === undefined ? {} : { group: groupOf(group) },
     })
-    out.write(`${JSON.stringify(res.body, null, 2)}\n`)
+    writeJson(out, res.body)
     return 0
   }
   if (verb === 'set') {
@@ -50,7 +50,7 @@ export async function configCommand(args: string[], out: Out, help: string): Pro
       throw new UsageError('PATCH-JSON is not valid JSON')
     }
     const change = await patch(client, groupOf(group), body)
-    out.write(`${JSON.stringify(change.settings, null, 2)}\n`)
+    writeJson(out, change.settings)
     return 0
   }
   throw new UsageError('hearth config get [GROUP] | hearth config set GROUP PATCH-JSON')
@@ -144,27 +144,21 @@ async function providersOf(client: HearthClient) {
 
 async function listProfiles(client: HearthClient, json: boolean, out: Out): Promise<number> {
   const { default_profile, profiles } = await providersOf(client)
-  if (json) {
-    out.write(`${JSON.stringify({ default_profile, profiles }, null, 2)}\n`)
-    return 0
-  }
-  const names = Object.keys(profiles)
-  if (names.length === 0) {
-    out.write('No profiles. Add one with hearth profile add, or start the daemon with --demo.\n')
-    return 0
-  }
-  const rows = names.map((n) => {
-    const p = profiles[n]
+  const row = (n: string, p: ProfileRow) => {
     const marks = [
       n === default_profile ? 'default' : null,
       p.read_only ? 'built in, read-only' : null,
       p.api_key ? 'key saved' : null,
     ].filter(Boolean)
     return [`${n === default_profile ? '* ' : '  '}${n}`, p.extension, p.model ?? '', marks.join(', ')]
+  }
+  return writeList(out, {
+    json,
+    value: { default_profile, profiles },
+    head: ['  NAME', 'EXTENSION', 'MODEL', ''],
+    rows: () => Object.entries(profiles).map(([n, p]) => row(n, p)),
+    empty: 'No profiles. Add one with hearth profile add, or start the daemon with --demo.\n',
   })
-  const head = ['  NAME', 'EXTENSION', 'MODEL', '']
-  out.write(table(head, rows))
-  return 0
 }
 
 async function useProfile(client: HearthClient, name: string, out: Out): Promise<number> {

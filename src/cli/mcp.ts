@@ -4,7 +4,7 @@
 import { HearthClient } from '../client/client.ts'
 import { homeOf, parseCommand, unknownSubcommand } from '../command-line/args.ts'
 import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
-import { table } from './table.ts'
+import { writeList } from './output.ts'
 
 const ADD_USAGE =
   'hearth mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]\n' +
@@ -179,22 +179,14 @@ function marksOf(s: ServerRow): string {
 
 async function listServers(client: HearthClient, json: boolean, out: Out): Promise<number> {
   const { servers } = await serversOf(client)
-  if (json) {
-    out.write(`${JSON.stringify(servers, null, 2)}\n`)
-    return 0
-  }
-  const names = Object.keys(servers)
-  if (names.length === 0) {
-    out.write('No MCP servers. Add one with hearth mcp add.\n')
-    return 0
-  }
-  const rows = names.map((n) => {
-    const s = servers[n]
-    return [n, s.url ? 'http' : 'stdio', targetOf(s), marksOf(s)]
+  return writeList(out, {
+    json,
+    value: servers,
+    head: ['NAME', 'TRANSPORT', 'COMMAND OR URL', 'SAVED SECRETS / STATE'],
+    rows: () =>
+      Object.entries(servers).map(([n, s]) => [n, s.url ? 'http' : 'stdio', targetOf(s), marksOf(s)]),
+    empty: 'No MCP servers. Add one with hearth mcp add.\n',
   })
-  const head = ['NAME', 'TRANSPORT', 'COMMAND OR URL', 'SAVED SECRETS / STATE']
-  out.write(table(head, rows))
-  return 0
 }
 
 async function removeServer(client: HearthClient, name: string, out: Out): Promise<number> {

@@ -11,6 +11,7 @@ import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 import { handlesOf, oneSessionArg, resolveSessionId } from '../command-line/session-id.ts'
 import type { SessionRead, SessionSummary } from '../schemas/session-read.ts'
 import { printHistory } from './history.ts'
+import { writeJson } from './output.ts'
 import { rawFrame } from './run-frames.ts'
 import { table } from './table.ts'
 
@@ -174,7 +175,8 @@ async function showCommand(args: string[], out: Out, help: string): Promise<numb
   const id = await resolveSessionId(client, arg)
   if (values.history) return printHistory(client, id, values.json ?? false, out)
   const { body } = await client.call('sessions.get', { params: { session_id: id }, query: { tail: 0 } })
-  out.write(values.json ? `${JSON.stringify(body, null, 2)}\n` : sessionText(body, Date.now()))
+  if (values.json) writeJson(out, body)
+  else out.write(sessionText(body, Date.now()))
   return 0
 }
 

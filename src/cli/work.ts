@@ -8,7 +8,7 @@ import { homeOf, parseCommand, unknownSubcommand } from '../command-line/args.ts
 import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
 import { resolveSessionId } from '../command-line/session-id.ts'
 import type { WorkItem } from '../schemas/work.ts'
-import { table } from './table.ts'
+import { writeList } from './output.ts'
 
 const VERBS = 'list, add, set, done or rm'
 const STATUSES: readonly string[] = WORK_STATUSES
@@ -78,17 +78,13 @@ async function resolveId(client: HearthClient, workspace: string, given: string)
 
 async function listItems(client: HearthClient, workspace: string, json: boolean, out: Out) {
   const items = await workItems(client, workspace)
-  if (json) {
-    out.write(`${JSON.stringify(items, null, 2)}\n`)
-    return 0
-  }
-  if (items.length === 0) {
-    out.write(`No work items in ${workspace}. Add one with hearth work add TITLE.\n`)
-    return 0
-  }
-  const rows = items.map((i) => [shortId(i.id), i.status, shortId(i.parent_id), i.title])
-  out.write(table(['ID', 'STATUS', 'PARENT', 'TITLE'], rows))
-  return 0
+  return writeList(out, {
+    json,
+    value: items,
+    head: ['ID', 'STATUS', 'PARENT', 'TITLE'],
+    rows: () => items.map((i) => [shortId(i.id), i.status, shortId(i.parent_id), i.title]),
+    empty: `No work items in ${workspace}. Add one with hearth work add TITLE.\n`,
+  })
 }
 
 function status(value: unknown): WorkItem['status'] | undefined {

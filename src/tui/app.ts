@@ -8,7 +8,7 @@ import { ChatScreen } from './chat-screen.ts'
 import { loadHighlighter } from './highlight.ts'
 import { loadMarkdown } from './markdown.ts'
 import { MOUSE_OFF, MOUSE_ON, mouseWanted } from './mouse.ts'
-import { ProcessTerminal, TUI } from './pi.ts'
+import { ProcessTerminal, TuiMainScreen } from './pi.ts'
 import { QuotaStatus } from './quota-status.ts'
 import { SessionLink } from './session-link.ts'
 import type { Theme } from './theme.ts'
@@ -28,7 +28,7 @@ const ALT_SCREEN_OFF = '\x1b[?1049l'
 /** Runs the client until the user quits; resolves with the exit code and the session open then. */
 export function runApp(o: AppOptions): Promise<{ code: number; sessionId: string | undefined }> {
   const terminal = new ProcessTerminal()
-  const tui = new TUI(terminal)
+  const tui = new TuiMainScreen(terminal)
   const transcript = new Transcript(o.theme)
   const link = new SessionLink(o.client, transcript)
   const quota = new QuotaStatus(o.client, () => tui.requestRender())
@@ -78,7 +78,8 @@ export function runApp(o: AppOptions): Promise<{ code: number; sessionId: string
   process.stdout.write(ALT_SCREEN_ON + (mouse ? MOUSE_ON : ''))
   tui.addChild(chat)
   tui.setFocus(chat)
-  drawKeysAtOnce(tui)
+  // A typed key is drawn at once: pi-tui draws the frame after a key reaches the focused
+  // component without waiting for its 16 ms frame interval (a streaming answer's frames do).
   tui.start()
   // The first frame is drawn on the next tick, before anything else: opening the session
   // loads Node's fetch and the grammars take tens of milliseconds, so both wait for it.
@@ -115,35 +116,4 @@ export function runApp(o: AppOptions): Promise<{ code: number; sessionId: string
   process.once('SIGTERM', () => quit(143))
   process.once('SIGHUP', () => quit(129))
   return finished
-}
-
-interface RenderState {
-  renderRequested?: boolean
-  renderTimer?: NodeJS.Timeout
-  lastRenderAt?: number
-  stopped?: boolean
-  doRender?: () => void
-}
-
-/**
- * Draws a typed key at once instead of at the next frame: pi-tui draws at most one frame per
- * 16 ms, so a key read just after a frame of a streaming answer would wait up to 16 ms for
- * its echo. pi-tui has no public call for this; its render state (0.73, pinned) is used, and
- * without those fields the ordinary frames stay. The draw comes on the next tick, after the
- * key was handled and pi-tui asked for a frame, and takes that frame's place.
- */
-function drawKeysAtOnce(tui: TUI): void {
-  const t = tui as unknown as RenderState
-  if (typeof t.doRender !== 'function' || !('renderRequested' in t) || !('lastRenderAt' in t)) return
-  tui.addInputListener(() => {
-    process.nextTick(() => {
-      if (t.stopped || !t.renderRequested) return
-      clearTimeout(t.renderTimer)
-      t.renderTimer = undefined
-      t.renderRequested = false
-      t.lastRenderAt = performance.now()
-      t.doRender?.()
-    })
-    return undefined
-  })
 }

@@ -2,7 +2,7 @@
 // code blocks highlighted (./highlight.ts). A streaming answer is cut into blocks: once a
 // block is followed by a blank line outside a code fence it is sealed and its lines are
 // kept, so each frame parses only the growing last block, however long the answer gets.
-import type { Markdown } from '@mariozechner/pi-tui/dist/components/markdown.js'
+import type { Markdown } from '@earendil-works/pi-tui/dist/components/markdown.js'
 import { highlightLines } from './highlight.ts'
 import { type Component, wrapTextWithAnsi } from './pi.ts'
 import { markdownTheme, type Theme } from './theme.ts'
@@ -12,7 +12,7 @@ let loading: Promise<void> | undefined
 
 /** Loads the Markdown renderer (pi-tui's component and marked) once. */
 export function loadMarkdown(): Promise<void> {
-  loading ??= import('@mariozechner/pi-tui/dist/components/markdown.js').then((m) => {
+  loading ??= import('@earendil-works/pi-tui/dist/components/markdown.js').then((m) => {
     MarkdownComponent = m.Markdown
   })
   return loading
@@ -37,7 +37,7 @@ export function markdownComponent(text: string, theme: Theme): Component {
 }
 
 /** Markdown text rendered to lines of at most `width` columns. */
-export function markdownLines(text: string, width: number, theme: Theme): string[] {
+export function markdownLines(text: string, width: number, theme: Theme): readonly string[] {
   return markdownComponent(text, theme).render(width)
 }
 

@@ -14,7 +14,7 @@ export function windowOf(
 ): { lines: string[]; atTop: boolean; offset: number } {
   t.width = width
   const need = height + offset
-  const collected: string[][] = []
+  const collected: (readonly string[])[] = []
   let count = 0
   let i = t.blocks.length - 1
   for (; i >= 0 && count < need; i--) {

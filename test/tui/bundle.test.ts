@@ -27,7 +27,7 @@ function reach(entry: string, dynamic: boolean): Map<string, string> {
 }
 
 const holdsClient = (text: string) =>
-  text.includes('node_modules/@mariozechner/pi-tui/') || text.includes('src/tui/')
+  text.includes('node_modules/@earendil-works/pi-tui/') || text.includes('src/tui/')
 
 describe('where the terminal client is bundled', () => {
   it('not in the daemon, whatever it loads', () => {
@@ -56,7 +56,7 @@ describe('where the terminal client is bundled', () => {
     const [file] = [...reach('hearth.mjs', true)].find(([, text]) => text.includes('graphemes ??=')) ?? []
     assert.ok(file, 'the bundled pi-tui utils')
     const bundled = await import(join(DIST, file))
-    const original = await import('@mariozechner/pi-tui/dist/utils.js')
+    const original = await import('@earendil-works/pi-tui/dist/utils.js')
     const samples = [
       '─'.repeat(50),
       '› hello · world — “q” … ↓ ┌─┐│└┘ ▓',
@@ -73,7 +73,8 @@ describe('where the terminal client is bundled', () => {
           m.visibleWidth(text),
           m.truncateToWidth(text, width),
           m.wrapTextWithAnsi(text, width),
-          [...m.getSegmenter().segment(text)].map((g) => [g.segment, g.index]),
+          [...m.getGraphemeSegmenter().segment(text)].map((g) => [g.segment, g.index]),
+          [...m.getWordSegmenter().segment(text)].map((g) => [g.segment, g.index, g.isWordLike]),
         ]
         assert.deepEqual(measure(bundled), measure(original), `${JSON.stringify(text)} at ${width}`)
       }

@@ -227,7 +227,7 @@ describe('chat screen keys', () => {
 
 describe('a text the history cut', () => {
   it('is marked while its whole is read, then shown whole; a failed read keeps the mark and says why', async () => {
-    const strip = (lines: string[]) => lines.join('\n').replace(/\x1b\[[0-9;]*m/g, '')
+    const strip = (lines: readonly string[]) => lines.join('\n').replace(/\x1b\[[0-9;]*m/g, '')
     const t = new Transcript(plain)
     let redraws = 0
     t.redraw = () => redraws++
