@@ -28,7 +28,7 @@ const PENDING: { from: RegExp; to: RegExp; why: string }[] = [
 const PACKAGE_RULES: Record<string, string[]> = {
   hono: ['http'],
   'better-sqlite3': ['store', 'daemon'],
-  '@mariozechner/pi-tui': ['tui'],
+  '@earendil-works/pi-tui': ['tui'],
 }
 
 /** The modules that are clients of the daemon: they reach it over HTTP only. */
