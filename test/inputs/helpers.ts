@@ -21,6 +21,8 @@ export async function startWithUpstream(
     env?: Record<string, string>
     /** Extra fields of the `fake` profile (stream limits, …). */
     profile?: Record<string, unknown>
+    /** Settings groups besides `providers` written to config.json (`tools`, …). */
+    settings?: Record<string, unknown>
   } = {},
 ): Promise<Setup> {
   const upstream = opts.upstream ?? (await FakeOpenAIUpstream.start())
@@ -34,7 +36,7 @@ export async function startWithUpstream(
   }
   writeFileSync(
     join(home, 'config.json'),
-    JSON.stringify({ providers: { default_profile: 'fake', profiles: { fake: profile } } }),
+    JSON.stringify({ ...opts.settings, providers: { default_profile: 'fake', profiles: { fake: profile } } }),
   )
   const d = await startDaemon({ home, env: opts.env })
   return { d, upstream }

@@ -2,8 +2,11 @@
 // scripted fake upstream: a failure and an interrupt are said once, the status line never
 // shows two phases, and a reopened session shows a long answer whole.
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { BIN } from '../helpers/daemon.ts'
+import { callTools } from '../fakes/tool-script.ts'
+import { BIN, until } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
 import { idle, message, putInput, type Setup, startWithUpstream, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
@@ -21,7 +24,7 @@ describe('turns in the full-screen client', () => {
   }
 
   before(async () => {
-    s = await startWithUpstream()
+    s = await startWithUpstream({ settings: { tools: { approval_policy: 'auto' } } })
   })
   after(async () => {
     for (const t of terminals) t.kill()
@@ -70,12 +73,17 @@ describe('turns in the full-screen client', () => {
   })
 
   it('says an interrupt once, and the status line goes from interrupting to idle', async () => {
-    s.upstream.enqueue({ text: Array.from({ length: 200 }, (_, i) => `slow${i} `), delayMs: 100 })
+    // A command that ignores SIGTERM holds the run in `interrupting` for the kernel's stop
+    // grace (2 s, then SIGKILL): long enough to see, whatever the machine's load. An
+    // interrupted stream of text ends within milliseconds, before a frame may show it.
+    const started = join(s.d.home, 'interrupt-started.flag')
+    const command = `trap '' TERM; touch ${started}; sleep 60`
+    s.upstream.enqueue(callTools({ name: 'shell', arguments: { command } }))
     const t = open()
     await t.waitFor(ready, 'the prompt')
-    t.type('a long answer please')
+    t.type('run the slow command please')
     t.keys('Enter')
-    await t.waitFor((x) => x.includes('slow3'), 'the answer to start')
+    await until('the command to start', () => existsSync(started))
     t.keys('Escape')
     await t.waitFor((x) => /interrupting · /.test(x), 'the interrupting phase')
     const screen = await t.waitFor((x) => x.includes('(interrupted)') && ready(x), 'the interrupt')
