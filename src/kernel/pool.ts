@@ -3,7 +3,7 @@
 // steps of up to `capacity` busy sessions at once (idle sessions keep their kernel there
 // without taking room). Sessions are packed into the fewest processes; one warmed process
 // with room is kept ready while the daemon is in use, and released once nothing has happened
-// for `spareIdleMs`. docs/architecture.md ("Kernels") gives the figures behind this shape.
+// for `spareIdleMs`. bench/notes/kernels.md ("The shape of the pool") has the figures behind this shape.
 // Each process remembers the bundle it was forked from (bundle.ts): one of a replaced bundle
 // takes no new session, and an upgrade (upgrade.ts) moves a session off it.
 import type { McpServerStatus } from '../mcp/types.ts'

@@ -1,5 +1,5 @@
-// V8 flags a kernel process sets on itself before its warm-up (docs/performance.md, "Kernels,
-// memory"). Fetch parses HTTP/1.1 with llhttp compiled to WebAssembly; after a few replies V8
+// V8 flags a kernel process sets on itself before its warm-up (bench/notes/kernels.md,
+// "Memory of a kernel under a long reply"). Fetch parses HTTP/1.1 with llhttp compiled to WebAssembly; after a few replies V8
 // recompiles its parser with its optimizing compiler on a worker thread, whose ~12 MB of
 // compiler memory then stays in that thread's malloc arena for the life of the process: a
 // fifth of a warmed kernel. The baseline compiler's code parses a reply's stream as fast

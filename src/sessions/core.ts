@@ -27,7 +27,7 @@ const STATEMENT_CACHE_LIMIT = 512
 // The family revision comes from a correlated subquery, not a JOIN: better-sqlite3's SQLite
 // (built with STAT4) re-prepares a two-table statement whenever a bound value could change
 // the join order, and better-sqlite3 then compiles a new row constructor for it. A row read
-// by id took ~80-150 µs that way, ~10 µs now (bench/sections/sessions.ts, docs/performance.md).
+// by id took ~80-150 µs that way, ~10 µs now (bench/sections/sessions.ts, bench/notes/sessions.md).
 const ROW_COLUMNS = 's.*, (SELECT f.revision FROM families f WHERE f.root_id = s.root_id) AS family_revision'
 const ROW_SQL = `SELECT ${ROW_COLUMNS} FROM sessions s`
 /** Rows among given rowids (a JSON array): CROSS JOIN makes SQLite start from the list. */

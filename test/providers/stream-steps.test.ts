@@ -1,7 +1,7 @@
 // A delta's cost in async steps: the vertex and bedrock transports hand back the shared
 // turn of their wire itself (their credential step inside it), so each delta crosses no
 // generator of their own (a wrapping `yield*` cost 0.15-0.5 ms per 2,000 deltas, measured
-// in docs/performance.md). Counted, not timed: the same bytes served from memory in one
+// in bench/notes/providers.md). Counted, not timed: the same bytes served from memory in one
 // chunk, and the microtask turns that pass between the first delta and `done` counted by
 // a spinner that re-queues itself, the same for the shared turn and the transport.
 import { strictEqual } from 'node:assert/strict'
