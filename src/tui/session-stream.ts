@@ -1,10 +1,9 @@
-// The open session as the stream shows it: the state from the stream's snapshot and events,
-// the transcript they fill, and a running turn's output caught up when a busy session
-// opens. What the screens ask of the session (send, interrupt, approve, configure, read
-// history pages) is ./session-link.ts, built on this; the two are separate because
-// following the stream is the part that changes on its own, event by event, while the
-// calls are answered one at a time. Talks to the daemon only through the typed client in
-// src/client/.
+// The open session as its stream shows it: the state from the stream's snapshot and
+// events, the transcript they fill, and a running turn's output caught up when a busy
+// session opens. What the screens ask of the session (create, send, interrupt, approve,
+// configure, read history pages) is ./session-link.ts, which builds on this: the stream
+// changes the session by itself, event by event, while those calls are made one at a time.
+// Talks to the daemon only through the typed client in src/client/.
 
 import { v7 as uuidv7 } from 'uuid'
 import type { HearthClient } from '../client/client.ts'
