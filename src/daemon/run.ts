@@ -1,18 +1,18 @@
 // The daemon process: take the home's lock, open the store, serve protocol 3 on loopback,
-// publish daemon.json, and drain cleanly on SIGTERM, SIGINT or POST /server/shutdown.
+// publish daemon.json, and drain cleanly on SIGTERM, SIGINT or POST /server/shutdown. The
+// socket's binding is ./listen.ts, the kernel pool's sizes ./kernels.ts; the domain services
+// are composed in ./services.ts.
 import { randomBytes } from 'node:crypto'
-import type { Server, ServerResponse } from 'node:http'
-import * as net from 'node:net'
-import { fileURLToPath } from 'node:url'
+import type { ServerResponse } from 'node:http'
+import type * as net from 'node:net'
 import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
-import { type DaemonLog, DeferredLog } from '../deferred-log.ts'
+import { DeferredLog } from '../deferred-log.ts'
 import { ensureHome, homeFiles } from '../home.ts'
 import { buildApp, loadValidators, precompileFirstTurn, warmRoutes } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
-import { KernelPool } from '../kernel/pool.ts'
 import { buildOpenApi } from '../openapi/build.ts'
 import { ALL_OPS } from '../schemas/index.ts'
 import { recoverCommit } from '../settings/files.ts'
@@ -21,12 +21,12 @@ import { migrateSecrets, undismissed } from '../settings/migrate.ts'
 import { Profiles } from '../settings/profiles.ts'
 import { Settings } from '../settings/service.ts'
 import { type Db, metaValue, openStore, SchemaTooNewError } from '../store/db.ts'
+import { kernelPool } from './kernels.ts'
+import { LISTEN_ERRORS, LOOPBACK_HOSTS, listen } from './listen.ts'
 import { type DaemonLock, tryAcquireDaemonLock } from './lock.ts'
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file.ts'
 import { composeServices } from './services.ts'
 import { loadOrCreateToken } from './token.ts'
-
-export const LOOPBACK_HOSTS = ['127.0.0.1', '::1'] as const
 
 /**
  * How long a drain waits for in-flight requests and streams before cutting connections.
@@ -67,38 +67,6 @@ export interface DaemonOptions {
 /** How long after daemon.json the log file is opened (see the end of serve). */
 const AFTER_START_MS = 250
 
-/** How long an idle session keeps its kernel; HEARTH_KERNEL_IDLE_MS overrides. */
-const KERNEL_IDLE_MS = 30_000
-/**
- * How long the reserve kernel process is kept after the daemon's last activity (a session
- * created, a turn started); HEARTH_KERNEL_SPARE_IDLE_MS overrides. An idle daemon is back
- * to its own process at most this long after its last turn ended (sessions give their
- * kernels up after KERNEL_IDLE_MS), well inside five minutes.
- */
-const KERNEL_SPARE_IDLE_MS = 120_000
-/** Running turns one kernel process takes at most; HEARTH_KERNEL_CAPACITY overrides (docs/architecture.md, "Kernels"). */
-const KERNEL_CAPACITY = 16
-
-function positiveInt(value: string | undefined, fallback: number): number {
-  const n = Number(value)
-  return Number.isSafeInteger(n) && n > 0 ? n : fallback
-}
-
-function kernelPool(log: DaemonLog, home: string, env: NodeJS.ProcessEnv = process.env): KernelPool {
-  return new KernelPool({
-    // Commands run by tools must not see the home (tokens, keys): the sandbox hides it.
-    env: { HEARTH_HOME: home },
-    // The kernel bundle sits beside the daemon bundle (scripts/build.mjs); HEARTH_KERNEL_BUNDLE
-    // names another file (the upgrade tests replace it while the daemon runs).
-    entry: env.HEARTH_KERNEL_BUNDLE || fileURLToPath(new URL('./kernel.mjs', import.meta.url)),
-    idleMs: positiveInt(env.HEARTH_KERNEL_IDLE_MS, KERNEL_IDLE_MS),
-    spare: env.HEARTH_KERNEL_SPARE !== '0',
-    spareIdleMs: positiveInt(env.HEARTH_KERNEL_SPARE_IDLE_MS, KERNEL_SPARE_IDLE_MS),
-    capacity: positiveInt(env.HEARTH_KERNEL_CAPACITY, KERNEL_CAPACITY),
-    onEvent: ({ event, ...fields }) => log.info(fields, event.replaceAll('_', ' ')),
-  })
-}
-
 /** Profiles from config.json and creds.json, plus the demo profile when asked for. */
 async function loadProfiles(opts: DaemonOptions): Promise<Profiles> {
   const profiles = new Profiles(opts.home)
@@ -119,43 +87,6 @@ async function loadProfiles(opts: DaemonOptions): Promise<Profiles> {
 
 /** A start that failed for a reason the user can act on; the CLI prints the message, exits 1. */
 export class DaemonStartError extends Error {}
-
-const LISTEN_ERRORS: Record<string, string> = {
-  EADDRINUSE: 'the port is already in use (choose another with --port, or --port 0 for any free port)',
-  EACCES: 'permission denied (ports below 1024 need privileges; use --port 0 for any free port)',
-  EADDRNOTAVAIL: 'the address is not available on this machine',
-  EAFNOSUPPORT: 'this machine does not support that address family',
-}
-
-/**
- * Binds first with net.BoundSocket where Node has it (24.19+): `listen(port, host)` looks an
- * IP literal up as if it were a name and filters the answers through net.isIPv6, whose first
- * call compiles a large regular expression (~5 ms of start-up). A bind error (EADDRINUSE…)
- * is thrown by the constructor, with `syscall` "bind".
- */
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onError = (err: Error) => reject(err)
-    server.once('error', onError)
-    const listening = () => {
-      server.off('error', onError)
-      resolve()
-    }
-    if (!net.BoundSocket) {
-      server.listen(port, host, listening)
-      return
-    }
-    let bound: net.BoundSocket
-    try {
-      bound = new net.BoundSocket({ host, port })
-    } catch (err) {
-      server.off('error', onError)
-      reject(err)
-      return
-    }
-    server.listen(bound, listening)
-  })
-}
 
 /**
  * V8 flags that keep the daemon small under load (docs/performance.md, Memory), set once it

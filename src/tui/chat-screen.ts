@@ -2,15 +2,15 @@
 // terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows details (reasoning, tool output),
 // y/n/a answer an open approval (with an empty editor) and Esc denies it, else Esc or
 // Ctrl-C interrupts the running turn, a second Ctrl-C quits; everything else edits the
-// message. Lines starting with / are commands.
+// message. Lines starting with / are commands. The pickers and screens it shows in its
+// place (sessions, model, login, quota) are ./overlays.ts.
 
 import { parseSlash } from '../client/catalog.ts'
 import { ProblemError } from '../client/client.ts'
-import { advisesLogin } from '../client/login.ts'
-import { extensionOfProfile } from '../client/profiles.ts'
 import type { ApprovalBlock } from './blocks.ts'
 import { type CommandContext, parseCommand } from './commands.ts'
 import { parseMouse } from './mouse.ts'
+import { errorText, Overlays } from './overlays.ts'
 import {
   type Component,
   Editor,
@@ -46,18 +46,6 @@ export interface ChatScreenOptions {
   quota?: () => string | undefined
 }
 
-export interface LoginRequest {
-  /** The provider (extension) to choose at first. */
-  provider?: string
-  /** Start its sign-in at once. */
-  start?: boolean
-  /** Why the screen opened by itself. */
-  reason?: string
-}
-
-/** A screen shown in place of the chat (a picker) until it closes. */
-type Overlay = Component & { handleInput(data: string): void }
-
 export class ChatScreen implements Component, Focusable {
   readonly editor: Editor
   /** The session's command templates (src/tui/templates.ts). */
@@ -72,10 +60,8 @@ export class ChatScreen implements Component, Focusable {
   #note: string | undefined
   #noteTimer: NodeJS.Timeout | undefined
   #focused = false
-  /** Screens shown in place of the chat, the top one showing (a login over the model picker). */
-  readonly #overlays: Overlay[] = []
-  /** Keys typed while a picker's module loads, given to it once it shows. */
-  #overlayKeys: string[] | undefined
+  /** The pickers and screens shown in place of the chat (./overlays.ts). */
+  readonly #overlays: Overlays
 
   constructor(o: ChatScreenOptions) {
     this.#o = o
@@ -85,15 +71,22 @@ export class ChatScreen implements Component, Focusable {
     this.editor.setAutocompleteProvider(completion)
     this.templates = new Templates((items) => completion.set(items))
     this.editor.onSubmit = (text) => this.#submit(text)
-    o.link.onOwnRunFailed = (problem) => this.#loginAfterFailure(problem)
+    this.#overlays = new Overlays({
+      tui: o.tui,
+      theme: o.theme,
+      rows: o.rows,
+      link: o.link,
+      workspace: o.workspace,
+      say: this.#say,
+      toBottom: () => {
+        this.#offset = 0
+      },
+    })
+    o.link.onOwnRunFailed = (problem) => this.#overlays.loginAfterFailure(problem)
     // A reopened session's messages are recalled by Up like ones sent from here.
     o.link.onOpenedMessages = (texts) => {
       for (const text of texts) this.editor.addToHistory(text)
     }
-  }
-
-  get #overlay(): Overlay | undefined {
-    return this.#overlays.at(-1)
   }
 
   get focused(): boolean {
@@ -145,10 +138,10 @@ export class ChatScreen implements Component, Focusable {
         say: this.#say,
         quit: this.#o.quit,
         workspace: this.#o.workspace,
-        pickSession: () => this.pickSession(),
-        pickModel: () => this.pickModel(),
-        login: (provider) => void this.openLogin({ provider, start: provider !== undefined }),
-        quota: () => this.openQuota(),
+        pickSession: () => this.#overlays.pickSession(),
+        pickModel: () => this.#overlays.pickModel(),
+        login: (provider) => void this.#overlays.openLogin({ provider, start: provider !== undefined }),
+        quota: () => this.#overlays.openQuota(),
         templates: this.templates,
       }
       Promise.resolve(cmd.command.run(ctx)).catch((err) =>
@@ -165,146 +158,17 @@ export class ChatScreen implements Component, Focusable {
     if (id) this.templates.refresh(this.#link.client(), id).catch(() => {})
   }
 
-  /** Shows a picker in place of the chat (or `over` the one showing); its close() comes back. */
-  #show(load: () => Promise<Overlay>, over = false): void {
-    if ((this.#overlay && !over) || this.#overlayKeys) return
-    const keys: string[] = []
-    this.#overlayKeys = keys
-    load().then(
-      (overlay) => {
-        this.#overlayKeys = undefined
-        this.#overlays.push(overlay)
-        for (const k of keys) overlay.handleInput(k)
-        this.#o.tui.requestRender(true)
-      },
-      (err) => {
-        this.#overlayKeys = undefined
-        this.#say(`could not open: ${errorText(err)}`, 'error')
-      },
-    )
-  }
-
-  #closeOverlay = (): void => {
-    this.#overlays.pop()
-    this.#o.tui.requestRender(true)
-  }
-
-  #pickerBase() {
-    return {
-      theme: this.#o.theme,
-      rows: this.#o.rows,
-      requestRender: () => this.#o.tui.requestRender(),
-      close: this.#closeOverlay,
-    }
-  }
-
-  /** The session picker; its module and its data load when it opens, not at start. */
-  pickSession(): void {
-    const link = this.#link
-    this.#show(() =>
-      import('./session-picker.ts').then(
-        ({ SessionPicker }) =>
-          new SessionPicker({
-            ...this.#pickerBase(),
-            client: link.client,
-            current: () => link.id,
-            open: async (id, note) => {
-              this.#closeOverlay()
-              this.#offset = 0
-              await link.open(id)
-              if (note) this.#say(note)
-            },
-            deletedCurrent: async () => link.startNew(this.#o.workspace),
-          }),
-      ),
-    )
-  }
-
-  pickModel(): void {
-    const link = this.#link
-    this.#show(() =>
-      import('./model-picker.ts').then(
-        ({ ModelPicker }) =>
-          new ModelPicker({
-            ...this.#pickerBase(),
-            client: link.client,
-            session: () => link.session,
-            configure: (patch) => link.configure(patch),
-            signIn: (provider) => this.openLogin({ provider, start: true }, true),
-          }),
-      ),
-    )
-  }
-
-  /**
-   * The login screen; resolves when it closes, true when a sign-in completed there. `over`
-   * shows it over the screen showing (the model picker) rather than only over the chat.
-   */
-  openLogin(r: LoginRequest = {}, over = false): Promise<boolean> {
-    const link = this.#link
-    return new Promise((resolve) => {
-      if (this.#overlay && !over) return resolve(false)
-      this.#show(
-        () =>
-          import('./login-screen.ts').then(
-            ({ LoginScreen }) =>
-              new LoginScreen({
-                ...this.#pickerBase(),
-                ...r,
-                client: link.client,
-                close: (signedIn) => {
-                  this.#closeOverlay()
-                  if (signedIn) this.#say(r.reason ? 'signed in; send the message again' : 'signed in')
-                  resolve(signedIn)
-                },
-              }),
-          ),
-        over,
-      )
-    })
-  }
-
-  /** A turn sent from here failed with `run /login`: the login screen for the session's provider. */
-  #loginAfterFailure(problem: { title?: string; detail?: string | null }): void {
-    const link = this.#link
-    if (!advisesLogin(problem) || this.#overlay || this.#overlayKeys) return
-    const profile = link.session?.provider_profile
-    const extension = profile
-      ? extensionOfProfile(link.client(), profile).catch(() => undefined)
-      : Promise.resolve(undefined)
-    void extension.then((provider) =>
-      this.openLogin({ provider, reason: `the turn failed: ${problem.detail ?? problem.title ?? ''}` }),
-    )
-  }
-
-  /** The quota screen; its module and readings load when it opens. */
-  openQuota(): void {
-    const link = this.#link
-    this.#show(() =>
-      import('./quota-screen.ts').then(
-        ({ QuotaScreen }) => new QuotaScreen({ ...this.#pickerBase(), client: link.client }),
-      ),
-    )
-  }
-
   handleInput(data: string): void {
     const tui = this.#o.tui
     const link = this.#link
-    if (this.#overlayKeys) {
-      this.#overlayKeys.push(data)
-      return
-    }
-    if (this.#overlay) {
-      this.#overlay.handleInput(data)
-      return
-    }
+    if (this.#overlays.handleInput(data)) return
     const mouse = parseMouse(data)
     if (mouse) {
       if (mouse.wheel) this.#scroll(mouse.wheel === 'up' ? WHEEL_ROWS : -WHEEL_ROWS)
       return
     }
     if (matchesKey(data, 'ctrl+o')) {
-      this.pickSession()
+      this.#overlays.pickSession()
       return
     }
     if (matchesKey(data, 'ctrl+c')) {
@@ -401,7 +265,8 @@ export class ChatScreen implements Component, Focusable {
 
   render(width: number): string[] {
     const rows = Math.max(3, this.#o.rows())
-    if (this.#overlay) return this.#overlay.render(width).slice(0, rows)
+    const overlay = this.#overlays.top
+    if (overlay) return overlay.render(width).slice(0, rows)
     const editor = this.editor.render(width)
     const link = this.#link
     const status = statusLine(
@@ -429,9 +294,4 @@ export class ChatScreen implements Component, Focusable {
       lines[lines.length - 1] = this.#o.theme.dim(`  ↓ ${this.#offset} more lines (PageDown)`)
     return [...lines, status, ...editor].slice(-rows)
   }
-}
-
-function errorText(err: unknown): string {
-  const e = err as { code?: string; message?: string }
-  return e?.message ?? String(err)
 }

@@ -1,0 +1,202 @@
+// One turn of `hearth send` and `hearth chat`: submit a message with a fresh input id
+// (retried with the same id when the answer is uncertain, so it is never sent twice), print
+// the answer and the tool calls as they stream, answer the run's approval questions, and
+// stop the turn on Ctrl-C (naming the run and the inputs this client saw). The commands
+// that read the message and drive the turns are ./chat.ts.
+
+import { v7 as uuidv7 } from 'uuid'
+import { type HearthClient, ProblemError } from '../client/client.ts'
+import { advisesLogin } from '../client/login.ts'
+import { profilesOf } from '../client/profiles.ts'
+import { followSession, type StreamFrame } from '../client/session-follow.ts'
+import { CommandError, type Out, problemText } from '../command-line/errors.ts'
+import type { Approver } from './approvals.ts'
+import { RunFrames } from './run-frames.ts'
+import { type ApprovalRequest, ToolView } from './tool-view.ts'
+
+/** Pauses before retrying an input PUT whose answer did not arrive. */
+const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
+
+export interface Turn {
+  inputId: string
+  runId: string | undefined
+  textContents: Set<string>
+}
+
+type InputBody =
+  | { kind: 'message'; text: string }
+  | { kind: 'approval'; request_id: string; decision: 'allow' | 'deny'; remember: 'once' | 'session' }
+
+async function submit(
+  client: () => HearthClient,
+  sessionId: string,
+  inputId: string,
+  input: InputBody,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client().call('inputs.put', {
+        params: { session_id: sessionId, input_id: inputId },
+        body: { ...input, client_id: `cli-${process.pid}` },
+      })
+      return
+    } catch (err) {
+      // A problem is an answer; only a lost connection leaves the outcome unknown.
+      if (err instanceof ProblemError || attempt >= RETRY_DELAYS_MS.length) throw err
+      await new Promise((r) => setTimeout(r, RETRY_DELAYS_MS[attempt]))
+    }
+  }
+}
+
+export const newTurn = (): Turn => ({ inputId: uuidv7(), runId: undefined, textContents: new Set() })
+
+/**
+ * Answers one approval request with an input of kind `approval` (its own fresh id, retried
+ * like a message, so the decision is recorded once). A 409 means it was decided or expired
+ * meanwhile (another client answered, the run ended): said, not fatal.
+ */
+async function answerApproval(
+  client: () => HearthClient,
+  sessionId: string,
+  request: ApprovalRequest,
+  approve: Approver,
+): Promise<void> {
+  const answer = await approve(request)
+  try {
+    await submit(client, sessionId, uuidv7(), { kind: 'approval', request_id: request.request_id, ...answer })
+  } catch (err) {
+    if (err instanceof ProblemError && err.status === 409) {
+      process.stderr.write(`(approval not recorded: ${err.problem.detail ?? err.problem.title})\n`)
+      return
+    }
+    throw err
+  }
+}
+
+/** Sends one message and prints its answer; resolves with the run's outcome. */
+export async function sendAndStream(
+  client: () => HearthClient,
+  sessionId: string,
+  text: string,
+  out: Out,
+  turn: Turn,
+  approve: Approver,
+  onRun: (runId: string, inputOrder: number) => void = () => {},
+  onRunFrame?: (f: StreamFrame) => void,
+): Promise<{ outcome: string; problem: ProblemError['problem'] | null }> {
+  const { body: before } = await client().call('sessions.get', {
+    params: { session_id: sessionId },
+    query: { tail: 0 },
+  })
+  const session = before as { cursor: { generation: number; sequence: number } }
+  const stop = new AbortController()
+  let result: { outcome: string; problem: ProblemError['problem'] | null } | undefined
+  const tools = new ToolView(out)
+  const calls = new Set<string>()
+  /** Summaries of the calls that asked for approval, by call id. */
+  const asked = new Map<string, string>()
+  let approvals = Promise.resolve()
+  const runFrames = new RunFrames(turn.inputId)
+  const onFrame = (f: StreamFrame) => {
+    const data = JSON.parse(f.data) as { payload?: Record<string, any> }
+    const p = data.payload ?? {}
+    if (onRunFrame && runFrames.takes(f.event, p)) onRunFrame(f)
+    if (f.event === 'run.started' && (p.input_ids as string[]).includes(turn.inputId)) {
+      turn.runId = p.run_id
+      onRun(p.run_id, 0)
+    } else if (f.event === 'output.started' && p.run_id === turn.runId && p.kind === 'text') {
+      turn.textContents.add(p.content_id)
+    } else if (f.event === 'output.delta' && turn.textContents.has(p.content_id)) {
+      out.write(p.delta)
+      tools.answered(p.delta)
+    } else if (f.event === 'tool.started' && p.run_id === turn.runId) {
+      calls.add(p.call_id)
+      tools.started(p as never)
+    } else if (f.event === 'tool.progress' && calls.has(p.call_id)) {
+      tools.progress(p as never)
+    } else if (f.event === 'tool.ended' && p.run_id === turn.runId) {
+      // A denied call never started: its line comes from the question that denied it.
+      if (!calls.has(p.call_id))
+        tools.started({ call_id: p.call_id, name: '', summary: asked.get(p.call_id) })
+      calls.delete(p.call_id)
+      tools.ended(p as never)
+    } else if (f.event === 'approval.requested' && p.run_id === turn.runId) {
+      // One question at a time, in the order the run asked them.
+      const request = p as ApprovalRequest
+      asked.set(p.call_id, request.summary)
+      approvals = approvals
+        .then(() => answerApproval(client, sessionId, request, approve))
+        .catch((err) => void process.stderr.write(`hearth: could not answer the approval: ${err.message}\n`))
+    } else if (f.event === 'run.ended' && p.run_id === turn.runId) {
+      result = { outcome: p.outcome, problem: p.problem }
+      stop.abort()
+    }
+  }
+  const following = followSession({
+    client,
+    sessionId,
+    signal: stop.signal,
+    onFrame,
+    after: { generation: session.cursor.generation, seq: session.cursor.sequence },
+  })
+  try {
+    await submit(client, sessionId, turn.inputId, { kind: 'message', text })
+  } catch (err) {
+    stop.abort()
+    await following.catch(() => {})
+    throw err
+  }
+  const end = await following
+  if (end.reason === 'deleted') throw new CommandError('the session was deleted')
+  out.write('\n')
+  return result ?? { outcome: 'unknown', problem: null }
+}
+/**
+ * The name of the provider to sign in to when `problem` advises it (`run /login`): the
+ * extension of the session's profile, or undefined.
+ */
+async function loginProviderFor(
+  client: HearthClient,
+  sessionId: string,
+  problem: ProblemError['problem'],
+): Promise<string | undefined> {
+  if (!advisesLogin(problem)) return undefined
+  try {
+    const { body } = await client.call('sessions.get', {
+      params: { session_id: sessionId },
+      query: { tail: 0 },
+    })
+    const profile = (await profilesOf(client))[(body as { provider_profile: string }).provider_profile]
+    return (profile as { extension?: string } | undefined)?.extension
+  } catch {
+    return undefined // the advice keeps its placeholder
+  }
+}
+
+export async function reportRunProblem(
+  client: HearthClient,
+  sessionId: string,
+  problem: ProblemError['problem'],
+) {
+  const provider = await loginProviderFor(client, sessionId, problem)
+  process.stderr.write(`hearth: ${problemText(new ProblemError(problem), provider)}\n`)
+}
+
+/**
+ * Stops what this command sent: the run serving its input once known (sessions.interrupt,
+ * with the input order read now), else the input itself while it waits (inputs.cancel).
+ */
+export async function stopTurn(client: HearthClient, sessionId: string, turn: Turn): Promise<void> {
+  if (turn.runId !== undefined) {
+    const { body } = await client.call('sessions.get', {
+      params: { session_id: sessionId },
+      query: { tail: 0 },
+    })
+    await client.call('sessions.interrupt', {
+      params: { session_id: sessionId },
+      body: { run_id: turn.runId, through_input_order: (body as { input_order: number }).input_order },
+    })
+    return
+  }
+  await client.call('inputs.cancel', { params: { session_id: sessionId, input_id: turn.inputId }, body: {} })
+}
