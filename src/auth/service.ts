@@ -4,6 +4,7 @@
 import { antigravityConfig, antigravitySignIn } from '../providers/antigravity/signin.ts'
 import { chatgptSignIn } from '../providers/chatgpt/signin.ts'
 import { claudeSignIn } from '../providers/claude/signin.ts'
+import type { SignInPlugin } from '../providers/shared/signin.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { enabledExtensions } from '../settings/groups/extensions.ts'
@@ -20,7 +21,6 @@ import {
   saveAccount,
 } from './accounts.ts'
 import { SignInEngine } from './signin/engine.ts'
-import type { SignInPlugin } from './types.ts'
 
 export interface AuthDeps {
   db: Db

@@ -18,6 +18,7 @@ import { meterOf } from '../providers/antigravity/meters.ts'
 import { antigravityVersion, userAgentOf } from '../providers/antigravity/version.ts'
 import { CHATGPT_ENDPOINT } from '../providers/chatgpt/constants.ts'
 import { chatgptAccountId } from '../providers/chatgpt/signin.ts'
+import type { SignInPlugin, StoredCredential } from '../providers/shared/signin.ts'
 import type { TransportProfile } from '../providers/types.ts'
 import type { TurnCredentials } from '../runs/engine.ts'
 import { HearthError } from '../schemas/problems.ts'
@@ -26,7 +27,6 @@ import type { Settings } from '../settings/service.ts'
 import { AccountError, idOf, listAccounts, markLimited, withAccounts } from './accounts.ts'
 import { AccountPool } from './pool.ts'
 import type { AuthService } from './service.ts'
-import type { SignInPlugin, StoredCredential } from './types.ts'
 
 export function turnCredentials(auth: AuthService, settings: Settings): TurnCredentials {
   const pluginOf = (extension: string) => auth.plugins().get(extension)

@@ -7,9 +7,13 @@
 // Stored shape: {type: "oauth", access, refresh, expires, projectId, email?} (hearth adds
 // `selected` and limit marks). No message ever carries a code, a verifier or a token.
 import { createHash } from 'node:crypto'
-import type { AccountPlugin } from '../../auth/accounts.ts'
-import { type AccountIdentity, SignInError, type StoredCredential } from '../../auth/types.ts'
 import { describe, redact } from '../shared/errors.ts'
+import {
+  type AccountIdentity,
+  type AccountPlugin,
+  SignInError,
+  type StoredCredential,
+} from '../shared/signin.ts'
 import {
   ANTIGRAVITY_CLIENT_ID,
   ANTIGRAVITY_CLIENT_SECRET,

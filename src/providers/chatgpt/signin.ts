@@ -4,13 +4,13 @@
 // locking and creds.json. No message of a SignInError ever carries a code, a verifier or
 // a token.
 import { createHash } from 'node:crypto'
-import { postToken as post, str } from '../../auth/token-request.ts'
 import {
   type AccountIdentity,
   SignInError,
   type SignInPlugin,
   type StoredCredential,
-} from '../../auth/types.ts'
+} from '../shared/signin.ts'
+import { postToken as post, str } from '../shared/token-request.ts'
 import { CHATGPT_CALLBACK_PATH, CHATGPT_ORIGINATOR, CHATGPT_SCOPE } from './constants.ts'
 import { type ChatgptClaims, tokenClaims } from './jwt.ts'
 

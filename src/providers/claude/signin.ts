@@ -4,13 +4,13 @@
 // state, PKCE values, locking and creds.json. No message of a SignInError ever carries a
 // code, a verifier or a token.
 import { createHash } from 'node:crypto'
-import { postToken, str } from '../../auth/token-request.ts'
 import {
   type AccountIdentity,
   SignInError,
   type SignInPlugin,
   type StoredCredential,
-} from '../../auth/types.ts'
+} from '../shared/signin.ts'
+import { postToken, str } from '../shared/token-request.ts'
 import {
   CLAUDE_AUTHORIZE_URL,
   CLAUDE_CALLBACK_PATH,
