@@ -1,9 +1,6 @@
 // The provider-auth side of the daemon: the sign-in plugins on offer (their OAuth clients
 // from settings), the engine that runs logins, and the saved accounts. Handlers in
 // src/api/auth.ts stay thin over this.
-import { antigravityConfig, antigravitySignIn } from '../providers/antigravity/signin.ts'
-import { chatgptSignIn } from '../providers/chatgpt/signin.ts'
-import { claudeSignIn } from '../providers/claude/signin.ts'
 import type { SignInPlugin } from '../providers/shared/signin.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
 import { HearthError } from '../schemas/problems.ts'
@@ -20,6 +17,7 @@ import {
   removeAccount,
   saveAccount,
 } from './accounts.ts'
+import { SIGN_IN_PROVIDERS } from './sign-ins.ts'
 import { SignInEngine } from './signin/engine.ts'
 
 export interface AuthDeps {
@@ -51,19 +49,7 @@ export class AuthService {
   /** The sign-ins on offer, built from the settings as they are now. */
   plugins(): Map<string, SignInPlugin> {
     const config = signInSettings(this.#d.settings.files()['config.json'])
-    return new Map([
-      [
-        'chatgpt',
-        chatgptSignIn({
-          issuer: config.chatgpt.issuer,
-          clientId: config.chatgpt.client_id,
-          port: config.chatgpt.callback_port,
-        }),
-      ],
-      ['claude', claudeSignIn({ clientId: config.claude.client_id, port: config.claude.callback_port })],
-      // The Google OAuth client is the public one; HEARTH_ANTIGRAVITY_* reach a fake Google.
-      ['antigravity', antigravitySignIn(antigravityConfig())],
-    ])
+    return new Map(SIGN_IN_PROVIDERS.map((p) => [p.id, p.signIn.plugin(config[p.id] ?? {})]))
   }
 
   /** GET /auth: providers and their forms, redacted accounts, unfinished logins. */

@@ -3,6 +3,7 @@
 // Every change is a PATCH with the group's ETag read just before, so a concurrent change
 // is reported (412) rather than overwritten.
 import { HearthClient } from '../client/client.ts'
+import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import { SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
 import { homeOf, parseCommand, unknownSubcommand } from './args.ts'
 import { CommandError, type Out, UsageError } from './errors.ts'
@@ -71,7 +72,7 @@ export async function profileCommand(args: string[], out: Out, help: string): Pr
       endpoint: { type: 'string' },
       model: { type: 'string' },
       protocol: { type: 'string', default: 'responses' },
-      extension: { type: 'string', default: 'openai-compatible' },
+      extension: { type: 'string', default: DEFAULT_EXTENSION },
       'api-key-stdin': { type: 'boolean' },
       default: { type: 'boolean' },
       json: { type: 'boolean' },

@@ -5,7 +5,7 @@
 import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
 import { recordRequest, recordUsage } from '../context/requests.ts'
 import { type CompactionSettings, strategyOf } from '../context/summary.ts'
-import { replaysReasoningText } from '../providers/ids.ts'
+import { replaysReasoningText } from '../providers/registry.ts'
 import type { NeutralUsage } from '../providers/types.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { SessionRow } from '../sessions/types.ts'

@@ -4,6 +4,7 @@
 // state, PKCE values, locking and creds.json. No message of a SignInError ever carries a
 // code, a verifier or a token.
 import { createHash } from 'node:crypto'
+import type { SignIn } from '../descriptor.ts'
 import {
   type AccountIdentity,
   SignInError,
@@ -187,4 +188,18 @@ function expiryOf(expiresIn: unknown, nowMs: number): number | undefined {
   const seconds = typeof expiresIn === 'string' ? Number(expiresIn) : expiresIn
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return nowMs + seconds * 1000
   return undefined
+}
+
+/**
+ * The sign-in as the daemon runs it. A turn sends the access token alone (the transport
+ * resolves the endpoint).
+ */
+export const signIn: SignIn = {
+  plugin: (settings) =>
+    claudeSignIn({ clientId: settings.client_id as string, port: settings.callback_port as number }),
+  turnProfile: (profile, credential) => ({
+    ...profile,
+    api_key: String(credential.access ?? ''),
+    headers: {},
+  }),
 }
