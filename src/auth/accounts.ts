@@ -6,11 +6,11 @@
 // re-reads the files inside it, and rewrites `accounts.<key>` only: every other section
 // and store key is written back as it is under the lock. See docs/accounts.md.
 
-import type { AccountPlugin, SignInPlugin, StoredCredential } from '../providers/shared/signin.ts'
+import type { AccountPlugin, SignInPlugin, StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import type { FileContents, JsonObject } from '../settings/files.ts'
 import type { CredentialFiles } from './accounts-store.ts'
 
-export type { AccountPlugin } from '../providers/shared/signin.ts'
+export type { AccountPlugin } from '../providers/shared/sign-in-plugin.ts'
 export type { CredentialFiles } from './accounts-store.ts'
 
 /** Codes an account operation fails with; the API maps them to problems. */

@@ -14,7 +14,7 @@
 // one refresh of an account runs at a time, a rotated refresh token is never used twice,
 // and a refresh never overwrites a newer one.
 
-import { SignInError, type StoredCredential } from '../providers/shared/signin.ts'
+import { SignInError, type StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import {
   AccountError,
   type AccountPlugin,

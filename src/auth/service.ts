@@ -1,7 +1,7 @@
 // The provider-auth side of the daemon: the sign-in plugins on offer (their OAuth clients
 // from settings), the engine that runs logins, and the saved accounts. Handlers in
 // src/api/auth.ts stay thin over this.
-import type { SignInPlugin } from '../providers/shared/signin.ts'
+import type { SignInPlugin } from '../providers/shared/sign-in-plugin.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { enabledExtensions } from '../settings/groups/extensions.ts'

@@ -9,7 +9,7 @@
 // (`limitedUntil`), or only the meter of the turn's model when the provider meters its
 // quota per model family (`limitedMeters`; the pool is then ordered by that meter).
 
-import type { SignInPlugin, StoredCredential } from '../providers/shared/signin.ts'
+import type { SignInPlugin, StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import type { TurnCredentials } from '../runs/engine.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { Settings } from '../settings/service.ts'

@@ -4,11 +4,12 @@
 // how its accounts sign in and lend a turn their credential.
 //
 // A descriptor is loaded by the daemon (settings, catalog, models, accounts) and by every
-// kernel, so it holds plain data and small checks only; the heavy parts come through lazy
-// loaders: the transport and its warm-up turns (kernel side, transports.ts) and the sign-in
-// (daemon side, src/auth/sign-ins.ts).
+// kernel, so it holds plain data and small checks only; the heavy parts load apart: the
+// transport and its warm-up turns through the descriptor's lazy loaders (kernel side,
+// transports.ts), and the sign-in of a provider with `signIn` from its signin.ts, which
+// exports `signIn: SignIn` (daemon side, src/auth/sign-ins.ts, so no kernel bundle holds it).
 import type { CachePolicy } from '../schemas/models.ts'
-import type { SignInPlugin, StoredCredential } from './shared/signin.ts'
+import type { SignInPlugin, StoredCredential } from './shared/sign-in-plugin.ts'
 import type { NeutralEvent, NeutralRequest, StreamOptions, Transport, TransportProfile } from './types.ts'
 
 export interface ProviderDescriptor {
@@ -77,11 +78,9 @@ export interface SignInFacts {
   unauthorized: 'remove' | 'expire'
   /** The meter a model draws on, when a 429 limits one meter of the account and not all of it. */
   meterOf?: (model: string) => string | null
-  /** The sign-in and turn code (daemon side). */
-  load: () => Promise<SignIn>
 }
 
-/** A provider's sign-in as the daemon runs it. */
+/** A provider's sign-in as the daemon runs it: `signIn`, exported by src/providers/<id>/signin.ts. */
 export interface SignIn {
   /** The plugin for the sign-in settings (`providers.sign_in.<id>` with its defaults). */
   plugin(settings: Readonly<Record<string, unknown>>): SignInPlugin

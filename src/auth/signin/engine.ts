@@ -4,7 +4,11 @@
 // (exactly one exchange), the five-minute timeout, the eight-unfinished limit, fifteen
 // minutes of terminal records, and saving the account under the credential lock.
 
-import { SignInError, type SignInPlugin, type StoredCredential } from '../../providers/shared/signin.ts'
+import {
+  SignInError,
+  type SignInPlugin,
+  type StoredCredential,
+} from '../../providers/shared/sign-in-plugin.ts'
 import type { AccountDescriptor, Login, LoginRequest } from '../../schemas/auth.ts'
 import { HearthError } from '../../schemas/problems.ts'
 import type { Db } from '../../store/db.ts'

@@ -19,7 +19,6 @@ export const antigravity: ProviderDescriptor = {
     // The backend meters its quota per model family: a 429 limits that meter only, and the
     // pool is ordered by the meter of the turn's model.
     meterOf,
-    load: () => import('./signin.ts').then((m) => m.signIn),
   },
   transport: () => import('./transport.ts').then((m) => m.antigravity),
   // The Gemini wire is warmed by vertex's turn.

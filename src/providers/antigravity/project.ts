@@ -17,7 +17,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { HostSequence } from '../hosts.ts'
 import { describe } from '../shared/errors.ts'
-import { SignInError } from '../shared/signin.ts'
+import { SignInError } from '../shared/sign-in-plugin.ts'
 import { CLIENT_METADATA, DEFAULT_TIER, FALLBACK_PROJECT, GOOGLE_ACCOUNTS_URL } from './constants.ts'
 import { clip, decodeGoogleError, usableVerifyUrl, verificationUrl } from './errors.ts'
 import type { ProjectHosts } from './hosts.ts'

@@ -14,7 +14,7 @@ import {
   type AccountPlugin,
   SignInError,
   type StoredCredential,
-} from '../shared/signin.ts'
+} from '../shared/sign-in-plugin.ts'
 import {
   ANTIGRAVITY_CLIENT_ID,
   ANTIGRAVITY_CLIENT_SECRET,

@@ -16,7 +16,6 @@ export const chatgpt: ProviderDescriptor = {
     settings: { issuer: CHATGPT_ISSUER, client_id: CHATGPT_CLIENT_ID, callback_port: CHATGPT_CALLBACK_PORT },
     // A refused token is dead: the account is removed, even when a profile is bound to it.
     unauthorized: 'remove',
-    load: () => import('./signin.ts').then((m) => m.signIn),
   },
   transport: () => import('./transport.ts').then((m) => m.chatgpt),
   warmUp: () => import('./warm.ts').then((m) => m.warmTurns),

@@ -10,7 +10,7 @@ import {
   SignInError,
   type SignInPlugin,
   type StoredCredential,
-} from '../shared/signin.ts'
+} from '../shared/sign-in-plugin.ts'
 import { postToken as post, str } from '../shared/token-request.ts'
 import {
   CHATGPT_CALLBACK_PATH,

@@ -19,7 +19,6 @@ export const claude: ProviderDescriptor = {
     settings: { client_id: CLAUDE_CLIENT_ID, callback_port: CLAUDE_CALLBACK_PORT },
     // A 401 expires the access token handed out; an account without a refresh token is then skipped.
     unauthorized: 'expire',
-    load: () => import('./signin.ts').then((m) => m.signIn),
   },
   transport: () => import('./transport.ts').then((m) => m.claude),
   warmUp: () => import('./warm.ts').then((m) => m.warmTurns),

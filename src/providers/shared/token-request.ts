@@ -2,7 +2,7 @@
 // plugins. A 2xx JSON object comes back; anything else is a SignInError with a stable code
 // and a message that never carries the code, the verifier or a token of the request.
 import { describe, redact } from './errors.ts'
-import { SignInError } from './signin.ts'
+import { SignInError } from './sign-in-plugin.ts'
 
 /** Vendor error codes that mean the refresh token can never be used again. */
 const DEAD_REFRESH = new Set([

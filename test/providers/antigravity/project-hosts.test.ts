@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test'
 import { CLOUD_CODE_HOSTS, PROJECT_LOOKUP_HOSTS } from '../../../src/providers/antigravity/constants.ts'
 import { projectHosts } from '../../../src/providers/antigravity/hosts.ts'
 import { antigravityConfig, antigravitySignIn } from '../../../src/providers/antigravity/signin.ts'
-import type { StoredCredential } from '../../../src/providers/shared/signin.ts'
+import type { StoredCredential } from '../../../src/providers/shared/sign-in-plugin.ts'
 import {
   FakeAntigravityBackend,
   type FakeGoogleUser,

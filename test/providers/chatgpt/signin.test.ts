@@ -6,7 +6,7 @@ import {
   SignInError,
   type SignInPlugin,
   type StoredCredential,
-} from '../../../src/providers/shared/signin.ts'
+} from '../../../src/providers/shared/sign-in-plugin.ts'
 import { FakeChatgptBackend, type FakeSeat, fakeJwt, s256 } from '../../fakes/chatgpt-backend.ts'
 
 const NOW = 1_900_000_000_000

@@ -11,7 +11,7 @@ import {
   claudeTokenUrl,
   identityOf,
 } from '../../../src/providers/claude/signin.ts'
-import { SignInError, type SignInPlugin } from '../../../src/providers/shared/signin.ts'
+import { SignInError, type SignInPlugin } from '../../../src/providers/shared/sign-in-plugin.ts'
 import { s256 } from '../../fakes/chatgpt-backend.ts'
 import { type FakeClaudeAccount, FakeClaudeAuth } from '../../fakes/claude-auth.ts'
 
