@@ -11,8 +11,6 @@ import { isObject, mergePatch, objectAt, SAVED, setOrDrop } from '../merge.ts'
 import { enabledExtensions } from './extensions.ts'
 import { copyFiles, type GroupCodec } from './types.ts'
 
-export { DEFAULT_EXTENSION }
-
 /**
  * `providers.sign_in` with the defaults filled in: one entry per provider whose sign-in
  * settings may name another OAuth client (its descriptor's `signIn.settings`).
