@@ -1,6 +1,7 @@
 // The provider-auth side of the daemon: the sign-in plugins on offer (their OAuth clients
 // from settings), the engine that runs logins, and the saved accounts. Handlers in
 // src/api/auth.ts stay thin over this.
+import { PROVIDERS } from '../providers/registry.ts'
 import type { SignInPlugin } from '../providers/shared/sign-in-plugin.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
 import { HearthError } from '../schemas/problems.ts'
@@ -17,7 +18,6 @@ import {
   removeAccount,
   saveAccount,
 } from './accounts.ts'
-import { SIGN_IN_PROVIDERS } from './sign-ins.ts'
 import { SignInEngine } from './signin/engine.ts'
 
 export interface AuthDeps {
@@ -49,7 +49,7 @@ export class AuthService {
   /** The sign-ins on offer, built from the settings as they are now. */
   plugins(): Map<string, SignInPlugin> {
     const config = signInSettings(this.#d.settings.files()['config.json'])
-    return new Map(SIGN_IN_PROVIDERS.map((p) => [p.id, p.signIn.plugin(config[p.id] ?? {})]))
+    return new Map(PROVIDERS.flatMap((p) => (p.signIn ? [[p.id, p.signIn.plugin(config[p.id] ?? {})]] : [])))
   }
 
   /** GET /auth: providers and their forms, redacted accounts, unfinished logins. */

@@ -9,6 +9,7 @@
 // (`limitedUntil`), or only the meter of the turn's model when the provider meters its
 // quota per model family (`limitedMeters`; the pool is then ordered by that meter).
 
+import { providerOf } from '../providers/registry.ts'
 import type { SignInPlugin, StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import type { TurnCredentials } from '../runs/engine.ts'
 import { HearthError } from '../schemas/problems.ts'
@@ -16,19 +17,18 @@ import type { Settings } from '../settings/service.ts'
 import { AccountError, idOf, listAccounts, markLimited, withAccounts } from './accounts.ts'
 import { AccountPool } from './pool.ts'
 import type { AuthService } from './service.ts'
-import { signInProviderOf } from './sign-ins.ts'
 
 export function turnCredentials(auth: AuthService, settings: Settings): TurnCredentials {
   const pluginOf = (extension: string) => auth.plugins().get(extension)
-  const meterOf = (extension: string, model: string) =>
-    signInProviderOf(extension)?.facts.meterOf?.(model) ?? undefined
+  const signInOf = (extension: string) => providerOf(extension)?.signIn ?? undefined
+  const meterOf = (extension: string, model: string) => signInOf(extension)?.meterOf?.(model) ?? undefined
   /** The access token each account last handed to a turn (a 401 marks only that one expired). */
   const handedOut = new Map<string, string>()
   return {
     async forTurn(sessionId, profile, signal, model) {
       const plugin = pluginOf(profile.extension)
-      const provider = signInProviderOf(profile.extension)
-      if (!plugin || !provider) return { transport: profile.transport, accountId: null }
+      const signIn = signInOf(profile.extension)
+      if (!plugin || !signIn) return { transport: profile.transport, accountId: null }
       let chosen: { id: string; credential: StoredCredential }
       try {
         chosen = await new AccountPool({ settings, plugin }).credentialFor({
@@ -43,7 +43,7 @@ export function turnCredentials(auth: AuthService, settings: Settings): TurnCred
         throw new HearthError(code, err.message)
       }
       handedOut.set(chosen.id, String(chosen.credential.access ?? ''))
-      const transport = await provider.signIn.turnProfile(profile.transport, chosen.credential, sessionId)
+      const transport = await signIn.turnProfile(profile.transport, chosen.credential, sessionId)
       return { accountId: chosen.id, transport }
     },
 
@@ -62,7 +62,7 @@ export function turnCredentials(auth: AuthService, settings: Settings): TurnCred
     async unauthorized(profile, accountId) {
       const plugin = pluginOf(profile.extension)
       if (!plugin) return
-      if (signInProviderOf(profile.extension)?.facts.unauthorized === 'expire') {
+      if (signInOf(profile.extension)?.unauthorized === 'expire') {
         await markExpired(settings, plugin, accountId, handedOut.get(accountId))
         return
       }

@@ -1,16 +1,15 @@
 // What a provider is: one descriptor per provider extension, in src/providers/<id>/descriptor.ts,
-// listed by registry.ts. Everything hearth knows of a vendor outside its wire code is read
-// from here: its extension facts, catalogue, prompt-cache rules, what a profile needs, and
-// how its accounts sign in and lend a turn their credential.
+// listed by registry.ts. Everything the daemon knows of a vendor is read from here: its
+// extension facts, catalogue, prompt-cache rules, what a profile needs, and how its
+// accounts sign in and lend a turn their credential.
 //
-// A descriptor is loaded by the daemon (settings, catalog, models, accounts) and by every
-// kernel, so it holds plain data and small checks only; the heavy parts load apart: the
-// transport and its warm-up turns through the descriptor's lazy loaders (kernel side,
-// transports.ts), and the sign-in of a provider with `signIn` from its signin.ts, which
-// exports `signIn: SignIn` (daemon side, src/auth/sign-ins.ts, so no kernel bundle holds it).
+// The daemon loads the descriptors (settings, catalog, models, accounts, runs); a kernel
+// never does. What a kernel runs sits beside the descriptor under fixed names, found by
+// the provider's id (transports.ts): transport.ts exports `transport`, warm.ts its
+// `warmTurns`. So the daemon's bundle holds no transport and a kernel's no sign-in.
 import type { CachePolicy } from '../schemas/models.ts'
 import type { SignInPlugin, StoredCredential } from './shared/sign-in-plugin.ts'
-import type { NeutralEvent, NeutralRequest, StreamOptions, Transport, TransportProfile } from './types.ts'
+import type { NeutralEvent, NeutralRequest, StreamOptions, TransportProfile } from './types.ts'
 
 export interface ProviderDescriptor {
   /** The extension id: a profile's `extension`, the creds.json store key of its accounts. */
@@ -37,12 +36,8 @@ export interface ProviderDescriptor {
   replaysReasoningText: boolean
   /** The usage feed's provider id of its accounts' quota readings, or null for none. */
   quotaFeed: string | null
-  /** How its accounts sign in, or null when a profile carries its own key. */
+  /** How its accounts sign in (its signin.ts), or null when a profile carries its own key. */
   signIn: SignInFacts | null
-  /** Its transport (kernel processes only). */
-  transport: () => Promise<Transport>
-  /** The turns that warm a new kernel for its wire, or null when another provider's warm its wire. */
-  warmUp: (() => Promise<readonly WarmTurn[]>) | null
 }
 
 export interface CatalogueFacts {
@@ -65,7 +60,7 @@ export interface ProfileRules {
   check?: (profile: Readonly<Record<string, unknown>>) => string | null
 }
 
-export interface SignInFacts {
+export interface SignInFacts extends SignIn {
   /**
    * Settings `providers.sign_in.<id>` defaults (its public OAuth client), when the settings
    * may name another client.
@@ -80,7 +75,7 @@ export interface SignInFacts {
   meterOf?: (model: string) => string | null
 }
 
-/** A provider's sign-in as the daemon runs it: `signIn`, exported by src/providers/<id>/signin.ts. */
+/** A provider's sign-in as the daemon runs it (src/providers/<id>/signin.ts). */
 export interface SignIn {
   /** The plugin for the sign-in settings (`providers.sign_in.<id>` with its defaults). */
   plugin(settings: Readonly<Record<string, unknown>>): SignInPlugin

@@ -1,17 +1,18 @@
 // The providers hearth can talk to: one descriptor per provider extension, one line each.
 //
 // Adding a provider is one folder and one line here. The folder, src/providers/<id>/,
-// holds the wire code and descriptor.ts (what ProviderDescriptor in ../descriptor.ts asks:
-// extension facts, catalogue, cache rules, profile rules, sign-in facts, transport and
-// warm-up loaders), plus signin.ts when its accounts sign in. The id is also a word of the
-// protocol, so it joins the contract's lists in src/schemas/extensions.ts (with its
-// sign-in and quota feed, if any); this module checks when it loads that the two agree.
-// Nothing outside src/providers/ names a vendor: settings, the catalog, models, accounts
-// and the kernel's warm-up read the descriptors (test/contract/vendor-ids.test.ts keeps it so).
+// holds its wire code and, under fixed names: descriptor.ts (what ProviderDescriptor in
+// ../descriptor.ts asks: extension facts, catalogue, cache rules, profile rules, sign-in),
+// transport.ts (exporting `transport`) and warm.ts (`warmTurns`), which the kernel finds
+// by the id (transports.ts), and signin.ts when its accounts sign in. The id is also a
+// word of the protocol, so it joins the contract's lists in src/schemas/extensions.ts
+// (with its sign-in and quota feed, if any); this module checks when it loads that the
+// two agree. Nothing outside src/providers/ names a vendor: settings, the catalog, models,
+// accounts and the kernel's warm-up read the providers (test/contract/vendor-ids.test.ts
+// keeps it so).
 //
-// This module is light (descriptors are plain data and lazy loaders): the daemon imports
-// it. The transports load only in kernel processes (transports.ts), the sign-ins only in
-// the daemon (src/auth/sign-ins.ts).
+// The daemon imports this module; a kernel never does, so the descriptors and sign-ins
+// stay out of the kernel's bundle and the transports out of the daemon's.
 import {
   DEFAULT_EXTENSION,
   PROVIDER_EXTENSIONS,

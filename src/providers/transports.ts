@@ -1,21 +1,33 @@
-// The kernel's side of the registry: every provider's transport and warm-up turns, loaded
-// once when a kernel process starts (top-level await). Only kernel code imports this
-// module; the daemon reads the descriptors alone (registry.ts).
+// The kernel's side of the providers: each one's transport and warm-up turns, loaded once
+// when a kernel process starts (top-level await). A provider folder holds them under fixed
+// names, transport.ts (`transport`) and warm.ts (`warmTurns`), found here by the provider's
+// id, so the bundler takes every folder's into the kernel's bundle and the daemon, which
+// never imports this module, holds none of them. The ids are the contract's list, which
+// the registry checks its descriptors against.
+import { DEFAULT_EXTENSION, PROVIDER_EXTENSIONS } from '../schemas/extensions.ts'
 import type { WarmTurn } from './descriptor.ts'
-import { PROVIDERS, providerOf } from './registry.ts'
 import type { Transport } from './types.ts'
 
-const TRANSPORTS: ReadonlyMap<string, Transport> = new Map(
-  await Promise.all(PROVIDERS.map(async (p) => [p.id, await p.transport()] as const)),
-)
+interface KernelSide {
+  transport: Transport
+  warmTurns: readonly WarmTurn[]
+}
 
-/** Warm-up turns of every wire, in registry order. */
-export const WARM_TURNS: readonly WarmTurn[] = (
-  await Promise.all(PROVIDERS.map((p) => (p.warmUp ? p.warmUp() : [])))
-).flat()
+const loaded: [string, KernelSide][] = await Promise.all(
+  PROVIDER_EXTENSIONS.map(async (id): Promise<[string, KernelSide]> => {
+    const [{ transport }, { warmTurns }] = await Promise.all([
+      import(`./${id}/transport.ts`),
+      import(`./${id}/warm.ts`),
+    ])
+    return [id, { transport, warmTurns }]
+  }),
+)
+const BY_ID: ReadonlyMap<string, KernelSide> = new Map(loaded)
+
+/** Warm-up turns of every wire, in the contract's order of providers. */
+export const WARM_TURNS: readonly WarmTurn[] = loaded.flatMap(([, side]) => side.warmTurns)
 
 /** The transport of a profile's extension (absent → `openai-compatible`), or null if unknown. */
 export function transportFor(extension: string | null | undefined): Transport | null {
-  const provider = providerOf(extension)
-  return provider ? (TRANSPORTS.get(provider.id) ?? null) : null
+  return BY_ID.get(extension ?? DEFAULT_EXTENSION)?.transport ?? null
 }

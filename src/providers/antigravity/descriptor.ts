@@ -2,6 +2,7 @@
 // backend on the Gemini wire (Gemini, Claude and gpt-oss models).
 import { NO_CACHE_HINTS, type ProviderDescriptor } from '../descriptor.ts'
 import { meterOf } from './meters.ts'
+import { signIn } from './signin.ts'
 
 export const antigravity: ProviderDescriptor = {
   id: 'antigravity',
@@ -13,6 +14,7 @@ export const antigravity: ProviderDescriptor = {
   replaysReasoningText: false,
   quotaFeed: 'antigravity',
   signIn: {
+    ...signIn,
     // A 401 expires the access token handed out; a revoked refresh token then signs the
     // account out (auth/pool.ts).
     unauthorized: 'expire',
@@ -20,7 +22,4 @@ export const antigravity: ProviderDescriptor = {
     // pool is ordered by the meter of the turn's model.
     meterOf,
   },
-  transport: () => import('./transport.ts').then((m) => m.antigravity),
-  // The Gemini wire is warmed by vertex's turn.
-  warmUp: null,
 }

@@ -15,8 +15,6 @@ export const bedrock: ProviderDescriptor = {
   replaysReasoningText: false,
   quotaFeed: null,
   signIn: null,
-  transport: () => import('./transport.ts').then((m) => m.bedrock),
-  warmUp: () => import('./warm.ts').then((m) => m.warmTurns),
 }
 
 /**

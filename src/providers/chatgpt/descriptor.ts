@@ -2,6 +2,7 @@
 // ChatGPT backend on the Responses wire.
 import { CACHE_SESSION_KEY, type ProviderDescriptor } from '../descriptor.ts'
 import { CHATGPT_CALLBACK_PORT, CHATGPT_CLIENT_ID, CHATGPT_ISSUER } from './constants.ts'
+import { signIn } from './signin.ts'
 
 export const chatgpt: ProviderDescriptor = {
   id: 'chatgpt',
@@ -13,10 +14,9 @@ export const chatgpt: ProviderDescriptor = {
   replaysReasoningText: false,
   quotaFeed: 'codex',
   signIn: {
+    ...signIn,
     settings: { issuer: CHATGPT_ISSUER, client_id: CHATGPT_CLIENT_ID, callback_port: CHATGPT_CALLBACK_PORT },
     // A refused token is dead: the account is removed, even when a profile is bound to it.
     unauthorized: 'remove',
   },
-  transport: () => import('./transport.ts').then((m) => m.chatgpt),
-  warmUp: () => import('./warm.ts').then((m) => m.warmTurns),
 }

@@ -3,6 +3,7 @@
 import { CACHE_BREAKPOINTS, type ProviderDescriptor } from '../descriptor.ts'
 import { CLAUDE_CALLBACK_PORT, CLAUDE_CLIENT_ID } from './constants.ts'
 import { isClaudeFamilyModel } from './families.ts'
+import { signIn } from './signin.ts'
 
 export const claude: ProviderDescriptor = {
   id: 'claude',
@@ -16,12 +17,11 @@ export const claude: ProviderDescriptor = {
   replaysReasoningText: false,
   quotaFeed: 'claude',
   signIn: {
+    ...signIn,
     settings: { client_id: CLAUDE_CLIENT_ID, callback_port: CLAUDE_CALLBACK_PORT },
     // A 401 expires the access token handed out; an account without a refresh token is then skipped.
     unauthorized: 'expire',
   },
-  transport: () => import('./transport.ts').then((m) => m.claude),
-  warmUp: () => import('./warm.ts').then((m) => m.warmTurns),
 }
 
 /**

@@ -22,6 +22,4 @@ export const openaiCompatible: ProviderDescriptor = {
   replaysReasoningText: true,
   quotaFeed: null,
   signIn: null,
-  transport: () => import('./transport.ts').then((m) => m.openaiCompatible),
-  warmUp: () => import('./warm.ts').then((m) => m.warmTurns),
 }

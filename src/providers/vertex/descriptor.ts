@@ -14,6 +14,4 @@ export const vertex: ProviderDescriptor = {
   replaysReasoningText: true,
   quotaFeed: null,
   signIn: null,
-  transport: () => import('./transport.ts').then((m) => m.vertex),
-  warmUp: () => import('./warm.ts').then((m) => m.warmTurns),
 }
