@@ -9,7 +9,7 @@
 // `warmTurns`. So the daemon's bundle holds no transport and a kernel's no sign-in.
 import type { CachePolicy } from '../schemas/models.ts'
 import type { SignInPlugin, StoredCredential } from './shared/sign-in-plugin.ts'
-import type { NeutralEvent, NeutralRequest, StreamOptions, TransportProfile } from './types.ts'
+import type { TransportProfile } from './types.ts'
 
 export interface ProviderDescriptor {
   /** The extension id: a profile's `extension`, the creds.json store key of its accounts. */
@@ -86,16 +86,6 @@ export interface SignIn {
     sessionId: string,
   ): TransportProfile | Promise<TransportProfile>
 }
-
-/**
- * One warm-up turn against the throwaway server at `url` (src/kernel/warm.ts), through the
- * code a real turn runs; it must read no credential of the user's.
- */
-export type WarmTurn = (
-  url: string,
-  request: NeutralRequest,
-  opts: StreamOptions,
-) => AsyncIterable<NeutralEvent>
 
 /** Prompt-cache policies (what each vendor supports is said in its descriptor). */
 export const NO_CACHE_HINTS: CachePolicy = {

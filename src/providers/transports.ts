@@ -5,8 +5,7 @@
 // never imports this module, holds none of them. The ids are the contract's list, which
 // the registry checks its descriptors against.
 import { DEFAULT_EXTENSION, PROVIDER_EXTENSIONS } from '../schemas/extensions.ts'
-import type { WarmTurn } from './descriptor.ts'
-import type { Transport } from './types.ts'
+import type { Transport, WarmTurn } from './types.ts'
 
 interface KernelSide {
   transport: Transport

@@ -1,5 +1,5 @@
 // A new kernel's warm-up turn for the ChatGPT backend (src/kernel/warm.ts runs it).
-import type { WarmTurn } from '../descriptor.ts'
+import type { WarmTurn } from '../types.ts'
 import { chatgpt } from './transport.ts'
 
 export const warmTurns: readonly WarmTurn[] = [

@@ -2,8 +2,7 @@
 // through the shared Messages turn, its base URL given as the test hook would (a claude
 // profile never names plain http). src/kernel/warm.ts runs it.
 import { messagesTurn } from '../anthropic-messages/transport.ts'
-import type { WarmTurn } from '../descriptor.ts'
-import type { TransportProfile } from '../types.ts'
+import type { TransportProfile, WarmTurn } from '../types.ts'
 import { BASE_URL_ENV } from './constants.ts'
 import { encode } from './request.ts'
 

@@ -1,7 +1,6 @@
 // A new kernel's warm-up turns for the OpenAI wires: one Responses and one Chat Completions
 // turn through this transport (src/kernel/warm.ts runs them).
-import type { WarmTurn } from '../descriptor.ts'
-import type { TransportProfile } from '../types.ts'
+import type { TransportProfile, WarmTurn } from '../types.ts'
 import { openaiCompatible } from './transport.ts'
 
 const turn =
