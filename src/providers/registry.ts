@@ -1,15 +1,15 @@
-// The providers hearth can talk to: one descriptor per provider extension, one line each.
+// The providers hearth can talk to: one descriptor per provider extension, listed once.
 //
-// Adding a provider is one folder and one line here. The folder, src/providers/<id>/,
-// holds its wire code and, under fixed names: descriptor.ts (what ProviderDescriptor in
-// ../descriptor.ts asks: extension facts, catalogue, cache rules, profile rules, sign-in),
-// transport.ts (exporting `transport`) and warm.ts (`warmTurns`), which the kernel finds
-// by the id (transports.ts), and signin.ts when its accounts sign in. The id is also a
-// word of the protocol, so it joins the contract's lists in src/schemas/extensions.ts
-// (with its sign-in and quota feed, if any); this module checks when it loads that the
-// two agree. Nothing outside src/providers/ names a vendor: settings, the catalog, models,
-// accounts and the kernel's warm-up read the providers (test/contract/vendor-ids.test.ts
-// keeps it so).
+// Adding a provider is one folder and one entry here (its import and its place in
+// PROVIDERS). The folder, src/providers/<id>/, holds its wire code and, under fixed names:
+// descriptor.ts (what ProviderDescriptor in ../descriptor.ts asks: extension facts,
+// catalogue, cache rules, profile rules, sign-in), transport.ts (exporting `transport`)
+// and warm.ts (`warmTurns`), which the kernel finds by the id (transports.ts), and
+// signin.ts when its accounts sign in. The id is also a word of the protocol, so it joins
+// the contract's lists in src/schemas/extensions.ts (with its sign-in and quota feed, if
+// any); this module checks when it loads that the two agree. Nothing outside
+// src/providers/ names a vendor: settings, the catalog, models, accounts and the kernel's
+// warm-up read the providers (test/contract/vendor-ids.test.ts keeps it so).
 //
 // The daemon imports this module; a kernel never does, so the descriptors and sign-ins
 // stay out of the kernel's bundle and the transports out of the daemon's.
@@ -28,7 +28,6 @@ import { openaiCompatible } from './openai-compatible/descriptor.ts'
 import { vertex } from './vertex/descriptor.ts'
 
 export type { ProviderDescriptor }
-export { DEFAULT_EXTENSION }
 
 /** Every provider, in the order of the contract's list (PROVIDER_EXTENSIONS). */
 export const PROVIDERS: readonly ProviderDescriptor[] = [
