@@ -5,10 +5,12 @@
 // `limitedMeters` (meter key → epoch ms). Every mutation runs through the credential lock,
 // re-reads the files inside it, and rewrites `accounts.<key>` only: every other section
 // and store key is written back as it is under the lock. See docs/accounts.md.
+
+import type { AccountPlugin, SignInPlugin, StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import type { FileContents, JsonObject } from '../settings/files.ts'
 import type { CredentialFiles } from './accounts-store.ts'
-import type { SignInPlugin, StoredCredential } from './types.ts'
 
+export type { AccountPlugin } from '../providers/shared/sign-in-plugin.ts'
 export type { CredentialFiles } from './accounts-store.ts'
 
 /** Codes an account operation fails with; the API maps them to problems. */
@@ -21,21 +23,6 @@ export class AccountError extends Error {
     this.name = 'AccountError'
     this.code = code
   }
-}
-
-/**
- * A sign-in plugin, optionally naming the refresh token of its credential. Without
- * `refreshToken` the store looks for the conventional fields `refresh`, `refresh_token`
- * and `refreshToken`.
- */
-export type AccountPlugin = SignInPlugin & {
-  refreshToken?: (credential: StoredCredential) => string | null
-  /**
-   * A refresh refused with `invalid_grant` removes the refresh token from the stored
-   * account (the provider revoked it for good), so the account reads signed out and is
-   * skipped once its access token has expired, until a new sign-in replaces it.
-   */
-  forgetRevokedRefresh?: boolean
 }
 
 /** The redacted view of a saved account (GET /auth, a login's `accounts`): no token. */

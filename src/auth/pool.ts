@@ -13,6 +13,8 @@
 // newest) refresh token is traded and the result committed before the lock is released. So
 // one refresh of an account runs at a time, a rotated refresh token is never used twice,
 // and a refresh never overwrites a newer one.
+
+import { SignInError, type StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import {
   AccountError,
   type AccountPlugin,
@@ -25,7 +27,6 @@ import {
   withAccounts,
 } from './accounts.ts'
 import { fnv1a32 } from './fnv.ts'
-import { SignInError, type StoredCredential } from './types.ts'
 
 /** Refresh this long before the access token expires. */
 export const REFRESH_LEAD_MS = 60_000

@@ -1,9 +1,8 @@
 // The provider-auth side of the daemon: the sign-in plugins on offer (their OAuth clients
 // from settings), the engine that runs logins, and the saved accounts. Handlers in
 // src/api/auth.ts stay thin over this.
-import { antigravityConfig, antigravitySignIn } from '../providers/antigravity/signin.ts'
-import { chatgptSignIn } from '../providers/chatgpt/signin.ts'
-import { claudeSignIn } from '../providers/claude/signin.ts'
+import { PROVIDERS } from '../providers/registry.ts'
+import type { SignInPlugin } from '../providers/shared/sign-in-plugin.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
 import { HearthError } from '../schemas/problems.ts'
 import { enabledExtensions } from '../settings/groups/extensions.ts'
@@ -20,7 +19,6 @@ import {
   saveAccount,
 } from './accounts.ts'
 import { SignInEngine } from './signin/engine.ts'
-import type { SignInPlugin } from './types.ts'
 
 export interface AuthDeps {
   db: Db
@@ -51,19 +49,7 @@ export class AuthService {
   /** The sign-ins on offer, built from the settings as they are now. */
   plugins(): Map<string, SignInPlugin> {
     const config = signInSettings(this.#d.settings.files()['config.json'])
-    return new Map([
-      [
-        'chatgpt',
-        chatgptSignIn({
-          issuer: config.chatgpt.issuer,
-          clientId: config.chatgpt.client_id,
-          port: config.chatgpt.callback_port,
-        }),
-      ],
-      ['claude', claudeSignIn({ clientId: config.claude.client_id, port: config.claude.callback_port })],
-      // The Google OAuth client is the public one; HEARTH_ANTIGRAVITY_* reach a fake Google.
-      ['antigravity', antigravitySignIn(antigravityConfig())],
-    ])
+    return new Map(PROVIDERS.flatMap((p) => (p.signIn ? [[p.id, p.signIn.plugin(config[p.id] ?? {})]] : [])))
   }
 
   /** GET /auth: providers and their forms, redacted accounts, unfinished logins. */

@@ -1,63 +1,49 @@
 // The credentials of a turn for profiles that sign in. A turn takes an account from the
 // pool (bound by the profile's account_id, else sticky to the session), refreshed under the
 // credential lock when it expires within a minute; the transport gets its access token and
-// what the provider needs beside it for this one turn.
+// what the provider needs beside it for this one turn (its sign-in's `turnProfile`).
 //
-// - chatgpt: the workspace header; a 401 removes the account; a 429 that says when the
-//   account may be used again marks it limited until then (`limitedUntil`).
-// - claude: the access token alone (the transport resolves the endpoint); a 401 marks that
-//   access token expired, so the next turn refreshes it (an account without a refresh token
-//   is then skipped).
-// - antigravity: the account's project and the Antigravity user agent; the pool is ordered
-//   by the meter of the turn's model (`limitedMeters`), and a 429 marks that meter only; a
-//   401 marks the access token expired, so the next turn refreshes it (a revoked refresh
-//   token then signs the account out: pool.ts).
+// What a refusal does is the provider's (its descriptor's `signIn`): a 401 removes the
+// account or expires the access token it was handed, so the next turn refreshes it; a 429
+// that says when the account may be used again marks it limited until then
+// (`limitedUntil`), or only the meter of the turn's model when the provider meters its
+// quota per model family (`limitedMeters`; the pool is then ordered by that meter).
 
-import { antigravityBaseUrl } from '../providers/antigravity/hosts.ts'
-import { meterOf } from '../providers/antigravity/meters.ts'
-import { antigravityVersion, userAgentOf } from '../providers/antigravity/version.ts'
-import { CHATGPT_ENDPOINT } from '../providers/chatgpt/constants.ts'
-import { chatgptAccountId } from '../providers/chatgpt/signin.ts'
-import type { TransportProfile } from '../providers/types.ts'
+import { providerOf } from '../providers/registry.ts'
+import type { SignInPlugin, StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import type { TurnCredentials } from '../runs/engine.ts'
 import { HearthError } from '../schemas/problems.ts'
-import type { ResolvedProfile } from '../settings/profiles.ts'
 import type { Settings } from '../settings/service.ts'
 import { AccountError, idOf, listAccounts, markLimited, withAccounts } from './accounts.ts'
 import { AccountPool } from './pool.ts'
 import type { AuthService } from './service.ts'
-import type { SignInPlugin, StoredCredential } from './types.ts'
 
 export function turnCredentials(auth: AuthService, settings: Settings): TurnCredentials {
   const pluginOf = (extension: string) => auth.plugins().get(extension)
+  const signInOf = (extension: string) => providerOf(extension)?.signIn ?? undefined
+  const meterOf = (extension: string, model: string) => signInOf(extension)?.meterOf?.(model) ?? undefined
   /** The access token each account last handed to a turn (a 401 marks only that one expired). */
   const handedOut = new Map<string, string>()
   return {
     async forTurn(sessionId, profile, signal, model) {
       const plugin = pluginOf(profile.extension)
-      if (!plugin) return { transport: profile.transport, accountId: null }
-      const meter = profile.extension === 'antigravity' ? (meterOf(model) ?? undefined) : undefined
+      const signIn = signInOf(profile.extension)
+      if (!plugin || !signIn) return { transport: profile.transport, accountId: null }
       let chosen: { id: string; credential: StoredCredential }
       try {
         chosen = await new AccountPool({ settings, plugin }).credentialFor({
           sessionId,
           accountId: profile.account_id,
           signal,
-          meter,
+          meter: meterOf(profile.extension, model),
         })
       } catch (err) {
         if (!(err instanceof AccountError)) throw err
         const code = err.code === 'signed_out' ? 'signed_out' : 'no_usable_account'
         throw new HearthError(code, err.message)
       }
-      const access = String(chosen.credential.access ?? '')
-      handedOut.set(chosen.id, access)
-      const transport =
-        profile.extension === 'antigravity'
-          ? await antigravityTransport(profile, chosen.credential)
-          : profile.extension === 'claude'
-            ? { ...profile.transport, api_key: access, headers: {} }
-            : chatgptTransport(profile, chosen.credential, sessionId)
+      handedOut.set(chosen.id, String(chosen.credential.access ?? ''))
+      const transport = await signIn.turnProfile(profile.transport, chosen.credential, sessionId)
       return { accountId: chosen.id, transport }
     },
 
@@ -65,19 +51,18 @@ export function turnCredentials(auth: AuthService, settings: Settings): TurnCred
     async limited(profile, accountId, untilMs, model) {
       const plugin = pluginOf(profile.extension)
       if (!plugin) return
-      const meter = profile.extension === 'antigravity' ? (meterOf(model) ?? undefined) : undefined
-      await markLimited(settings, plugin, accountId, untilMs, meter)
+      await markLimited(settings, plugin, accountId, untilMs, meterOf(profile.extension, model))
     },
 
     /**
-     * chatgpt: removes the account even when a profile is bound to it (its credential is
-     * dead). claude, antigravity: marks the access token expired (the account may refresh),
-     * unless a newer one was stored meanwhile.
+     * `remove`: the account goes even when a profile is bound to it (its credential is
+     * dead). `expire`: the access token is marked expired (the account may refresh), unless
+     * a newer one was stored meanwhile.
      */
     async unauthorized(profile, accountId) {
       const plugin = pluginOf(profile.extension)
       if (!plugin) return
-      if (profile.extension === 'claude' || profile.extension === 'antigravity') {
+      if (signInOf(profile.extension)?.unauthorized === 'expire') {
         await markExpired(settings, plugin, accountId, handedOut.get(accountId))
         return
       }
@@ -106,38 +91,4 @@ async function markExpired(
     list[at] = { ...list[at], expires: 0 }
     return withAccounts(files, plugin.accountsKey, list)
   })
-}
-
-function chatgptTransport(
-  profile: ResolvedProfile,
-  credential: StoredCredential,
-  sessionId: string,
-): TransportProfile {
-  const workspace = chatgptAccountId(credential)
-  return {
-    ...profile.transport,
-    endpoint: profile.transport.endpoint || CHATGPT_ENDPOINT,
-    api_key: String(credential.access ?? ''),
-    headers: { ...(workspace ? { 'chatgpt-account-id': workspace } : {}), session_id: sessionId },
-  }
-}
-
-/**
- * HEARTH_ANTIGRAVITY_BASE_URL (a test hook) wins over the profile's endpoint; with neither
- * the endpoint stays empty and the transport tries the vendor's hosts in order.
- */
-async function antigravityTransport(
-  profile: ResolvedProfile,
-  credential: StoredCredential,
-): Promise<TransportProfile> {
-  const base = process.env.HEARTH_ANTIGRAVITY_BASE_URL?.trim()
-    ? antigravityBaseUrl()
-    : profile.transport.endpoint
-  return {
-    ...profile.transport,
-    endpoint: base,
-    api_key: String(credential.access ?? ''),
-    project: typeof credential.projectId === 'string' ? credential.projectId : '',
-    headers: { 'user-agent': userAgentOf(await antigravityVersion()) },
-  }
 }

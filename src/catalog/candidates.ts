@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto'
 import { isOn } from '../instructions/compose.ts'
 import type { Instructions } from '../instructions/index.ts'
-import { hasTransport } from '../providers/ids.ts'
+import { hasTransport, PROVIDERS } from '../providers/registry.ts'
 import type { CatalogCandidate, CatalogKind } from '../schemas/catalog.ts'
-import { EXTENSIONS, PROVIDER_EXTENSIONS } from '../schemas/settings.ts'
+import { EXTENSIONS, PROVIDER_EXTENSIONS } from '../schemas/extensions.ts'
 import type { SelectionMaps } from '../sessions/types.ts'
 import type { FileContents } from '../settings/files.ts'
 import { enabledExtensions, REQUIRES } from '../settings/groups/extensions.ts'
@@ -18,14 +18,10 @@ import type { Commands } from '../skills/commands.ts'
 /** Characters of a command template a candidate carries. */
 export const MAX_TEMPLATE_CHARS = 16_384
 
+/** What each extension is; a provider's says its descriptor (src/providers/<id>/). */
 const DESCRIPTIONS: Record<string, string> = {
   models: 'Model metadata: the catalogue the pickers read',
-  'openai-compatible': 'API-key profiles for OpenAI-compatible servers',
-  chatgpt: 'ChatGPT subscription sign-in',
-  claude: 'Claude subscription sign-in',
-  antigravity: 'Google Antigravity sign-in',
-  bedrock: 'Claude-family models on Amazon Bedrock',
-  vertex: 'Gemini-family models on Google Vertex AI',
+  ...Object.fromEntries(PROVIDERS.map((p) => [p.id, p.extension.description])),
   work: 'Work items',
   paperclips: 'Paperclip items',
 }

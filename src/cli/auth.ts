@@ -6,11 +6,12 @@ import { HearthClient, ProblemError } from '../client/client.ts'
 import { LoginFlow, openBrowser, signedInAs } from '../client/login.ts'
 import { homeOf, parseCommand } from '../command-line/args.ts'
 import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
+import { DEFAULT_SIGN_IN } from '../schemas/extensions.ts'
 
 export async function loginCommand(args: string[], out: Out, help: string): Promise<number> {
   const p = parseCommand(args, { manual: { type: 'boolean' } }, out, help, true)
   if (!p) return 0
-  const [provider = 'chatgpt', extra] = p.positionals
+  const [provider = DEFAULT_SIGN_IN, extra] = p.positionals
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`)
   const client = HearthClient.fromHome(homeOf(p.values.home))
   const flow = p.values.manual ? 'manual' : 'browser'

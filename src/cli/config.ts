@@ -5,6 +5,7 @@
 import { HearthClient } from '../client/client.ts'
 import { homeOf, parseCommand, unknownSubcommand } from '../command-line/args.ts'
 import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
+import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import { SETTINGS_GROUPS, type SettingsGroup } from '../schemas/settings.ts'
 import { writeJson, writeList } from './output.ts'
 
@@ -71,7 +72,7 @@ export async function profileCommand(args: string[], out: Out, help: string): Pr
       endpoint: { type: 'string' },
       model: { type: 'string' },
       protocol: { type: 'string', default: 'responses' },
-      extension: { type: 'string', default: 'openai-compatible' },
+      extension: { type: 'string', default: DEFAULT_EXTENSION },
       'api-key-stdin': { type: 'boolean' },
       default: { type: 'boolean' },
       json: { type: 'boolean' },

@@ -1,5 +1,6 @@
 // The provider profiles as clients read them (GET /settings?group=providers), and the
 // extension a session's profile signs in with.
+import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import type { HearthClient } from './client.ts'
 
 export interface ProfileFacts {
@@ -17,5 +18,5 @@ export async function profilesOf(client: HearthClient): Promise<Record<string, P
 /** The extension of profile `name` (a profile without one is `openai-compatible`). */
 export async function extensionOfProfile(client: HearthClient, name: string): Promise<string | undefined> {
   const p = (await profilesOf(client))[name]
-  return p ? (p.extension ?? 'openai-compatible') : undefined
+  return p ? (p.extension ?? DEFAULT_EXTENSION) : undefined
 }

@@ -5,8 +5,8 @@
 // says how far back it really reaches. A reading is stale when older than 30 minutes or
 // past its reset.
 
-import { QUOTA_FEED_PROVIDERS } from '../providers/ids.ts'
 import type { AccountDescriptor } from '../schemas/auth.ts'
+import { QUOTA_FEEDS } from '../schemas/extensions.ts'
 import type { QuotaReading } from '../schemas/server.ts'
 import type { HearthClient } from './client.ts'
 
@@ -101,7 +101,7 @@ export function readingsOfAccountInUse(
   accounts: AccountDescriptor[],
   boundAccountId: string | null = null,
 ): QuotaReading[] {
-  const feed = QUOTA_FEED_PROVIDERS[extension]
+  const feed = QUOTA_FEEDS[extension]
   if (!feed) return []
   const ofFeed = readings.filter((r) => r.provider === feed && r.limit_id !== '')
   const mine = accounts.filter((a) => a.provider === extension)

@@ -14,6 +14,7 @@ import { buildApp, loadValidators, precompileFirstTurn, warmRoutes } from '../ht
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
 import { buildOpenApi } from '../openapi/build.ts'
+import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import { ALL_OPS } from '../schemas/index.ts'
 import { recoverCommit } from '../settings/files.ts'
 import { CredentialLock } from '../settings/lock.ts'
@@ -75,7 +76,7 @@ async function loadProfiles(opts: DaemonOptions): Promise<Profiles> {
     const upstream = await startDemoUpstream()
     profiles.addBuiltIn({
       name: 'demo',
-      extension: 'openai-compatible',
+      extension: DEFAULT_EXTENSION,
       effort: null,
       account_id: null,
       transport: { endpoint: upstream.url, protocol: 'responses', model: DEMO_MODEL, api_key: null },

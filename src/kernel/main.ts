@@ -6,7 +6,7 @@
 import { BUILD } from '../build-info.ts'
 import { resolveHome } from '../home.ts'
 import { fitRequestImages } from '../inputs/images.ts'
-import { transportFor } from '../providers/registry.ts'
+import { transportFor } from '../providers/transports.ts'
 import type { NeutralEvent } from '../providers/types.ts'
 import { sandboxStatusAsync, watchProcessGroups } from '../tools/exec/index.ts'
 import { setHearthHome } from '../tools/files/index.ts'

@@ -1,5 +1,6 @@
 // Warming a kernel process before it serves a session: one real turn per wire format
-// against a throwaway server on loopback, run through the same transports as a real turn.
+// against a throwaway server on loopback, run through the same transports as a real turn
+// (each provider's descriptor names its warm-up turns, src/providers/<id>/warm.ts).
 // Without it the first turn pays for loading fetch (undici, ~40 ms), compiling the
 // transports' encode/SSE/decode paths and opening the first connection pool: 60-75 ms on
 // a new session's first token. The Gemini turn took a fresh vertex session's first token
@@ -7,15 +8,8 @@
 // Nothing of the warm-up is kept but the loaded code.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { messagesTurn } from '../providers/anthropic-messages/transport.ts'
-import { bedrockTransport } from '../providers/bedrock/transport.ts'
-import { BASE_URL_ENV } from '../providers/claude/constants.ts'
-import { encode as claudeEncode } from '../providers/claude/request.ts'
-import { geminiBody } from '../providers/gemini/encode.ts'
-import { geminiHeaders, geminiTurn } from '../providers/gemini/transport.ts'
-import { transportFor } from '../providers/registry.ts'
-import type { NeutralRequest, Transport, TransportProfile } from '../providers/types.ts'
-import { vertexUrl } from '../providers/vertex/transport.ts'
+import { WARM_TURNS } from '../providers/transports.ts'
+import type { NeutralRequest } from '../providers/types.ts'
 
 /** A Responses, Chat Completions, Anthropic Messages or Gemini stream of two deltas, with usage. */
 function reply(url: string): string {
@@ -107,51 +101,6 @@ const REQUEST: NeutralRequest = {
 }
 
 /**
- * The bedrock transport as a warm-up turn runs it: the Messages wire signed with SigV4 by
- * made-up keys, sent to the warm-up server through its base-URL hook. The kernel's own
- * environment (and so the user's AWS files) is never read for it.
- */
-const warmBedrock = (url: string): Transport =>
-  bedrockTransport({
-    env: () => ({
-      HEARTH_BEDROCK_BASE_URL: url,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'AKIDWARMUP',
-      AWS_SECRET_ACCESS_KEY: 'warm-up',
-    }),
-  })
-
-/** The turns of the warm-up: every wire format the kernel's transports speak. */
-const TURNS: {
-  extension: string
-  profile: (url: string) => TransportProfile
-  transport?: (url: string) => Transport
-}[] = [
-  {
-    extension: 'openai-compatible',
-    profile: (url) => ({ endpoint: `${url}/v1`, protocol: 'responses', model: 'warm', api_key: 'warm' }),
-  },
-  {
-    extension: 'openai-compatible',
-    profile: (url) => ({
-      endpoint: `${url}/v1`,
-      protocol: 'chat_completions',
-      model: 'warm',
-      api_key: 'warm',
-    }),
-  },
-  {
-    extension: 'chatgpt',
-    profile: (url) => ({ endpoint: url, protocol: 'responses', model: 'warm', api_key: 'warm' }),
-  },
-  {
-    extension: 'bedrock',
-    profile: () => ({ endpoint: '', protocol: 'chat_completions', model: 'warm', api_key: null }),
-    transport: warmBedrock,
-  },
-]
-
-/**
  * Runs the warm-up turns; resolves with how many of them ended with `done` (never rejects:
  * a warm-up that fails leaves a kernel that is merely cold).
  */
@@ -165,35 +114,10 @@ export async function warmUp(timeoutMs = 5_000): Promise<number> {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const signal = AbortSignal.timeout(timeoutMs)
     let completed = 0
-    for (const turn of TURNS) {
-      const transport = turn.transport ? turn.transport(url) : transportFor(turn.extension)
-      if (!transport) continue
-      for await (const e of transport.stream(turn.profile(url), REQUEST, { signal, maxRetries: 0 })) {
+    for (const turn of WARM_TURNS) {
+      for await (const e of turn(url, REQUEST, { signal, maxRetries: 0 })) {
         if (e.type === 'done') completed++
       }
-    }
-    // The Messages wire (claude, bedrock): claude's request through the shared Messages turn,
-    // its base URL given as the test hook would (a claude profile never names plain http).
-    const profile: TransportProfile = {
-      endpoint: '',
-      protocol: 'chat_completions',
-      model: 'warm',
-      api_key: 'warm',
-    }
-    const build = () => claudeEncode(profile, REQUEST, { [BASE_URL_ENV]: url })
-    for await (const e of messagesTurn(build, { signal, maxRetries: 0 }, 'warm')) {
-      if (e.type === 'done') completed++
-    }
-    // The Gemini wire (vertex, antigravity): the shared codec and turn, without the ADC
-    // exchange (which would read the user's credentials).
-    const body = JSON.stringify(geminiBody({ ...REQUEST, model: 'gemini-2.5-flash' }))
-    const gemini = () => ({
-      url: vertexUrl('warm', 'global', 'gemini-2.5-flash', 'streamGenerateContent', url),
-      headers: { ...geminiHeaders(), authorization: 'Bearer warm' },
-      body,
-    })
-    for await (const e of geminiTurn(gemini, { signal, maxRetries: 0 }, 'warm')) {
-      if (e.type === 'done') completed++
     }
     return completed
   } catch {

@@ -1,13 +1,8 @@
-// Which prompt-cache policy applies to an extension and host. What the vendors support:
-// - OpenAI Responses caches prompt prefixes by itself; `prompt_cache_key` routes requests
-//   that share a prefix to the same cache, and `prompt_cache_retention` (in_memory, 24h)
-//   extends its life on some models. The Codex backend (chatgpt) takes the key as well.
-// - Anthropic Messages caches only up to `cache_control: {type: "ephemeral"}` breakpoints,
-//   at most 4 per request, each living 5 minutes (default) or 1 hour (`ttl: "1h"`).
-//   Bedrock's Messages route for Claude takes the same breakpoints.
-// - Gemini 2.5 and later cache implicitly (Vertex, the Gemini API, Code Assist behind
-//   antigravity); explicit CachedContent objects are a separate, billed resource.
-// An unknown OpenAI-compatible server gets no hints: an unknown field can be a 400 there.
+// Which prompt-cache policy applies to an extension and host. The built-in rules are the
+// providers' (each descriptor's `cache`, which says what its vendor supports); anything
+// else gets no hints: an unknown field can be a 400 on an unknown server.
+import { NO_CACHE_HINTS } from '../providers/descriptor.ts'
+import { PROVIDERS } from '../providers/registry.ts'
 import type { CachePolicy } from '../schemas/models.ts'
 import { hostOf, normalizeHost } from './provider-map.ts'
 
@@ -19,24 +14,9 @@ export interface CacheRule {
   policy: CachePolicy
 }
 
-const NO_HINTS: CachePolicy = {
-  mode: 'implicit',
-  key: null,
-  retention: null,
-  ttl_seconds: null,
-  breakpoints: null,
-}
-const BREAKPOINTS: CachePolicy = { ...NO_HINTS, mode: 'explicit', ttl_seconds: 300, breakpoints: 4 }
-const SESSION_KEY: CachePolicy = { ...NO_HINTS, key: 'session' }
-
 export const BUILT_IN_RULES: readonly CacheRule[] = [
-  { extension: '', host: '', policy: NO_HINTS },
-  { extension: 'openai-compatible', host: 'api.openai.com', policy: SESSION_KEY },
-  { extension: 'chatgpt', host: '', policy: SESSION_KEY },
-  { extension: 'claude', host: '', policy: BREAKPOINTS },
-  { extension: 'bedrock', host: '', policy: BREAKPOINTS },
-  { extension: 'vertex', host: '', policy: NO_HINTS },
-  { extension: 'antigravity', host: '', policy: NO_HINTS },
+  { extension: '', host: '', policy: NO_CACHE_HINTS },
+  ...PROVIDERS.flatMap((p) => p.cache.map((rule) => ({ extension: p.id, ...rule }))),
 ]
 
 export interface CacheMatch {

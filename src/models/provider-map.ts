@@ -1,27 +1,12 @@
-// Which catalogue provider describes the models behind an extension and endpoint. The
-// subscription and cloud extensions each talk to one vendor whatever their host (Bedrock and
-// Vertex hosts are regional); an openai-compatible endpoint is known only by its host.
-
-/** Extensions whose models one catalogue provider describes, wherever the endpoint points. */
-const BY_EXTENSION: Readonly<Record<string, string>> = {
-  chatgpt: 'openai',
-  claude: 'anthropic',
-  antigravity: 'google',
-  bedrock: 'amazon-bedrock',
-  vertex: 'google-vertex',
-}
-
-/** openai-compatible endpoints whose host names a catalogue provider. */
-const COMPAT_HOSTS: Readonly<Record<string, string>> = {
-  'api.openai.com': 'openai',
-  'openrouter.ai': 'openrouter',
-}
-
-export const COMPAT = 'openai-compatible'
+// Which catalogue provider describes the models behind an extension and endpoint, as each
+// provider's descriptor says (`catalogue`): the subscription and cloud extensions each talk
+// to one vendor whatever their host (Bedrock and Vertex hosts are regional); an
+// openai-compatible endpoint is known only by its host.
+import { providerOf } from '../providers/registry.ts'
 
 /** The extension names a profile may carry (NAMES.md); `provider=` takes these too. */
 export function isExtension(name: string): boolean {
-  return name === COMPAT || Object.hasOwn(BY_EXTENSION, name)
+  return providerOf(name) !== undefined
 }
 
 /**
@@ -54,8 +39,10 @@ export function hostOf(endpoint: string | null): string | null {
 
 /** The catalogue provider id for an extension and endpoint, or null when none is known. */
 export function catalogueProviderOf(extension: string, endpoint: string | null): string | null {
-  if (Object.hasOwn(BY_EXTENSION, extension)) return BY_EXTENSION[extension]
-  if (extension !== COMPAT) return null
+  const catalogue = providerOf(extension)?.catalogue
+  if (!catalogue) return null
+  if (catalogue.provider !== null) return catalogue.provider
   const host = hostOf(endpoint)
-  return host !== null && Object.hasOwn(COMPAT_HOSTS, host) ? COMPAT_HOSTS[host] : null
+  const byHost = catalogue.byHost ?? {}
+  return host !== null && Object.hasOwn(byHost, host) ? byHost[host] : null
 }

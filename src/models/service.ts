@@ -1,12 +1,11 @@
 // GET /models without HTTP: which parameters go together, the provider a request maps to,
 // the rows of a page, and the cache policy. The handler adds the continuation tokens.
+import { providerOf } from '../providers/registry.ts'
 import type { ModelCachePolicy, ModelCatalogue, ModelInfo, ModelsQuery } from '../schemas/models.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
-import { BEDROCK, bedrockRows, inferenceProfileRow } from './bedrock-rows.ts'
 import { type CacheRule, matchCachePolicy } from './cache-policy.ts'
 import type { Catalogue, CatalogueState } from './catalogue.ts'
-import { isClaudeFamilyModel } from './claude-families.ts'
 import { catalogueProviderOf, isExtension } from './provider-map.ts'
 import { byId, manualRow } from './rows.ts'
 
@@ -166,24 +165,23 @@ export class ModelsService {
   }
 
   /**
-   * The provider's models (for claude only those of its six families, for bedrock only its
-   * Claude rows), with the profile's model added when unlisted (its row, else a manual one).
+   * The provider's models (those its extension lists, e.g. for claude only its six
+   * families), with the profile's model added when unlisted (its row, else a manual one).
    */
   #all(plan: CataloguePlan, state: CatalogueState): readonly ModelInfo[] {
-    const rows =
-      plan.provider === null
-        ? []
-        : plan.extension === BEDROCK
-          ? bedrockRows(state, plan.provider)
-          : state.rows(plan.provider)
-    const listed = plan.extension === 'claude' ? rows.filter((r) => isClaudeFamilyModel(r.id)) : rows
+    const rows = plan.provider === null ? [] : state.rows(plan.provider)
+    const lists = plan.extension === null ? undefined : providerOf(plan.extension)?.catalogue.lists
+    const listed = lists ? rows.filter((r) => lists(r.id)) : rows
     const extra = plan.profileModel
     if (extra === null || listed.some((r) => r.id === extra)) return listed
     return [...listed, rowOf(state, plan.extension, plan.provider, extra)].sort(byId)
   }
 }
 
-/** A model's row: the catalogue's, else (bedrock) its inference profile's model's, else manual. */
+/**
+ * A model's row: the catalogue's, else that of the model it stands for (a bedrock inference
+ * profile's: the facts of the model it routes to, under its own id), else manual.
+ */
 function rowOf(
   state: CatalogueState,
   extension: string | null,
@@ -193,5 +191,7 @@ function rowOf(
   if (provider === null) return manualRow(provider, model)
   const listed = state.row(provider, model)
   if (listed) return listed
-  return (extension === BEDROCK && inferenceProfileRow(state, provider, model)) || manualRow(provider, model)
+  const base = extension === null ? null : (providerOf(extension)?.catalogue.baseModel?.(model) ?? null)
+  const row = base === null ? undefined : state.row(provider, base)
+  return row ? { ...row, id: model } : manualRow(provider, model)
 }

@@ -185,3 +185,13 @@ export interface Transport {
   /** Streams one model turn; never throws; always ends with `done` or `error`. */
   stream(profile: TransportProfile, req: NeutralRequest, opts: StreamOptions): AsyncIterable<NeutralEvent>
 }
+
+/**
+ * One warm-up turn against the throwaway server at `url` (src/kernel/warm.ts), through the
+ * code a real turn runs; it must read no credential of the user's.
+ */
+export type WarmTurn = (
+  url: string,
+  request: NeutralRequest,
+  opts: StreamOptions,
+) => AsyncIterable<NeutralEvent>

@@ -5,7 +5,7 @@
 // environment block (its git state read from the workspace's repository) is read meanwhile.
 import { environmentBlock, environmentFacts } from '../instructions/environment.ts'
 import type { Kernel } from '../kernel/pool.ts'
-import { hasTransport } from '../providers/ids.ts'
+import { hasTransport } from '../providers/registry.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { LiveRun } from '../sessions/live.ts'
 import { selectionOf } from '../sessions/views.ts'

@@ -4,8 +4,8 @@
 // only `{saved: true}` in their place. Every field is documented in docs/settings.md.
 import type { Static, TSchema } from 'typebox'
 import * as Type from 'typebox'
-import { providerIds } from '../providers/ids.ts'
 import { ApprovalPolicyOf, Effort, NAME_PATTERN, Nullable, ProfileName } from './common.ts'
+import { EXTENSIONS, PROFILE_EXTENSION_NOTE, PROVIDER_EXTENSIONS } from './extensions.ts'
 import { CachePolicy } from './models.ts'
 import { defineOps } from './op.ts'
 
@@ -22,26 +22,6 @@ export const SETTINGS_GROUPS = [
 ] as const
 export type SettingsGroup = (typeof SETTINGS_GROUPS)[number]
 
-/** Extensions hearth knows; a profile's `extension` is one of the provider ones. */
-export const EXTENSIONS = [
-  'models',
-  'openai-compatible',
-  'chatgpt',
-  'claude',
-  'antigravity',
-  'bedrock',
-  'vertex',
-  'work',
-  'paperclips',
-] as const
-export const PROVIDER_EXTENSIONS = [
-  'openai-compatible',
-  'chatgpt',
-  'claude',
-  'antigravity',
-  'bedrock',
-  'vertex',
-] as const
 /** A map keyed by names matching `pattern` (JSON Schema propertyNames). */
 const MapOf = <V extends TSchema>(pattern: string, value: V, options: Record<string, unknown> = {}) =>
   Type.Record(Type.String(), value, { propertyNames: { pattern }, ...options })
@@ -68,7 +48,7 @@ const EnvName = '^[A-Za-z_][A-Za-z0-9_]{0,127}$'
 
 const profileFields = {
   extension: Type.Enum([...PROVIDER_EXTENSIONS], {
-    description: `Provider extension; a stored profile without it is openai-compatible. Usable now: ${providerIds().join(', ')}; a profile of another one is refused with provider_unsupported until hearth has a transport for it`,
+    description: PROFILE_EXTENSION_NOTE,
   }),
   endpoint: Nullable(Url),
   protocol: Nullable(Type.Enum(['responses', 'chat_completions'])),

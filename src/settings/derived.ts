@@ -1,6 +1,8 @@
 // What other parts of the daemon read from the settings: the capabilities and extensions
 // GET /server lists, and the models group GET /models applies. An unreadable config.json
 // reads as the defaults here; GET /settings is where its problem is reported.
+import { PROVIDERS } from '../providers/registry.ts'
+import { EXTENSIONS } from '../schemas/extensions.ts'
 import { enabledExtensions } from './groups/extensions.ts'
 import {
   COMPACTION_DEFAULTS,
@@ -28,18 +30,13 @@ export function enabledCapabilities(
   return Object.fromEntries(Object.entries(all).filter(([name]) => on[name] !== false))
 }
 
-/** Extensions this build implements, each with its version. */
-const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = {
-  models: 1,
-  'openai-compatible': 1,
-  chatgpt: 1,
-  claude: 1,
-  antigravity: 1,
-  bedrock: 1,
-  vertex: 1,
-  work: 1,
-  paperclips: 1,
-}
+/** The versions of the extensions that are not providers (a provider's says its descriptor). */
+const BUILT_IN_VERSIONS: Readonly<Record<string, number>> = { models: 1, work: 1, paperclips: 1 }
+
+/** Extensions this build implements, each with its version, in the contract's order. */
+const IMPLEMENTED_EXTENSIONS: Readonly<Record<string, number>> = Object.fromEntries(
+  EXTENSIONS.map((e) => [e, PROVIDERS.find((p) => p.id === e)?.extension.version ?? BUILT_IN_VERSIONS[e]]),
+)
 
 /** The implemented extensions the `extensions` settings group leaves enabled. */
 export function enabledExtensionsOf(settings: Settings): { name: string; version: number }[] {

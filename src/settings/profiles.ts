@@ -5,9 +5,10 @@
 
 import type { StepLimits } from '../kernel/protocol.ts'
 import type { TransportProfile } from '../providers/types.ts'
+import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import { type FileContents, type JsonObject, readAllSettings } from './files.ts'
 import { enabledExtensions } from './groups/extensions.ts'
-import { DEFAULT_EXTENSION, keyOf, profilesOf } from './groups/providers.ts'
+import { keyOf, profilesOf } from './groups/providers.ts'
 import { objectAt } from './merge.ts'
 
 export interface ResolvedProfile {

@@ -5,6 +5,7 @@ import { commandsText, readSkills, skillsText } from '../client/catalog.ts'
 import { compact, readContext } from '../client/context-view.ts'
 import { upgradeKernel } from '../client/kernel-view.ts'
 import { RELOAD_TARGETS, reload } from '../client/reload-view.ts'
+import { SIGN_IN_EXTENSIONS } from '../schemas/extensions.ts'
 import type { SessionLink } from './session-link.ts'
 import type { Templates } from './templates.ts'
 import { workText } from './work-command.ts'
@@ -41,9 +42,6 @@ const APPROVAL_POLICIES = ['read-only', 'ask', 'auto'] as const
 type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number]
 const isApprovalPolicy = (v: string): v is ApprovalPolicy =>
   (APPROVAL_POLICIES as readonly string[]).includes(v)
-
-/** Providers that sign in, offered by completion after /login. */
-const SIGN_IN_PROVIDERS = ['chatgpt', 'claude', 'antigravity'] as const
 
 export const COMMANDS: SlashCommand[] = [
   {
@@ -164,7 +162,7 @@ export const COMMANDS: SlashCommand[] = [
     name: 'login',
     description: 'sign in to a provider',
     argumentHint: '[PROVIDER]',
-    values: SIGN_IN_PROVIDERS,
+    values: SIGN_IN_EXTENSIONS,
     run: (ctx) => ctx.login(ctx.args || undefined),
   },
   {

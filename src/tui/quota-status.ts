@@ -5,6 +5,7 @@
 import type { HearthClient } from '../client/client.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { isStale, latestQuota, readingsOfAccountInUse } from '../client/quota.ts'
+import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import type { QuotaReading } from '../schemas/server.ts'
 import type { SessionRead } from '../schemas/session-read.ts'
 
@@ -40,7 +41,7 @@ export class QuotaStatus {
       if (latest && latest.length > 0) {
         const [profiles, { body: auth }] = await Promise.all([profilesOf(client), client.call('auth.get')])
         const profile = profiles[session.provider_profile]
-        const extension = profile?.extension ?? 'openai-compatible'
+        const extension = profile?.extension ?? DEFAULT_EXTENSION
         text = quotaStatusText(
           readingsOfAccountInUse(latest, extension, auth.accounts, profile?.account_id ?? null),
         )

@@ -16,7 +16,7 @@ import {
   setSelected,
 } from '../../src/auth/accounts.ts'
 import { type CredentialFiles, lockedFiles } from '../../src/auth/accounts-store.ts'
-import type { SignInPlugin, StoredCredential } from '../../src/auth/types.ts'
+import type { SignInPlugin, StoredCredential } from '../../src/providers/shared/sign-in-plugin.ts'
 import { CredentialLock } from '../../src/settings/lock.ts'
 
 const plugin: SignInPlugin = {

@@ -4,7 +4,11 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Provider from 'oidc-provider'
-import { SignInError, type SignInPlugin, type StoredCredential } from '../../src/auth/types.ts'
+import {
+  SignInError,
+  type SignInPlugin,
+  type StoredCredential,
+} from '../../src/providers/shared/sign-in-plugin.ts'
 
 export const CLIENT_ID = 'hearth-test'
 

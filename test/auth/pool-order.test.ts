@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import { AccountError } from '../../src/auth/accounts.ts'
 import { fnv1a32 } from '../../src/auth/fnv.ts'
 import { orderPool } from '../../src/auth/pool.ts'
-import type { StoredCredential } from '../../src/auth/types.ts'
+import type { StoredCredential } from '../../src/providers/shared/sign-in-plugin.ts'
 
 describe('fnv1a32', () => {
   it('matches the published 32-bit FNV-1a vectors', () => {

@@ -10,7 +10,11 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { AccountError, listAccounts, saveAccount } from '../../src/auth/accounts.ts'
 import { type CredentialFiles, lockedFiles } from '../../src/auth/accounts-store.ts'
 import { AccountPool, orderPool } from '../../src/auth/pool.ts'
-import { SignInError, type SignInPlugin, type StoredCredential } from '../../src/auth/types.ts'
+import {
+  SignInError,
+  type SignInPlugin,
+  type StoredCredential,
+} from '../../src/providers/shared/sign-in-plugin.ts'
 import { CredentialLock } from '../../src/settings/lock.ts'
 import { Settings } from '../../src/settings/service.ts'
 

@@ -13,17 +13,6 @@ import { build, type Metafile } from 'esbuild'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const DOC = 'docs/architecture.md'
 
-/**
- * PENDING: imports that break the table and are being removed (providers stop importing
- * auth; the client and the settings schemas take provider ids from elsewhere). Delete each
- * entry with its import: an entry that matches no import fails the test.
- */
-const PENDING: { from: RegExp; to: RegExp; why: string }[] = [
-  { from: /^src\/providers\//, to: /^src\/auth\//, why: 'providers → auth' },
-  { from: /^src\/client\/quota\.ts$/, to: /^src\/providers\/ids\.ts$/, why: 'client → providers' },
-  { from: /^src\/schemas\/settings\.ts$/, to: /^src\/providers\/ids\.ts$/, why: 'schemas → providers' },
-]
-
 /** Packages only some modules may import (every other package is free). */
 const PACKAGE_RULES: Record<string, string[]> = {
   hono: ['http'],
@@ -157,7 +146,6 @@ describe('layers: the import rules of docs/architecture.md', () => {
   let imports: Import[]
   let table: Map<string, Allowed[]>
   const internal = () => imports.filter((i) => !i.external && i.path.startsWith('src/'))
-  const pending = (i: Import) => PENDING.find((p) => p.from.test(i.file) && p.to.test(i.path))
 
   before(async () => {
     imports = await importsOfSrc()
@@ -183,7 +171,7 @@ describe('layers: the import rules of docs/architecture.md', () => {
     for (const i of internal()) {
       const from = moduleOf(i.file)
       const to = moduleOf(i.path)
-      if (from === to || pending(i)) continue
+      if (from === to) continue
       const allowed = (table.get(from) ?? []).find((a) => a.module === to)
       if (allowed && (!allowed.onlyFrom || allowed.onlyFrom === i.file)) continue
       const rule = allowed
@@ -192,14 +180,6 @@ describe('layers: the import rules of docs/architecture.md', () => {
       breaks.push(`${i.file} imports ${i.path} (${i.kind}): ${rule} (${DOC}, Layers)`)
     }
     assert.deepEqual(breaks, [])
-  })
-
-  it('every PENDING entry still matches an import (remove it once its import is gone)', () => {
-    const stale = PENDING.filter((p) => !internal().some((i) => p.from.test(i.file) && p.to.test(i.path)))
-    assert.deepEqual(
-      stale.map((p) => p.why),
-      [],
-    )
   })
 
   it('packages that belong to one layer are imported by that layer only', () => {
@@ -247,7 +227,6 @@ describe('layers: the import rules of docs/architecture.md', () => {
   it('leaves no folder-level import cycle', (t) => {
     const edges = new Map<string, Set<string>>()
     for (const i of internal()) {
-      if (pending(i)) continue
       const from = moduleOf(i.file)
       const to = moduleOf(i.path)
       if (from === to) continue

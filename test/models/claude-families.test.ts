@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { CLAUDE_FAMILIES, isClaudeFamilyModel } from '../../src/models/claude-families.ts'
+import { CLAUDE_FAMILIES, isClaudeFamilyModel } from '../../src/providers/claude/families.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 
 const SNAPSHOT_FAMILIES = [

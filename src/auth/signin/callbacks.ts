@@ -3,7 +3,7 @@
 // dispatched by the `state` query parameter; it closes when its last login stops waiting.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { CallbackSpec } from '../types.ts'
+import type { CallbackSpec } from '../../providers/shared/sign-in-plugin.ts'
 
 export interface CallbackHit {
   code: string | null

@@ -4,13 +4,17 @@
 // (exactly one exchange), the five-minute timeout, the eight-unfinished limit, fifteen
 // minutes of terminal records, and saving the account under the credential lock.
 
+import {
+  SignInError,
+  type SignInPlugin,
+  type StoredCredential,
+} from '../../providers/shared/sign-in-plugin.ts'
 import type { AccountDescriptor, Login, LoginRequest } from '../../schemas/auth.ts'
 import { HearthError } from '../../schemas/problems.ts'
 import type { Db } from '../../store/db.ts'
 import { intentOf } from '../../util/canonical.ts'
 import { requireIfMatch } from '../../util/preconditions.ts'
 import { uuidV7Time } from '../../util/uuid.ts'
-import { SignInError, type SignInPlugin, type StoredCredential } from '../types.ts'
 import { type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
 import { type FlowSecrets, newFlowSecrets, parsePastedResponse } from './pkce.ts'
 import { type LoginRow, LoginRows } from './rows.ts'

@@ -20,7 +20,7 @@
 //   are neither emitted nor run; only the text around them is.
 // - `error` ends the turn with the mapped code; text already streamed stays with the turn.
 // - A stream that ends without `message_stop` is `upstream_incomplete`.
-import { decodeWith, type FrameDecoder, incomplete, num, parseFrame } from '../shared/decode-stream.ts'
+import { decodeWith, num, parseFrame, StreamDecoder } from '../shared/decode-stream.ts'
 import type { SseFrame } from '../shared/sse.ts'
 import { type CallDraft, completeCalls, toolCallEvent } from '../shared/tool-calls.ts'
 import type { NeutralEvent, NeutralUsage, StopReason } from '../types.ts'
@@ -41,8 +41,7 @@ interface WireUsage {
   output: number | null
 }
 
-export class MessagesDecoder implements FrameDecoder {
-  finished = false
+export class MessagesDecoder extends StreamDecoder {
   #next = 0
   readonly #blocks = new Map<number, Block>()
   #usage: WireUsage = { input: null, cacheRead: null, cacheWrite: null, output: null }
@@ -52,7 +51,7 @@ export class MessagesDecoder implements FrameDecoder {
 
   frame(frame: SseFrame): NeutralEvent[] {
     const parsed = parseFrame(frame)
-    if (!parsed.ok) return this.#finish([parsed.event])
+    if (!parsed.ok) return this.finish([parsed.event])
     const data = parsed.value
     switch (data.type) {
       case 'message_start':
@@ -69,22 +68,13 @@ export class MessagesDecoder implements FrameDecoder {
         this.#readUsage(data.usage)
         return []
       case 'message_stop':
-        return this.#finish(this.#terminal())
+        return this.finish(this.#terminal())
       case 'error':
-        return this.#finish([streamErrorEvent(data)])
+        return this.finish([streamErrorEvent(data)])
       default:
         // `ping` and event types added after this decoder was written.
         return []
     }
-  }
-
-  end(): NeutralEvent[] {
-    return this.#finish([incomplete()])
-  }
-
-  #finish(events: NeutralEvent[]): NeutralEvent[] {
-    this.finished = true
-    return events
   }
 
   #open(index: unknown, block: Record<string, any> | undefined): NeutralEvent[] {

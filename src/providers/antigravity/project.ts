@@ -15,9 +15,9 @@
 // Each step is reported as the login's progress. Errors are decoded from the raw body of
 // whichever host answered last (errors.ts) before any of it is cut for display.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SignInError } from '../../auth/types.ts'
 import { HostSequence } from '../hosts.ts'
 import { describe } from '../shared/errors.ts'
+import { SignInError } from '../shared/sign-in-plugin.ts'
 import { CLIENT_METADATA, DEFAULT_TIER, FALLBACK_PROJECT, GOOGLE_ACCOUNTS_URL } from './constants.ts'
 import { clip, decodeGoogleError, usableVerifyUrl, verificationUrl } from './errors.ts'
 import type { ProjectHosts } from './hosts.ts'

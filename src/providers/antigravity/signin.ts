@@ -7,9 +7,14 @@
 // Stored shape: {type: "oauth", access, refresh, expires, projectId, email?} (hearth adds
 // `selected` and limit marks). No message ever carries a code, a verifier or a token.
 import { createHash } from 'node:crypto'
-import type { AccountPlugin } from '../../auth/accounts.ts'
-import { type AccountIdentity, SignInError, type StoredCredential } from '../../auth/types.ts'
+import type { SignIn } from '../descriptor.ts'
 import { describe, redact } from '../shared/errors.ts'
+import {
+  type AccountIdentity,
+  type AccountPlugin,
+  SignInError,
+  type StoredCredential,
+} from '../shared/sign-in-plugin.ts'
 import {
   ANTIGRAVITY_CLIENT_ID,
   ANTIGRAVITY_CLIENT_SECRET,
@@ -23,7 +28,7 @@ import {
   GOOGLE_USERINFO_URL,
 } from './constants.ts'
 import { clip, decodeGoogleError } from './errors.ts'
-import { type ProjectHosts, projectHosts } from './hosts.ts'
+import { antigravityBaseUrl, type ProjectHosts, projectHosts } from './hosts.ts'
 import { findProject } from './project.ts'
 import { antigravityVersion, userAgentOf } from './version.ts'
 
@@ -270,4 +275,24 @@ async function postToken(
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/**
+ * The sign-in as the daemon runs it: Google's public OAuth client (HEARTH_ANTIGRAVITY_*
+ * reach a fake Google). A turn sends the account's project and the Antigravity user agent;
+ * HEARTH_ANTIGRAVITY_BASE_URL (a test hook) wins over the profile's endpoint, and with
+ * neither the endpoint stays empty and the transport tries the vendor's hosts in order.
+ */
+export const signIn: SignIn = {
+  plugin: () => antigravitySignIn(antigravityConfig()),
+  async turnProfile(profile, credential) {
+    const base = process.env.HEARTH_ANTIGRAVITY_BASE_URL?.trim() ? antigravityBaseUrl() : profile.endpoint
+    return {
+      ...profile,
+      endpoint: base,
+      api_key: String(credential.access ?? ''),
+      project: typeof credential.projectId === 'string' ? credential.projectId : '',
+      headers: { 'user-agent': userAgentOf(await antigravityVersion()) },
+    }
+  },
 }

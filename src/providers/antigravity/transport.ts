@@ -204,3 +204,6 @@ class SignedPartsDecoder implements FrameDecoder {
 }
 
 export const antigravity: Transport = { stream }
+
+/** The transport the kernel finds by this folder's name (../transports.ts). */
+export { antigravity as transport }

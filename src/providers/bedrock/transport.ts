@@ -168,3 +168,6 @@ function setupFailure(err: unknown, signal: AbortSignal): ErrorEvent {
   if (err instanceof CredentialProcessError) return errorEvent('credentials_unusable', message)
   return errorEvent('upstream_rejected', `the bedrock request could not be prepared: ${message}`)
 }
+
+/** The transport the kernel finds by this folder's name (../transports.ts). */
+export { bedrock as transport }

@@ -4,22 +4,31 @@
 // locking and creds.json. No message of a SignInError ever carries a code, a verifier or
 // a token.
 import { createHash } from 'node:crypto'
-import { postToken as post, str } from '../../auth/token-request.ts'
+import type { SignIn } from '../descriptor.ts'
 import {
   type AccountIdentity,
   SignInError,
   type SignInPlugin,
   type StoredCredential,
-} from '../../auth/types.ts'
-import { CHATGPT_CALLBACK_PATH, CHATGPT_ORIGINATOR, CHATGPT_SCOPE } from './constants.ts'
+} from '../shared/sign-in-plugin.ts'
+import { postToken as post, str } from '../shared/token-request.ts'
+import {
+  CHATGPT_CALLBACK_PATH,
+  CHATGPT_CALLBACK_PORT,
+  CHATGPT_CLIENT_ID,
+  CHATGPT_ENDPOINT,
+  CHATGPT_ISSUER,
+  CHATGPT_ORIGINATOR,
+  CHATGPT_SCOPE,
+} from './constants.ts'
 import { type ChatgptClaims, tokenClaims } from './jwt.ts'
 
 export { CHATGPT_CALLBACK_PATH, CHATGPT_ORIGINATOR, CHATGPT_SCOPE }
 
 export const CHATGPT_DEFAULTS: Readonly<{ issuer: string; clientId: string; port: number }> = Object.freeze({
-  issuer: 'https://auth.openai.com',
-  clientId: 'app_EMoamEEZ73f0CkXaXp7hrann',
-  port: 1455,
+  issuer: CHATGPT_ISSUER,
+  clientId: CHATGPT_CLIENT_ID,
+  port: CHATGPT_CALLBACK_PORT,
 })
 
 export interface ChatgptSignInConfig {
@@ -191,4 +200,26 @@ function expiryOf(expiresIn: unknown, claims: ChatgptClaims, nowMs: number): num
   const seconds = typeof expiresIn === 'string' ? Number(expiresIn) : expiresIn
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return nowMs + seconds * 1000
   return claims.expires
+}
+
+/**
+ * The sign-in as the daemon runs it. A turn sends the account's access token, its workspace
+ * (`chatgpt-account-id`) and the session id, to the profile's endpoint or the backend's.
+ */
+export const signIn: SignIn = {
+  plugin: (settings) =>
+    chatgptSignIn({
+      issuer: settings.issuer as string,
+      clientId: settings.client_id as string,
+      port: settings.callback_port as number,
+    }),
+  turnProfile(profile, credential, sessionId) {
+    const workspace = chatgptAccountId(credential)
+    return {
+      ...profile,
+      endpoint: profile.endpoint || CHATGPT_ENDPOINT,
+      api_key: String(credential.access ?? ''),
+      headers: { ...(workspace ? { 'chatgpt-account-id': workspace } : {}), session_id: sessionId },
+    }
+  },
 }

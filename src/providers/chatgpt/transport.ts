@@ -270,3 +270,6 @@ function withoutEncryptedReasoning(req: NeutralRequest): NeutralRequest {
 }
 
 export const chatgpt: Transport = { stream }
+
+/** The transport the kernel finds by this folder's name (../transports.ts). */
+export { chatgpt as transport }

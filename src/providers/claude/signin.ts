@@ -4,13 +4,14 @@
 // state, PKCE values, locking and creds.json. No message of a SignInError ever carries a
 // code, a verifier or a token.
 import { createHash } from 'node:crypto'
-import { postToken, str } from '../../auth/token-request.ts'
+import type { SignIn } from '../descriptor.ts'
 import {
   type AccountIdentity,
   SignInError,
   type SignInPlugin,
   type StoredCredential,
-} from '../../auth/types.ts'
+} from '../shared/sign-in-plugin.ts'
+import { postToken, str } from '../shared/token-request.ts'
 import {
   CLAUDE_AUTHORIZE_URL,
   CLAUDE_CALLBACK_PATH,
@@ -187,4 +188,18 @@ function expiryOf(expiresIn: unknown, nowMs: number): number | undefined {
   const seconds = typeof expiresIn === 'string' ? Number(expiresIn) : expiresIn
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return nowMs + seconds * 1000
   return undefined
+}
+
+/**
+ * The sign-in as the daemon runs it. A turn sends the access token alone (the transport
+ * resolves the endpoint).
+ */
+export const signIn: SignIn = {
+  plugin: (settings) =>
+    claudeSignIn({ clientId: settings.client_id as string, port: settings.callback_port as number }),
+  turnProfile: (profile, credential) => ({
+    ...profile,
+    api_key: String(credential.access ?? ''),
+    headers: {},
+  }),
 }

@@ -46,3 +46,6 @@ function stream(
 }
 
 export const claude: Transport = { stream }
+
+/** The transport the kernel finds by this folder's name (../transports.ts). */
+export { claude as transport }

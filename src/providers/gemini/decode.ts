@@ -23,7 +23,7 @@
 //   call without a name, counts that are not numbers…) fails the turn as
 //   `upstream_malformed`; unknown fields and part kinds (inline data, code execution) are
 //   skipped.
-import { decodeWith, type FrameDecoder, incomplete, parseFrame } from '../shared/decode-stream.ts'
+import { decodeWith, parseFrame, StreamDecoder } from '../shared/decode-stream.ts'
 import type { SseFrame } from '../shared/sse.ts'
 import { type CallDraft, toolCallEvent } from '../shared/tool-calls.ts'
 import type { NeutralEvent, NeutralUsage } from '../types.ts'
@@ -53,8 +53,7 @@ export interface GeminiDecoderOptions {
 /** A present field of the wrong type. */
 class Malformed extends Error {}
 
-export class GeminiDecoder implements FrameDecoder {
-  finished = false
+export class GeminiDecoder extends StreamDecoder {
   /** The last non-empty thoughtSignature of each item, by neutral index. */
   readonly signatures = new Map<number, string>()
   /** The last non-empty thoughtSignature of the answer. */
@@ -67,15 +66,16 @@ export class GeminiDecoder implements FrameDecoder {
   #sawUsage = false
 
   constructor(opts: GeminiDecoderOptions = {}) {
+    super()
     this.#unwrap = opts.unwrap
   }
 
   frame(frame: SseFrame): NeutralEvent[] {
     const parsed = parseFrame(frame)
-    if (!parsed.ok) return this.#finish([parsed.event])
+    if (!parsed.ok) return this.finish([parsed.event])
     const chunk = this.#unwrap ? this.#unwrap(parsed.value) : parsed.value
     const err = googleError(parsed.value) ?? (chunk === parsed.value ? null : googleError(chunk))
-    if (err) return this.#finish([streamErrorEvent(err)])
+    if (err) return this.finish([streamErrorEvent(err)])
     const data = object(chunk, 'the chunk')
     if (!data) throw new Malformed('the chunk holds no GenerateContentResponse')
     // Most chunks carry no usage (it comes with the last): nothing to read then.
@@ -87,22 +87,13 @@ export class GeminiDecoder implements FrameDecoder {
     const blocked = feedback ? str(feedback.blockReason, 'promptFeedback.blockReason') : undefined
     if (blocked !== undefined) {
       const detail = str(feedback?.blockReasonMessage, 'promptFeedback.blockReasonMessage')
-      return this.#finish([...events, ...this.#terminal(blockedPrompt(blocked), detail)])
+      return this.finish([...events, ...this.#terminal(blockedPrompt(blocked), detail)])
     }
     const reason = candidate ? str(candidate.finishReason, 'finishReason') : undefined
     if (reason === undefined) return events
     const detail = str(candidate?.finishMessage, 'finishMessage')
     for (const event of this.#terminal(finishOutcome(reason), detail)) events.push(event)
-    return this.#finish(events)
-  }
-
-  end(): NeutralEvent[] {
-    return this.#finish([incomplete()])
-  }
-
-  #finish(events: NeutralEvent[]): NeutralEvent[] {
-    this.finished = true
-    return events
+    return this.finish(events)
   }
 
   #candidate(candidate: Json): NeutralEvent[] {

@@ -14,7 +14,7 @@
 // object. A `stop` finish after calls is reported as `tool_calls`, which some servers
 // fail to say. A model's parallel wrapper call becomes the calls it wraps (tool-calls.ts).
 
-import { type FrameDecoder, incomplete, num, parseFrame } from '../shared/decode-stream.ts'
+import { num, parseFrame, StreamDecoder } from '../shared/decode-stream.ts'
 import { codeForStreamError, errorEvent, streamErrorMessage } from '../shared/errors.ts'
 import type { SseFrame } from '../shared/sse.ts'
 import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from '../shared/tool-calls.ts'
@@ -24,8 +24,7 @@ interface Call extends CallDraft {
   slot: number
 }
 
-export class ChatDecoder implements FrameDecoder {
-  finished = false
+export class ChatDecoder extends StreamDecoder {
   #next = 0
   #slots = new Map<string, number>()
   /** Wire index → the call it currently names. */
@@ -39,17 +38,18 @@ export class ChatDecoder implements FrameDecoder {
 
   /** `declared`: the names of the tools the request offered (to unwrap a parallel wrapper). */
   constructor(declared: Iterable<string> = []) {
+    super()
     this.#declared = new Set(declared)
   }
 
   frame(frame: SseFrame): NeutralEvent[] {
-    if (frame.data.trim() === '[DONE]') return this.#finish(this.#terminal(this.#stop))
+    if (frame.data.trim() === '[DONE]') return this.finish(this.#terminal(this.#stop))
     const parsed = parseFrame(frame)
-    if (!parsed.ok) return this.#finish([parsed.event])
+    if (!parsed.ok) return this.finish([parsed.event])
     const chunk = parsed.value
     if (chunk.error && typeof chunk.error === 'object') {
       const code = codeForStreamError(chunk.error.code, chunk.error.type)
-      return this.#finish([errorEvent(code, streamErrorMessage(chunk, 'the upstream reported an error'))])
+      return this.finish([errorEvent(code, streamErrorMessage(chunk, 'the upstream reported an error'))])
     }
     if (chunk.usage && typeof chunk.usage === 'object') this.#usage = chatUsage(chunk.usage)
     const choices: any[] = Array.isArray(chunk.choices) ? chunk.choices : []
@@ -78,14 +78,9 @@ export class ChatDecoder implements FrameDecoder {
     return events
   }
 
-  end(): NeutralEvent[] {
-    if (this.#stop !== null) return this.#finish(this.#terminal(this.#stop))
-    return this.#finish([incomplete()])
-  }
-
-  #finish(events: NeutralEvent[]): NeutralEvent[] {
-    this.finished = true
-    return events
+  /** A clean end after a `finish_reason` counts as the end of the answer. */
+  protected override endOfInput(): NeutralEvent[] {
+    return this.#stop !== null ? this.#terminal(this.#stop) : super.endOfInput()
   }
 
   /** Calls still open, usage, `done`; without a finish_reason, calls imply `tool_calls`. */

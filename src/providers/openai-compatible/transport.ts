@@ -133,3 +133,6 @@ function stream(
 }
 
 export const openaiCompatible: Transport = { stream }
+
+/** The transport the kernel finds by this folder's name (../transports.ts). */
+export { openaiCompatible as transport }

@@ -10,7 +10,7 @@
 // finished reasoning item that carries `encrypted_content` is also emitted whole, for
 // replay on the next turn.
 
-import { type FrameDecoder, incomplete, num, parseFrame } from '../shared/decode-stream.ts'
+import { num, parseFrame, StreamDecoder } from '../shared/decode-stream.ts'
 import { codeForStreamError, errorEvent, streamErrorMessage } from '../shared/errors.ts'
 import type { SseFrame } from '../shared/sse.ts'
 import { type CallDraft, completeCalls, toolCallEvent, unwrapParallel } from '../shared/tool-calls.ts'
@@ -20,8 +20,7 @@ interface Call extends CallDraft {
   emitted: boolean
 }
 
-export class ResponsesDecoder implements FrameDecoder {
-  finished = false
+export class ResponsesDecoder extends StreamDecoder {
   #next = 0
   #last: number | null = null
   #byOutput = new Map<number, number>()
@@ -34,13 +33,14 @@ export class ResponsesDecoder implements FrameDecoder {
 
   /** `declared`: the names of the tools the request offered (to unwrap a parallel wrapper). */
   constructor(declared: Iterable<string> = []) {
+    super()
     this.#declared = new Set(declared)
   }
 
   frame(frame: SseFrame): NeutralEvent[] {
     if (frame.data === '[DONE]') return []
     const parsed = parseFrame(frame)
-    if (!parsed.ok) return this.#finish([parsed.event])
+    if (!parsed.ok) return this.finish([parsed.event])
     const ev = parsed.value
     switch (ev.type) {
       case 'response.output_item.added':
@@ -68,29 +68,20 @@ export class ResponsesDecoder implements FrameDecoder {
       case 'response.completed':
       case 'response.done':
       case 'response.incomplete':
-        return this.#finish(this.#completed(ev.response))
+        return this.finish(this.#completed(ev.response))
       case 'response.failed': {
         const error = ev.response?.error
         const code = codeForStreamError(error?.code, error?.type)
-        return this.#finish([errorEvent(code, streamErrorMessage({ error }, 'the response failed'))])
+        return this.finish([errorEvent(code, streamErrorMessage({ error }, 'the response failed'))])
       }
       case 'error': {
         const inner = typeof ev.error === 'object' && ev.error !== null ? ev.error : ev
         const code = codeForStreamError(inner.code, inner === ev ? undefined : inner.type)
-        return this.#finish([errorEvent(code, streamErrorMessage(inner, 'the upstream reported an error'))])
+        return this.finish([errorEvent(code, streamErrorMessage(inner, 'the upstream reported an error'))])
       }
       default:
         return []
     }
-  }
-
-  end(): NeutralEvent[] {
-    return this.#finish([incomplete()])
-  }
-
-  #finish(events: NeutralEvent[]): NeutralEvent[] {
-    this.finished = true
-    return events
   }
 
   /** The neutral index of the item an event belongs to, opening a new one when first seen. */

@@ -13,6 +13,31 @@ export interface FrameDecoder {
   readonly finished: boolean
 }
 
+/**
+ * What every decoder does at the end of its stream: `finish` returns a frame's terminal
+ * events (and marks the stream finished), and input that ends before any is
+ * `upstream_incomplete` unless the wire says otherwise (`endOfInput`).
+ */
+export abstract class StreamDecoder implements FrameDecoder {
+  finished = false
+
+  abstract frame(frame: SseFrame): NeutralEvent[]
+
+  end(): NeutralEvent[] {
+    return this.finish(this.endOfInput())
+  }
+
+  /** The terminal events when input ends before the wire's end of the answer. */
+  protected endOfInput(): NeutralEvent[] {
+    return [incomplete()]
+  }
+
+  protected finish(events: NeutralEvent[]): NeutralEvent[] {
+    this.finished = true
+    return events
+  }
+}
+
 export async function* decodeWith(
   bytes: AsyncIterable<Uint8Array>,
   machine: FrameDecoder,

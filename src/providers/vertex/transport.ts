@@ -164,3 +164,6 @@ async function* only(event: NeutralEvent): AsyncGenerator<NeutralEvent> {
 }
 
 export const vertex: Transport = vertexTransport()
+
+/** The transport the kernel finds by this folder's name (../transports.ts). */
+export { vertex as transport }

@@ -1,24 +1,18 @@
 // Group `extensions`: enablement per extension and the quota poller's settings, kept in
 // extensions.json (the poller re-reads that file every round). Every extension is enabled
 // unless the file says otherwise. An enabled extension needs what it requires enabled.
+
+import { PROVIDERS } from '../../providers/registry.ts'
+import { DEFAULT_EXTENSION, EXTENSIONS, type Extension } from '../../schemas/extensions.ts'
 import { HearthError } from '../../schemas/problems.ts'
-import { EXTENSIONS } from '../../schemas/settings.ts'
 import type { FileContents, JsonObject } from '../files.ts'
 import { isObject, mergePatch, objectAt, setOrDrop } from '../merge.ts'
 import { copyFiles, type GroupCodec } from './types.ts'
 
-/** What each extension needs enabled to work. */
-export const REQUIRES: Record<(typeof EXTENSIONS)[number], readonly string[]> = {
-  models: [],
-  'openai-compatible': ['models'],
-  chatgpt: ['openai-compatible'],
-  claude: ['models'],
-  antigravity: ['models'],
-  bedrock: ['models'],
-  vertex: ['models'],
-  work: [],
-  paperclips: [],
-}
+/** What each extension needs enabled to work: a provider's says its descriptor; the others need none. */
+export const REQUIRES = Object.fromEntries(
+  EXTENSIONS.map((e) => [e, PROVIDERS.find((p) => p.id === e)?.extension.requires ?? []]),
+) as Record<Extension, readonly string[]>
 
 export const QUOTA_DEFAULTS = { enabled: true, pollSeconds: 600, busyPollSeconds: 120 }
 
@@ -64,7 +58,7 @@ export const extensions: GroupCodec = {
     }
     const profiles = objectAt(objectAt(candidate['config.json'], 'providers'), 'profiles')
     for (const [name, p] of Object.entries(profiles)) {
-      const extension = isObject(p) && typeof p.extension === 'string' ? p.extension : 'openai-compatible'
+      const extension = isObject(p) && typeof p.extension === 'string' ? p.extension : DEFAULT_EXTENSION
       if (!enabled.has(extension))
         throw new HearthError(
           'extension_in_use',

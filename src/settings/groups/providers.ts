@@ -3,38 +3,25 @@
 // config.json profile is used (and wins) until the next start moves it into creds.json;
 // reads never show it either.
 
-import { checkEndpoint, EndpointError } from '../../providers/bedrock/endpoint.ts'
-import { CLAUDE_CALLBACK_PORT, CLAUDE_CLIENT_ID } from '../../providers/claude/constants.ts'
-import { hasTransport, providerIds } from '../../providers/ids.ts'
+import { hasTransport, PROVIDERS, providerIds, providerOf } from '../../providers/registry.ts'
+import { DEFAULT_EXTENSION, PROVIDER_EXTENSIONS } from '../../schemas/extensions.ts'
 import { HearthError } from '../../schemas/problems.ts'
-import { PROVIDER_EXTENSIONS } from '../../schemas/settings.ts'
 import type { FileContents, JsonObject } from '../files.ts'
 import { isObject, mergePatch, objectAt, SAVED, setOrDrop } from '../merge.ts'
 import { enabledExtensions } from './extensions.ts'
 import { copyFiles, type GroupCodec } from './types.ts'
 
-export const DEFAULT_EXTENSION = 'openai-compatible'
-
-/** The public OAuth clients of each sign-in, used unless settings name another. */
-export const SIGN_IN_DEFAULTS = {
-  chatgpt: {
-    issuer: 'https://auth.openai.com',
-    client_id: 'app_EMoamEEZ73f0CkXaXp7hrann',
-    callback_port: 1455,
-  },
-  claude: { client_id: CLAUDE_CLIENT_ID, callback_port: CLAUDE_CALLBACK_PORT },
-} as const
-
-/** `providers.sign_in` with the defaults filled in. */
-export function signInSettings(config: JsonObject): {
-  chatgpt: { issuer: string; client_id: string; callback_port: number }
-  claude: { client_id: string; callback_port: number }
-} {
+/**
+ * `providers.sign_in` with the defaults filled in: one entry per provider whose sign-in
+ * settings may name another OAuth client (its descriptor's `signIn.settings`).
+ */
+export function signInSettings(config: JsonObject): Record<string, JsonObject> {
   const stored = objectAt(objectAt(config, 'providers'), 'sign_in')
-  return {
-    chatgpt: { ...SIGN_IN_DEFAULTS.chatgpt, ...objectAt(stored, 'chatgpt') } as never,
-    claude: { ...SIGN_IN_DEFAULTS.claude, ...objectAt(stored, 'claude') } as never,
-  }
+  return Object.fromEntries(
+    PROVIDERS.flatMap((p) =>
+      p.signIn?.settings ? [[p.id, { ...p.signIn.settings, ...objectAt(stored, p.id) }]] : [],
+    ),
+  )
 }
 
 /** Public profile fields, in the order reads show them. */
@@ -51,11 +38,6 @@ const PUBLIC_FIELDS = [
   'stream_idle_timeout_ms',
   'request_max_retries',
 ] as const
-
-/** Extensions whose profiles talk to an endpoint the user names. */
-const NEEDS_ENDPOINT = new Set(['openai-compatible'])
-/** Extensions whose profiles must name a model (no account or backend picks one). */
-const NEEDS_MODEL = new Set(['openai-compatible', 'vertex'])
 
 export const profilesOf = (config: JsonObject): Record<string, JsonObject> =>
   objectAt(objectAt(config, 'providers'), 'profiles') as Record<string, JsonObject>
@@ -147,41 +129,15 @@ export const providers: GroupCodec = {
         throw bad(`profile ${name}: unknown extension ${extension}`)
       if (!hasTransport(extension)) throw unsupported(name, extension)
       if (!enabled.has(extension)) throw bad(`profile ${name}: extension ${extension} is disabled`)
-      if (NEEDS_ENDPOINT.has(extension) && typeof p.endpoint !== 'string')
+      const rules = providerOf(extension)?.profile
+      if (rules?.needsEndpoint && typeof p.endpoint !== 'string')
         throw bad(`profile ${name}: an ${extension} profile needs an endpoint`)
-      if (NEEDS_MODEL.has(extension) && typeof p.model !== 'string')
+      if (rules?.needsModel && typeof p.model !== 'string')
         throw bad(
           `profile ${name}: ${/^[aeiou]/.test(extension) ? 'an' : 'a'} ${extension} profile needs a model`,
         )
-      if (extension === 'claude') checkClaude(name, p, bad)
-      if (extension === 'bedrock') checkBedrockEndpoint(name, p.endpoint)
+      const wrong = rules?.check?.(p)
+      if (wrong) throw bad(`profile ${name}: ${wrong}`)
     }
   },
-}
-
-/**
- * A claude profile speaks `chat_completions` at the profile level (Messages on the wire),
- * and its endpoint, when it names one, is HTTPS: only the HEARTH_CLAUDE_BASE_URL hook may
- * point a turn at a plain http server.
- */
-function checkClaude(name: string, p: JsonObject, bad: (detail: string) => HearthError): void {
-  if (p.protocol !== undefined && p.protocol !== null && p.protocol !== 'chat_completions')
-    throw bad(`profile ${name}: a claude profile uses protocol chat_completions`)
-  if (typeof p.endpoint === 'string' && !/^https:\/\//i.test(p.endpoint))
-    throw bad(`profile ${name}: a claude endpoint must be https://`)
-}
-
-/**
- * A bedrock profile's endpoint must be a Bedrock host and nothing more (no credentials,
- * port, path, query or fragment); the transport refuses anything else at every turn, so
- * such a profile is not saved either.
- */
-function checkBedrockEndpoint(name: string, endpoint: unknown): void {
-  if (endpoint === undefined || endpoint === null || endpoint === '') return
-  try {
-    checkEndpoint(String(endpoint))
-  } catch (err) {
-    if (!(err instanceof EndpointError)) throw err
-    throw new HearthError('invalid_settings', `profile ${name}: ${err.message}`)
-  }
 }

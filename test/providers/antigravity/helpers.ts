@@ -3,7 +3,7 @@
 import { ok, rejects } from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { SignInError } from '../../../src/auth/types.ts'
+import { SignInError } from '../../../src/providers/shared/sign-in-plugin.ts'
 
 /** A loopback port nothing listens on: connecting is refused. */
 export async function closedPort(): Promise<string> {

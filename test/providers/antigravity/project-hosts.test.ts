@@ -6,10 +6,10 @@
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterEach, beforeEach, describe, test } from 'node:test'
-import type { StoredCredential } from '../../../src/auth/types.ts'
 import { CLOUD_CODE_HOSTS, PROJECT_LOOKUP_HOSTS } from '../../../src/providers/antigravity/constants.ts'
 import { projectHosts } from '../../../src/providers/antigravity/hosts.ts'
 import { antigravityConfig, antigravitySignIn } from '../../../src/providers/antigravity/signin.ts'
+import type { StoredCredential } from '../../../src/providers/shared/sign-in-plugin.ts'
 import {
   FakeAntigravityBackend,
   type FakeGoogleUser,

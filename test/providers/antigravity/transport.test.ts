@@ -6,7 +6,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { antigravity, antigravityUrl } from '../../../src/providers/antigravity/transport.ts'
-import { transportFor } from '../../../src/providers/registry.ts'
+import { transportFor } from '../../../src/providers/transports.ts'
 import type {
   AssistantPart,
   NeutralEvent,

@@ -1,8 +1,12 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, test } from 'node:test'
-import { SignInError, type SignInPlugin, type StoredCredential } from '../../../src/auth/types.ts'
 import { CHATGPT_DEFAULTS, chatgptAccountId, chatgptSignIn } from '../../../src/providers/chatgpt/signin.ts'
+import {
+  SignInError,
+  type SignInPlugin,
+  type StoredCredential,
+} from '../../../src/providers/shared/sign-in-plugin.ts'
 import { FakeChatgptBackend, type FakeSeat, fakeJwt, s256 } from '../../fakes/chatgpt-backend.ts'
 
 const NOW = 1_900_000_000_000

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import { CHATGPT_DEFAULTS, chatgptSignIn } from '../../../src/providers/chatgpt/signin.ts'
 import { chatgpt, chatgptUrl, userAgent } from '../../../src/providers/chatgpt/transport.ts'
-import { transportFor } from '../../../src/providers/registry.ts'
+import { transportFor } from '../../../src/providers/transports.ts'
 import type {
   NeutralEvent,
   NeutralRequest,

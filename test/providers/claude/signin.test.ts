@@ -4,7 +4,6 @@
 import { deepStrictEqual, ok, rejects, strictEqual } from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, test } from 'node:test'
-import { SignInError, type SignInPlugin } from '../../../src/auth/types.ts'
 import { CLAUDE_CLIENT_ID } from '../../../src/providers/claude/constants.ts'
 import {
   CLAUDE_DEFAULTS,
@@ -12,6 +11,7 @@ import {
   claudeTokenUrl,
   identityOf,
 } from '../../../src/providers/claude/signin.ts'
+import { SignInError, type SignInPlugin } from '../../../src/providers/shared/sign-in-plugin.ts'
 import { s256 } from '../../fakes/chatgpt-backend.ts'
 import { type FakeClaudeAccount, FakeClaudeAuth } from '../../fakes/claude-auth.ts'
 

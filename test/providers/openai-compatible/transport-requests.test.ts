@@ -2,7 +2,7 @@ import { deepStrictEqual, strictEqual } from 'node:assert/strict'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import { openaiCompatible } from '../../../src/providers/openai-compatible/transport.ts'
 import { joinEndpoint } from '../../../src/providers/openai-compatible/url.ts'
-import { transportFor } from '../../../src/providers/registry.ts'
+import { transportFor } from '../../../src/providers/transports.ts'
 import type {
   NeutralEvent,
   NeutralRequest,

@@ -1,7 +1,7 @@
 // The models a Claude subscription profile offers: six fixed families (the Claude Code line
 // a Pro/Max plan serves), each listed only when the catalogue in use has a model of it, so a
 // refreshed catalogue (`hearth models refresh`) adds a family the moment it lists one. Every id of a listed family is offered (the dated ids and any alias).
-import { parseModel } from '../providers/anthropic-messages/models.ts'
+import { parseModel } from '../anthropic-messages/models.ts'
 
 /** Family and version of the six. */
 export const CLAUDE_FAMILIES: readonly { family: string; version: number }[] = [

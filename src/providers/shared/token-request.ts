@@ -1,8 +1,8 @@
 // One POST to an OAuth token endpoint (a code exchange or a refresh), shared by the sign-in
 // plugins. A 2xx JSON object comes back; anything else is a SignInError with a stable code
 // and a message that never carries the code, the verifier or a token of the request.
-import { describe, redact } from '../providers/shared/errors.ts'
-import { SignInError } from './types.ts'
+import { describe, redact } from './errors.ts'
+import { SignInError } from './sign-in-plugin.ts'
 
 /** Vendor error codes that mean the refresh token can never be used again. */
 const DEAD_REFRESH = new Set([

@@ -1,4 +1,6 @@
-// The contracts between the sign-in engine, the account pools and the provider plugins.
+// The contracts between the sign-in engine, the account pools and the provider plugins:
+// what a provider's sign-in implements (src/providers/<id>/signin.ts) and the daemon's
+// accounts code (src/auth) calls.
 // A credential is stored in creds.json `accounts.<accountsKey>` as the plugin shaped it
 // (one object, or an array once there are two or more); hearth reads it only through the
 // plugin's functions.
@@ -71,6 +73,21 @@ export interface SignInPlugin {
   expiresAt(credential: StoredCredential): number | null
   /** Trades the refresh token for a fresh credential (rotating refresh tokens). Throws SignInError. */
   refresh(credential: StoredCredential, signal: AbortSignal): Promise<StoredCredential>
+}
+
+/**
+ * A sign-in plugin, optionally naming the refresh token of its credential. Without
+ * `refreshToken` the store looks for the conventional fields `refresh`, `refresh_token`
+ * and `refreshToken`.
+ */
+export type AccountPlugin = SignInPlugin & {
+  refreshToken?: (credential: StoredCredential) => string | null
+  /**
+   * A refresh refused with `invalid_grant` removes the refresh token from the stored
+   * account (the provider revoked it for good), so the account reads signed out and is
+   * skipped once its access token has expired, until a new sign-in replaces it.
+   */
+  forgetRevokedRefresh?: boolean
 }
 
 /**

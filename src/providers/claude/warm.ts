@@ -1,0 +1,18 @@
+// A new kernel's warm-up turn for the Messages wire (claude, bedrock): claude's request
+// through the shared Messages turn, its base URL given as the test hook would (a claude
+// profile never names plain http). src/kernel/warm.ts runs it.
+import { messagesTurn } from '../anthropic-messages/transport.ts'
+import type { TransportProfile, WarmTurn } from '../types.ts'
+import { BASE_URL_ENV } from './constants.ts'
+import { encode } from './request.ts'
+
+const PROFILE: TransportProfile = {
+  endpoint: '',
+  protocol: 'chat_completions',
+  model: 'warm',
+  api_key: 'warm',
+}
+
+export const warmTurns: readonly WarmTurn[] = [
+  (url, request, opts) => messagesTurn(() => encode(PROFILE, request, { [BASE_URL_ENV]: url }), opts, 'warm'),
+]
