@@ -8,6 +8,7 @@
 
 import type { AccountPlugin, SignInPlugin, StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import type { FileContents, JsonObject } from '../settings/files.ts'
+import { CodedError } from '../util/coded-error.ts'
 import type { CredentialFiles } from './accounts-store.ts'
 
 export type { AccountPlugin } from '../providers/shared/sign-in-plugin.ts'
@@ -16,13 +17,8 @@ export type { CredentialFiles } from './accounts-store.ts'
 /** Codes an account operation fails with; the API maps them to problems. */
 export type AccountErrorCode = 'account_not_found' | 'account_in_use' | 'signed_out' | 'no_usable_account'
 
-export class AccountError extends Error {
-  readonly code: AccountErrorCode
-  constructor(code: AccountErrorCode, message: string) {
-    super(message)
-    this.name = 'AccountError'
-    this.code = code
-  }
+export class AccountError extends CodedError<AccountErrorCode> {
+  override readonly name = 'AccountError'
 }
 
 /** The redacted view of a saved account (GET /auth, a login's `accounts`): no token. */

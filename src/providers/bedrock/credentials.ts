@@ -9,6 +9,8 @@
 // Nothing is cached: every step reads the environment and the files again and runs the
 // process again. Not resolved (said so when a profile uses them): SSO, assume-role chains,
 // web identity, instance or container metadata.
+
+import { CodedError } from '../../util/coded-error.ts'
 import type { AwsProfile, Env, Section } from './aws-files.ts'
 import { type ProcessCredentials, runCredentialProcess } from './credential-process.ts'
 
@@ -25,12 +27,10 @@ export type BedrockAuth =
   | { type: 'sigv4'; credentials: AwsCredentials; source: string }
 
 /** No credential anywhere (`credentials_not_found`), or one that cannot be used. */
-export class CredentialError extends Error {
-  readonly code: 'credentials_not_found' | 'credentials_unusable'
+export class CredentialError extends CodedError<'credentials_not_found' | 'credentials_unusable'> {
+  override readonly name = 'CredentialError'
   constructor(message: string, code: CredentialError['code'] = 'credentials_unusable') {
-    super(message)
-    this.name = 'CredentialError'
-    this.code = code
+    super(code, message)
   }
 }
 

@@ -1,18 +1,15 @@
 // Failure vocabulary shared by the HTTP layer and the decoders: a typed fault the body
 // stream throws (so a decoder can turn it into the right `error` event), the mapping of
 // vendor error codes to stable codes, and the redaction that keeps keys out of messages.
+
+import { CodedError } from '../../util/coded-error.ts'
 import type { NeutralEvent, UpstreamErrorCode } from '../types.ts'
 
 export type ErrorEvent = Extract<NeutralEvent, { type: 'error' }>
 
 /** Thrown by a guarded body stream: a timeout, an abort or a dropped connection. */
-export class UpstreamFault extends Error {
-  readonly code: UpstreamErrorCode
-  constructor(code: UpstreamErrorCode, message: string) {
-    super(message)
-    this.name = 'UpstreamFault'
-    this.code = code
-  }
+export class UpstreamFault extends CodedError<UpstreamErrorCode> {
+  override readonly name = 'UpstreamFault'
 }
 
 export function errorEvent(

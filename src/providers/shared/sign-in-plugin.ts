@@ -4,6 +4,7 @@
 // A credential is stored in creds.json `accounts.<accountsKey>` as the plugin shaped it
 // (one object, or an array once there are two or more); hearth reads it only through the
 // plugin's functions.
+import { CodedError } from '../../util/coded-error.ts'
 
 /** A credential object as stored in creds.json (access, refresh, expiry, identity …). */
 export type StoredCredential = Record<string, unknown>
@@ -95,13 +96,11 @@ export type AccountPlugin = SignInPlugin & {
  * show. `instructions`, when set, tells the person what to do (a page to open): a failed
  * login shows it in place of its instructions, so it must carry no secret.
  */
-export class SignInError extends Error {
-  readonly code: string
+export class SignInError extends CodedError<string> {
+  override readonly name = 'SignInError'
   readonly instructions: string | null
   constructor(code: string, message: string, instructions: string | null = null) {
-    super(message)
-    this.name = 'SignInError'
-    this.code = code
+    super(code, message)
     this.instructions = instructions
   }
 }

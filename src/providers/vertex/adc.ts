@@ -21,6 +21,7 @@ import { join } from 'node:path'
 // Named imports, so the bundle keeps only what signing needs (a dynamic import of the whole
 // module kept all of jose in the kernel's bundle: +150 KB).
 import { importPKCS8, SignJWT } from 'jose'
+import { CodedError } from '../../util/coded-error.ts'
 import { describe, redact } from '../shared/errors.ts'
 import type { UpstreamErrorCode } from '../types.ts'
 
@@ -47,13 +48,8 @@ export interface AdcToken {
 }
 
 /** A credential that cannot be read or exchanged; `code` is the turn's error code. */
-export class AdcError extends Error {
-  readonly code: UpstreamErrorCode
-  constructor(code: UpstreamErrorCode, message: string) {
-    super(message)
-    this.name = 'AdcError'
-    this.code = code
-  }
+export class AdcError extends CodedError<UpstreamErrorCode> {
+  override readonly name = 'AdcError'
 }
 
 /** Where the credentials are read from. */
