@@ -1,10 +1,11 @@
 // Warming a kernel process before it serves a session: one real turn per wire format
 // against a throwaway server on loopback, run through the same transports as a real turn
-// (each provider's descriptor names its warm-up turns, src/providers/<id>/warm.ts).
-// Without it the first turn pays for loading fetch (undici, ~40 ms), compiling the
-// transports' encode/SSE/decode paths and opening the first connection pool: 60-75 ms on
-// a new session's first token. The Gemini turn took a fresh vertex session's first token
-// over the upstream from 12.5 to 8.7 ms (median of 8 fresh daemons each, docs/performance.md).
+// (each provider's warm-up turns are its src/providers/<id>/warm.ts, loaded by id in
+// src/providers/transports.ts). Without it the first turn pays for loading fetch (undici,
+// ~40 ms), compiling the transports' encode/SSE/decode paths and opening the first
+// connection pool: 60-75 ms on a new session's first token. The Gemini turn took a fresh
+// vertex session's first token over the upstream from 12.5 to 8.7 ms (median of 8 fresh
+// daemons each, bench/notes/providers.md, "Warm-up: a Gemini turn").
 // Nothing of the warm-up is kept but the loaded code.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
