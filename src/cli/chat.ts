@@ -1,7 +1,8 @@
-// `hearth send SESSION [TEXT]` and `hearth chat [SESSION]`: each message is one turn
-// (./turn.ts: sent with a fresh input id, never twice, its answer printed as it streams).
+// `hearth send SESSION [TEXT]` and `hearth chat [SESSION]`: each message is answered
+// by one run (./message-run.ts: sent with a fresh input id, never twice, its answer printed
+// as it streams).
 // `send` takes the message from standard input when no TEXT is given. Ctrl-C interrupts
-// the running turn; `send` then exits, and in chat a second Ctrl-C exits. In chat, `/context`
+// the run in progress; `send` then exits, and in chat a second Ctrl-C exits. In chat, `/context`
 // prints what the next request holds and `/compact [summarize|truncate] [TURNS] [FOCUS]`
 // compacts the session's context (src/client/context-view.ts); `/reload [composition|models]`
 // reloads the session's composition, the model catalogue or both (src/client/reload-view.ts).
@@ -28,8 +29,8 @@ import {
   typedHandle,
 } from '../command-line/session-id.ts'
 import { askOn, LineQueue, sendApprover } from './approvals.ts'
+import { newMessageRun, reportRunProblem, sendAndStream, stopMessageRun } from './message-run.ts'
 import { rawFrame } from './run-frames.ts'
-import { newTurn, reportRunProblem, sendAndStream, stopTurn } from './turn.ts'
 
 function clientOf(home: string): () => HearthClient {
   return () => HearthClient.fromHome(home)
@@ -79,13 +80,13 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
   )
   const text = words.length > 0 ? words.join(' ') : await readStdin()
   if (text.trim() === '') throw new UsageError('hearth send needs a message: TEXT... or on standard input')
-  const turn = newTurn()
-  // Ctrl-C: stop the turn, then exit 130 (whether the answer's end arrives first or not).
+  const sent = newMessageRun()
+  // Ctrl-C: stop the run, then exit 130 (whether the answer's end arrives first or not).
   let stopping: Promise<never> | undefined
   const onSigint = () => {
     if (stopping) process.exit(130) // a second Ctrl-C: quit now
     process.stderr.write('\n(interrupting; Ctrl-C again to quit)\n')
-    const stopped = stopTurn(client(), sessionId, turn).catch((err) => {
+    const stopped = stopMessageRun(client(), sessionId, sent).catch((err) => {
       process.stderr.write(`hearth: could not interrupt: ${(err as Error).message}\n`)
     })
     const timeout = new Promise((r) => setTimeout(r, STOP_WAIT_MS))
@@ -93,10 +94,10 @@ export async function sendCommand(args: string[], out: Out, help: string): Promi
   }
   process.on('SIGINT', onSigint)
   const r = json
-    ? await sendAndStream(client, sessionId, text, silent, turn, approve, undefined, (f) =>
+    ? await sendAndStream(client, sessionId, text, silent, sent, approve, undefined, (f) =>
         out.write(`${rawFrame(f)}\n`),
       )
-    : await sendAndStream(client, sessionId, text, out, turn, approve)
+    : await sendAndStream(client, sessionId, text, out, sent, approve)
   if (stopping) return await stopping
   process.off('SIGINT', onSigint)
   if (r.problem) await reportRunProblem(client(), sessionId, r.problem)
@@ -125,12 +126,12 @@ export async function chatCommand(args: string[], out: Out, help: string): Promi
     sessionId = created.id
     return sessionId
   }
-  const turns = await chatLines(client, session, out, workspace)
+  const chat = await chatLines(client, session, out, workspace)
   if (sessionId)
     process.stderr.write(
       `Continue this session with: hearth chat ${await typedHandle(client(), sessionId)}\n`,
     )
-  return turns.failed ? 1 : 0
+  return chat.failed ? 1 : 0
 }
 
 /** The workspace of a session (an unknown or deleted one fails here). */
@@ -210,7 +211,7 @@ async function chatLines(
       continue
     }
     try {
-      const r = await sendAndStream(client, sessionId, line, out, newTurn(), approve, (runId) => {
+      const r = await sendAndStream(client, sessionId, line, out, newMessageRun(), approve, (runId) => {
         running = { runId, sessionId }
       })
       if (r.problem) await reportRunProblem(client(), sessionId, r.problem)

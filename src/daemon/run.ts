@@ -10,7 +10,7 @@ import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
 import { DeferredLog } from '../deferred-log.ts'
 import { ensureHome, homeFiles } from '../home.ts'
-import { buildApp, loadValidators, precompileFirstTurn, warmRoutes } from '../http/app.ts'
+import { buildApp, loadValidators, precompileFirstRun, warmRoutes } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
 import { buildOpenApi } from '../openapi/build.ts'
@@ -337,7 +337,7 @@ async function serve(
   // Then, idle, what a first turn would otherwise compile on its way (src/http/app.ts).
   setTimeout(() => {
     openLog()
-      .then(() => precompileFirstTurn(api.routes))
+      .then(() => precompileFirstRun(api.routes))
       .catch((err) => log.error({ err }, "compiling the first turn's validators failed"))
   }, AFTER_START_MS).unref()
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs

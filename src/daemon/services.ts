@@ -3,8 +3,8 @@
 // requests to them (src/api/index.ts); what they do in the background (resuming work a
 // previous run left, pruning, the reserve kernel) starts and stops here.
 import type { ServicesOfApi } from '../api/index.ts'
+import { runCredentials } from '../auth/run-credentials.ts'
 import { AuthService } from '../auth/service.ts'
-import { turnCredentials } from '../auth/turns.ts'
 import { type CatalogSources, sessionSide } from '../catalog/candidates.ts'
 import { catalogRevisionHolds } from '../catalog/page.ts'
 import { dependenciesOf, effectiveSelection, selectableSections } from '../catalog/selection.ts'
@@ -92,7 +92,7 @@ export function composeServices(d: ServicesDeps): Services {
     kernels: d.kernels,
     profiles: d.profiles,
     onError: d.onError,
-    credentials: turnCredentials(auth, d.settings),
+    credentials: runCredentials(auth, d.settings),
     tools: () => toolsSettingsOf(d.settings),
     mcp: (workspace, selection) => mcpServersOfSettings(d.settings, workspace, selection),
     onNotice: d.onNotice,

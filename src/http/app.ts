@@ -198,16 +198,16 @@ export function warmRoutes(app: Hono): void {
  * input. Their validators are compiled while the daemon is idle after start (~6 ms for the
  * first session's create, ~2 ms for its first input), not by that first turn.
  */
-const FIRST_TURN_OPS: readonly string[] = [
+const FIRST_RUN_OPS: readonly string[] = [
   'PUT /sessions/{session_id}',
   'GET /sessions/{session_id}',
   'PUT /sessions/{session_id}/inputs/{input_id}',
 ]
 
-export async function precompileFirstTurn(routes: readonly RouteBinding[]): Promise<void> {
+export async function precompileFirstRun(routes: readonly RouteBinding[]): Promise<void> {
   const { precompile } = await loadValidators()
   for (const { op } of routes)
-    if (FIRST_TURN_OPS.includes(`${op.method} ${op.path}`)) precompile([op.params, op.query, op.body])
+    if (FIRST_RUN_OPS.includes(`${op.method} ${op.path}`)) precompile([op.params, op.query, op.body])
 }
 
 export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {

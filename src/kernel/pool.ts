@@ -228,13 +228,13 @@ export class KernelPool {
   }
 
   #fork(): KernelProcess {
-    const onReady = (ready: KernelProcess, warmTurns: number, warmMs: number) => {
+    const onReady = (ready: KernelProcess, warmSteps: number, warmMs: number) => {
       this.#sandbox = ready.sandbox
       this.#tools = ready.tools
       this.#opts.onEvent?.({
         event: 'kernel_process_ready',
         pid: ready.proc.pid ?? 0,
-        warm_turns: warmTurns,
+        warm_turns: warmSteps,
         warm_ms: Math.round(warmMs),
       })
       // A reserve's linger counts from when it is ready, not from the activity that forked

@@ -50,7 +50,7 @@ export class KernelProcess {
   constructor(
     entry: string,
     env: Record<string, string>,
-    onReady: (p: KernelProcess, warmTurns: number, warmMs: number) => void,
+    onReady: (p: KernelProcess, warmSteps: number, warmMs: number) => void,
     bundle: string | null = null,
   ) {
     this.bundle = bundle

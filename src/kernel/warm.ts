@@ -9,7 +9,7 @@
 // Nothing of the warm-up is kept but the loaded code.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { WARM_TURNS } from '../providers/transports.ts'
+import { WARM_STEPS } from '../providers/transports.ts'
 import type { NeutralRequest } from '../providers/types.ts'
 
 /** A Responses, Chat Completions, Anthropic Messages or Gemini stream of two deltas, with usage. */
@@ -115,7 +115,7 @@ export async function warmUp(timeoutMs = 5_000): Promise<number> {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const signal = AbortSignal.timeout(timeoutMs)
     let completed = 0
-    for (const turn of WARM_TURNS) {
+    for (const turn of WARM_STEPS) {
       for await (const e of turn(url, REQUEST, { signal, maxRetries: 0 })) {
         if (e.type === 'done') completed++
       }

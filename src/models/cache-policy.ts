@@ -94,7 +94,7 @@ export function cacheUsage(
 }
 
 /** The policy of a turn's extension and endpoint (user rules first, as matchCachePolicy). */
-export function turnCachePolicy(
+export function runCachePolicy(
   userRules: readonly CacheRule[],
   extension: string,
   endpoint: string | null,

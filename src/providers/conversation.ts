@@ -7,24 +7,24 @@ import type { AssistantPart, NeutralMessage, ToolResultMessage, UserPart } from 
 
 export type ToolCallPart = Extract<AssistantPart, { type: 'tool_call' }>
 
-export interface TurnEncoder<Item> {
+export interface MessageEncoder<Item> {
   user(parts: UserPart[]): Item[]
   assistant(parts: AssistantPart[]): Item[]
   /** The results answering `calls` (the assistant message before them), in the calls' order. */
   results(results: ToolResultMessage[], calls: ToolCallPart[]): Item[]
 }
 
-export interface WireTurn<Role, Item> {
+export interface RoleGroup<Role, Item> {
   role: Role
   items: Item[]
 }
 
-export function wireTurns<Role, Item>(
+export function groupByRole<Role, Item>(
   messages: readonly NeutralMessage[],
   roles: { user: Role; assistant: Role },
-  encode: TurnEncoder<Item>,
-): WireTurn<Role, Item>[] {
-  const out: WireTurn<Role, Item>[] = []
+  encode: MessageEncoder<Item>,
+): RoleGroup<Role, Item>[] {
+  const out: RoleGroup<Role, Item>[] = []
   const push = (role: Role, items: Item[]) => {
     if (items.length === 0) return
     const last = out.at(-1)

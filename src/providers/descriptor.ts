@@ -6,7 +6,7 @@
 // The daemon loads the descriptors (settings, catalog, models, accounts, runs); a kernel
 // never does. What a kernel runs sits beside the descriptor under fixed names, found by
 // the provider's id (transports.ts): transport.ts exports `transport`, warm.ts its
-// `warmTurns`. So the daemon's bundle holds no transport and a kernel's no sign-in.
+// `warmSteps`. So the daemon's bundle holds no transport and a kernel's no sign-in.
 import type { CachePolicy } from '../schemas/models.ts'
 import type { SignInPlugin, StoredCredential } from './shared/sign-in-plugin.ts'
 import type { TransportProfile } from './types.ts'
@@ -80,7 +80,7 @@ export interface SignIn {
   /** The plugin for the sign-in settings (`providers.sign_in.<id>` with its defaults). */
   plugin(settings: Readonly<Record<string, unknown>>): SignInPlugin
   /** The transport profile of one turn on the account holding `credential`. */
-  turnProfile(
+  runProfile(
     profile: TransportProfile,
     credential: StoredCredential,
     sessionId: string,

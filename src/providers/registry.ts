@@ -4,7 +4,7 @@
 // PROVIDERS). The folder, src/providers/<id>/, holds its wire code and, under fixed names:
 // descriptor.ts (what ProviderDescriptor in ../descriptor.ts asks: extension facts,
 // catalogue, cache rules, profile rules, sign-in), transport.ts (exporting `transport`)
-// and warm.ts (`warmTurns`), which the kernel finds by the id (transports.ts), and
+// and warm.ts (`warmSteps`), which the kernel finds by the id (transports.ts), and
 // signin.ts when its accounts sign in. The id is also a word of the protocol, so it joins
 // the contract's lists in src/schemas/extensions.ts (with its sign-in and quota feed, if
 // any); this module checks when it loads that the two agree. Nothing outside

@@ -190,7 +190,7 @@ export interface Transport {
  * One warm-up turn against the throwaway server at `url` (src/kernel/warm.ts), through the
  * code a real turn runs; it must read no credential of the user's.
  */
-export type WarmTurn = (
+export type WarmStep = (
   url: string,
   request: NeutralRequest,
   opts: StreamOptions,

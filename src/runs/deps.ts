@@ -20,7 +20,7 @@ export interface RunsDeps {
   profiles: Profiles
   onError: (err: unknown) => void
   /** The credential of a run for profiles that sign in (absent: the profile's own key). */
-  credentials?: TurnCredentials
+  credentials?: RunCredentials
   /** The `tools` settings as they are now (absent: the defaults). */
   tools?: () => ToolSettings
   /** The MCP servers a session in `workspace` uses, as the settings are now (absent: none). */
@@ -38,9 +38,9 @@ export interface RunsDeps {
 }
 
 /** Signed-in accounts as runs use them (src/auth/turns.ts). */
-export interface TurnCredentials {
+export interface RunCredentials {
   /** The transport profile carrying this run's credential for `model`; rejects with a HearthError. */
-  forTurn(
+  forRun(
     sessionId: string,
     profile: ResolvedProfile,
     signal: AbortSignal,

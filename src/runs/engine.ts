@@ -12,7 +12,7 @@
 
 import { SessionTools } from '../context/tools.ts'
 import type { UpgradeStage } from '../kernel/upgrade.ts'
-import { turnCachePolicy } from '../models/cache-policy.ts'
+import { runCachePolicy } from '../models/cache-policy.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { Decision } from '../sessions/approvals.ts'
 import type { ActiveRun } from './active-run.ts'
@@ -32,7 +32,7 @@ import { flushEvents, roundDeps } from './step/events.ts'
 import { assembleStep, compactInRun, type StepRequest, sendAssembled } from './step.ts'
 import { runToolRound } from './tool-round.ts'
 
-export type { RunsDeps, TurnCredentials } from './deps.ts'
+export type { RunCredentials, RunsDeps } from './deps.ts'
 
 /** How long an interrupt waits for the kernel to confirm before the run is ended anyway. */
 const INTERRUPT_GRACE_MS = 3000
@@ -191,7 +191,7 @@ export class Runs {
         model: run.model || run.started.model,
         elapsed_ms: Date.now() - run.startedMs,
         cache: run.transport
-          ? turnCachePolicy(
+          ? runCachePolicy(
               this.#d.cacheRules?.() ?? [],
               run.transport.extension,
               run.transport.profile.endpoint,

@@ -138,7 +138,7 @@ function awaitFirstStep(
 ): void {
   const { d } = m
   const credential = d.credentials
-    ? d.credentials.forTurn(sessionId, profile, run.abort.signal, run.model)
+    ? d.credentials.forRun(sessionId, profile, run.abort.signal, run.model)
     : Promise.resolve({ transport: profile.transport, accountId: null })
   const row = d.core.row(sessionId)
   const window = row && d.window ? d.window(row).catch(() => null) : Promise.resolve(null)

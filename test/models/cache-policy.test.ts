@@ -7,7 +7,7 @@ import {
   type CacheRule,
   cacheUsage,
   matchCachePolicy,
-  turnCachePolicy,
+  runCachePolicy,
 } from '../../src/models/cache-policy.ts'
 import { assertProblem } from '../api/hostile.ts'
 import { startDaemon, type TestDaemon } from '../helpers/daemon.ts'
@@ -167,7 +167,7 @@ describe("a turn's cache fields in usage", () => {
   const warm = { cached_prompt_tokens: 900, cache_write_tokens: 100 }
 
   it('an explicit policy gives its ttl and when the cached tokens go cold', () => {
-    const policy = turnCachePolicy([], 'claude', null)
+    const policy = runCachePolicy([], 'claude', null)
     assert.deepEqual(cacheUsage(policy, warm, at), {
       cache_ttl_seconds: 300,
       cache_fade: [{ tokens: 1000, expires_at: '2026-11-28T12:05:00.000Z' }],
@@ -175,17 +175,17 @@ describe("a turn's cache fields in usage", () => {
   })
 
   it('implicit and off policies, and a turn that cached nothing, claim no lifetime', () => {
-    const implicit = turnCachePolicy([], 'openai-compatible', 'https://api.openai.com/v1')
+    const implicit = runCachePolicy([], 'openai-compatible', 'https://api.openai.com/v1')
     assert.equal(implicit.key, 'session')
     assert.deepEqual(cacheUsage(implicit, warm, at), { cache_ttl_seconds: null, cache_fade: [] })
-    const off = turnCachePolicy(
+    const off = runCachePolicy(
       [{ extension: 'bedrock', host: '', policy: { ...implicit, mode: 'off', key: null } }],
       'bedrock',
       null,
     )
     assert.deepEqual(cacheUsage(off, warm, at), { cache_ttl_seconds: null, cache_fade: [] })
     const cold = { cached_prompt_tokens: 0, cache_write_tokens: null }
-    assert.deepEqual(cacheUsage(turnCachePolicy([], 'bedrock', null), cold, at), {
+    assert.deepEqual(cacheUsage(runCachePolicy([], 'bedrock', null), cold, at), {
       cache_ttl_seconds: null,
       cache_fade: [],
     })
@@ -197,6 +197,6 @@ describe("a turn's cache fields in usage", () => {
       host: '',
       policy: { mode: 'explicit', key: null, retention: null, ttl_seconds: 3600, breakpoints: 4 },
     }
-    assert.equal(cacheUsage(turnCachePolicy([hour], 'claude', null), warm, at).cache_ttl_seconds, 3600)
+    assert.equal(cacheUsage(runCachePolicy([hour], 'claude', null), warm, at).cache_ttl_seconds, 3600)
   })
 })

@@ -9,9 +9,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { messagesTurn } from '../../src/providers/anthropic-messages/transport.ts'
+import { messagesStep } from '../../src/providers/anthropic-messages/transport.ts'
 import { bedrockTransport } from '../../src/providers/bedrock/transport.ts'
-import { geminiTurn } from '../../src/providers/gemini/transport.ts'
+import { geminiStep } from '../../src/providers/gemini/transport.ts'
 import type { NeutralEvent, NeutralRequest, StreamOptions } from '../../src/providers/types.ts'
 import { vertexTransport } from '../../src/providers/vertex/transport.ts'
 
@@ -113,7 +113,7 @@ test('a vertex delta costs the shared Gemini turn’s async steps, none of its o
   const profile = profileFor('gemini-2.5-flash', { project: 'p', location: 'global' })
   const env = { GOOGLE_APPLICATION_CREDENTIALS: adc, HEARTH_VERTEX_BASE_URL: 'http://127.0.0.1:9' }
   const build = () => ({ url: 'http://127.0.0.1:9/v', headers: {}, body: '{}' })
-  const shared = await stepsOf(geminiTurn(build, opts(), null))
+  const shared = await stepsOf(geminiStep(build, opts(), null))
   const vertex = await stepsOf(vertexTransport({ env }).stream(profile, req, opts()))
   strictEqual(vertex, shared)
 })
@@ -128,7 +128,7 @@ test('a bedrock delta costs the shared Messages turn’s async steps, none of it
     AWS_SECRET_ACCESS_KEY: 'steps',
   })
   const build = () => ({ url: 'http://127.0.0.1:9/v1/messages', headers: {}, body: '{}' })
-  const shared = await stepsOf(messagesTurn(build, opts(), null))
+  const shared = await stepsOf(messagesStep(build, opts(), null))
   const bedrock = await stepsOf(bedrockTransport({ env }).stream(profile, req, opts()))
   strictEqual(bedrock, shared)
 })

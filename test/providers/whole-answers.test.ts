@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import { messagesTurn } from '../../src/providers/anthropic-messages/transport.ts'
+import { messagesStep } from '../../src/providers/anthropic-messages/transport.ts'
 import { antigravity } from '../../src/providers/antigravity/transport.ts'
 import { bedrockTransport } from '../../src/providers/bedrock/transport.ts'
 import type {
@@ -242,7 +242,7 @@ describe('Messages: a whole Message', () => {
         error: { type: 'overloaded_error', message: 'Overloaded' },
       })) as typeof globalThis.fetch
     const build = () => ({ url: 'http://127.0.0.1:9/v1/messages', headers: {}, body: '{}' })
-    const events = await collect(messagesTurn(build, opts({ fetch }), null))
+    const events = await collect(messagesStep(build, opts({ fetch }), null))
     strictEqual(last(events).code, 'upstream_unavailable')
     ok(last(events).message.includes('Overloaded'), last(events).message)
   })

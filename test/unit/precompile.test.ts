@@ -2,14 +2,14 @@
 // are compiled while the daemon is idle after start, and only those.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { precompileFirstTurn } from '../../src/http/app.ts'
+import { precompileFirstRun } from '../../src/http/app.ts'
 import { isCompiled } from '../../src/http/validate.ts'
 import { ALL_OPS } from '../../src/schemas/index.ts'
 import type { OpSpec } from '../../src/schemas/op.ts'
 
 const OPS: OpSpec[] = Object.values(ALL_OPS)
 
-describe('precompileFirstTurn', () => {
+describe('precompileFirstRun', () => {
   it('compiles the params, query and body of the first turn’s operations, and no others', async () => {
     const routes = OPS.map((op) => ({ id: `${op.method} ${op.path}`, op, handler: async () => ({}) }))
     const first = (method: string, path: string) => {
@@ -22,7 +22,7 @@ describe('precompileFirstTurn', () => {
     const change = first('PATCH', '/sessions/{session_id}')
     assert.ok(create.body && input.body && change.body)
     assert.equal(isCompiled(input.body), false)
-    await precompileFirstTurn(routes as never)
+    await precompileFirstRun(routes as never)
     assert.equal(isCompiled(create.body), true)
     assert.equal(isCompiled(input.body), true)
     assert.equal(isCompiled(input.params as never), true)

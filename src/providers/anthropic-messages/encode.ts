@@ -23,7 +23,7 @@
 
 // The Messages family's one schema preparation (it lives with claude, where it began).
 import { messagesToolSchema } from '../claude/schema.ts'
-import { wireTurns } from '../conversation.ts'
+import { groupByRole } from '../conversation.ts'
 import type { AssistantPart, NeutralRequest, ToolResultMessage, UserPart } from '../types.ts'
 import { type ModelFacts, modelFacts } from './models.ts'
 
@@ -145,7 +145,7 @@ function toolLoopWithoutThinking(messages: WireMessage[]): boolean {
 
 /** The conversation as alternating wire messages. */
 export function wireMessages(req: NeutralRequest, replayThinking: boolean): WireMessage[] {
-  const turns = wireTurns<WireMessage['role'], Block>(
+  const turns = groupByRole<WireMessage['role'], Block>(
     req.messages,
     { user: 'user', assistant: 'assistant' },
     {

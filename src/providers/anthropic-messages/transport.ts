@@ -4,7 +4,7 @@
 // adds the wire's fixed headers, reads Anthropic's error answers, and decodes the stream.
 // HTTP (retries, timeouts, abort) is the openai-compatible layer's, not a copy of it.
 
-import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import { type PreparedRequest, type StepOptions, streamStep } from '../openai-compatible/transport.ts'
 import type { ErrorEvent } from '../shared/errors.ts'
 import { type FailurePolicy, layeredPolicy } from '../shared/http.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
@@ -42,23 +42,23 @@ export function messagesFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
  * is redacted from every message.
  * Never throws; ends with exactly one `done` or `error`.
  */
-export interface MessagesTurnOptions extends TurnOptions {
+export interface MessagesStepOptions extends StepOptions {
   /** Renames each called tool: a provider whose wire names differ from those it offered. */
   toolName?: (wire: string) => string
 }
 
-export function messagesTurn(
+export function messagesStep(
   build: () => EncodedRequest | Promise<PreparedRequest>,
   opts: StreamOptions,
   secret: string | null,
-  turn: MessagesTurnOptions = {},
+  turn: MessagesStepOptions = {},
 ): AsyncGenerator<NeutralEvent> {
   const adjust = turn.adjust ?? ((event: ErrorEvent) => event)
   const { toolName } = turn
   const decoder = toolName
     ? (bytes: AsyncIterable<Uint8Array>) => decodeMessages(bytes, toolName)
     : decodeMessages
-  return streamTurn(build, decoder, opts, secret, {
+  return streamStep(build, decoder, opts, secret, {
     policy: messagesFailurePolicy(turn.policy),
     adjust,
   })

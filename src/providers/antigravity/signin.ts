@@ -285,7 +285,7 @@ function str(value: unknown): string | undefined {
  */
 export const signIn: SignIn = {
   plugin: () => antigravitySignIn(antigravityConfig()),
-  async turnProfile(profile, credential) {
+  async runProfile(profile, credential) {
     const base = process.env.HEARTH_ANTIGRAVITY_BASE_URL?.trim() ? antigravityBaseUrl() : profile.endpoint
     return {
       ...profile,

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto'
 import { GeminiDecoder } from '../gemini/decode.ts'
 import { EffortError } from '../gemini/models.ts'
 import { geminiFailurePolicy, geminiHeaders } from '../gemini/transport.ts'
-import { streamTurn } from '../openai-compatible/transport.ts'
+import { streamStep } from '../openai-compatible/transport.ts'
 import { decodeWith, type FrameDecoder } from '../shared/decode-stream.ts'
 import { type ErrorEvent, errorEvent } from '../shared/errors.ts'
 import type { FailurePolicy } from '../shared/http.ts'
@@ -153,7 +153,7 @@ function stream(
     return { url, fallbackUrls, headers, body: JSON.stringify(envelope) }
   }
   const decoder = new SignedPartsDecoder()
-  return streamTurn(build, (bytes) => decodeWith(bytes, decoder), opts, access, {
+  return streamStep(build, (bytes) => decodeWith(bytes, decoder), opts, access, {
     policy: geminiFailurePolicy(antigravityPolicy(model)),
     adjust: advise,
   })

@@ -1,5 +1,5 @@
 // A new kernel's warm-up turns for antigravity: none of its own, since it speaks the
 // Gemini wire that vertex's turn warms (src/kernel/warm.ts runs every provider's).
-import type { WarmTurn } from '../types.ts'
+import type { WarmStep } from '../types.ts'
 
-export const warmTurns: readonly WarmTurn[] = []
+export const warmSteps: readonly WarmStep[] = []

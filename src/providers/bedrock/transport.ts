@@ -6,8 +6,8 @@
 // replayed) and, for AWS keys, the SigV4 signature. The streamed turn itself (HTTP,
 // retries, Anthropic's errors, decoding) is the shared Messages turn.
 import { messagesBody } from '../anthropic-messages/encode.ts'
-import { messagesHeaders, messagesTurn } from '../anthropic-messages/transport.ts'
-import type { PreparedRequest as TurnRequest } from '../openai-compatible/transport.ts'
+import { messagesHeaders, messagesStep } from '../anthropic-messages/transport.ts'
+import type { PreparedRequest as StepRequest } from '../openai-compatible/transport.ts'
 import { type ErrorEvent, errorEvent } from '../shared/errors.ts'
 import type { EncodedRequest, NeutralEvent, NeutralRequest, Transport, TransportProfile } from '../types.ts'
 import { type AwsProfile, type Env, readAwsProfile } from './aws-files.ts'
@@ -60,7 +60,7 @@ export function bedrockTransport(options: BedrockOptions = {}): Transport {
      */
     stream(profile, req, opts): AsyncGenerator<NeutralEvent> {
       let source = ''
-      const build = async (): Promise<TurnRequest> => {
+      const build = async (): Promise<StepRequest> => {
         try {
           const prepared = await prepareRequest(profile, req, envOf(), opts.signal, now())
           source = prepared.source
@@ -71,7 +71,7 @@ export function bedrockTransport(options: BedrockOptions = {}): Transport {
       }
       const adjust = (e: ErrorEvent): ErrorEvent =>
         e.code === 'upstream_unauthorized' ? { ...e, message: `${e.message} (credentials: ${source})` } : e
-      return messagesTurn(build, opts, null, { adjust })
+      return messagesStep(build, opts, null, { adjust })
     },
   }
 }

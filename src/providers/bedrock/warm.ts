@@ -1,10 +1,10 @@
 // A new kernel's warm-up turn for Bedrock: the Messages wire signed with SigV4 by made-up
 // keys, sent to the warm-up server through its base-URL hook. The kernel's own environment
 // (and so the user's AWS files) is never read for it. src/kernel/warm.ts runs it.
-import type { WarmTurn } from '../types.ts'
+import type { WarmStep } from '../types.ts'
 import { BASE_URL_HOOK, bedrockTransport } from './transport.ts'
 
-export const warmTurns: readonly WarmTurn[] = [
+export const warmSteps: readonly WarmStep[] = [
   (url, request, opts) =>
     bedrockTransport({
       env: () => ({

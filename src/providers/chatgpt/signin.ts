@@ -213,7 +213,7 @@ export const signIn: SignIn = {
       clientId: settings.client_id as string,
       port: settings.callback_port as number,
     }),
-  turnProfile(profile, credential, sessionId) {
+  runProfile(profile, credential, sessionId) {
     const workspace = chatgptAccountId(credential)
     return {
       ...profile,

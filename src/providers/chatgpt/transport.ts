@@ -6,7 +6,7 @@
 // `usage_limit_reached` / `usage_not_included`) is not retried and says when it resets.
 import { arch, platform, release } from 'node:os'
 import { VERSION } from '../../build-info.ts'
-import { openaiDecoder, streamTurn } from '../openai-compatible/transport.ts'
+import { openaiDecoder, streamStep } from '../openai-compatible/transport.ts'
 import { responsesBody } from '../openai-responses/encode.ts'
 import { type ErrorEvent, errorEvent, redact } from '../shared/errors.ts'
 import { type FailurePolicy, retryAfter } from '../shared/http.ts'
@@ -226,7 +226,7 @@ async function* stream(
     },
   }
   const turn = (r: NeutralRequest) =>
-    streamTurn(
+    streamStep(
       () => encode(profile, r),
       openaiDecoder(
         'responses',

@@ -1,8 +1,8 @@
 // A new kernel's warm-up turn for the ChatGPT backend (src/kernel/warm.ts runs it).
-import type { WarmTurn } from '../types.ts'
+import type { WarmStep } from '../types.ts'
 import { chatgpt } from './transport.ts'
 
-export const warmTurns: readonly WarmTurn[] = [
+export const warmSteps: readonly WarmStep[] = [
   (url, request, opts) =>
     chatgpt.stream({ endpoint: url, protocol: 'responses', model: 'warm', api_key: 'warm' }, request, opts),
 ]

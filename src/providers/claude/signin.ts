@@ -197,7 +197,7 @@ function expiryOf(expiresIn: unknown, nowMs: number): number | undefined {
 export const signIn: SignIn = {
   plugin: (settings) =>
     claudeSignIn({ clientId: settings.client_id as string, port: settings.callback_port as number }),
-  turnProfile: (profile, credential) => ({
+  runProfile: (profile, credential) => ({
     ...profile,
     api_key: String(credential.access ?? ''),
     headers: {},

@@ -3,7 +3,7 @@
 // error bodies and decoding are the shared Messages turn's. A refused token ends the turn
 // `upstream_unauthorized` with a message ending in `run /login` (the daemon then marks the
 // token expired); a called tool's wire name is mapped back to the tool that was offered.
-import { messagesTurn } from '../anthropic-messages/transport.ts'
+import { messagesStep } from '../anthropic-messages/transport.ts'
 import { type ErrorEvent, errorEvent, redact } from '../shared/errors.ts'
 import type { NeutralEvent, NeutralRequest, StreamOptions, Transport, TransportProfile } from '../types.ts'
 import { encode, offeredToolName } from './request.ts'
@@ -39,7 +39,7 @@ function stream(
   const token = profile.api_key
   if (!token) return notSignedIn()
   const offered = req.tools.map((t) => t.name)
-  return messagesTurn(() => encode(profile, req), opts, token, {
+  return messagesStep(() => encode(profile, req), opts, token, {
     adjust: (event) => finish(event, token),
     toolName: (wire) => offeredToolName(wire, offered),
   })

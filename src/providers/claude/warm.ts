@@ -1,8 +1,8 @@
 // A new kernel's warm-up turn for the Messages wire (claude, bedrock): claude's request
 // through the shared Messages turn, its base URL given as the test hook would (a claude
 // profile never names plain http). src/kernel/warm.ts runs it.
-import { messagesTurn } from '../anthropic-messages/transport.ts'
-import type { TransportProfile, WarmTurn } from '../types.ts'
+import { messagesStep } from '../anthropic-messages/transport.ts'
+import type { TransportProfile, WarmStep } from '../types.ts'
 import { BASE_URL_ENV } from './constants.ts'
 import { encode } from './request.ts'
 
@@ -13,6 +13,6 @@ const PROFILE: TransportProfile = {
   api_key: 'warm',
 }
 
-export const warmTurns: readonly WarmTurn[] = [
-  (url, request, opts) => messagesTurn(() => encode(PROFILE, request, { [BASE_URL_ENV]: url }), opts, 'warm'),
+export const warmSteps: readonly WarmStep[] = [
+  (url, request, opts) => messagesStep(() => encode(PROFILE, request, { [BASE_URL_ENV]: url }), opts, 'warm'),
 ]

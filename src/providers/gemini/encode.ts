@@ -21,7 +21,7 @@
 //   for structured output adds `responseMimeType: "application/json"` and its schema as
 //   `responseJsonSchema` (full JSON Schema, not flattened).
 
-import { type ToolCallPart, wireTurns } from '../conversation.ts'
+import { groupByRole, type ToolCallPart } from '../conversation.ts'
 import type { AssistantPart, NeutralRequest, NeutralTool, ToolResultMessage, UserPart } from '../types.ts'
 import { thinkingConfigFor } from './models.ts'
 
@@ -72,7 +72,7 @@ export function declareTool(tool: NeutralTool): Record<string, unknown> {
 
 /** The conversation as Gemini contents. */
 export function geminiContents(req: NeutralRequest, opts: GeminiBodyOptions = {}): Content[] {
-  const turns = wireTurns<Content['role'], Part>(
+  const turns = groupByRole<Content['role'], Part>(
     req.messages,
     { user: 'user', assistant: 'model' },
     {

@@ -4,7 +4,7 @@
 // its body rules); this module reads Google's error answers and decodes the stream. HTTP
 // (retries, timeouts, abort) is the openai-compatible layer's.
 
-import { type PreparedRequest, streamTurn, type TurnOptions } from '../openai-compatible/transport.ts'
+import { type PreparedRequest, type StepOptions, streamStep } from '../openai-compatible/transport.ts'
 import type { ErrorEvent } from '../shared/errors.ts'
 import { type FailurePolicy, layeredPolicy } from '../shared/http.ts'
 import type { EncodedRequest, NeutralEvent, StreamOptions } from '../types.ts'
@@ -31,15 +31,15 @@ export function geminiFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
  * ends the turn `upstream_rejected`; an asynchronous one names its secret), `secret` is
  * redacted from every message. Never throws; ends with exactly one `done` or `error`.
  */
-export function geminiTurn(
+export function geminiStep(
   build: () => EncodedRequest | Promise<PreparedRequest>,
   opts: StreamOptions,
   secret: string | null,
-  turn: TurnOptions & GeminiDecoderOptions = {},
+  turn: StepOptions & GeminiDecoderOptions = {},
 ): AsyncGenerator<NeutralEvent> {
   const adjust = turn.adjust ?? ((event: ErrorEvent) => event)
   const decoder = { unwrap: turn.unwrap }
-  return streamTurn(build, (bytes) => decodeGemini(bytes, decoder), opts, secret, {
+  return streamStep(build, (bytes) => decodeGemini(bytes, decoder), opts, secret, {
     policy: geminiFailurePolicy(turn.policy),
     adjust,
   })

@@ -49,7 +49,7 @@ export function decode(
 }
 
 /** What a provider that reuses this transport's HTTP layer may adjust. */
-export interface TurnOptions {
+export interface StepOptions {
   /** Overrides the status mapping and retry decision of failed responses. */
   policy?: FailurePolicy
   /** Rewrites each error event (a provider adds its own advice, redacts its token). */
@@ -77,12 +77,12 @@ export type PreparedRequest = { request: EncodedRequest; secret: string | null }
  * generator as it is, so each delta crosses no async step of its own. Never throws; ends
  * with exactly one `done` or `error`.
  */
-export async function* streamTurn(
+export async function* streamStep(
   build: () => EncodedRequest | Promise<PreparedRequest>,
   decodeBody: BodyDecoder,
   opts: StreamOptions,
   secret: string | null,
-  turn: TurnOptions = {},
+  turn: StepOptions = {},
 ): AsyncGenerator<NeutralEvent> {
   const adjust = turn.adjust ?? ((e: ErrorEvent) => e)
   let encoded: EncodedRequest
@@ -129,7 +129,7 @@ function stream(
     profile.protocol,
     req.tools.map((t) => t.name),
   )
-  return streamTurn(() => encode(profile, req), decoder, opts, profile.api_key)
+  return streamStep(() => encode(profile, req), decoder, opts, profile.api_key)
 }
 
 export const openaiCompatible: Transport = { stream }

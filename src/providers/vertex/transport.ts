@@ -13,7 +13,7 @@ import { arch, platform } from 'node:os'
 import { VERSION } from '../../build-info.ts'
 import { geminiBody } from '../gemini/encode.ts'
 import { EffortError } from '../gemini/models.ts'
-import { geminiHeaders, geminiTurn } from '../gemini/transport.ts'
+import { geminiHeaders, geminiStep } from '../gemini/transport.ts'
 import type { PreparedRequest } from '../openai-compatible/transport.ts'
 import { type ErrorEvent, errorEvent } from '../shared/errors.ts'
 import type { NeutralEvent, NeutralRequest, StreamOptions, Transport, TransportProfile } from '../types.ts'
@@ -152,7 +152,7 @@ export function vertexTransport(vopts: VertexOptions = {}): Transport {
       // A whole answer (a summary) takes the unstreamed route: one JSON answer, read by the
       // same decoder (whole.ts).
       const method: VertexMethod = req.whole ? 'generateContent' : 'streamGenerateContent'
-      return geminiTurn(() => prepare(place, model, method, body, opts, env, vopts.adc), opts, null, {
+      return geminiStep(() => prepare(place, model, method, body, opts, env, vopts.adc), opts, null, {
         adjust: advise,
       })
     },

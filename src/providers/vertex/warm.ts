@@ -3,13 +3,13 @@
 // src/kernel/warm.ts runs it.
 
 import { geminiBody } from '../gemini/encode.ts'
-import { geminiHeaders, geminiTurn } from '../gemini/transport.ts'
-import type { WarmTurn } from '../types.ts'
+import { geminiHeaders, geminiStep } from '../gemini/transport.ts'
+import type { WarmStep } from '../types.ts'
 import { vertexUrl } from './transport.ts'
 
 const MODEL = 'gemini-2.5-flash'
 
-export const warmTurns: readonly WarmTurn[] = [
+export const warmSteps: readonly WarmStep[] = [
   (url, request, opts) => {
     const body = JSON.stringify(geminiBody({ ...request, model: MODEL }))
     const build = () => ({
@@ -17,6 +17,6 @@ export const warmTurns: readonly WarmTurn[] = [
       headers: { ...geminiHeaders(), authorization: 'Bearer warm' },
       body,
     })
-    return geminiTurn(build, opts, 'warm')
+    return geminiStep(build, opts, 'warm')
   },
 ]

@@ -126,7 +126,7 @@ export async function manualCompaction(
         const abort = new AbortController()
         const model = row.model || profile.transport.model
         const c = d.credentials
-          ? await d.credentials.forTurn(sessionId, profile, abort.signal, model)
+          ? await d.credentials.forRun(sessionId, profile, abort.signal, model)
           : { transport: profile.transport, accountId: null }
         return {
           kernel,

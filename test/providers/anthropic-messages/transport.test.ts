@@ -6,7 +6,7 @@ import { messagesBody } from '../../../src/providers/anthropic-messages/encode.t
 import {
   ANTHROPIC_VERSION,
   messagesHeaders,
-  messagesTurn,
+  messagesStep,
 } from '../../../src/providers/anthropic-messages/transport.ts'
 import type { NeutralEvent, NeutralRequest, StreamOptions } from '../../../src/providers/types.ts'
 import { FakeOpenAIUpstream } from '../../fakes/openai-upstream.ts'
@@ -35,7 +35,7 @@ function request(over: Partial<NeutralRequest> = {}): NeutralRequest {
 }
 
 function turn(req: NeutralRequest, path = '/v1/messages', secret = 'sk-ant-secret') {
-  return messagesTurn(
+  return messagesStep(
     () => ({
       url: `${fake.url}${path}`,
       headers: { ...messagesHeaders(), 'x-api-key': secret },
@@ -52,7 +52,7 @@ async function collect(events: AsyncIterable<NeutralEvent>): Promise<NeutralEven
   return out
 }
 
-describe('messagesTurn', () => {
+describe('messagesStep', () => {
   test('streams text and reasoning with the wire headers; usage counts cache reads', async () => {
     fake.enqueue({
       reasoning: ['Think', 'ing'],

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { geminiBody } from '../../../src/providers/gemini/encode.ts'
 import { thinkingConfigFor } from '../../../src/providers/gemini/models.ts'
-import { geminiHeaders, geminiTurn } from '../../../src/providers/gemini/transport.ts'
+import { geminiHeaders, geminiStep } from '../../../src/providers/gemini/transport.ts'
 import type { NeutralEvent, NeutralRequest, TransportProfile } from '../../../src/providers/types.ts'
 import { vertexTransport, vertexUrl } from '../../../src/providers/vertex/transport.ts'
 import { FakeGeminiUpstream, functionCallsOf, functionResponsesOf } from '../../fakes/gemini-upstream.ts'
@@ -321,7 +321,7 @@ describe('vertex transport', () => {
       ],
     })
     const unsigned = await collect(
-      geminiTurn(
+      geminiStep(
         () => ({
           url: vertexUrl('p', 'global', 'gemini-3-pro-preview', 'streamGenerateContent', upstream.url),
           headers: { ...geminiHeaders(), authorization: 'Bearer t' },

@@ -1,7 +1,7 @@
 // The credentials of a turn for profiles that sign in. A turn takes an account from the
 // pool (bound by the profile's account_id, else sticky to the session), refreshed under the
 // credential lock when it expires within a minute; the transport gets its access token and
-// what the provider needs beside it for this one turn (its sign-in's `turnProfile`).
+// what the provider needs beside it for this one turn (its sign-in's `runProfile`).
 //
 // What a refusal does is the provider's (its descriptor's `signIn`): a 401 removes the
 // account or expires the access token it was handed, so the next turn refreshes it; a 429
@@ -11,21 +11,21 @@
 
 import { providerOf } from '../providers/registry.ts'
 import type { SignInPlugin, StoredCredential } from '../providers/shared/sign-in-plugin.ts'
-import type { TurnCredentials } from '../runs/engine.ts'
+import type { RunCredentials } from '../runs/engine.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { Settings } from '../settings/service.ts'
 import { AccountError, idOf, listAccounts, markLimited, withAccounts } from './accounts.ts'
 import { AccountPool } from './pool.ts'
 import type { AuthService } from './service.ts'
 
-export function turnCredentials(auth: AuthService, settings: Settings): TurnCredentials {
+export function runCredentials(auth: AuthService, settings: Settings): RunCredentials {
   const pluginOf = (extension: string) => auth.plugins().get(extension)
   const signInOf = (extension: string) => providerOf(extension)?.signIn ?? undefined
   const meterOf = (extension: string, model: string) => signInOf(extension)?.meterOf?.(model) ?? undefined
   /** The access token each account last handed to a turn (a 401 marks only that one expired). */
   const handedOut = new Map<string, string>()
   return {
-    async forTurn(sessionId, profile, signal, model) {
+    async forRun(sessionId, profile, signal, model) {
       const plugin = pluginOf(profile.extension)
       const signIn = signInOf(profile.extension)
       if (!plugin || !signIn) return { transport: profile.transport, accountId: null }
@@ -43,7 +43,7 @@ export function turnCredentials(auth: AuthService, settings: Settings): TurnCred
         throw new HearthError(code, err.message)
       }
       handedOut.set(chosen.id, String(chosen.credential.access ?? ''))
-      const transport = await signIn.turnProfile(profile.transport, chosen.credential, sessionId)
+      const transport = await signIn.runProfile(profile.transport, chosen.credential, sessionId)
       return { accountId: chosen.id, transport }
     },
 

@@ -1,8 +1,8 @@
-// One turn of `hearth send` and `hearth chat`: submit a message with a fresh input id
-// (retried with the same id when the answer is uncertain, so it is never sent twice), print
-// the answer and the tool calls as they stream, answer the run's approval questions, and
-// stop the turn on Ctrl-C (naming the run and the inputs this client saw). The commands
-// that read the message and drive the turns are ./chat.ts.
+// One message of `hearth send` and `hearth chat` and the run that answers it: submit the
+// message with a fresh input id (retried with the same id when the answer is uncertain, so
+// it is never sent twice), print the answer and the tool calls as they stream, answer the
+// run's approval questions, and stop the run on Ctrl-C (naming the run and the inputs this
+// client saw). The commands that read the messages and send them are ./chat.ts.
 
 import { v7 as uuidv7 } from 'uuid'
 import { type HearthClient, ProblemError } from '../client/client.ts'
@@ -17,7 +17,8 @@ import { type ApprovalRequest, ToolView } from './tool-view.ts'
 /** Pauses before retrying an input PUT whose answer did not arrive. */
 const RETRY_DELAYS_MS = [200, 500, 1000, 2000]
 
-export interface Turn {
+/** A message this command sent: its input id, then the run that took it and that run's text blocks. */
+export interface MessageRun {
   inputId: string
   runId: string | undefined
   textContents: Set<string>
@@ -48,7 +49,11 @@ async function submit(
   }
 }
 
-export const newTurn = (): Turn => ({ inputId: uuidv7(), runId: undefined, textContents: new Set() })
+export const newMessageRun = (): MessageRun => ({
+  inputId: uuidv7(),
+  runId: undefined,
+  textContents: new Set(),
+})
 
 /**
  * Answers one approval request with an input of kind `approval` (its own fresh id, retried
@@ -79,7 +84,7 @@ export async function sendAndStream(
   sessionId: string,
   text: string,
   out: Out,
-  turn: Turn,
+  sent: MessageRun,
   approve: Approver,
   onRun: (runId: string, inputOrder: number) => void = () => {},
   onRunFrame?: (f: StreamFrame) => void,
@@ -96,38 +101,38 @@ export async function sendAndStream(
   /** Summaries of the calls that asked for approval, by call id. */
   const asked = new Map<string, string>()
   let approvals = Promise.resolve()
-  const runFrames = new RunFrames(turn.inputId)
+  const runFrames = new RunFrames(sent.inputId)
   const onFrame = (f: StreamFrame) => {
     const data = JSON.parse(f.data) as { payload?: Record<string, any> }
     const p = data.payload ?? {}
     if (onRunFrame && runFrames.takes(f.event, p)) onRunFrame(f)
-    if (f.event === 'run.started' && (p.input_ids as string[]).includes(turn.inputId)) {
-      turn.runId = p.run_id
+    if (f.event === 'run.started' && (p.input_ids as string[]).includes(sent.inputId)) {
+      sent.runId = p.run_id
       onRun(p.run_id, 0)
-    } else if (f.event === 'output.started' && p.run_id === turn.runId && p.kind === 'text') {
-      turn.textContents.add(p.content_id)
-    } else if (f.event === 'output.delta' && turn.textContents.has(p.content_id)) {
+    } else if (f.event === 'output.started' && p.run_id === sent.runId && p.kind === 'text') {
+      sent.textContents.add(p.content_id)
+    } else if (f.event === 'output.delta' && sent.textContents.has(p.content_id)) {
       out.write(p.delta)
       tools.answered(p.delta)
-    } else if (f.event === 'tool.started' && p.run_id === turn.runId) {
+    } else if (f.event === 'tool.started' && p.run_id === sent.runId) {
       calls.add(p.call_id)
       tools.started(p as never)
     } else if (f.event === 'tool.progress' && calls.has(p.call_id)) {
       tools.progress(p as never)
-    } else if (f.event === 'tool.ended' && p.run_id === turn.runId) {
+    } else if (f.event === 'tool.ended' && p.run_id === sent.runId) {
       // A denied call never started: its line comes from the question that denied it.
       if (!calls.has(p.call_id))
         tools.started({ call_id: p.call_id, name: '', summary: asked.get(p.call_id) })
       calls.delete(p.call_id)
       tools.ended(p as never)
-    } else if (f.event === 'approval.requested' && p.run_id === turn.runId) {
+    } else if (f.event === 'approval.requested' && p.run_id === sent.runId) {
       // One question at a time, in the order the run asked them.
       const request = p as ApprovalRequest
       asked.set(p.call_id, request.summary)
       approvals = approvals
         .then(() => answerApproval(client, sessionId, request, approve))
         .catch((err) => void process.stderr.write(`hearth: could not answer the approval: ${err.message}\n`))
-    } else if (f.event === 'run.ended' && p.run_id === turn.runId) {
+    } else if (f.event === 'run.ended' && p.run_id === sent.runId) {
       result = { outcome: p.outcome, problem: p.problem }
       stop.abort()
     }
@@ -140,7 +145,7 @@ export async function sendAndStream(
     after: { generation: session.cursor.generation, seq: session.cursor.sequence },
   })
   try {
-    await submit(client, sessionId, turn.inputId, { kind: 'message', text })
+    await submit(client, sessionId, sent.inputId, { kind: 'message', text })
   } catch (err) {
     stop.abort()
     await following.catch(() => {})
@@ -186,17 +191,21 @@ export async function reportRunProblem(
  * Stops what this command sent: the run serving its input once known (sessions.interrupt,
  * with the input order read now), else the input itself while it waits (inputs.cancel).
  */
-export async function stopTurn(client: HearthClient, sessionId: string, turn: Turn): Promise<void> {
-  if (turn.runId !== undefined) {
+export async function stopMessageRun(
+  client: HearthClient,
+  sessionId: string,
+  sent: MessageRun,
+): Promise<void> {
+  if (sent.runId !== undefined) {
     const { body } = await client.call('sessions.get', {
       params: { session_id: sessionId },
       query: { tail: 0 },
     })
     await client.call('sessions.interrupt', {
       params: { session_id: sessionId },
-      body: { run_id: turn.runId, through_input_order: (body as { input_order: number }).input_order },
+      body: { run_id: sent.runId, through_input_order: (body as { input_order: number }).input_order },
     })
     return
   }
-  await client.call('inputs.cancel', { params: { session_id: sessionId, input_id: turn.inputId }, body: {} })
+  await client.call('inputs.cancel', { params: { session_id: sessionId, input_id: sent.inputId }, body: {} })
 }
