@@ -110,7 +110,7 @@ export function historyRoutes(core: SessionsCore, c: Continuations) {
   })
 }
 
-/** A page of a running turn's output, under the snapshot its stream gave. */
+/** A page of the output of the run in progress, under the snapshot its stream gave. */
 export function activeOutputPage(
   core: SessionsCore,
   c: Continuations,

@@ -203,7 +203,7 @@ export function sessionsRoutes(d: SessionsDeps) {
   })
 }
 
-/** What a session's turns do now: the interrupt, and the pages of a running turn's output. */
+/** What a session's runs do now: the interrupt, and the pages of the output of the run in progress. */
 export function sessionRunRoutes(d: { core: SessionsCore; runs: Runs; continuations: Continuations }) {
   return bindGroup(opsOf('sessions.interrupt', 'sessions.active_output'))({
     'sessions.interrupt': async ({ params, body }) => ({

@@ -162,7 +162,7 @@ export class AccountPool {
     return raceAbort(this.#refreshLocked(id, seen, signal), signal)
   }
 
-  /** One locked turn: re-read, and refresh only when nobody else has. */
+  /** One pass under the lock: re-read, and refresh only when nobody else has. */
   async #refreshLocked(
     id: string,
     seen: StoredCredential,

@@ -1,12 +1,14 @@
-// The credentials of a turn for profiles that sign in. A turn takes an account from the
-// pool (bound by the profile's account_id, else sticky to the session), refreshed under the
-// credential lock when it expires within a minute; the transport gets its access token and
-// what the provider needs beside it for this one turn (its sign-in's `runProfile`).
+// The credential of a run for profiles that sign in, fetched once as the run starts and used
+// by all its steps (a manual compaction, a step outside any run, fetches its own). A run
+// takes an account from the pool (bound by the profile's account_id, else sticky to the
+// session), refreshed under the credential lock when it expires within a minute; the
+// transport gets its access token and what the provider needs beside it for this run's
+// steps (its sign-in's `runProfile`).
 //
 // What a refusal does is the provider's (its descriptor's `signIn`): a 401 removes the
-// account or expires the access token it was handed, so the next turn refreshes it; a 429
+// account or expires the access token it was handed, so the next run refreshes it; a 429
 // that says when the account may be used again marks it limited until then
-// (`limitedUntil`), or only the meter of the turn's model when the provider meters its
+// (`limitedUntil`), or only the meter of the run's model when the provider meters its
 // quota per model family (`limitedMeters`; the pool is then ordered by that meter).
 
 import { providerOf } from '../providers/registry.ts'
@@ -22,7 +24,7 @@ export function runCredentials(auth: AuthService, settings: Settings): RunCreden
   const pluginOf = (extension: string) => auth.plugins().get(extension)
   const signInOf = (extension: string) => providerOf(extension)?.signIn ?? undefined
   const meterOf = (extension: string, model: string) => signInOf(extension)?.meterOf?.(model) ?? undefined
-  /** The access token each account last handed to a turn (a 401 marks only that one expired). */
+  /** The access token each account last handed to a run (a 401 marks only that one expired). */
   const handedOut = new Map<string, string>()
   return {
     async forRun(sessionId, profile, signal, model) {

@@ -3,7 +3,7 @@
 // over it, as the catalog shows per candidate; entries naming nothing found now are kept as
 // given (a skill folder that comes back is off again). The dependencies are the extensions
 // the session's profile needs (its own and what that requires, transitively) and the MCP
-// servers it loads, each with its state now, so a client sees why a turn would be refused
+// servers it loads, each with its state now, so a client sees why a run would be refused
 // or run without a server before sending it.
 import type { CatalogCandidate } from '../schemas/catalog.ts'
 import type { SelectionMaps } from '../sessions/types.ts'

@@ -6,7 +6,7 @@ import { decisionText } from '../client/approval-view.ts'
 import { type Out, UsageError } from '../command-line/errors.ts'
 import { type ApprovalAnswer, type ApprovalRequest, parseApprovalAnswer, ToolView } from './tool-view.ts'
 
-/** Decides an approval the turn's run asks for. */
+/** Decides an approval a run asks for. */
 export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer>
 
 /** Lines of standard input, taken one at a time by the chat loop and by approval prompts. */

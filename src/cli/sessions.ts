@@ -214,7 +214,7 @@ function mcpFields(availability: SessionRead['composition']['availability']): [s
   })
 }
 
-/** One line per instruction file, in the order a turn sends them (docs/instructions.md). */
+/** One line per instruction file, in the order a step sends them (docs/instructions.md). */
 function instructionFields(files: SessionRead['instructions']): [string, string][] {
   if (files.length === 0) return [['instructions', 'none']]
   return files.map((f, i) => {

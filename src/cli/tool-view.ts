@@ -1,4 +1,4 @@
-// How `hearth chat` and `hearth send` show a turn's tool calls: one line when a call
+// How `hearth chat` and `hearth send` show a run's tool calls: one line when a call
 // starts (its summary), a running command's output as it streams (indented, so it reads
 // apart from the answer), and one line when it ends (its outcome). Approvals are asked
 // by the caller; this file only words them.
@@ -19,7 +19,7 @@ const PROGRESS_LINE_LIMIT = 200
 const GUTTER = '  │ '
 const DETAIL_MARK: Record<DetailLine['kind'], string> = { text: '  ', note: '', remove: '- ', add: '+ ' }
 
-/** Renders the tool events of one turn; keeps where a streamed line stands. */
+/** Renders the tool events of one run; keeps where a streamed line stands. */
 export class ToolView {
   readonly #out: Out
   /** Per call: lines printed, whether the last printed text ended its line. */

@@ -1,4 +1,4 @@
-// Compaction, the durable part: which turns a compaction covers, the request that asks the
+// Compaction, the durable part: which runs a compaction covers, the request that asks the
 // model for their summary, and the commit that adds the `compaction` entry. Nothing is
 // removed: the entries stay readable, and only later requests send the summary in their
 // place (src/runs/step/request.ts). The model call and the session's hold are in
@@ -30,7 +30,8 @@ export interface CompactionPlan {
   /** The entries compacted now are (after, through]. */
   after: number
   through: number
-  turns: number
+  /** Runs compacted now (their display groups before the kept ones). */
+  runs: number
   /** Estimated tokens of the request before the compaction. */
   tokens_before: number
   /** Tokens of the request's fixed part (instructions and tools), for tokens_after. */
@@ -49,7 +50,7 @@ function summaryTokens(mark: Pick<CompactionContent, 'strategy' | 'text'> | null
   return mark ? tokensOf(compactionMessage(mark).length) + MESSAGE_FRAMING_TOKENS : 0
 }
 
-/** The plan of a compaction now, or null when no turn lies before the kept ones. */
+/** The plan of a compaction now, or null when no run lies before the kept ones. */
 export function planCompaction(core: SessionsCore, row: SessionRow, p: PlanInput): CompactionPlan | null {
   const previous = latestCompaction(core, row.id)
   const after = previous?.through_position ?? 0
@@ -57,9 +58,9 @@ export function planCompaction(core: SessionsCore, row: SessionRow, p: PlanInput
   if (keptAt === null || keptAt - 1 <= after) return null
   const through = keptAt - 1
   const history = historyEstimate(core, row.id, after)
-  // The kept part holds exactly keep_turns turns (keptFrom counted them).
-  const turns = history.turns - p.keep_turns
-  if (turns <= 0) return null
+  // The kept part holds exactly keep_turns runs (keptFrom counted them).
+  const runs = history.turns - p.keep_turns
+  if (runs <= 0) return null
   const tokens_before = p.fixed_tokens + summaryTokens(previous) + history.tokens
   return {
     compaction_id: uuidv7(),
@@ -69,7 +70,7 @@ export function planCompaction(core: SessionsCore, row: SessionRow, p: PlanInput
     previous,
     after,
     through,
-    turns,
+    runs,
     tokens_before,
     fixed_tokens: p.fixed_tokens,
   }
@@ -84,7 +85,7 @@ function transcriptBudget(window: number | null): number {
   return window ? Math.floor((window / 2) * CHARS_PER_TOKEN) : 400_000
 }
 
-/** The request asking the session's model to summarize the planned turns. */
+/** The request asking the session's model to summarize the planned runs. */
 export function summaryRequest(
   core: SessionsCore,
   sessionId: string,
@@ -114,9 +115,9 @@ export function summaryRequest(
   }
 }
 
-/** The note a truncation leaves in place of the turns it leaves out. */
+/** The note a truncation leaves in place of the runs it leaves out. */
 export function truncationNote(plan: CompactionPlan): string {
-  const total = plan.turns + (plan.previous?.compacted_turns ?? 0)
+  const total = plan.runs + (plan.previous?.compacted_turns ?? 0)
   return `This conversation was compacted to fit the model's context window: its first ${total} turn(s) were left out of this request. Ask the user if something from them is needed.`
 }
 
@@ -138,7 +139,7 @@ export function commitCompaction(
     if (!row || !still(row)) return null
     if ((latestCompaction(core, sessionId)?.position ?? null) !== (plan.previous?.position ?? null))
       return null
-    const compacted_turns = plan.turns + (plan.previous?.compacted_turns ?? 0)
+    const compacted_turns = plan.runs + (plan.previous?.compacted_turns ?? 0)
     const content: CompactionContent = {
       compaction_id: plan.compaction_id,
       strategy: plan.strategy,

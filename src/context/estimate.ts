@@ -21,7 +21,10 @@ export interface HistoryEstimate {
   /** First and last positions sent verbatim (null: none). */
   from_position: number | null
   to_position: number | null
-  /** Entries sent (user, assistant and tool result entries) and the turns they make. */
+  /**
+   * Entries sent (user, assistant and tool result entries) and the runs they make, as the
+   * public field `turns` counts them: display groups with a user message.
+   */
   entries: number
   turns: number
   messages: number
@@ -45,7 +48,8 @@ interface Sums {
   after: number
   through: number
   entries: number
-  turns: number
+  /** Display groups with a user message: the runs (the SQL's `turns`). */
+  runs: number
   lo: number | null
   hi: number | null
   chars: { user: number; assistant: number; tool_result: number }
@@ -76,7 +80,7 @@ function addRange(core: SessionsCore, sessionId: string, s: Sums, through: numbe
   const next: Sums = { ...s, chars: { ...s.chars }, through }
   for (const r of rows) {
     next.entries += r.n
-    next.turns += r.turns
+    next.runs += r.turns
     next.images += r.images ?? 0
     next.lo = next.lo === null ? r.lo : Math.min(next.lo, r.lo)
     next.hi = next.hi === null ? r.hi : Math.max(next.hi, r.hi)
@@ -101,7 +105,7 @@ function sumsOf(core: SessionsCore, sessionId: string, after: number): Sums {
           after,
           through: after,
           entries: 0,
-          turns: 0,
+          runs: 0,
           lo: null,
           hi: null,
           chars: { user: 0, assistant: 0, tool_result: 0 },
@@ -127,7 +131,7 @@ export function historyEstimate(core: SessionsCore, sessionId: string, after: nu
     from_position: s.lo,
     to_position: s.hi,
     entries: s.entries,
-    turns: s.turns,
+    turns: s.runs,
     messages: s.entries,
     parts,
     tokens: parts.user + parts.assistant + parts.tool_results + parts.images + parts.framing,

@@ -1,7 +1,7 @@
 // Where a session's history was compacted. A compaction is a history entry of kind
 // `compaction` whose content holds the summary (or the truncation note) and the positions it
 // covers: entries up to `through` are what it replaces in later requests; entries after it
-// (the turns kept verbatim, then everything newer) are sent as they are. The full history
+// (the runs kept verbatim, then everything newer) are sent as they are. The full history
 // stays in place and readable; only requests change.
 import type { SessionsCore } from '../sessions/core.ts'
 
@@ -18,7 +18,7 @@ export interface CompactionContent {
   through_position: number
   /** The first position sent verbatim after the summary (through_position + 1). */
   kept_from_position: number
-  /** Turns the summary stands for, in all (earlier compactions' included). */
+  /** Runs the summary stands for, in all (earlier compactions' included). */
   compacted_turns: number
   /** The summary (summarize) or the note saying what was left out (truncate). */
   text: string
@@ -50,17 +50,17 @@ export function latestCompaction(core: SessionsCore, sessionId: string): Compact
   }
 }
 
-/** The message that stands for the compacted turns in every later request. */
+/** The message that stands for the compacted runs in every later request. */
 export function compactionMessage(mark: Pick<CompactionContent, 'strategy' | 'text'>): string {
   if (mark.strategy === 'truncate') return mark.text
   return `This conversation was compacted to fit the model's context window. A summary of the earlier turns follows; the turns after it are verbatim.\n\n<summary>\n${mark.text}\n</summary>`
 }
 
 /**
- * The first position kept verbatim when `keep` turns stay after `after`: that of the
- * oldest kept turn, or `end` (one past the last entry) when none is kept. A turn is a
- * display group opened by user messages (one run may take several). Null when nothing lies
- * before the kept turns, so nothing can be compacted.
+ * The first position kept verbatim when `keep` runs stay after `after`: that of the
+ * oldest kept run, or `end` (one past the last entry) when none is kept. A run is counted
+ * by its display group: the user messages it took (one or several) and all that answered
+ * them. Null when nothing lies before the kept runs, so nothing can be compacted.
  */
 export function keptFrom(
   core: SessionsCore,
@@ -74,14 +74,14 @@ export function keptFrom(
       "SELECT grp, position FROM entry_sizes WHERE session_id = ? AND kind = 'user' AND position > ? ORDER BY position DESC",
     )
     .iterate(sessionId, after) as IterableIterator<{ grp: number; position: number }>
-  let turns = 0
+  let runs = 0
   let lastGroup: number | null = null
   let first = end
   for (const u of users) {
     if (u.grp !== lastGroup) {
-      // An older turn exists beyond the kept ones (leaving the loop closes the statement).
-      if (turns === keep) return first
-      turns++
+      // An older run exists beyond the kept ones (leaving the loop closes the statement).
+      if (runs === keep) return first
+      runs++
       lastGroup = u.grp
     }
     first = u.position

@@ -1,6 +1,6 @@
 // History entries as plain text: the `history` section of a context snapshot (what the
 // next request sends, verbatim) and the transcript a summary is written from (long tool
-// output clipped to its head and tail, so the older turns fit one request).
+// output clipped to its head and tail, so the older runs fit one request).
 import type { SessionsCore } from '../sessions/core.ts'
 
 interface Row {

@@ -1,7 +1,7 @@
 // GET /sessions/{id}/context without HTTP: what the session's next request would hold,
 // section by section, with token estimates, and the text of one section of a snapshot.
 // Reading the context never prepares a request: no kernel, no credential, no provider; the
-// instructions are read as a turn would read them, the history is measured in SQLite.
+// instructions are read as a run would read them, the history is measured in SQLite.
 import { createHash } from 'node:crypto'
 import type { InstructionSource, SystemParts } from '../instructions/index.ts'
 import { HearthError } from '../schemas/problems.ts'

@@ -1,5 +1,5 @@
 // The kernel pool the daemon starts with: where the kernel bundle is, and how long kernels
-// are kept and how many turns one takes, each overridden by a HEARTH_KERNEL_* variable (the
+// are kept and how many runs one takes, each overridden by a HEARTH_KERNEL_* variable (the
 // tests lower them). Kept apart from ./run.ts, which only starts the pool and closes it.
 
 import { fileURLToPath } from 'node:url'
@@ -10,12 +10,12 @@ import { KernelPool } from '../kernel/pool.ts'
 const KERNEL_IDLE_MS = 30_000
 /**
  * How long the reserve kernel process is kept after the daemon's last activity (a session
- * created, a turn started); HEARTH_KERNEL_SPARE_IDLE_MS overrides. An idle daemon is back
- * to its own process at most this long after its last turn ended (sessions give their
+ * created, a run started); HEARTH_KERNEL_SPARE_IDLE_MS overrides. An idle daemon is back
+ * to its own process at most this long after its last run ended (sessions give their
  * kernels up after KERNEL_IDLE_MS), well inside five minutes.
  */
 const KERNEL_SPARE_IDLE_MS = 120_000
-/** Running turns one kernel process takes at most; HEARTH_KERNEL_CAPACITY overrides (docs/architecture.md, "Kernels"). */
+/** Runs one kernel process takes at most at once; HEARTH_KERNEL_CAPACITY overrides (docs/architecture.md, "Kernels"). */
 const KERNEL_CAPACITY = 16
 
 function positiveInt(value: string | undefined, fallback: number): number {

@@ -265,7 +265,7 @@ async function serve(
     draining = true
     log.info({ reason, deadline_ms: deadlineMs }, 'draining')
     shutdown.abort()
-    services.stop() // running turns end as interrupted and commit before the store closes
+    services.stop() // runs in progress end as interrupted and commit before the store closes
     for (const res of responses) if (!res.headersSent) res.setHeader('connection', 'close')
     // close() stops the listener and closes idle connections; the server calls back once
     // every connection is gone. A connection busy now turns idle when its response ends
@@ -334,7 +334,7 @@ async function serve(
     .then(() => warmRoutes(app))
     .catch((err) => log.error({ err }, 'loading the request validators failed'))
     .finally(setMemoryFlags)
-  // Then, idle, what a first turn would otherwise compile on its way (src/http/app.ts).
+  // Then, idle, what a first run would otherwise compile on its way (src/http/app.ts).
   setTimeout(() => {
     openLog()
       .then(() => precompileFirstRun(api.routes))

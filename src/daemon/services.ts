@@ -59,7 +59,7 @@ export interface ServicesDeps {
 export interface Services extends ServicesOfApi {
   /** Work that runs once the daemon listens: finishing what a previous run left half done. */
   start: () => Promise<void>
-  /** Drain: running turns end as interrupted, kernels stop. */
+  /** Drain: runs in progress end as interrupted, kernels stop. */
   stop: () => void
 }
 
@@ -172,7 +172,7 @@ function backgroundWork(d: ServicesDeps, sessions: Sessions, runs: Runs) {
       // needs a kernel before then starts its own.
       spare = setTimeout(() => d.kernels.warm(), SPARE_DELAY_MS)
       spare.unref()
-      // A new session is the moment a first turn is near: a reserve kernel released while
+      // A new session is the moment a first run is near: a reserve kernel released while
       // the daemon sat idle is started again (warm() is a no-op when there is room).
       core.hub.subscribeCollection((c) => {
         if (c.reason === 'created') d.kernels.warm()

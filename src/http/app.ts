@@ -194,9 +194,9 @@ export function warmRoutes(app: Hono): void {
 }
 
 /**
- * The operations a client's first turn goes through: create a session, watch it, send an
+ * The operations a client's first run goes through: create a session, watch it, send an
  * input. Their validators are compiled while the daemon is idle after start (~6 ms for the
- * first session's create, ~2 ms for its first input), not by that first turn.
+ * first session's create, ~2 ms for its first input), not by that first run.
  */
 const FIRST_RUN_OPS: readonly string[] = [
   'PUT /sessions/{session_id}',

@@ -1,11 +1,11 @@
-// From the files found to what a turn sends: the session's selection turns files off, a total
+// From the files found to what a step sends: the session's selection turns files off, a total
 // budget bounds the text (the nearest files get it first), and each file is wrapped with its
 // path so the model knows where a rule came from and which one is nearer the work.
 
 import { characterBoundary } from '../util/text-file.ts'
 import type { FoundFile, Scope, SkipReason } from './files.ts'
 
-/** Bytes of instruction text a turn sends in all (the wrappers not counted). */
+/** Bytes of instruction text a step sends in all (the wrappers not counted). */
 export const MAX_TOTAL_BYTES = 64 * 1024
 
 export type SourceReason = SkipReason | 'over_total_budget'
@@ -19,7 +19,7 @@ export interface InstructionSource {
   reason: SourceReason | null
   /** Size on disk. */
   bytes: number
-  /** Bytes of the file's text that the turn sends. */
+  /** Bytes of the file's text that the step sends. */
   sent_bytes: number
   /** Only the file's beginning is sent (the per-file or the total cap). */
   truncated: boolean
@@ -27,7 +27,7 @@ export interface InstructionSource {
 
 export interface Composed {
   sources: InstructionSource[]
-  /** The system text of a turn, or null when no file is loaded. */
+  /** The system text of a step, or null when no file is loaded. */
   system: string | null
 }
 

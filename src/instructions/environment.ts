@@ -1,7 +1,7 @@
 // The environment block: the facts of this session and this moment that the model needs and
 // cannot see by itself (the workspace, the operating system, what the approval policy and the
 // sandbox let it do, the date, git). It ends the system text: everything before it is the
-// same from turn to turn, so a provider's prompt cache keeps it; a run computes the block
+// same from step to step, so a provider's prompt cache keeps it; a run computes the block
 // once, at its start, so every step of the run sends the same text (docs/instructions.md).
 import { arch, release, type } from 'node:os'
 import type { ApprovalPolicy } from '../schemas/settings.ts'

@@ -2,7 +2,7 @@
 // one file per directory from the file-system root down to the workspace (AGENTS.md, or
 // CLAUDE.md where a directory has no AGENTS.md). docs/instructions.md gives the reasons.
 //
-// Each turn walks the directories with one lstat per candidate name; a file is read again
+// Each step walks the directories with one lstat per candidate name; a file is read again
 // only when its identity (device, inode, size, times, owner, mode) changed, so an unchanged
 // set costs a few stat calls and no reads.
 
@@ -59,7 +59,7 @@ export class InstructionFiles {
     this.home = home === null ? null : resolve(home)
   }
 
-  /** The files a turn in `workspace` would use, in send order: global, then outermost to nearest. */
+  /** The files a step in `workspace` would use, in send order: global, then outermost to nearest. */
   find(workspace: string): FoundFile[] {
     const trusted = trustedOwners(workspace)
     const out: FoundFile[] = []

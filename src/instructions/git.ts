@@ -1,4 +1,4 @@
-// The git state a turn's environment block tells the model: the branch (or the commit when
+// The git state a run's environment block tells the model: the branch (or the commit when
 // detached) and whether tracked files have changes not yet staged. Read from the repository's
 // files, never by running git: `git status` in a workspace runs whatever the repository's
 // config names (an fsmonitor hook, clean filters), code a model could have written there, on

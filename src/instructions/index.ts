@@ -1,4 +1,4 @@
-// The system text of a session's turns, in this order: hearth's own instructions (own.ts, as
+// The system text of a session's steps, in this order: hearth's own instructions (own.ts, as
 // the `instructions` settings replace or extend them), the AGENTS.md files found for its
 // workspace (composed with its selection; also the list a session read shows), the list of
 // skills the `skill` tool gives (src/skills), and the environment block (environment.ts).
@@ -35,7 +35,7 @@ export class Instructions {
   }
 
   /**
-   * What a turn in `workspace` sends now, with the session's selection: its `instructions`
+   * What a step in `workspace` sends now, with the session's selection: its `instructions`
    * entries turn files off, its `skills` entries (false) leave skills out of the listing.
    * `environment`: the environment block of the run (null: none), sent last unless the
    * settings turn it off.

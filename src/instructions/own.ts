@@ -1,6 +1,6 @@
 // hearth's own instructions: what the model is and how it works well here, sent first in every
-// turn's system text, before the AGENTS.md files and the skills. The text is the same for every
-// session and every turn (so a provider's prompt cache keeps it); what differs per session
+// step's system text, before the AGENTS.md files and the skills. The text is the same for every
+// session and every step (so a provider's prompt cache keeps it); what differs per session
 // (the approval policy, the sandbox, the workspace, the date, git) is in the environment
 // block at the end of the system text (environment.ts). Settings may replace or extend it
 // (the `instructions` group, docs/instructions.md).

@@ -30,7 +30,7 @@ export class KernelProcess {
   protocol: number | null = null
   /** Why its `ready` was refused (another protocol): it is stopped and hosts nothing. */
   refusal: string | null = null
-  /** Set by `ready`, which the process sends once it has run its warm-up turns (warm.ts). */
+  /** Set by `ready`, which the process sends once it has run its warm-up steps (warm.ts). */
   build: string | null = null
   /** The built-in tools it runs (from `ready`). */
   tools: OfferedTool[] = []

@@ -1,11 +1,11 @@
-// Warming a kernel process before it serves a session: one real turn per wire format
-// against a throwaway server on loopback, run through the same transports as a real turn
-// (each provider's warm-up turns are its src/providers/<id>/warm.ts, loaded by id in
-// src/providers/transports.ts). Without it the first turn pays for loading fetch (undici,
+// Warming a kernel process before it serves a session: one real step per wire format
+// against a throwaway server on loopback, run through the same transports as a real step
+// (each provider's warm-up steps are its src/providers/<id>/warm.ts, loaded by id in
+// src/providers/transports.ts). Without it the first step pays for loading fetch (undici,
 // ~40 ms), compiling the transports' encode/SSE/decode paths and opening the first
-// connection pool: 60-75 ms on a new session's first token. The Gemini turn took a fresh
+// connection pool: 60-75 ms on a new session's first token. The Gemini warm-up step took a fresh
 // vertex session's first token over the upstream from 12.5 to 8.7 ms (median of 8 fresh
-// daemons each, bench/notes/providers.md, "Warm-up: a Gemini turn").
+// daemons each, bench/notes/providers.md, its section on the Gemini warm-up).
 // Nothing of the warm-up is kept but the loaded code.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -102,7 +102,7 @@ const REQUEST: NeutralRequest = {
 }
 
 /**
- * Runs the warm-up turns; resolves with how many of them ended with `done` (never rejects:
+ * Runs the warm-up steps; resolves with how many of them ended with `done` (never rejects:
  * a warm-up that fails leaves a kernel that is merely cold).
  */
 export async function warmUp(timeoutMs = 5_000): Promise<number> {
@@ -115,8 +115,8 @@ export async function warmUp(timeoutMs = 5_000): Promise<number> {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const signal = AbortSignal.timeout(timeoutMs)
     let completed = 0
-    for (const turn of WARM_STEPS) {
-      for await (const e of turn(url, REQUEST, { signal, maxRetries: 0 })) {
+    for (const step of WARM_STEPS) {
+      for await (const e of step(url, REQUEST, { signal, maxRetries: 0 })) {
         if (e.type === 'done') completed++
       }
     }

@@ -61,7 +61,7 @@ export function matchCachePolicy(
   return { rule: best(BUILT_IN_RULES, extension, h) ?? BUILT_IN_RULES[0], source: 'built-in' }
 }
 
-/** When the prompt a turn cached goes cold: its tokens and the time they expire. */
+/** When the prompt a step cached goes cold: its tokens and the time they expire. */
 export interface CacheFade {
   tokens: number
   expires_at: string
@@ -73,11 +73,11 @@ export interface CacheUsage {
 }
 
 /**
- * What a turn's usage says of the prompt cache it left warm, read with the cache policy
+ * What a step's usage says of the prompt cache it left warm, read with the cache policy
  * its extension and host match. Only an explicit policy states a lifetime (Anthropic's
  * breakpoints live `ttl_seconds` from their last read or write); an implicit cache lives
  * as long as the provider likes, and `off` caches nothing: both give null and no fade.
- * Nothing is claimed when the turn neither read nor wrote cached tokens.
+ * Nothing is claimed when the step neither read nor wrote cached tokens.
  */
 export function cacheUsage(
   policy: CachePolicy | null,
@@ -93,7 +93,7 @@ export function cacheUsage(
   }
 }
 
-/** The policy of a turn's extension and endpoint (user rules first, as matchCachePolicy). */
+/** The policy of a run's extension and endpoint (user rules first, as matchCachePolicy). */
 export function runCachePolicy(
   userRules: readonly CacheRule[],
   extension: string,

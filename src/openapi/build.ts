@@ -250,7 +250,7 @@ const TAGS: Readonly<Record<string, string>> = {
   storage: 'What the daemon stores, measured',
   sessions: 'Sessions: create, read, configure, delete, visit, reload, kernel upgrade, event streams',
   inputs: 'Messages and approvals sent to a session; cancelling inputs and interrupting runs',
-  history: "A session's history: entries in pages, whole texts, images, a running turn's output",
+  history: "A session's history: entries in pages, whole texts, images, the output of the run in progress",
   context: "What a session's next model request holds, the requests sent, and compaction",
   catalog: "The candidates of a session's composition and its command templates",
   models: 'Model metadata and the prompt-cache policy',

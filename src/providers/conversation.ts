@@ -1,8 +1,8 @@
 // The walk every wire's encoder makes over a neutral conversation: user messages, assistant
-// messages, and the tool results that answer an assistant message, gathered into one turn
-// and put in the order of its calls (parallel calls may end in any order). Consecutive turns
-// of one role are merged into one message, since the Messages and Gemini wires want roles to
-// alternate. Each codec says only how one turn becomes its wire's items.
+// messages, and the tool results that answer an assistant message, gathered into one message
+// and put in the order of its calls (parallel calls may end in any order). Consecutive
+// messages of one role are merged into one, since the Messages and Gemini wires want roles to
+// alternate. Each codec says only how one message becomes its wire's items.
 import type { AssistantPart, NeutralMessage, ToolResultMessage, UserPart } from './types.ts'
 
 export type ToolCallPart = Extract<AssistantPart, { type: 'tool_call' }>

@@ -1,7 +1,7 @@
 // What a provider is: one descriptor per provider extension, in src/providers/<id>/descriptor.ts,
 // listed by registry.ts. Everything the daemon knows of a vendor is read from here: its
 // extension facts, catalogue, prompt-cache rules, what a profile needs, and how its
-// accounts sign in and lend a turn their credential.
+// accounts sign in and lend a run their credential.
 //
 // The daemon loads the descriptors (settings, catalog, models, accounts, runs); a kernel
 // never does. What a kernel runs sits beside the descriptor under fixed names, found by
@@ -68,7 +68,7 @@ export interface SignInFacts extends SignIn {
   settings?: Readonly<Record<string, string | number>>
   /**
    * What a 401 does to the account: `remove` it (its credential is dead), or `expire` the
-   * access token it was handed, so the next turn refreshes it.
+   * access token it was handed, so the next run refreshes it.
    */
   unauthorized: 'remove' | 'expire'
   /** The meter a model draws on, when a 429 limits one meter of the account and not all of it. */
@@ -79,7 +79,7 @@ export interface SignInFacts extends SignIn {
 export interface SignIn {
   /** The plugin for the sign-in settings (`providers.sign_in.<id>` with its defaults). */
   plugin(settings: Readonly<Record<string, unknown>>): SignInPlugin
-  /** The transport profile of one turn on the account holding `credential`. */
+  /** The transport profile a run's steps use on the account holding `credential`. */
   runProfile(
     profile: TransportProfile,
     credential: StoredCredential,

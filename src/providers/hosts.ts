@@ -1,7 +1,7 @@
 // Equivalent hosts of one API tried in order (a vendor that serves the same API from
 // several hosts): the next host gets the request at once when one cannot be reached or
 // answers 404 or 5xx. Never on any other 4xx: a refused token, a permission or a limit is
-// the account's answer, the same on every host. The turns' HTTP layer (`fallbackUrls`,
+// the account's answer, the same on every host. The steps' HTTP layer (`fallbackUrls`,
 // shared/http.ts) and the antigravity project calls both walk hosts this way.
 
 /** Whether another host may answer instead: this one could not be reached (`null`) or answered 404 or 5xx. */

@@ -1,4 +1,4 @@
-// The kernel's side of the providers: each one's transport and warm-up turns, loaded once
+// The kernel's side of the providers: each one's transport and warm-up steps, loaded once
 // when a kernel process starts (top-level await). A provider folder holds them under fixed
 // names, transport.ts (`transport`) and warm.ts (`warmSteps`), found here by the provider's
 // id, so the bundler takes every folder's into the kernel's bundle and the daemon, which
@@ -23,7 +23,7 @@ const loaded: [string, KernelSide][] = await Promise.all(
 )
 const BY_ID: ReadonlyMap<string, KernelSide> = new Map(loaded)
 
-/** Warm-up turns of every wire, in the contract's order of providers. */
+/** Warm-up steps of every wire, in the contract's order of providers. */
 export const WARM_STEPS: readonly WarmStep[] = loaded.flatMap(([, side]) => side.warmSteps)
 
 /** The transport of a profile's extension (absent → `openai-compatible`), or null if unknown. */

@@ -1,7 +1,7 @@
 // The one provider contract: a provider-neutral request, the neutral stream events a
 // transport decodes the vendor's stream into, and the shape every transport exports.
 // Transports are pure codecs plus HTTP: they never touch the database and never throw on
-// upstream faults; a failed turn ends with an `error` event carrying a stable code.
+// upstream faults; a failed step ends with an `error` event carrying a stable code.
 
 /** A piece of a user message. Images travel as base64 with their media type. */
 export type UserPart =
@@ -16,7 +16,7 @@ export interface ToolResultImage {
   data: string
 }
 
-/** A piece of an assistant message, as replayed to the model on the next turn. */
+/** A piece of an assistant message, as replayed to the model on the next step. */
 export type AssistantPart =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }
@@ -72,7 +72,7 @@ export interface NeutralRequest {
   messages: NeutralMessage[]
   /** Tools the model may call (none: the request carries no tool fields). */
   tools: NeutralTool[]
-  /** The session the turn belongs to: a stable key for prompt caching and request ids. */
+  /** The session the step belongs to: a stable key for prompt caching and request ids. */
   session_id: string
   /**
    * Only the whole answer is used (a compaction's summary): no one watches it stream, so a
@@ -93,7 +93,7 @@ export interface NeutralUsage {
   total_tokens: number | null
 }
 
-/** Stable codes a failed turn carries; also problem codes of the turn's failure event. */
+/** Stable codes a failed step carries; also problem codes of the run's failure event. */
 export type UpstreamErrorCode =
   | 'upstream_unauthorized' // 401/403: the key or token is wrong or expired
   | 'upstream_rate_limited' // 429 after retries
@@ -164,7 +164,7 @@ export interface StreamOptions {
 
 /**
  * A profile's connection facts as the transport needs them. Secrets come resolved: the
- * kernel receives them from the daemon for one turn and never stores them.
+ * kernel receives them from the daemon for one step and never stores them.
  */
 export interface TransportProfile {
   endpoint: string
@@ -182,13 +182,13 @@ export interface TransportProfile {
 }
 
 export interface Transport {
-  /** Streams one model turn; never throws; always ends with `done` or `error`. */
+  /** Streams one step (one model call); never throws; always ends with `done` or `error`. */
   stream(profile: TransportProfile, req: NeutralRequest, opts: StreamOptions): AsyncIterable<NeutralEvent>
 }
 
 /**
- * One warm-up turn against the throwaway server at `url` (src/kernel/warm.ts), through the
- * code a real turn runs; it must read no credential of the user's.
+ * One warm-up step against the throwaway server at `url` (src/kernel/warm.ts), through the
+ * code a real step runs; it must read no credential of the user's.
  */
 export type WarmStep = (
   url: string,

@@ -37,7 +37,7 @@ export interface RunsDeps {
   cacheRules?: () => readonly CacheRule[]
 }
 
-/** Signed-in accounts as runs use them (src/auth/turns.ts). */
+/** Signed-in accounts as runs use them (src/auth/run-credentials.ts). */
 export interface RunCredentials {
   /** The transport profile carrying this run's credential for `model`; rejects with a HearthError. */
   forRun(

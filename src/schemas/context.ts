@@ -129,7 +129,7 @@ export const ContextSummary = Type.Object(
     last_request: Nullable(
       Type.Object(
         { prompt_tokens: Type.Integer({ minimum: 0 }), observed_at: Nullable(Timestamp) },
-        { additionalProperties: false, description: 'Prompt tokens the provider reported for the last turn' },
+        { additionalProperties: false, description: 'Prompt tokens the provider reported for the last step' },
       ),
     ),
   },
@@ -253,7 +253,7 @@ export const CompactionResult = Type.Object(
       {
         outcome: Type.Enum(['completed', 'unchanged', 'failed', 'not_run'], {
           description:
-            '`completed`: a compaction entry was added; `unchanged`: no turn lies before the kept ones; `failed`: the history is unchanged (problem); `not_run`: the selection was rejected',
+            '`completed`: a compaction entry was added; `unchanged`: no run lies before the kept ones; `failed`: the history is unchanged (problem); `not_run`: the selection was rejected',
         }),
         compaction_id: Nullable(Type.String()),
         problem: Nullable(Problem),

@@ -81,7 +81,7 @@ export const LOG_EVENTS = {
       kind: Type.Enum(['text', 'reasoning']),
       index: Type.Integer({ minimum: 0 }),
     },
-    { additionalProperties: false, description: 'A running turn began a new piece of output' },
+    { additionalProperties: false, description: 'The run in progress began a new piece of output' },
   ),
   'output.delta': Type.Object(
     { content_id: Type.String(), delta: Type.String() },

@@ -1,5 +1,5 @@
 // Group `history`: the committed transcript in pages, an entry's full text in pieces, its
-// images as raw bytes, and the active output of a running turn.
+// images as raw bytes, and the active output of the run in progress.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
 import { Continuation, Limit, Nullable, SessionParams, UuidV7 } from './common.ts'
@@ -16,7 +16,7 @@ export const HistoryEntry = Type.Object(
   {
     id: Type.String(),
     position: Type.Integer({ minimum: 1 }),
-    group: Type.Integer({ minimum: 0, description: 'Display group: the turn the entry belongs to' }),
+    group: Type.Integer({ minimum: 0, description: 'Display group: the run the entry belongs to' }),
     kind: Type.String({
       description:
         '`user`, `assistant`, `reasoning`, `tool_call`, `tool_result`, `error`, `compaction` or `note` (docs/work.md)',

@@ -206,7 +206,7 @@ export const inputsOps = defineOps({
     path: '/sessions/{session_id}/inputs/{input_id}/cancel',
     summary: 'Cancel an input',
     description:
-      'A waiting input is cancelled. A running input whose turn serves it alone stops that turn (outcome interrupted); one sharing its turn with others leaves the turn running (shared_running). A later unrelated turn is never touched.',
+      'A waiting input is cancelled. A running input whose run serves it alone stops that run (outcome interrupted); one sharing its run with others leaves the run going (shared_running). A later unrelated run is never touched.',
     tags: ['inputs'],
     params: InputParams,
     body: EmptyRequest,

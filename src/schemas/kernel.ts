@@ -22,7 +22,7 @@ export const KernelUpgradeResult = Type.Object(
   {
     outcome: Type.Enum(['upgraded', 'current', 'not_running', 'failed'], {
       description:
-        '`upgraded`: the session runs on a new kernel of the bundle on disk; `current`: its kernel already ran that bundle, nothing was done; `not_running`: it has no kernel, nothing to swap (its next turn starts on the bundle on disk); `failed`: see `failed_stage` and `problem`, the session keeps its kernel',
+        '`upgraded`: the session runs on a new kernel of the bundle on disk; `current`: its kernel already ran that bundle, nothing was done; `not_running`: it has no kernel, nothing to swap (its next run starts on the bundle on disk); `failed`: see `failed_stage` and `problem`, the session keeps its kernel',
     }),
     failed_stage: Nullable(
       Type.Enum(['staging', 'validating', 'swapping'], {

@@ -136,7 +136,7 @@ export const SessionChangeRequest = Type.Object(
       }),
     ),
     model: Type.Optional(
-      Type.String({ ...ModelId, description: 'The model every turn of the session is sent to' }),
+      Type.String({ ...ModelId, description: 'The model every step of the session is sent to' }),
     ),
     effort: Type.Optional(Nullable(Effort)),
     preferences: Type.Optional(

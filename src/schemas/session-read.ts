@@ -38,7 +38,7 @@ export const Dependency = Type.Object(
     reason: Type.String({ description: 'Why the session depends on it' }),
     state: Type.Enum(['ok', 'off', 'disabled', 'unknown'], {
       description:
-        '`ok`: usable; `off`: the session’s selection turns it off (its turns are refused); `disabled`: settings turn it off; `unknown`: no such extension, or an MCP entry with neither command nor url',
+        '`ok`: usable; `off`: the session’s selection turns it off (its runs are refused); `disabled`: settings turn it off; `unknown`: no such extension, or an MCP entry with neither command nor url',
     }),
   },
   { additionalProperties: false },
@@ -197,18 +197,18 @@ export const Usage = Type.Object(
     cache_ttl_seconds: Nullable(
       Type.Number({
         description:
-          "Lifetime of the prompt cache the last turn read or wrote, from its extension's cache policy (explicit policies only; null: unknown or none)",
+          "Lifetime of the prompt cache the last step read or wrote, from its extension's cache policy (explicit policies only; null: unknown or none)",
       }),
     ),
     cache_fade: Type.Array(
       Type.Object(
         {
-          tokens: Type.Integer({ minimum: 1, description: 'Prompt tokens the last turn left cached' }),
-          expires_at: { ...Timestamp, description: 'When they go cold unless a turn reads them first' },
+          tokens: Type.Integer({ minimum: 1, description: 'Prompt tokens the last step left cached' }),
+          expires_at: { ...Timestamp, description: 'When they go cold unless a step reads them first' },
         },
         { additionalProperties: false },
       ),
-      { description: 'When the cached prompt of the last turn expires (empty: no lifetime is known)' },
+      { description: 'When the cached prompt of the last step expires (empty: no lifetime is known)' },
     ),
   },
   { additionalProperties: false },
@@ -240,7 +240,7 @@ export const InstructionSource = Type.Object(
     }),
     state: Type.Enum(['loaded', 'off', 'skipped'], {
       description:
-        '`loaded`: sent with each turn; `off`: turned off in selection.instructions; `skipped`: see reason',
+        '`loaded`: sent with each step; `off`: turned off in selection.instructions; `skipped`: see reason',
     }),
     reason: Nullable(
       Type.Enum([
@@ -255,7 +255,7 @@ export const InstructionSource = Type.Object(
       ]),
     ),
     bytes: Type.Integer({ minimum: 0, description: 'Size of the file on disk' }),
-    sent_bytes: Type.Integer({ minimum: 0, description: "Bytes of the file's text a turn sends" }),
+    sent_bytes: Type.Integer({ minimum: 0, description: "Bytes of the file's text a step sends" }),
     truncated: Type.Boolean({
       description: "Only the file's beginning is sent (32 KiB per file, 64 KiB in all)",
     }),
@@ -360,7 +360,7 @@ export const SessionRead = Type.Object(
     glances: Type.Array(Type.Unknown()),
     instructions: Type.Array(InstructionSource, {
       description:
-        'The instruction files (AGENTS.md) a turn of the session sends, as they are at this read, in send order: docs/instructions.md',
+        'The instruction files (AGENTS.md) a step of the session sends, as they are at this read, in send order: docs/instructions.md',
     }),
   },
   { additionalProperties: false, $id: 'SessionRead' },

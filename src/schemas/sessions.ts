@@ -255,7 +255,7 @@ export const sessionsOps = defineOps({
   'sessions.active_output': {
     method: 'GET',
     path: '/sessions/{session_id}/active-output/{content_id}',
-    summary: 'Read the output of a running turn up to a snapshot',
+    summary: 'Read the output of the run in progress up to a snapshot',
     description:
       'snapshot comes from the session’s active_output item and fixes the byte cutoff. Pages hold at most 262,144 UTF-8 bytes; keep the snapshot when following next. Once the run ends the snapshot is 410 snapshot_stale: read the entry from the history.',
     tags: ['history'],
@@ -269,7 +269,7 @@ export const sessionsOps = defineOps({
     path: '/sessions/{session_id}/context',
     summary: 'Read what the next request would hold, a section of it, or the requests sent',
     description:
-      'view=summary (default): the sections of the next request (instructions, tools, the compaction summary, the turns sent verbatim) with token estimates that add up to estimated_tokens, the model window and the compaction settings; it never prepares a request. view=section: snapshot_id, section_id and page (from 0) are required, the text of that section in pages of 65,536 characters; a snapshot the context has moved past is 410 context_changed. view=requests: the model requests this session sent (the last 1,000), ascending, paged with after, limit and next.',
+      'view=summary (default): the sections of the next request (instructions, tools, the compaction summary, the runs sent verbatim) with token estimates that add up to estimated_tokens, the model window and the compaction settings; it never prepares a request. view=section: snapshot_id, section_id and page (from 0) are required, the text of that section in pages of 65,536 characters; a snapshot the context has moved past is 410 context_changed. view=requests: the model requests this session sent (the last 1,000), ascending, paged with after, limit and next.',
     tags: ['context'],
     capability: 'context',
     params: SessionParams,
@@ -289,7 +289,7 @@ export const sessionsOps = defineOps({
     path: '/sessions/{session_id}/compaction',
     summary: 'Compact the model context of an idle session',
     description:
-      'Chooses a strategy (kept by the session for later compactions, automatic ones included) and compacts: the older turns are summarized by the session’s model (or left out, strategy truncate) and the last keep_turns turns stay verbatim. The history stays whole; a compaction entry records the summary, and later requests send it in place of the turns it covers. The selection and the compaction are reported apart: a chosen strategy is kept although the compaction fails. A busy session is 409 session_busy.',
+      'Chooses a strategy (kept by the session for later compactions, automatic ones included) and compacts: the older runs are summarized by the session’s model (or left out, strategy truncate) and the last keep_turns runs stay verbatim. The history stays whole; a compaction entry records the summary, and later requests send it in place of the runs it covers. The selection and the compaction are reported apart: a chosen strategy is kept although the compaction fails. A busy session is 409 session_busy.',
     tags: ['context'],
     params: SessionParams,
     body: CompactionRequest,

@@ -355,12 +355,12 @@ export const COMPACTION_STRATEGIES = ['summarize', 'truncate'] as const
 export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number]
 export const CompactionStrategySchema = Type.Enum([...COMPACTION_STRATEGIES], {
   description:
-    "`summarize`: the session's model writes a summary of the older turns, which later requests send in their place; `truncate`: the older turns are left out, with a note saying so (no model call)",
+    "`summarize`: the session's model writes a summary of the older runs, which later requests send in their place; `truncate`: the older runs are left out, with a note saying so (no model call)",
 })
 export const KeepTurns = Type.Integer({
   minimum: 0,
   maximum: 1000,
-  description: 'The last turns (a user message and all that answered it) kept verbatim',
+  description: 'The last runs (the user messages each took and all that answered them) kept verbatim',
 })
 const compactionFields = {
   auto: Type.Boolean({

@@ -41,7 +41,7 @@ const Notification = Type.Object(
   {
     state: Type.Enum(['not_requested', 'queued', 'failed'], {
       description:
-        "`queued`: a note waits for the session's next turn; `failed`: the edit committed but the note was not queued",
+        "`queued`: a note waits for the session's next run; `failed`: the edit committed but the note was not queued",
     }),
     code: Nullable(Type.String({ description: 'Why the note was not queued (a problem code)' })),
     detail: Nullable(Type.String()),
@@ -111,7 +111,7 @@ export const WorkQuery = Type.Object({ workspace: WorkspacePath }, { additionalP
 export const WorkDeleteQuery = Type.Object(
   {
     workspace: WorkspacePath,
-    notify_session_id: Type.Optional(UuidV7Of('A session to leave a note for, read at its next turn')),
+    notify_session_id: Type.Optional(UuidV7Of('A session to leave a note for, read at its next run')),
   },
   { additionalProperties: false },
 )
@@ -203,7 +203,7 @@ export const workOps = defineOps({
     path: '/extensions/work/items/{item_id}',
     summary: 'Delete a work item',
     description:
-      'If-Match with the item ETag; an item with children is kept (409). With notify_session_id, a note saying so is queued for that session after the deletion commits: the session reads it at its next turn. A note that cannot be queued leaves the deletion committed and says why in `notification`.',
+      'If-Match with the item ETag; an item with children is kept (409). With notify_session_id, a note saying so is queued for that session after the deletion commits: the session reads it at its next run. A note that cannot be queued leaves the deletion committed and says why in `notification`.',
     tags: ['work'],
     extension: 'work',
     params: WorkItemParams,

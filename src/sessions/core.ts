@@ -38,7 +38,7 @@ export class SessionsCore {
   readonly log: EventLog
   readonly hub: Hub
   readonly now: () => number
-  /** Output of running turns, not yet in the history. */
+  /** Output of runs in progress, not yet in the history. */
   readonly live = new LiveRuns()
   /** Brings the search index up to date behind the writes. */
   readonly searchIndex: SearchIndexer
@@ -54,7 +54,7 @@ export class SessionsCore {
   inMaintenance: (sessionId: string) => boolean = () => false
   /** The context window a read shows for a session, if known now (set by the API layer). */
   contextWindowOf: (row: SessionRow) => number | null = () => null
-  /** The AGENTS.md files of a session's turns (the daemon gives it hearth's home). */
+  /** The AGENTS.md files of a session's steps (the daemon gives it hearth's home). */
   instructions = new Instructions(null)
   /** A session's effective selection and dependencies, as a read shows them (set by the API layer). */
   composed: (row: SessionRow) => Composed = (row) => ({ effective: selectionOf(row), dependencies: {} })
@@ -138,7 +138,7 @@ export class SessionsCore {
     return { history: [], pending: [], live: this.live }
   }
 
-  /** The instruction files a turn of the session would send now, as a read lists them. */
+  /** The instruction files a step of the session would send now, as a read lists them. */
   instructionSources(row: SessionRow): InstructionSource[] {
     return this.instructions.of(row.workspace, selectionOf(row)).sources
   }

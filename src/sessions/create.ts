@@ -67,7 +67,7 @@ function place(core: SessionsCore, id: string, req: CreationRequest, tx: Tx): Pl
 }
 
 /**
- * Sessions one family may hold, root included. Children are how a turn delegates work; a
+ * Sessions one family may hold, root included. Children are how a run delegates work; a
  * loop that keeps delegating would otherwise grow one family without end. Forks start
  * families of their own and are not counted.
  */

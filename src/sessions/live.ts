@@ -1,4 +1,4 @@
-// What a running turn has produced so far, held in memory by the run engine and shown by
+// What a run in progress has produced so far, held in memory by the run engine and shown by
 // session reads (active_output, activity) until the run commits it to the history. The
 // log holds every delta too, so nothing here is the only copy.
 import type { CompositionView } from '../mcp/composition.ts'
@@ -68,7 +68,7 @@ export interface LiveRun {
   kernel: { instance_id: string | null; state: string; build: string | null }
 }
 
-/** A session's kernel as reads show it when no turn runs (and its upgrade facts always). */
+/** A session's kernel as reads show it when no run is in progress (and its upgrade facts always). */
 export interface KernelFacts {
   instance_id: string | null
   state: string
@@ -83,7 +83,7 @@ export class LiveRuns {
   readonly #runs = new Map<string, LiveRun>()
   /** Makes a snapshot token for a content at its current length (set by the run engine). */
   snapshotOf: (c: LiveContent) => string = () => ''
-  /** Kernel facts of a session with no running turn (set by the run engine). */
+  /** Kernel facts of a session with no run in progress (set by the run engine). */
   kernelOf: (sessionId: string) => KernelFacts = () => ({
     instance_id: null,
     state: 'none',

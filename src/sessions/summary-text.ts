@@ -37,7 +37,7 @@ export function automaticNameOf(text: string): string {
 }
 
 /**
- * Names a session from its first exchange: called with the first message a turn sends and
+ * Names a session from its first exchange: called with the first message a run sends and
  * with the answer it gets; the first text that yields a name wins, later ones change nothing.
  */
 export function nameFromExchange(core: SessionsCore, sessionId: string, text: string): void {

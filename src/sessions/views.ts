@@ -47,7 +47,7 @@ function lastLines(text: string): string[] {
     .map((l) => endOf(l, ACTIVITY_TAIL_CHARS))
 }
 
-/** The last lines of the newest text a running turn produced (its visible activity). */
+/** The last lines of the newest text the run in progress produced (its visible activity). */
 function activityOf(r: SessionRow, run: LiveRun | undefined): SessionSummary['activity'] {
   if (!run) return { lines: [], output_scalars: 0, output_utf8_bytes: 0, observed_at: iso(r.activity_ms) }
   const last = run.contents.at(-1)
@@ -171,7 +171,7 @@ export interface ReadExtras {
   live?: LiveRuns
   /** The model's context window when the catalogue knows it. */
   contextWindow?: number | null
-  /** The instruction files the session's next turn sends (reads only; never the list). */
+  /** The instruction files the session's next step sends (reads only; never the list). */
   instructions?: InstructionSource[]
   /** The effective selection and the dependencies (without: the entries alone, none). */
   composed?: Composed
@@ -192,7 +192,7 @@ const EMPTY_USAGE: SessionRead['usage'] = {
   cache_fade: [],
 }
 
-/** The model whose context window a read shows: that of the last turn, else the configured one. */
+/** The model whose context window a read shows: that of the last run, else the configured one. */
 export function usageModelOf(r: SessionRow): string {
   return (r.usage && (JSON.parse(r.usage) as { model?: string | null }).model) || r.model
 }

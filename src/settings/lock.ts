@@ -14,7 +14,7 @@ export class CredentialLock {
 
   /** Runs `fn` once every earlier holder has finished; its result or error is passed on. */
   run<T>(fn: () => T | Promise<T>): Promise<T> {
-    const turn = this.#tail.then(async () => {
+    const next = this.#tail.then(async () => {
       this.#held = true
       try {
         return await fn()
@@ -22,8 +22,8 @@ export class CredentialLock {
         this.#held = false
       }
     })
-    this.#tail = turn.catch(() => undefined)
-    return turn
+    this.#tail = next.catch(() => undefined)
+    return next
   }
 
   /** Whether a holder is running now (for assertions in code that must run under the lock). */

@@ -1,7 +1,7 @@
 // Provider profiles as the run engine needs them: the public part from config.json
 // (`providers.profiles`, hand-editable), the key from creds.json (`providers.<name>.apiKey`)
 // or, until the next start moves it there, an `apiKey` written by hand into config.json.
-// Read fresh for every run, so an edit applies to the next turn without a restart.
+// Read fresh for every run, so an edit applies to the next run without a restart.
 
 import type { StepLimits } from '../kernel/protocol.ts'
 import type { TransportProfile } from '../providers/types.ts'

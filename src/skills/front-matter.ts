@@ -10,7 +10,7 @@ export type FrontMatter =
 const OPEN = /^---[ \t]*\r?\n/
 const CLOSE = /^---[ \t]*$/m
 
-/** Parses kept, by the file's text: every turn, read and catalog page finds the files again. */
+/** Parses kept, by the file's text: every step, read and catalog page finds the files again. */
 const memo = new Map<string, FrontMatter>()
 /** Characters of text the memo holds at most (it starts over past them): ~8 MB. */
 const MEMO_CHARS = 4 * 1024 * 1024

@@ -1,5 +1,5 @@
 // Skills: folders holding a SKILL.md whose front matter names the skill and says when to use
-// it. A turn's system text lists every skill's name and description (a few hundred bytes
+// it. A step's system text lists every skill's name and description (a few hundred bytes
 // each); the model calls the `skill` tool with a name to get the instructions themselves.
 // Workspace skills (`.hearth/skills/`) win over the home's (`skills/`) of the same name.
 // docs/skills.md gives the reasons.
@@ -12,7 +12,7 @@ export const SKILL_FILE = 'SKILL.md'
 export const MAX_SKILL_BYTES = 64 * 1024
 export const MAX_NAME_CHARS = 64
 export const MAX_DESCRIPTION_CHARS = 1024
-/** Bytes of the listing a turn's system text carries; skills past it are left out. */
+/** Bytes of the listing a step's system text carries; skills past it are left out. */
 export const MAX_LISTING_BYTES = 16 * 1024
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/

@@ -55,7 +55,7 @@ export function runApp(o: AppOptions): Promise<{ code: number; sessionId: string
     quit: () => quit(0),
     quota: () => quota.text,
   })
-  // The quota item is read again for another session or profile, and after each turn.
+  // The quota item is read again for another session or profile, and after each run.
   let quotaOf: string | undefined
   // The command templates are read again for another session.
   let templatesOf: string | undefined

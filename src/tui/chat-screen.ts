@@ -1,7 +1,7 @@
 // The chat screen: the transcript's window, the status line and the editor, filling the
 // terminal. Keys: PageUp/PageDown scroll, Ctrl-T shows details (reasoning, tool output),
 // y/n/a answer an open approval (with an empty editor) and Esc denies it, else Esc or
-// Ctrl-C interrupts the running turn, a second Ctrl-C quits; everything else edits the
+// Ctrl-C interrupts the run in progress, a second Ctrl-C quits; everything else edits the
 // message. Lines starting with / are commands. The pickers and screens it shows in its
 // place (sessions, model, login, quota) are ./overlays.ts.
 
@@ -177,7 +177,7 @@ export class ChatScreen implements Component, Focusable {
     }
     const approval = link.transcript.openApproval
     if (matchesKey(data, 'escape') && !this.editor.isShowingAutocomplete()) {
-      // Esc dismisses a question by denying it (the turn goes on); otherwise it interrupts.
+      // Esc dismisses a question by denying it (the run goes on); otherwise it interrupts.
       if (approval) this.#answer(approval, 'n')
       else if (link.session?.status.run_id) this.#interrupt()
       return

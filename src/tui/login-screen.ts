@@ -2,7 +2,7 @@
 // account state and detail (policy warnings included), then one sign-in through the
 // shared client flow (src/client/login.ts): the URL shown whole (and opened in the browser
 // unless HEARTH_NO_BROWSER), a line for the pasted callback address or code, the progress,
-// and the result. It also opens by itself, for the provider concerned, when a turn from the
+// and the result. It also opens by itself, for the provider concerned, when a run from the
 // open chat fails with `run /login`, and when the model picker's chosen profile is signed out.
 
 import { createHash } from 'node:crypto'

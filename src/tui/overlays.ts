@@ -163,7 +163,7 @@ export class Overlays {
     })
   }
 
-  /** A turn sent from here failed with `run /login`: the login screen for the session's provider. */
+  /** The run answering a message sent from here failed with `run /login`: the login screen for the session's provider. */
   loginAfterFailure(problem: { title?: string; detail?: string | null }): void {
     const link = this.#o.link
     if (!advisesLogin(problem) || this.top || this.#keys) return

@@ -1,5 +1,5 @@
 // The status line's quota item: the latest readings (GET /server `quota`) of the account the
-// open session's profile signs in with. Read after the session opens and after each turn;
+// open session's profile signs in with. Read after the session opens and after each run;
 // nothing is shown while there is no reading (today the daemon records none: one request).
 
 import type { HearthClient } from '../client/client.ts'
@@ -50,7 +50,7 @@ export class QuotaStatus {
       this.text = text
       this.#changed()
     } catch {
-      // the item stays as it was; the next turn reads again
+      // the item stays as it was; the next run reads again
     }
   }
 }

@@ -247,7 +247,7 @@ export class SessionLink extends SessionStream {
   }
 
   /**
-   * Interrupts the running turn: the run this client saw and the input order read now, so
+   * Interrupts the run in progress: the run this client saw and the input order read now, so
    * the request can never stop a later run. False when nothing runs.
    */
   async interrupt(): Promise<boolean> {

@@ -1,5 +1,5 @@
 // The open session as its stream shows it: the state from the stream's snapshot and
-// events, the transcript they fill, and a running turn's output caught up when a busy
+// events, the transcript they fill, and the output of a run in progress caught up when a busy
 // session opens. What the screens ask of the session (create, send, interrupt, approve,
 // configure, read history pages) is ./session-link.ts, which builds on this: the stream
 // changes the session by itself, event by event, while those calls are made one at a time.
@@ -147,9 +147,9 @@ export class SessionStream {
   }
 
   /**
-   * A running turn's output when the session opens: its block is made now, its text up to
+   * The output of a run in progress when the session opens: its block is made now, its text up to
    * the snapshot is read from the active-output resource, and deltas that arrive meanwhile
-   * wait behind it, so the turn streams on live without a gap or a repeat.
+   * wait behind it, so the run streams on live without a gap or a repeat.
    */
   #catchUp(sessionId: string, item: ActiveOutput): void {
     this.transcript.apply('output.started', {
@@ -230,7 +230,7 @@ export class SessionStream {
     }
   }
 
-  /** Reads the session again (usage figures, phase) after a turn. */
+  /** Reads the session again (usage figures, phase) after a run. */
   async refresh(): Promise<void> {
     if (!this.id) return
     try {

@@ -1,7 +1,7 @@
 // The transcript: the session's history as blocks (./blocks.ts), kept up to date from the
 // session stream. Entries come from the history pages (./transcript-pages.ts, which this
 // builds on: which entries are held, and where live blocks go) and from `entry.added`; a
-// running turn's output streams into blocks keyed by content id, which the turn's final
+// output of the run in progress streams into blocks keyed by content id, which the run's final
 // entries then complete instead of repeating. The lookups between live blocks and the
 // entries that complete them are kept here, with the blocks they make. The window onto it
 // is ./window.ts.

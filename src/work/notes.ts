@@ -1,6 +1,6 @@
-// Notes for a session: short texts an extension leaves for the session's next turn (a work
+// Notes for a session: short texts an extension leaves for the session's next run (a work
 // item deleted, say). A note waits in `session_notes` until the session's next run takes it
-// into its history as an entry of kind `note`, just before that turn's user messages, in the
+// into its history as an entry of kind `note`, just before that run's user messages, in the
 // transaction that starts the run (runs/start.ts); the model reads it with them.
 
 import { HearthError } from '../schemas/problems.ts'

@@ -246,7 +246,7 @@ export class McpConnection {
   /**
    * Progress of this connection's calls, by the token each call sent. The SDK's own progress
    * handling drops a notification that arrives in the same read as its call's response (it
-   * forgets the call's handler before the notification's turn comes), so the last progress
+   * forgets the call's handler before the notification is handled), so the last progress
    * of a quick call was lost; here a call's handler lives until its result has been taken.
    */
   #onProgress(p: {

@@ -18,7 +18,7 @@
 // - Server tool blocks (`server_tool_use`, `web_search_tool_result` and the other
 //   `*_tool_result` blocks) ran on Anthropic's side: they are not hearth's calls, so they
 //   are neither emitted nor run; only the text around them is.
-// - `error` ends the turn with the mapped code; text already streamed stays with the turn.
+// - `error` ends the step with the mapped code; text already streamed stays with the step.
 // - A stream that ends without `message_stop` is `upstream_incomplete`.
 import { decodeWith, num, parseFrame, StreamDecoder } from '../shared/decode-stream.ts'
 import type { SseFrame } from '../shared/sse.ts'

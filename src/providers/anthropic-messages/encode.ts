@@ -13,7 +13,7 @@
 //   model that produced it, first in its message: a part with one summary entry is a
 //   `thinking` block (text + signature), one without is `redacted_thinking`.
 // - Tool results: `tool_result` blocks in the user message right after the assistant
-//   turn, in the order of its calls; images go inside the result's content; a failed
+//   message, in the order of its calls; images go inside the result's content; a failed
 //   call's result carries `is_error: true`.
 // - Consecutive messages of one role are merged into one (the API wants them alternating).
 // - `max_tokens`: see models.ts and thinkingFor; `stream: true`; tools as `{name,
@@ -93,7 +93,7 @@ export interface ThinkingChoice {
  * medium → `medium`, high → `high`, xhigh → `xhigh` where the model takes it, else `max`
  * where it takes that, else `high`. Budget models: `{type: "enabled", budget_tokens}` from
  * THINKING_BUDGETS, `max_tokens` raised by the budget within the model's limit, the budget
- * cut to leave 1,024 tokens to answer. A budget request whose last assistant turn called
+ * cut to leave 1,024 tokens to answer. A budget request whose last assistant message called
  * tools without a thinking block ahead (thinking not replayed) goes without thinking:
  * the API refuses that continuation otherwise ("a final assistant message must start with
  * a thinking block"), and adaptive thinking does not ask for it. Models that do not think
@@ -133,7 +133,7 @@ function adaptiveEffort(effort: string, facts: ModelFacts): string {
   }
 }
 
-/** The conversation ends in tool results answering an assistant turn that has no thinking block first. */
+/** The conversation ends in tool results answering an assistant message that has no thinking block first. */
 function toolLoopWithoutThinking(messages: WireMessage[]): boolean {
   const last = messages.at(-1)
   const before = messages.at(-2)
@@ -145,7 +145,7 @@ function toolLoopWithoutThinking(messages: WireMessage[]): boolean {
 
 /** The conversation as alternating wire messages. */
 export function wireMessages(req: NeutralRequest, replayThinking: boolean): WireMessage[] {
-  const turns = groupByRole<WireMessage['role'], Block>(
+  const groups = groupByRole<WireMessage['role'], Block>(
     req.messages,
     { user: 'user', assistant: 'assistant' },
     {
@@ -154,7 +154,7 @@ export function wireMessages(req: NeutralRequest, replayThinking: boolean): Wire
       results: (results) => results.map(toolResultBlock),
     },
   )
-  return turns.map(({ role, items }) => ({ role, content: items }))
+  return groups.map(({ role, items }) => ({ role, content: items }))
 }
 
 function userBlock(part: UserPart): Block[] {

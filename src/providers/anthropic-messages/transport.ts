@@ -1,4 +1,4 @@
-// One streamed turn on the Anthropic Messages wire, shared by every provider that speaks it
+// One streamed step on the Anthropic Messages wire, shared by every provider that speaks it
 // (`claude` with a subscription token, `bedrock` through Amazon's endpoints). The provider
 // builds the request (URL, its own auth headers or signature, its body rules); this module
 // adds the wire's fixed headers, reads Anthropic's error answers, and decodes the stream.
@@ -37,8 +37,8 @@ export function messagesFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
 }
 
 /**
- * One turn: `build` gives the request (called once; it may throw on an unusable endpoint,
- * which ends the turn `upstream_rejected`; an asynchronous one names its secret), `secret`
+ * One step: `build` gives the request (called once; it may throw on an unusable endpoint,
+ * which ends the step `upstream_rejected`; an asynchronous one names its secret), `secret`
  * is redacted from every message.
  * Never throws; ends with exactly one `done` or `error`.
  */
@@ -51,15 +51,15 @@ export function messagesStep(
   build: () => EncodedRequest | Promise<PreparedRequest>,
   opts: StreamOptions,
   secret: string | null,
-  turn: MessagesStepOptions = {},
+  step: MessagesStepOptions = {},
 ): AsyncGenerator<NeutralEvent> {
-  const adjust = turn.adjust ?? ((event: ErrorEvent) => event)
-  const { toolName } = turn
+  const adjust = step.adjust ?? ((event: ErrorEvent) => event)
+  const { toolName } = step
   const decoder = toolName
     ? (bytes: AsyncIterable<Uint8Array>) => decodeMessages(bytes, toolName)
     : decodeMessages
   return streamStep(build, decoder, opts, secret, {
-    policy: messagesFailurePolicy(turn.policy),
+    policy: messagesFailurePolicy(step.policy),
     adjust,
   })
 }

@@ -24,7 +24,7 @@ export const GOOGLE_ACCOUNTS_URL = 'https://accounts.google.com/'
 /** The Cloud Code Assist backend (production host). */
 export const CLOUD_CODE_BASE_URL = 'https://cloudcode-pa.googleapis.com'
 /**
- * The hosts a turn and onboarding try, in this order (the vendor's clients' order: the
+ * The hosts a step and onboarding try, in this order (the vendor's clients' order: the
  * daily sandbox, autopush, then production), moving on when one cannot be reached or
  * answers 404 or 5xx.
  */

@@ -1,4 +1,4 @@
-// Google Antigravity: accounts sign in with Google, and turns go to the Cloud Code Assist
+// Google Antigravity: accounts sign in with Google, and steps go to the Cloud Code Assist
 // backend on the Gemini wire (Gemini, Claude and gpt-oss models).
 import { NO_CACHE_HINTS, type ProviderDescriptor } from '../descriptor.ts'
 import { meterOf } from './meters.ts'
@@ -19,7 +19,7 @@ export const antigravity: ProviderDescriptor = {
     // account out (auth/pool.ts).
     unauthorized: 'expire',
     // The backend meters its quota per model family: a 429 limits that meter only, and the
-    // pool is ordered by the meter of the turn's model.
+    // pool is ordered by the meter of the run's model.
     meterOf,
   },
 }

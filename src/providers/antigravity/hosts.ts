@@ -1,5 +1,5 @@
 // Which Cloud Code Assist bases a request tries, in order (the walk itself, moving on
-// when a host cannot be reached or answers 404 or 5xx, is ../hosts.ts). Turns and the
+// when a host cannot be reached or answers 404 or 5xx, is ../hosts.ts). Steps and the
 // project calls use the vendor's hosts in the vendor's clients' orders; two environment
 // variables replace them:
 //
@@ -24,7 +24,7 @@ export function antigravityBaseUrl(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /**
- * The bases a turn tries in order: the profile's endpoint alone when it names one (the
+ * The bases a step tries in order: the profile's endpoint alone when it names one (the
  * daemon passes HEARTH_ANTIGRAVITY_BASE_URL there, which pins one base), else the listed
  * bases, else the vendor's hosts (daily, autopush, production).
  */
@@ -36,7 +36,7 @@ export function antigravityBases(endpoint: string, env: NodeJS.ProcessEnv = proc
 
 /**
  * The bases of the project step: the pinned base alone, else the listed bases (for both
- * calls), else the vendor's hosts: production first for the lookup, the turns' order for
+ * calls), else the vendor's hosts: production first for the lookup, the steps' order for
  * onboarding.
  */
 export function projectHosts(env: NodeJS.ProcessEnv = process.env): ProjectHosts {

@@ -10,7 +10,7 @@
 //      allowed tier, repeated until the answer is `done` (a long-running operation),
 //      which names the provisioned project.
 // Each call tries its bases in order (hosts.ts: production first for the lookup, the
-// turns' order for onboarding), moving on at once when a host cannot be reached or answers
+// steps' order for onboarding), moving on at once when a host cannot be reached or answers
 // 404 or 5xx (../hosts.ts); the onboarding's polls stay on the host that accepted it.
 // Each step is reported as the login's progress. Errors are decoded from the raw body of
 // whichever host answered last (errors.ts) before any of it is cut for display.

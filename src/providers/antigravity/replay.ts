@@ -1,4 +1,4 @@
-// Thought signatures across turns. Gemini signs its reasoning with `thoughtSignature` on
+// Thought signatures across steps. Gemini signs its reasoning with `thoughtSignature` on
 // parts (thoughts, calls, text) and wants the signed parts back, exactly where they were,
 // when the conversation continues with the same model; another model cannot use them.
 //
@@ -89,7 +89,7 @@ export interface AntigravityBodyOptions {
 }
 
 /**
- * The Gemini request body of an Antigravity turn: the shared codec's, with answers the same
+ * The Gemini request body of an Antigravity step: the shared codec's, with answers the same
  * model signed replayed from their stored parts.
  */
 export function antigravityRequestBody(

@@ -279,7 +279,7 @@ function str(value: unknown): string | undefined {
 
 /**
  * The sign-in as the daemon runs it: Google's public OAuth client (HEARTH_ANTIGRAVITY_*
- * reach a fake Google). A turn sends the account's project and the Antigravity user agent;
+ * reach a fake Google). A step sends the account's project and the Antigravity user agent;
  * HEARTH_ANTIGRAVITY_BASE_URL (a test hook) wins over the profile's endpoint, and with
  * neither the endpoint stays empty and the transport tries the vendor's hosts in order.
  */

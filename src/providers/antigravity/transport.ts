@@ -1,4 +1,4 @@
-// The `antigravity` transport: a Gemini turn inside the Cloud Code Assist envelope. The
+// The `antigravity` transport: a Gemini step inside the Cloud Code Assist envelope. The
 // request body is the shared Gemini codec's (gemini/encode.ts), wrapped as
 // `{project, model, request: {...body, sessionId}, requestType: "agent", userAgent:
 // "antigravity", requestId}` and posted to `{base}/v1internal:streamGenerateContent?alt=sse`
@@ -45,7 +45,7 @@ import { userAgentOf } from './version.ts'
 
 /** A 429 that names no reset keeps the meter limited this long. */
 export const DEFAULT_LIMIT_MS = 60_000
-/** A 429 whose reset is this close is retried; a later one ends the turn at once. */
+/** A 429 whose reset is this close is retried; a later one ends the step at once. */
 const RETRY_WITHIN_MS = 10_000
 
 export function antigravityUrl(base: string): string {
@@ -119,7 +119,7 @@ function advise(event: ErrorEvent): ErrorEvent {
   }
 }
 
-/** The turn: the shared Gemini turn itself (no extra async step per delta), or its refusal. */
+/** The step: the shared Gemini step itself (no extra async step per delta), or its refusal. */
 function stream(
   profile: TransportProfile,
   req: NeutralRequest,

@@ -1,5 +1,5 @@
-// A new kernel's warm-up turns for antigravity: none of its own, since it speaks the
-// Gemini wire that vertex's turn warms (src/kernel/warm.ts runs every provider's).
+// A new kernel's warm-up steps for antigravity: none of its own, since it speaks the
+// Gemini wire that vertex's step warms (src/kernel/warm.ts runs every provider's).
 import type { WarmStep } from '../types.ts'
 
 export const warmSteps: readonly WarmStep[] = []

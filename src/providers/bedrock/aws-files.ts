@@ -1,4 +1,4 @@
-// The AWS shared files a bedrock turn reads: `~/.aws/config` and `~/.aws/credentials`
+// The AWS shared files a bedrock step reads: `~/.aws/config` and `~/.aws/credentials`
 // (paths from AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE), the section of the active
 // profile (AWS_PROFILE, else `default`) in each. The INI dialect is the AWS SDK's own
 // (`@smithy/core/config`): `[profile NAME]` in config, bare `[NAME]` in credentials, `#`

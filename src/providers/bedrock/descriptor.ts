@@ -19,7 +19,7 @@ export const bedrock: ProviderDescriptor = {
 
 /**
  * A bedrock profile's endpoint must be a Bedrock host and nothing more (no credentials,
- * port, path, query or fragment); the transport refuses anything else at every turn, so
+ * port, path, query or fragment); the transport refuses anything else at every step, so
  * such a profile is not saved either.
  */
 function checkProfile(p: Readonly<Record<string, unknown>>): string | null {

@@ -1,4 +1,4 @@
-// Where a bedrock turn goes: `{baseUrl}/anthropic/v1/messages` on one of Amazon Bedrock's
+// Where a bedrock step goes: `{baseUrl}/anthropic/v1/messages` on one of Amazon Bedrock's
 // two endpoint kinds, the runtime (`bedrock-runtime.<region>.amazonaws.com`, SigV4 service
 // `bedrock`) or mantle (`bedrock-mantle.<region>.api.aws`, service `bedrock-mantle`). A
 // profile's endpoint must be exactly such an HTTPS host: embedded credentials, a port, a

@@ -3,8 +3,8 @@
 // this order: the endpoint (the profile's, checked before anything else is read, else the
 // runtime endpoint of the region in the environment or the AWS profile), the credential
 // (credentials.ts), the body (the shared Messages codec; signed thinking is never
-// replayed) and, for AWS keys, the SigV4 signature. The streamed turn itself (HTTP,
-// retries, Anthropic's errors, decoding) is the shared Messages turn.
+// replayed) and, for AWS keys, the SigV4 signature. The streamed step itself (HTTP,
+// retries, Anthropic's errors, decoding) is the shared Messages step.
 import { messagesBody } from '../anthropic-messages/encode.ts'
 import { messagesHeaders, messagesStep } from '../anthropic-messages/transport.ts'
 import type { PreparedRequest as StepRequest } from '../openai-compatible/transport.ts'
@@ -55,7 +55,7 @@ export function bedrockTransport(options: BedrockOptions = {}): Transport {
   const now = options.now ?? (() => new Date())
   return {
     /**
-     * The shared Messages turn itself, the step's preparation inside it: no generator of
+     * The shared Messages step itself, this step's preparation inside it: no generator of
      * this transport's own around the stream, so a delta crosses no extra async step.
      */
     stream(profile, req, opts): AsyncGenerator<NeutralEvent> {

@@ -1,4 +1,4 @@
-// A new kernel's warm-up turn for Bedrock: the Messages wire signed with SigV4 by made-up
+// A new kernel's warm-up step for Bedrock: the Messages wire signed with SigV4 by made-up
 // keys, sent to the warm-up server through its base-URL hook. The kernel's own environment
 // (and so the user's AWS files) is never read for it. src/kernel/warm.ts runs it.
 import type { WarmStep } from '../types.ts'

@@ -1,4 +1,4 @@
-// A ChatGPT Plus or Pro subscription: accounts sign in (Codex OAuth) and turns go to the
+// A ChatGPT Plus or Pro subscription: accounts sign in (Codex OAuth) and steps go to the
 // ChatGPT backend on the Responses wire.
 import { CACHE_SESSION_KEY, type ProviderDescriptor } from '../descriptor.ts'
 import { CHATGPT_CALLBACK_PORT, CHATGPT_CLIENT_ID, CHATGPT_ISSUER } from './constants.ts'

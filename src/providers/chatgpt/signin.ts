@@ -203,7 +203,7 @@ function expiryOf(expiresIn: unknown, claims: ChatgptClaims, nowMs: number): num
 }
 
 /**
- * The sign-in as the daemon runs it. A turn sends the account's access token, its workspace
+ * The sign-in as the daemon runs it. A step sends the account's access token, its workspace
  * (`chatgpt-account-id`) and the session id, to the profile's endpoint or the backend's.
  */
 export const signIn: SignIn = {

@@ -1,7 +1,7 @@
-// The `chatgpt` transport: one model turn against the Codex backend of a ChatGPT
+// The `chatgpt` transport: one step against the Codex backend of a ChatGPT
 // subscription (`POST {endpoint}/codex/responses`, Responses SSE). The body is the shared
 // Responses encoding with the backend's rules forced on top; decoding, retries, timeouts
-// and abort are the openai-compatible layer's. A refused token ends the turn with
+// and abort are the openai-compatible layer's. A refused token ends the step with
 // `upstream_unauthorized` and a message ending in `run /login`; a used-up plan (429
 // `usage_limit_reached` / `usage_not_included`) is not retried and says when it resets.
 import { arch, platform, release } from 'node:os'
@@ -45,7 +45,7 @@ export function chatgptUrl(endpoint: string): string {
   return new URL(url).toString()
 }
 
-/** The session id of a turn: the daemon's `session_id` header, else the request's. */
+/** The session id of a step: the daemon's `session_id` header, else the request's. */
 function sessionIdOf(profile: TransportProfile, req: NeutralRequest): string {
   const given = headerOf(profile, SESSION_HEADER)
   return given ?? req.session_id
@@ -83,7 +83,7 @@ export function chatgptBody(profile: TransportProfile, req: NeutralRequest): Rec
   return body
 }
 
-/** The HTTP request for one turn. Throws only on an endpoint that is not a URL. */
+/** The HTTP request for one step. Throws only on an endpoint that is not a URL. */
 export function encode(profile: TransportProfile, req: NeutralRequest): EncodedRequest {
   const url = chatgptUrl(profile.endpoint)
   const sessionId = sessionIdOf(profile, req)
@@ -217,7 +217,7 @@ async function* stream(
     return
   }
   // Encrypted reasoning the backend can no longer verify (another workspace signed in, say)
-  // would fail every later turn of the session: the turn is sent once more without it.
+  // would fail every later step of the session: the step is sent once more without it.
   let unverifiable = false
   const policy: FailurePolicy = {
     failure(status, text, headers) {
@@ -225,7 +225,7 @@ async function* stream(
       return POLICY.failure?.(status, text, headers) ?? null
     },
   }
-  const turn = (r: NeutralRequest) =>
+  const step = (r: NeutralRequest) =>
     streamStep(
       () => encode(profile, r),
       openaiDecoder(
@@ -236,9 +236,9 @@ async function* stream(
       token,
       { policy, adjust: (event) => finish(event, token) },
     )
-  for await (const event of turn(req)) {
+  for await (const event of step(req)) {
     if (event.type === 'error' && unverifiable && hasEncryptedReasoning(req)) {
-      yield* turn(withoutEncryptedReasoning(req))
+      yield* step(withoutEncryptedReasoning(req))
       return
     }
     yield event

@@ -1,4 +1,4 @@
-// A new kernel's warm-up turn for the ChatGPT backend (src/kernel/warm.ts runs it).
+// A new kernel's warm-up step for the ChatGPT backend (src/kernel/warm.ts runs it).
 import type { WarmStep } from '../types.ts'
 import { chatgpt } from './transport.ts'
 

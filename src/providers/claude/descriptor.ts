@@ -1,5 +1,5 @@
 // A Claude Pro or Max subscription: accounts sign in (the Claude Code OAuth client) and
-// turns go to the Anthropic Messages API.
+// steps go to the Anthropic Messages API.
 import { CACHE_BREAKPOINTS, type ProviderDescriptor } from '../descriptor.ts'
 import { CLAUDE_CALLBACK_PORT, CLAUDE_CLIENT_ID } from './constants.ts'
 import { isClaudeFamilyModel } from './families.ts'
@@ -27,7 +27,7 @@ export const claude: ProviderDescriptor = {
 /**
  * A claude profile speaks `chat_completions` at the profile level (Messages on the wire),
  * and its endpoint, when it names one, is HTTPS: only the HEARTH_CLAUDE_BASE_URL hook may
- * point a turn at a plain http server.
+ * point a step at a plain http server.
  */
 function checkProfile(p: Readonly<Record<string, unknown>>): string | null {
   if (p.protocol !== undefined && p.protocol !== null && p.protocol !== 'chat_completions')

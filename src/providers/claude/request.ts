@@ -1,4 +1,4 @@
-// The Messages request of a Claude subscription turn: the URL (with the test hook), the
+// The Messages request of a Claude subscription step: the URL (with the test hook), the
 // client headers of a subscription token, and the body — the shared Messages encoding with
 // the attribution and identity system blocks first, Claude Code's tool names and flattened
 // tool schemas. Pure functions; transport.ts sends what they build.
@@ -115,7 +115,7 @@ export function claudeBody(req: NeutralRequest): Record<string, unknown> {
   })
 }
 
-/** The HTTP request of one turn. Throws only on an unusable endpoint. */
+/** The HTTP request of one step. Throws only on an unusable endpoint. */
 export function encode(profile: TransportProfile, req: NeutralRequest, env = process.env): EncodedRequest {
   return {
     url: claudeUrl(profile.endpoint, env),

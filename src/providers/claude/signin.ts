@@ -191,7 +191,7 @@ function expiryOf(expiresIn: unknown, nowMs: number): number | undefined {
 }
 
 /**
- * The sign-in as the daemon runs it. A turn sends the access token alone (the transport
+ * The sign-in as the daemon runs it. A step sends the access token alone (the transport
  * resolves the endpoint).
  */
 export const signIn: SignIn = {

@@ -1,6 +1,6 @@
-// The `claude` transport: one model turn on a Claude Pro/Max subscription token
+// The `claude` transport: one step on a Claude Pro/Max subscription token
 // (`POST {base}/v1/messages`, Messages SSE). The request is request.ts's; HTTP, Anthropic's
-// error bodies and decoding are the shared Messages turn's. A refused token ends the turn
+// error bodies and decoding are the shared Messages step's. A refused token ends the step
 // `upstream_unauthorized` with a message ending in `run /login` (the daemon then marks the
 // token expired); a called tool's wire name is mapped back to the tool that was offered.
 import { messagesStep } from '../anthropic-messages/transport.ts'
@@ -30,7 +30,7 @@ async function* notSignedIn(): AsyncGenerator<NeutralEvent> {
   yield errorEvent('upstream_unauthorized', `not signed in to Claude; ${LOGIN_ADVICE}`)
 }
 
-/** The shared turn itself, not wrapped: a generator around it costs a few µs per event. */
+/** The shared step itself, not wrapped: a generator around it costs a few µs per event. */
 function stream(
   profile: TransportProfile,
   req: NeutralRequest,

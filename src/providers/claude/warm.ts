@@ -1,5 +1,5 @@
-// A new kernel's warm-up turn for the Messages wire (claude, bedrock): claude's request
-// through the shared Messages turn, its base URL given as the test hook would (a claude
+// A new kernel's warm-up step for the Messages wire (claude, bedrock): claude's request
+// through the shared Messages step, its base URL given as the test hook would (a claude
 // profile never names plain http). src/kernel/warm.ts runs it.
 import { messagesStep } from '../anthropic-messages/transport.ts'
 import type { TransportProfile, WarmStep } from '../types.ts'

@@ -14,13 +14,13 @@
 //   says `tool_calls`); a limited or filtered answer never runs a call.
 // - `thoughtSignature` may ride on any part; the last non-empty one of each item is kept
 //   (`signatures`) for a wrapper that replays them, and the last of the whole answer.
-// - `finishReason` ends the turn: `usage` (when reported), then `done` for STOP and
+// - `finishReason` ends the step: `usage` (when reported), then `done` for STOP and
 //   MAX_TOKENS, else an `error` (finish.ts: a filtered answer, a malformed call, …), never
 //   success. A stream that ends without one is `upstream_incomplete`.
 //   `promptFeedback.blockReason` (the prompt was blocked) ends it `upstream_blocked`.
-// - A chunk carrying `error` ends the turn with the mapped code (errors.ts).
+// - A chunk carrying `error` ends the step with the mapped code (errors.ts).
 // - A field that is present but of the wrong type (text not a string, parts not a list, a
-//   call without a name, counts that are not numbers…) fails the turn as
+//   call without a name, counts that are not numbers…) fails the step as
 //   `upstream_malformed`; unknown fields and part kinds (inline data, code execution) are
 //   skipped.
 import { decodeWith, parseFrame, StreamDecoder } from '../shared/decode-stream.ts'

@@ -3,7 +3,7 @@
 // `request` of its envelope). What differs between them is passed in `GeminiBodyOptions`.
 //
 // - `contents`: user messages as `role: "user"`, assistant messages as `role: "model"`,
-//   tool results as `functionResponse` parts of the user turn after the calls, in the
+//   tool results as `functionResponse` parts of the user message after the calls, in the
 //   order of the calls (`response: {output}`, a failed call's `response: {error}`).
 //   Consecutive contents of one role are merged.
 // - User parts: `{text}` (empty text left out) and `{inlineData: {mimeType, data}}`.
@@ -72,7 +72,7 @@ export function declareTool(tool: NeutralTool): Record<string, unknown> {
 
 /** The conversation as Gemini contents. */
 export function geminiContents(req: NeutralRequest, opts: GeminiBodyOptions = {}): Content[] {
-  const turns = groupByRole<Content['role'], Part>(
+  const groups = groupByRole<Content['role'], Part>(
     req.messages,
     { user: 'user', assistant: 'model' },
     {
@@ -81,7 +81,7 @@ export function geminiContents(req: NeutralRequest, opts: GeminiBodyOptions = {}
       results: (results, calls) => resultParts(results, calls, opts.callIds === true),
     },
   )
-  return turns.map(({ role, items }) => ({ role, parts: items }))
+  return groups.map(({ role, items }) => ({ role, parts: items }))
 }
 
 function userPart(part: UserPart): Part[] {

@@ -1,8 +1,8 @@
-// What each of Google's `FinishReason` and `BlockedReason` values means for a turn. Only
+// What each of Google's `FinishReason` and `BlockedReason` values means for a step. Only
 // STOP (an answer, or calls) and MAX_TOKENS (an answer cut at the output limit, as every
-// wire reports `length`) end a turn normally; every other reason is a failure with its own
+// wire reports `length`) end a step normally; every other reason is a failure with its own
 // code, so a filtered answer, a call the model garbled or a blocked prompt is never
-// recorded as a successful turn, and no call of such an answer ever runs.
+// recorded as a successful step, and no call of such an answer ever runs.
 //
 // Values: the GenerateContentResponse reference (ai.google.dev/api/generate-content,
 // cloud.google.com Vertex AI `Candidate.FinishReason`, `PromptFeedback.BlockedReason`) and
@@ -25,7 +25,7 @@ const stopped = (why: string): FinishOutcome => ({
   message: `Gemini stopped the answer: ${why}`,
 })
 
-/** Every `finishReason` Google documents, with the turn's outcome. */
+/** Every `finishReason` Google documents, with the step's outcome. */
 export const FINISH_OUTCOMES: Readonly<Record<string, FinishOutcome>> = {
   STOP: { stop: 'stop' },
   MAX_TOKENS: { stop: 'length' },

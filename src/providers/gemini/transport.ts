@@ -1,4 +1,4 @@
-// One streamed turn on the Gemini wire (`streamGenerateContent?alt=sse`), shared by every
+// One streamed step on the Gemini wire (`streamGenerateContent?alt=sse`), shared by every
 // provider that speaks it (`vertex` directly; the Cloud Code Assist backend inside its
 // envelope, whose chunks `unwrap` opens). The provider builds the request (URL, its auth,
 // its body rules); this module reads Google's error answers and decodes the stream. HTTP
@@ -27,20 +27,20 @@ export function geminiFailurePolicy(own: FailurePolicy = {}): FailurePolicy {
 }
 
 /**
- * One turn: `build` gives the request (called once; it may throw on an unusable URL, which
- * ends the turn `upstream_rejected`; an asynchronous one names its secret), `secret` is
+ * One step: `build` gives the request (called once; it may throw on an unusable URL, which
+ * ends the step `upstream_rejected`; an asynchronous one names its secret), `secret` is
  * redacted from every message. Never throws; ends with exactly one `done` or `error`.
  */
 export function geminiStep(
   build: () => EncodedRequest | Promise<PreparedRequest>,
   opts: StreamOptions,
   secret: string | null,
-  turn: StepOptions & GeminiDecoderOptions = {},
+  step: StepOptions & GeminiDecoderOptions = {},
 ): AsyncGenerator<NeutralEvent> {
-  const adjust = turn.adjust ?? ((event: ErrorEvent) => event)
-  const decoder = { unwrap: turn.unwrap }
+  const adjust = step.adjust ?? ((event: ErrorEvent) => event)
+  const decoder = { unwrap: step.unwrap }
   return streamStep(build, (bytes) => decodeGemini(bytes, decoder), opts, secret, {
-    policy: geminiFailurePolicy(turn.policy),
+    policy: geminiFailurePolicy(step.policy),
     adjust,
   })
 }

@@ -21,7 +21,7 @@ import { joinEndpoint } from './url.ts'
 
 export type Protocol = TransportProfile['protocol']
 
-/** The HTTP request for one turn. Throws only on an endpoint that is not a URL. */
+/** The HTTP request for one step. Throws only on an endpoint that is not a URL. */
 export function encode(profile: TransportProfile, req: NeutralRequest): EncodedRequest {
   const responses = profile.protocol === 'responses'
   const url = joinEndpoint(profile.endpoint, responses ? '/responses' : '/chat/completions')
@@ -66,12 +66,12 @@ export function openaiDecoder(protocol: Protocol, toolNames: readonly string[] =
 
 /**
  * A request that needs I/O before it can be made (a token exchange): the request and the
- * secret its messages redact, or the error event that ends the turn instead.
+ * secret its messages redact, or the error event that ends the step instead.
  */
 export type PreparedRequest = { request: EncodedRequest; secret: string | null } | ErrorEvent
 
 /**
- * One streamed turn on any wire: encode (an endpoint that is not a URL is
+ * One streamed step on any wire: encode (an endpoint that is not a URL is
  * `upstream_rejected`), POST with retries and timeouts, decode with the wire's decoder.
  * `build` may be asynchronous (it then names the secret itself); a provider returns this
  * generator as it is, so each delta crosses no async step of its own. Never throws; ends
@@ -82,9 +82,9 @@ export async function* streamStep(
   decodeBody: BodyDecoder,
   opts: StreamOptions,
   secret: string | null,
-  turn: StepOptions = {},
+  step: StepOptions = {},
 ): AsyncGenerator<NeutralEvent> {
-  const adjust = turn.adjust ?? ((e: ErrorEvent) => e)
+  const adjust = step.adjust ?? ((e: ErrorEvent) => e)
   let encoded: EncodedRequest
   try {
     const built = build()
@@ -103,7 +103,7 @@ export async function* streamStep(
   }
   let opened: Awaited<ReturnType<typeof openStream>>
   try {
-    opened = await openStream(encoded, opts, secret, turn.policy)
+    opened = await openStream(encoded, opts, secret, step.policy)
   } catch (err) {
     yield adjust(faultEvent(err))
     return

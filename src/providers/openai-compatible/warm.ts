@@ -1,9 +1,9 @@
-// A new kernel's warm-up turns for the OpenAI wires: one Responses and one Chat Completions
-// turn through this transport (src/kernel/warm.ts runs them).
+// A new kernel's warm-up steps for the OpenAI wires: one Responses and one Chat Completions
+// step through this transport (src/kernel/warm.ts runs them).
 import type { TransportProfile, WarmStep } from '../types.ts'
 import { openaiCompatible } from './transport.ts'
 
-const turn =
+const step =
   (protocol: TransportProfile['protocol']): WarmStep =>
   (url, request, opts) =>
     openaiCompatible.stream(
@@ -12,4 +12,4 @@ const turn =
       opts,
     )
 
-export const warmSteps: readonly WarmStep[] = [turn('responses'), turn('chat_completions')]
+export const warmSteps: readonly WarmStep[] = [step('responses'), step('chat_completions')]

@@ -8,7 +8,7 @@
 // them at `response.completed`, only those with whole JSON arguments when the output was
 // cut); a model's parallel wrapper call becomes the calls it wraps (tool-calls.ts). A
 // finished reasoning item that carries `encrypted_content` is also emitted whole, for
-// replay on the next turn.
+// replay on the next step.
 
 import { num, parseFrame, StreamDecoder } from '../shared/decode-stream.ts'
 import { codeForStreamError, errorEvent, streamErrorMessage } from '../shared/errors.ts'

@@ -1,5 +1,5 @@
 // Neutral request → Responses API request body (`POST …/responses`, streamed, not stored).
-// Reasoning text of earlier assistant turns is not replayed: without `store` the API only
+// Reasoning text of earlier assistant messages is not replayed: without `store` the API only
 // accepts reasoning it encrypted itself. A provider that asks for encrypted reasoning
 // (chatgpt) replays it with `replayEncrypted`, as `reasoning` items, to the same model only.
 //

@@ -10,7 +10,7 @@ export const DEFAULT_MAX_RETRIES = 3
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000
 export const RETRY_BASE_MS = 500
 export const RETRY_CAP_MS = 8_000
-/** A Retry-After longer than this is not waited for: the turn fails at once and says so. */
+/** A Retry-After longer than this is not waited for: the step fails at once and says so. */
 export const MAX_RETRY_AFTER_MS = 60_000
 const ERROR_BODY_LIMIT = 64 * 1024
 /** A whole (unstreamed) answer can be long: a tool call with a file's content, say. */

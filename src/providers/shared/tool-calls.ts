@@ -27,7 +27,7 @@ export interface CallDraft {
 }
 
 /**
- * The calls that may be emitted when a turn ends with `stop`: every call the model made,
+ * The calls that may be emitted when a step ends with `stop`: every call the model made,
  * and when the output was cut (`length`, `content_filter`) only those whose arguments are
  * a whole JSON object (the cut one would run with half its arguments). A call without a
  * name but with an id or arguments is kept, its name empty: like a call of an unknown tool

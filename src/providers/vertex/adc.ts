@@ -1,8 +1,8 @@
-// Application default credentials, read fresh for every turn: the file
+// Application default credentials, read fresh for every step: the file
 // GOOGLE_APPLICATION_CREDENTIALS names, else gcloud's
 // `~/.config/gcloud/application_default_credentials.json`, exchanged for an access token
-// at the token endpoint the file itself names. No token is cached: a turn costs one token
-// request, and a changed or revoked file applies to the very next turn.
+// at the token endpoint the file itself names. No token is cached: a step costs one token
+// request, and a changed or revoked file applies to the very next step.
 //
 // Three shapes (cloud.google.com/docs/authentication/application-default-credentials):
 // - `service_account` (a key file): an RS256 JWT signed with the key (`jose`), header
@@ -47,7 +47,7 @@ export interface AdcToken {
   quotaProject: string | null
 }
 
-/** A credential that cannot be read or exchanged; `code` is the turn's error code. */
+/** A credential that cannot be read or exchanged; `code` is the step's error code. */
 export class AdcError extends CodedError<UpstreamErrorCode> {
   override readonly name = 'AdcError'
 }

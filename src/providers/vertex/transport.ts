@@ -1,5 +1,5 @@
 // The `vertex` transport: Gemini models on Google Vertex AI with application default
-// credentials (no sign-in). Each turn: the body is built first (an effort the model does
+// credentials (no sign-in). Each step: the body is built first (an effort the model does
 // not take fails here, with nothing sent), the project and location are resolved (the
 // profile's, else GOOGLE_CLOUD_PROJECT / GOOGLE_CLOUD_LOCATION), the ADC file is read and
 // exchanged for an access token (adc.ts; no cache), then
@@ -96,8 +96,8 @@ export interface VertexOptions {
 }
 
 /**
- * The access token and the request that carries it, or the error that ends the turn: the
- * credentials are read and exchanged here, on every turn (no cache).
+ * The access token and the request that carries it, or the error that ends the step: the
+ * credentials are read and exchanged here, on every step (no cache).
  */
 async function prepare(
   place: VertexPlace,
@@ -130,7 +130,7 @@ async function prepare(
 export function vertexTransport(vopts: VertexOptions = {}): Transport {
   return {
     /**
-     * The shared Gemini turn itself, its token exchange inside it: no generator of this
+     * The shared Gemini step itself, its token exchange inside it: no generator of this
      * transport's own around the stream, so a delta crosses no extra async step.
      */
     stream(

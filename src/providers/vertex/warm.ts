@@ -1,5 +1,5 @@
-// A new kernel's warm-up turn for the Gemini wire (vertex, antigravity): the shared codec
-// and turn, without the ADC exchange (which would read the user's credentials).
+// A new kernel's warm-up step for the Gemini wire (vertex, antigravity): the shared codec
+// and step, without the ADC exchange (which would read the user's credentials).
 // src/kernel/warm.ts runs it.
 
 import { geminiBody } from '../gemini/encode.ts'

@@ -125,7 +125,7 @@ export const instructions = plain('instructions', (s) => ({
   environment: typeof s.environment === 'boolean' ? s.environment : INSTRUCTIONS_DEFAULTS.environment,
 }))
 
-/** The `instructions` group as turns and the context reads consume it. */
+/** The `instructions` group as runs and the context reads consume it. */
 export function instructionsSettings(files: FileContents): typeof INSTRUCTIONS_DEFAULTS {
   return instructions.read(files) as typeof INSTRUCTIONS_DEFAULTS
 }

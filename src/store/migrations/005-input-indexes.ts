@@ -3,8 +3,8 @@ import type { Migration } from './index.ts'
 /**
  * Indexes for the input queries that run on every admission and every run. The partial
  * index of 003 (`delivery IN ('pending', 'running')`) is only usable by a query with that
- * very term, so `delivery = 'pending'` (waiting count, the next turn's inputs, recovery)
- * and the end of a turn (`turn = ?`) scanned the whole table: seven days of inputs.
+ * very term, so `delivery = 'pending'` (waiting count, the next run's inputs, recovery)
+ * and the end of a run (`turn = ?`) scanned the whole table: seven days of inputs.
  */
 export const m005InputIndexes: Migration = {
   version: 5,

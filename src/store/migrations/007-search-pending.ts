@@ -2,7 +2,7 @@ import type { Migration } from './index.ts'
 
 /**
  * Sessions whose search entry is missing or out of date. Writing the trigram index inside
- * every create, rename and turn cost about half of the transaction's SQLite time (FTS5
+ * every create, rename and run cost about half of the transaction's SQLite time (FTS5
  * writes a new segment per transaction: ~6 of a create's ~20 WAL pages). A change now only
  * marks its session here, in the same transaction; the search indexer brings the index up
  * to date in batches (sessions/search.ts), and searches match marked sessions by scanning

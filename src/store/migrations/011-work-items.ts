@@ -7,7 +7,7 @@ const NOTE_OR_SENT = (c: string, kind: string) =>
 
 /**
  * Extensions `work` and `paperclips`: work items per workspace, the notes queued for a
- * session's next turn, and clips (newest first by `seq`).
+ * session's next run, and clips (newest first by `seq`).
  *
  * - An item's `revision` counts its edits (the ETag); `seq` orders a workspace's items
  *   oldest first and is the listing's keyset.
@@ -15,7 +15,7 @@ const NOTE_OR_SENT = (c: string, kind: string) =>
  *   deleted, so the foreign key never dangles.
  * - `session_notes` holds notes waiting for their session's next run, which takes them into
  *   its history (kind `note`) in the transaction that starts it. The model reads a note
- *   with the user message after it, so `entry_sizes` counts it as part of that turn's user
+ *   with the user message after it, so `entry_sizes` counts it as part of that run's user
  *   text (the trigger is made again with that one case added).
  */
 export const m011WorkItems: Migration = {
