@@ -88,7 +88,7 @@ function collect(program: string, args: string[], opts: ProcessOptions): Promise
       if (err.length < STDERR_SHOWN * 4) err += chunk.toString('utf8')
     })
     child.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.name === 'AbortError') finish(fail('was stopped: the turn was aborted'))
+      if (e.name === 'AbortError') finish(fail('was stopped: the step was aborted'))
       else finish(fail(`could not be started (${e.code ?? e.message})`))
     })
     child.on('close', (code, signal) => {
