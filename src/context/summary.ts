@@ -4,8 +4,8 @@
 // instructions are read as a run would read them, the history is measured in SQLite.
 import { createHash } from 'node:crypto'
 import type { InstructionSource, SystemParts } from '../instructions/index.ts'
+import type { ApprovalPolicy } from '../schemas/common.ts'
 import { HearthError } from '../schemas/problems.ts'
-import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { SessionRow } from '../sessions/types.ts'
 import { selectionOf } from '../sessions/views.ts'

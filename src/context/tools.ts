@@ -4,7 +4,7 @@
 // so what the summary shows is what the next request offers.
 import type { KernelPool } from '../kernel/pool.ts'
 import type { OfferedTool } from '../kernel/protocol.ts'
-import type { ApprovalPolicy } from '../schemas/settings.ts'
+import type { ApprovalPolicy } from '../schemas/common.ts'
 
 export interface ToolSource {
   /** Shown as each tool's `source` (the built-in tools are `builtin`). */

@@ -4,7 +4,7 @@
 // same from step to step, so a provider's prompt cache keeps it; a run computes the block
 // once, at its start, so every step of the run sends the same text (docs/instructions.md).
 import { arch, release, type } from 'node:os'
-import type { ApprovalPolicy } from '../schemas/settings.ts'
+import type { ApprovalPolicy } from '../schemas/common.ts'
 import type { SandboxStatus } from '../tools/types.ts'
 import { type GitState, readGitState } from './git.ts'
 

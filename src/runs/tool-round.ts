@@ -3,8 +3,8 @@
 // committed. Reads run concurrently; a write or a command waits for everything before it and
 // runs alone, so the model's order holds wherever it matters.
 import type { CheckedCall } from '../kernel/protocol.ts'
+import type { ApprovalPolicy } from '../schemas/common.ts'
 import { type Problem, problemBody } from '../schemas/problems.ts'
-import type { ApprovalPolicy } from '../schemas/settings.ts'
 import { type GatedCall, gate, requestApproval } from '../sessions/approvals.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { ActiveRun } from './active-run.ts'

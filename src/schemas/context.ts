@@ -5,7 +5,7 @@ import * as Type from 'typebox'
 import { Continuation, Limit, Nullable, Timestamp } from './common.ts'
 import { Problem } from './problems.ts'
 import { InstructionSource } from './session-read.ts'
-import { CompactionStrategySchema, KeepTurns } from './settings.ts'
+import { CompactionStrategySchema, KeepTurns } from './settings-simple.ts'
 
 const Tokens = Type.Integer({ minimum: 0, description: 'Estimated tokens' })
 const Position = Nullable(Type.Integer({ minimum: 1 }))

@@ -4,8 +4,8 @@
 // nobody decided before its run ended (interrupt, failure, a daemon restart) is `expired`:
 // nothing runs without a recorded decision.
 import { v7 as uuidv7 } from 'uuid'
+import type { ApprovalPolicy } from '../schemas/common.ts'
 import { HearthError } from '../schemas/problems.ts'
-import type { ApprovalPolicy } from '../schemas/settings.ts'
 import type { ToolEffect } from '../tools/types.ts'
 import type { SessionsCore, Tx } from './core.ts'
 import type { SessionRow } from './types.ts'

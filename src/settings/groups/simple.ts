@@ -4,14 +4,14 @@
 // approval policy, the step limit, extra roots and network for commands: docs/tools.md) and
 // `compaction` (automatic compaction and the default strategy: docs/context.md) and
 // `instructions` (hearth's own instructions replaced or extended: docs/instructions.md).
+
+import { APPROVAL_POLICIES, type ApprovalPolicy } from '../../schemas/common.ts'
 import { HearthError } from '../../schemas/problems.ts'
 import {
-  APPROVAL_POLICIES,
-  type ApprovalPolicy,
   COMPACTION_STRATEGIES,
   type CompactionStrategyName,
   OPTIONAL_CAPABILITIES,
-} from '../../schemas/settings.ts'
+} from '../../schemas/settings-simple.ts'
 import type { FileContents, JsonObject } from '../files.ts'
 import { isObject, mergePatch, objectAt, setOrDrop } from '../merge.ts'
 import { copyFiles, type GroupCodec } from './types.ts'
