@@ -98,6 +98,46 @@ export function lazyPiTuiTables(file, source) {
   return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
 }
 
+/**
+ * Under tmux, pi-tui learns whether OSC 8 hyperlinks reach the outer terminal by running
+ * `tmux display-message` (spawnSync, up to 250 ms; ~10 ms on a quiet machine) the first time
+ * anything reads the terminal's capabilities, and the TUI's start reads them (whether the
+ * terminal shows images, which under tmux it never does) before its first frame. The answer
+ * is asked when `hyperlinks` is first read instead (a Markdown link): the capabilities hold a
+ * getter that runs the probe once. Every other capability, and every terminal but tmux, is
+ * detected as before; PI_HYPERLINKS and setCapabilityOverrides still take precedence.
+ */
+export function lazyTmuxHyperlinks(file, source) {
+  const edits = [
+    {
+      find: '...detectCapabilities(hyperlinks === undefined ? undefined : () => hyperlinks),',
+      replace: '...detectCapabilities(hyperlinks === undefined ? () => probeTmuxLater : () => hyperlinks),',
+    },
+    {
+      find: '            ...capabilityOverrides,\n        };\n',
+      replace: [
+        '            ...capabilityOverrides,',
+        '        };',
+        '        if (cachedCapabilities.hyperlinks === probeTmuxLater) {',
+        '            let probed;',
+        '            Object.defineProperty(cachedCapabilities, "hyperlinks", {',
+        '                get: () => (probed ??= probeTmuxHyperlinks()),',
+        '                set: (value) => { probed = value; },',
+        '                enumerable: true,',
+        '                configurable: true,',
+        '            });',
+        '        }',
+        '',
+      ].join('\n'),
+    },
+    {
+      find: 'let cachedCapabilities = null;',
+      replace: 'let cachedCapabilities = null;\nconst probeTmuxLater = Symbol("probe tmux on first read");',
+    },
+  ]
+  return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
+}
+
 /** Each patch as esbuild sees it: the files it applies to, and the change. */
 export const PATCHES = [
   {
@@ -109,6 +149,11 @@ export const PATCHES = [
     name: 'lazy-pi-tui-tables',
     filter: /@earendil-works[\\/]pi-tui[\\/]dist[\\/]utils\.js$/,
     patch: lazyPiTuiTables,
+  },
+  {
+    name: 'lazy-tmux-hyperlinks',
+    filter: /@earendil-works[\\/]pi-tui[\\/]dist[\\/]terminal-image\.js$/,
+    patch: lazyTmuxHyperlinks,
   },
 ]
 

@@ -2,12 +2,13 @@
 // packages: each still finds its text, and a source whose text moved fails with the
 // package's name and version. An upgrade that moves the text fails here before it ships.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { describe, it } from 'node:test'
+import { pathToFileURL } from 'node:url'
 import { PATCHES, packageOf } from '../../scripts/patches.mjs'
-import { ROOT } from '../helpers/daemon.ts'
+import { ROOT, tempHome } from '../helpers/daemon.ts'
 
 const require = createRequire(join(ROOT, 'package.json'))
 
@@ -15,12 +16,22 @@ const require = createRequire(join(ROOT, 'package.json'))
 const TARGETS: Record<string, string> = {
   'sqlite-addon-from-package': join(dirname(require.resolve('better-sqlite3')), 'binding.js'),
   'lazy-pi-tui-tables': join(dirname(require.resolve('@earendil-works/pi-tui')), 'utils.js'),
+  'lazy-tmux-hyperlinks': join(dirname(require.resolve('@earendil-works/pi-tui')), 'terminal-image.js'),
 }
 
 const patchNamed = (name: string) => {
   const p = PATCHES.find((x) => x.name === name)
   assert.ok(p, name)
   return p
+}
+
+/** pi-tui's terminal-image.js as the bundle has it, loaded with its imports from the package. */
+async function patchedTerminalImage() {
+  const file = TARGETS['lazy-tmux-hyperlinks']
+  const patched = patchNamed('lazy-tmux-hyperlinks')
+    .patch(file, readFileSync(file, 'utf8'))
+    .replace('"./utils.js"', JSON.stringify(pathToFileURL(join(dirname(file), 'utils.js')).href))
+  return import(`data:text/javascript,${encodeURIComponent(patched)}`)
 }
 
 describe('build patches of dependency sources', () => {
@@ -53,6 +64,37 @@ describe('build patches of dependency sources', () => {
     assert.match(patched, /rgiEmoji \?\?= new RegExp/)
   })
 
+  it('pi-tui under tmux: the capabilities are read without running tmux, hyperlinks run it once', async () => {
+    const capabilities = await patchedTerminalImage()
+    const bin = tempHome('hearth-fake-tmux-')
+    const calls = join(bin, 'calls')
+    writeFileSync(join(bin, 'tmux'), `#!/bin/sh\necho call >> '${calls}'\necho 'clipboard,hyperlinks'\n`, {
+      mode: 0o755,
+    })
+    const saved = { PATH: process.env.PATH, TMUX: process.env.TMUX, PI_HYPERLINKS: process.env.PI_HYPERLINKS }
+    process.env.PATH = `${bin}:${process.env.PATH}`
+    process.env.TMUX = '/tmp/tmux-0/default,1,0'
+    delete process.env.PI_HYPERLINKS
+    try {
+      const ran = () => (existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').length - 1 : 0)
+      capabilities.resetCapabilitiesCache()
+      assert.equal(capabilities.getCapabilities().images, null)
+      assert.equal(ran(), 0)
+      assert.equal(capabilities.getCapabilities().hyperlinks, true)
+      assert.equal(capabilities.getCapabilities().hyperlinks, true)
+      assert.equal(ran(), 1)
+      // An override still wins, without running tmux.
+      capabilities.setCapabilityOverrides({ hyperlinks: false })
+      assert.equal(capabilities.getCapabilities().hyperlinks, false)
+      assert.equal(ran(), 1)
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+      }
+    }
+  })
+
   it('a target text gone or repeated fails with the package, its version and the text', () => {
     for (const [name, file] of Object.entries(TARGETS)) {
       const { name: pkg, version } = packageOf(file)
@@ -60,7 +102,13 @@ describe('build patches of dependency sources', () => {
       const p = patchNamed(name)
       for (const changed of [
         // each text the patch looks for, removed in turn
-        ...['__dirname', 'new Intl.Segmenter', '\\p{RGI_Emoji}']
+        ...[
+          '__dirname',
+          'new Intl.Segmenter',
+          '\\p{RGI_Emoji}',
+          '...capabilityOverrides,',
+          'let cachedCapabilities',
+        ]
           .filter((t) => source.includes(t))
           .map((t) => source.split(t).join('/*moved*/')),
         // the whole file twice: every text found twice as often
