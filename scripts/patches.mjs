@@ -68,12 +68,27 @@ const SIMPLE_TEXT =
   '/^[\\x20-\\x7e\\xa0-\\xac\\xae-\\u02ff\\u2010-\\u2027\\u2030-\\u205e\\u2190-\\u21ff\\u2500-\\u259f]*$/'
 
 /**
+ * A regular expression compiled on first use, for pi-tui's patterns that only have `.source`
+ * read, `.test()` called or are passed to `String.prototype.search` (Symbol.search). Those
+ * built from Unicode properties (CJK scripts, punctuation) cost ~0.5 ms each to construct.
+ */
+const LAZY_PATTERN = [
+  'function lazyPattern(source, flags) {',
+  '    let compiled;',
+  '    const regex = () => (compiled ??= new RegExp(source, flags));',
+  '    return { source, flags, test: (text) => regex().test(text), [Symbol.search]: (text) => regex()[Symbol.search](text) };',
+  '}',
+].join('\n')
+
+/**
  * pi-tui's utils build two segmenters (Intl.Segmenter loads ICU's break rules: graphemes, and
  * words for the editor's word moves) and the RGI_Emoji regular expression (a property of
  * strings: thousands of sequences) when the module loads: ~15 ms on a quiet machine, ~100 ms
  * under load, all before the client's first frame, which needs none of them (the emoji test
  * runs only for code points that may be emoji, and the segmenters only for non-ASCII text or
- * a word move). All three are made on first use instead, and text of SIMPLE_TEXT is split
+ * a word move), and three patterns of CJK scripts and punctuation (the editor's and the
+ * autocompletion's word boundaries, Markdown's CJK emphasis). All are made on first use
+ * instead, and text of SIMPLE_TEXT is split
  * into graphemes without the segmenter. Only `.segment()` and `.test()` are ever called on
  * them (pi-tui's modules keep the objects getGraphemeSegmenter and getWordSegmenter return,
  * and call `.segment()` on them).
@@ -94,6 +109,11 @@ export function lazyPiTuiTables(file, source) {
       replace:
         'let rgiEmoji; const rgiEmojiRegex = { test: (s) => (rgiEmoji ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(s) };',
     },
+    ...['cjkPunctuationRegex', 'autocompleteSeparatorRegex', 'autocompleteBoundaryRegex'].map((name) => ({
+      find: `export const ${name} = new RegExp(`,
+      replace: `export const ${name} = lazyPattern(`,
+    })),
+    { find: 'function isPrintableAscii(', replace: `${LAZY_PATTERN}\nfunction isPrintableAscii(` },
   ]
   return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
 }
@@ -138,6 +158,39 @@ export function lazyTmuxHyperlinks(file, source) {
   return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
 }
 
+/**
+ * pi-tui's editor builds its autocompletion patterns (from utils' CJK patterns) when it loads
+ * and two more for each editor, and its autocompletion one when it loads: ~3 ms before the
+ * client's first frame, for patterns first tested when a key is typed. Each is compiled on
+ * first use instead (`.test()` is all that is called on them; one only has `.source` read).
+ */
+export function lazyEditorPatterns(file, source) {
+  const edits = [
+    {
+      find: 'const unquotedAutocompleteSuffixRegex = new RegExp(',
+      replace: 'const unquotedAutocompleteSuffixRegex = lazyPattern(',
+    },
+    {
+      find: 'return new RegExp(`${autocompleteTokenStartSource}',
+      replace: 'return lazyPattern(`${autocompleteTokenStartSource}',
+      count: 2,
+    },
+    { find: 'function escapeCharacterClass(', replace: `${LAZY_PATTERN}\nfunction escapeCharacterClass(` },
+  ]
+  return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
+}
+
+/** pi-tui's autocompletion: its token start pattern, compiled on first use (see lazyEditorPatterns). */
+export function lazyAutocompletePatterns(file, source) {
+  const edits = [
+    {
+      find: 'const tokenStartRegex = new RegExp(',
+      replace: `${LAZY_PATTERN}\nconst tokenStartRegex = lazyPattern(`,
+    },
+  ]
+  return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
+}
+
 /** Each patch as esbuild sees it: the files it applies to, and the change. */
 export const PATCHES = [
   {
@@ -154,6 +207,16 @@ export const PATCHES = [
     name: 'lazy-tmux-hyperlinks',
     filter: /@earendil-works[\\/]pi-tui[\\/]dist[\\/]terminal-image\.js$/,
     patch: lazyTmuxHyperlinks,
+  },
+  {
+    name: 'lazy-pi-tui-editor-patterns',
+    filter: /@earendil-works[\\/]pi-tui[\\/]dist[\\/]components[\\/]editor\.js$/,
+    patch: lazyEditorPatterns,
+  },
+  {
+    name: 'lazy-pi-tui-autocomplete-patterns',
+    filter: /@earendil-works[\\/]pi-tui[\\/]dist[\\/]autocomplete\.js$/,
+    patch: lazyAutocompletePatterns,
   },
 ]
 

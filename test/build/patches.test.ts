@@ -17,6 +17,15 @@ const TARGETS: Record<string, string> = {
   'sqlite-addon-from-package': join(dirname(require.resolve('better-sqlite3')), 'binding.js'),
   'lazy-pi-tui-tables': join(dirname(require.resolve('@earendil-works/pi-tui')), 'utils.js'),
   'lazy-tmux-hyperlinks': join(dirname(require.resolve('@earendil-works/pi-tui')), 'terminal-image.js'),
+  'lazy-pi-tui-editor-patterns': join(
+    dirname(require.resolve('@earendil-works/pi-tui')),
+    'components',
+    'editor.js',
+  ),
+  'lazy-pi-tui-autocomplete-patterns': join(
+    dirname(require.resolve('@earendil-works/pi-tui')),
+    'autocomplete.js',
+  ),
 }
 
 const patchNamed = (name: string) => {
@@ -62,6 +71,40 @@ describe('build patches of dependency sources', () => {
     assert.match(patched, /graphemes \?\?= new Intl\.Segmenter/)
     assert.match(patched, /words \?\?= new Intl\.Segmenter/)
     assert.match(patched, /rgiEmoji \?\?= new RegExp/)
+  })
+
+  it('pi-tui: the patterns built from Unicode properties are compiled on first use, and match as before', async () => {
+    for (const name of [
+      'lazy-pi-tui-tables',
+      'lazy-pi-tui-editor-patterns',
+      'lazy-pi-tui-autocomplete-patterns',
+    ]) {
+      const file = TARGETS[name]
+      const patched = patchNamed(name).patch(file, readFileSync(file, 'utf8'))
+      assert.doesNotMatch(patched, /^(export )?const \w+ = new RegExp\(/m, name)
+      assert.doesNotMatch(patched, /return new RegExp\(`\$\{autocompleteTokenStartSource\}/, name)
+    }
+    const utils = await import(pathToFileURL(TARGETS['lazy-pi-tui-tables']).href)
+    const lazy = await import(
+      `data:text/javascript,${encodeURIComponent(
+        patchNamed('lazy-pi-tui-tables')
+          .patch(TARGETS['lazy-pi-tui-tables'], readFileSync(TARGETS['lazy-pi-tui-tables'], 'utf8'))
+          .replace(
+            '"get-east-asian-width"',
+            JSON.stringify(
+              import.meta.resolve('get-east-asian-width', pathToFileURL(TARGETS['lazy-pi-tui-tables']).href),
+            ),
+          ),
+      )}`
+    )
+    const samples = ['a b', '你好，世界', '路径：src', '(@src/foo', 'plain', '。', 'x\ty']
+    for (const name of ['cjkPunctuationRegex', 'autocompleteSeparatorRegex', 'autocompleteBoundaryRegex']) {
+      assert.equal(lazy[name].source, utils[name].source, name)
+      for (const text of samples) {
+        assert.equal(lazy[name].test(text), utils[name].test(text), `${name} ${text}`)
+        assert.equal(text.search(lazy[name]), text.search(utils[name]), `${name} ${text}`)
+      }
+    }
   })
 
   it('pi-tui under tmux: the capabilities are read without running tmux, hyperlinks run it once', async () => {
