@@ -171,8 +171,9 @@ export function lazyEditorPatterns(file, source) {
       replace: 'const unquotedAutocompleteSuffixRegex = lazyPattern(',
     },
     {
-      find: 'return new RegExp(`${autocompleteTokenStartSource}',
-      replace: 'return lazyPattern(`${autocompleteTokenStartSource}',
+      // buildTriggerPattern and buildDebouncePattern (the paste marker's is built as it is used)
+      find: 'return new RegExp(`',
+      replace: 'return lazyPattern(`',
       count: 2,
     },
     { find: 'function escapeCharacterClass(', replace: `${LAZY_PATTERN}\nfunction escapeCharacterClass(` },
