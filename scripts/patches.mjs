@@ -192,6 +192,43 @@ export function lazyAutocompletePatterns(file, source) {
   return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
 }
 
+/**
+ * marked-cjk-friendly (pi-tui's Markdown emphasis next to CJK text) builds six patterns of
+ * CJK ranges and Unicode punctuation when its module loads (~5 ms, the most costly part of
+ * loading the Markdown renderer, which a session opened with its history waits for). Each is
+ * built the first time Markdown needs it instead: the two tests of single characters by
+ * lazyPattern, the four closing-delimiter scanners (global: their lastIndex is set and read)
+ * by a builder called where they are used, which makes each object once and returns it every
+ * time after, so its source, flags and matching are the package's own.
+ */
+export function lazyCjkFriendlyPatterns(file, source) {
+  const scanners = [
+    ['emStrongRDelimAstCjk', 'buildRDelimAst(cjkPunct, cjkPunctSpace, cjkNotPunctSpace)'],
+    ['emStrongRDelimAstCjkGfm', 'buildRDelimAst(cjkPunctGfm, cjkPunctSpaceGfm, cjkNotPunctSpaceGfm)'],
+    ['emStrongRDelimUndCjk', 'buildRDelimUnd(cjkPunct, cjkPunctSpace, cjkNotPunctSpace)'],
+    ['delRDelimCjk', 'buildRDelimDel(cjkDelPunct, cjkDelPunctSpace, cjkDelNotPunctSpace)'],
+  ]
+  const edits = [
+    { find: 'const cjkTest = new RegExp(', replace: `${LAZY_PATTERN}\nconst cjkTest = lazyPattern(` },
+    { find: 'const punctuationCjk = new RegExp(', replace: 'const punctuationCjk = lazyPattern(' },
+    ...scanners.map(([name, build]) => ({
+      find: `const ${name} = ${build};`,
+      replace: `let ${name}Made; const ${name} = () => (${name}Made ??= ${build});`,
+    })),
+    {
+      find: 'endReg = isGfm ? emStrongRDelimAstCjkGfm : emStrongRDelimAstCjk;',
+      replace: 'endReg = isGfm ? emStrongRDelimAstCjkGfm() : emStrongRDelimAstCjk();',
+    },
+    { find: 'else endReg = emStrongRDelimUndCjk;', replace: 'else endReg = emStrongRDelimUndCjk();' },
+    {
+      find: 'delRDelimCjk.lastIndex = 0;',
+      replace: 'const delRDelim = delRDelimCjk();\n\t\t\t\tdelRDelim.lastIndex = 0;',
+    },
+    { find: 'delRDelimCjk.exec(', replace: 'delRDelim.exec(' },
+  ]
+  return edits.reduce((text, edit) => replaceExactly(file, text, edit), source)
+}
+
 /** Each patch as esbuild sees it: the files it applies to, and the change. */
 export const PATCHES = [
   {
@@ -218,6 +255,11 @@ export const PATCHES = [
     name: 'lazy-pi-tui-autocomplete-patterns',
     filter: /@earendil-works[\\/]pi-tui[\\/]dist[\\/]autocomplete\.js$/,
     patch: lazyAutocompletePatterns,
+  },
+  {
+    name: 'lazy-cjk-friendly-patterns',
+    filter: /marked-cjk-friendly[\\/]dist[\\/]index\.js$/,
+    patch: lazyCjkFriendlyPatterns,
   },
 ]
 

@@ -26,6 +26,9 @@ const TARGETS: Record<string, string> = {
     dirname(require.resolve('@earendil-works/pi-tui')),
     'autocomplete.js',
   ),
+  'lazy-cjk-friendly-patterns': createRequire(require.resolve('@earendil-works/pi-tui')).resolve(
+    'marked-cjk-friendly',
+  ),
 }
 
 const patchNamed = (name: string) => {
@@ -103,6 +106,33 @@ describe('build patches of dependency sources', () => {
       for (const text of samples) {
         assert.equal(lazy[name].test(text), utils[name].test(text), `${name} ${text}`)
         assert.equal(text.search(lazy[name]), text.search(utils[name]), `${name} ${text}`)
+      }
+    }
+  })
+
+  it('marked-cjk-friendly: its patterns are built on first use, and Markdown parses as before', async () => {
+    const file = TARGETS['lazy-cjk-friendly-patterns']
+    const patched = patchNamed('lazy-cjk-friendly-patterns').patch(file, readFileSync(file, 'utf8'))
+    assert.doesNotMatch(patched, /^const \w+ = (new RegExp|buildRDelim)/m)
+    const original = (await import(pathToFileURL(file).href)).default
+    const lazy = (await import(`data:text/javascript,${encodeURIComponent(patched)}`)).default
+    const { Marked } = await import(createRequire(file).resolve('marked'))
+    // As pi-tui's Markdown uses it (emphasis), and its strikethrough; GFM and not.
+    const parsers = (friendly: typeof original) =>
+      [true, false].map((gfm) => new Marked({ gfm }).use({ tokenizer: friendly().tokenizer }))
+    const [before, after] = [parsers(original), parsers(lazy)]
+    const samples = [
+      '**bold** and *em*, __under__ and _u_, ~~gone~~ and ~one~',
+      'a*b*c ***x** y* snake_case_word **a**b __a__b ~~a~~b',
+      '这是**强调**。日本語の*強調*です。한국어 **굵게**입니다',
+      '**「括号」**后 中文_下划线_中文 x**。**y ~~删除~~线 *中*文*字*',
+      '- **项目**：说明\n- *斜体*，~~删~~。\n\n> **引用**文字',
+    ]
+    // Twice over, so the scanners' lastIndex is reused as the package reuses it.
+    for (const text of [...samples, ...samples]) {
+      for (const [i, parser] of before.entries()) {
+        assert.deepEqual(after[i].lexer(text), parser.lexer(text), text)
+        assert.equal(after[i].parse(text), parser.parse(text), text)
       }
     }
   })
