@@ -126,8 +126,11 @@ describe('build patches of dependency sources', () => {
       'a*b*c ***x** y* snake_case_word **a**b __a__b ~~a~~b',
       '这是**强调**。日本語の*強調*です。한국어 **굵게**입니다',
       '**「括号」**后 中文_下划线_中文 x**。**y ~~删除~~线 *中*文*字*',
+      '**これは太字になりません。**ご注意ください。~~删除。~~线 *强调。*文字 __下划线。__文字',
       '- **项目**：说明\n- *斜体*，~~删~~。\n\n> **引用**文字',
     ]
+    // The CJK samples are ones the package parses differently from marked alone.
+    assert.notEqual(before[0].parse(samples[3]), new Marked().parse(samples[3]))
     // Twice over, so the scanners' lastIndex is reused as the package reuses it.
     for (const text of [...samples, ...samples]) {
       for (const [i, parser] of before.entries()) {
