@@ -5,20 +5,7 @@
 // loads that its descriptors list exactly PROVIDER_EXTENSIONS, SIGN_IN_EXTENSIONS and
 // QUOTA_FEEDS below.
 
-/** Extensions hearth knows; a profile's `extension` is one of the provider ones. */
-export const EXTENSIONS = [
-  'models',
-  'openai-compatible',
-  'chatgpt',
-  'claude',
-  'antigravity',
-  'bedrock',
-  'vertex',
-  'work',
-  'paperclips',
-] as const
-export type Extension = (typeof EXTENSIONS)[number]
-
+/** The provider extensions: a profile's `extension` is one of them. */
 export const PROVIDER_EXTENSIONS = [
   'openai-compatible',
   'chatgpt',
@@ -26,7 +13,11 @@ export const PROVIDER_EXTENSIONS = [
   'antigravity',
   'bedrock',
   'vertex',
-] as const satisfies readonly Extension[]
+] as const
+
+/** Extensions hearth knows: the model catalogue, the providers, and work and paperclips. */
+export const EXTENSIONS = ['models', ...PROVIDER_EXTENSIONS, 'work', 'paperclips'] as const
+export type Extension = (typeof EXTENSIONS)[number]
 
 /** The extension of a stored profile that names none. */
 export const DEFAULT_EXTENSION = 'openai-compatible' satisfies Extension
@@ -48,5 +39,4 @@ export const QUOTA_FEEDS: Readonly<Record<string, string>> = {
 }
 
 /** What the settings schema says of a profile's `extension`. */
-export const PROFILE_EXTENSION_NOTE =
-  'Provider extension; a stored profile without it is openai-compatible. Usable now: openai-compatible, chatgpt, claude, bedrock, vertex, antigravity; a profile of another one is refused with provider_unsupported until hearth has a transport for it'
+export const PROFILE_EXTENSION_NOTE = `Provider extension; a stored profile without it is ${DEFAULT_EXTENSION}. Usable now: ${PROVIDER_EXTENSIONS.join(', ')}; a profile of another one is refused with provider_unsupported until hearth has a transport for it`
