@@ -5,6 +5,7 @@ import { HearthClient } from '../client/client.ts'
 import { homeOf, parseCommand, takeGlobalOptions } from '../command-line/args.ts'
 import { type Out, reported, stdout, UsageError } from '../command-line/errors.ts'
 import { helpFor } from './help.ts'
+import { writeJson } from './output.ts'
 
 async function statusCommand(args: string[], out: Out): Promise<number> {
   const parsed = parseCommand(args, {}, out, helpFor(['status']))
@@ -12,7 +13,7 @@ async function statusCommand(args: string[], out: Out): Promise<number> {
   const { values } = parsed
   const client = HearthClient.fromHome(homeOf(values.home))
   const { body } = await client.call('server.get')
-  out.write(`${JSON.stringify(body, null, 2)}\n`)
+  writeJson(out, body)
   return 0
 }
 
