@@ -20,6 +20,7 @@ const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
 const steps = new Map<string, AbortController>()
 
 function send(msg: FromKernel): void {
+  if (msg.type === 'tool_result' && msg.early) earlyAnswered.note(msg.run_id, msg.call_id)
   // A daemon killed with -9 leaves a closed channel: writing to it must end this process
   // quietly (no unhandled EPIPE), since nobody is left to read its events.
   if (!process.connected) {
@@ -29,6 +30,27 @@ function send(msg: FromKernel): void {
   process.send?.(msg, undefined, {}, (err) => {
     if (err) quit()
   })
+}
+
+/**
+ * Reads started as their step ended whose result went to the daemon unasked. The daemon asks
+ * for a call when it comes to it, and its `tool` can cross that result on the channel; the
+ * result it already has answers it (the daemon takes the first result of a call), so the
+ * read is not run a second time. Keys leave when asked for or when the run's next step comes.
+ */
+const earlyAnswered = {
+  keys: new Set<string>(),
+  note(runId: string, callId: string): void {
+    // Bounded: a run interrupted before asking leaves its keys until another step comes.
+    if (this.keys.size >= 1024) this.keys.delete(this.keys.values().next().value as string)
+    this.keys.add(`${runId}\0${callId}`)
+  },
+  take(runId: string, callId: string): boolean {
+    return this.keys.delete(`${runId}\0${callId}`)
+  },
+  forget(runId: string): void {
+    for (const k of this.keys) if (k.startsWith(`${runId}\0`)) this.keys.delete(k)
+  },
 }
 
 let quitting = false
@@ -41,7 +63,10 @@ function quit(): void {
 
 async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> {
   // A new step of a run: what the last one read early and nobody asked for is dropped.
-  if (msg.run_id !== null) tools.forgetEarlyReads(msg.run_id)
+  if (msg.run_id !== null) {
+    tools.forgetEarlyReads(msg.run_id)
+    earlyAnswered.forget(msg.run_id)
+  }
   const abort = new AbortController()
   steps.set(msg.step_id, abort)
   const sessionId = msg.tool_context?.session_id
@@ -76,11 +101,11 @@ async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> 
         if (batch.length === 0) setImmediate(flush)
         batch.push(e)
         if (e.type === 'tool_call') calls.push({ call_id: e.id, name: e.name, arguments: e.arguments })
-        // A step that asked for tools goes on at once: its events and the check of its
-        // calls leave now, not after the stream closes and the batch's next tick.
-        if (e.type === 'done' && calls.length > 0) {
+        // The step's end goes on at once: its events (and the check of its calls) leave
+        // now, not after the stream closes and the batch's next tick.
+        if (e.type === 'done') {
           flush()
-          tools.check(msg, sessionId, calls.splice(0), msg.tool_context)
+          if (calls.length > 0) tools.check(msg, sessionId, calls.splice(0), msg.tool_context)
         }
       }
     }
@@ -121,7 +146,9 @@ process.on('message', (msg: ToKernel) => {
   else if (msg.type === 'abort') {
     if (msg.step_id !== null) steps.get(msg.step_id)?.abort()
     if (msg.run_id !== null) tools.abort(msg.run_id)
-  } else if (msg.type === 'tool') void tools.run(msg)
+  } else if (msg.type === 'tool') {
+    if (!earlyAnswered.take(msg.run_id, msg.call.call_id)) void tools.run(msg)
+  }
   // The session was deleted: its jobs and its MCP servers stop.
   else if (msg.type === 'stop_jobs') {
     void tools.stopJobs(msg.session_id)

@@ -96,6 +96,8 @@ export class ActiveRun {
   usage: NeutralUsage | null = null
   /** Log events waiting for the next batch commit. */
   queue: { kind: string; payload: Record<string, any> }[] = []
+  /** The provider's usage of a step, for the request log, committed with the next batch. */
+  usageToRecord: { step: number; usage: NeutralUsage } | undefined
   flushScheduled = false
   /** The first step is on its way to the kernel (an interrupt before that needs no kernel's answer). */
   sent = false

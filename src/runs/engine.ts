@@ -15,6 +15,7 @@ import type { UpgradeStage } from '../kernel/upgrade.ts'
 import { runCachePolicy } from '../models/cache-policy.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { Decision } from '../sessions/approvals.ts'
+import type { Tx } from '../sessions/core.ts'
 import type { ActiveRun } from './active-run.ts'
 import {
   autoCompactionDue,
@@ -28,7 +29,7 @@ import { launchRun, newActiveRun } from './launch.ts'
 import { mcpToolSource, watchMcp } from './session-kernel/mcp.ts'
 import { watchKernels } from './session-kernel/views.ts'
 import { startRun } from './start.ts'
-import { flushEvents, roundDeps } from './step/events.ts'
+import { drainEvents, roundDeps } from './step/events.ts'
 import { assembleStep, compactInRun, type StepRequest, sendAssembled } from './step.ts'
 import { runToolRound } from './tool-round.ts'
 
@@ -179,25 +180,32 @@ export class Runs {
   #finish(sessionId: string, run: ActiveRun, outcome: RunOutcome, problem: Problem | null): void {
     if (run.finished) return
     run.finished = true
-    flushEvents(this.#d, sessionId, run)
     try {
-      finishRun(this.#d.core, sessionId, run.started.run_id, {
-        outcome,
-        problem,
-        contents: run.live.contents,
-        tool_calls: run.tool_calls,
-        replay: run.encrypted.sort((a, b) => a.index - b.index).map((x) => x.part),
-        usage: run.usage,
-        model: run.model || run.started.model,
-        elapsed_ms: Date.now() - run.startedMs,
-        cache: run.transport
-          ? runCachePolicy(
-              this.#d.cacheRules?.() ?? [],
-              run.transport.extension,
-              run.transport.profile.endpoint,
-            )
-          : null,
-      })
+      // The run's queued events (its last deltas) commit with its end.
+      const drain = (tx: Tx) => drainEvents(this.#d, sessionId, run, tx)
+      finishRun(
+        this.#d.core,
+        sessionId,
+        run.started.run_id,
+        {
+          outcome,
+          problem,
+          contents: run.live.contents,
+          tool_calls: run.tool_calls,
+          replay: run.encrypted.sort((a, b) => a.index - b.index).map((x) => x.part),
+          usage: run.usage,
+          model: run.model || run.started.model,
+          elapsed_ms: Date.now() - run.startedMs,
+          cache: run.transport
+            ? runCachePolicy(
+                this.#d.cacheRules?.() ?? [],
+                run.transport.extension,
+                run.transport.profile.endpoint,
+              )
+            : null,
+        },
+        drain,
+      )
     } catch (err) {
       this.#d.onError(err)
     }

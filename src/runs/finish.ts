@@ -6,7 +6,7 @@ import { cacheUsage } from '../models/cache-policy.ts'
 import type { AssistantPart, NeutralUsage } from '../providers/types.ts'
 import type { CachePolicy } from '../schemas/models.ts'
 import type { Problem } from '../schemas/problems.ts'
-import type { SessionsCore } from '../sessions/core.ts'
+import type { SessionsCore, Tx } from '../sessions/core.ts'
 import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
 import type { LiveContent } from '../sessions/live.ts'
 import { indexSession } from '../sessions/search.ts'
@@ -57,10 +57,22 @@ function unfinishedReason(r: RunResult) {
   return r.outcome === 'interrupted' ? ('interrupted' as const) : ('failed' as const)
 }
 
-export function finishRun(core: SessionsCore, sessionId: string, runId: string, r: RunResult): void {
+/**
+ * Ends the run in one transaction. `first` adds what the run still holds (its queued
+ * events) ahead of the end, in the same commit.
+ */
+export function finishRun(
+  core: SessionsCore,
+  sessionId: string,
+  runId: string,
+  r: RunResult,
+  first: (tx: Tx) => void = () => {},
+): void {
   core.transact((tx) => {
     const before = core.row(sessionId)
-    if (!before || before.run_id !== runId) return // deleted meanwhile, or already ended
+    if (!before) return // deleted meanwhile
+    first(tx)
+    if (before.run_id !== runId) return // already ended
     closeOpenCalls(core, tx, sessionId, runId, unfinishedReason(r))
     // An approval still waiting is moot now: nothing runs without a decision.
     core

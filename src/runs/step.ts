@@ -11,18 +11,18 @@
 // run is dropped.
 import { v7 as uuidv7 } from 'uuid'
 import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
-import { recordRequest, recordUsage } from '../context/requests.ts'
+import { recordRequest } from '../context/requests.ts'
 import { type CompactionSettings, strategyOf } from '../context/summary.ts'
 import type { FromKernel } from '../kernel/protocol.ts'
 import { replaysReasoningText } from '../providers/registry.ts'
-import type { EncryptedReasoningPart, NeutralEvent, NeutralUsage } from '../providers/types.ts'
+import type { EncryptedReasoningPart, NeutralEvent } from '../providers/types.ts'
 import { type ProblemCode, problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { SessionRow } from '../sessions/types.ts'
 import type { ActiveRun } from './active-run.ts'
 import { compactSession } from './compaction/compact.ts'
 import type { RunMoves, RunsDeps } from './deps.ts'
-import { appendDelta, appendProgress, queueEvent } from './step/events.ts'
+import { appendDelta, appendProgress, queueEvent, queueUsage } from './step/events.ts'
 import { type AssembledRequest, buildRequest } from './step/request.ts'
 
 export type StepRequest = AssembledRequest & { estimate: RequestEstimate }
@@ -89,22 +89,6 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
     request: a.request,
     tool_context: context,
   })
-}
-
-/** The provider's usage of a step, added to that step's record in the request log. */
-export function noteUsage(
-  core: SessionsCore,
-  sessionId: string,
-  runId: string,
-  step: number,
-  usage: NeutralUsage,
-  onError: (err: unknown) => void,
-): void {
-  try {
-    recordUsage(core, sessionId, runId, step, usage)
-  } catch (err) {
-    onError(err)
-  }
 }
 
 /** Compacts the session inside its run, on the run's kernel and credential. */
@@ -213,7 +197,7 @@ function onModelEvent(m: RunMoves, sessionId: string, run: ActiveRun, e: Neutral
       return
     case 'usage':
       run.usage = e.usage
-      noteUsage(m.d.core, sessionId, run.started.run_id, run.step, e.usage, m.d.onError)
+      queueUsage(m.d, sessionId, run, e.usage)
       return
     case 'done':
       run.stepEnded = true

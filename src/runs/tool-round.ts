@@ -28,12 +28,26 @@ export interface RoundEnd {
 interface Call extends GatedCall {
   grp: number
   checked: CheckedCall
+  /** Its `tool.started` went with the step's commit. */
+  announced?: boolean
 }
 
 export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundEnd> {
   const asked = run.tool_calls.filter((p) => p.type === 'tool_call')
   const checked = await checkedCalls(run)
   if (run.finished) return {}
+  const calls: Call[] = asked.map((c) => {
+    const k = checked.find((x) => x.call_id === c.id) as CheckedCall
+    return {
+      call_id: c.id,
+      name: c.name,
+      arguments: c.arguments,
+      summary: k?.summary ?? c.name,
+      effect: k?.effect ?? 'exec',
+      grp: 0,
+      checked: k,
+    }
+  })
   const groups = commitStep(
     d.core,
     d.sessionId,
@@ -45,7 +59,9 @@ export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundE
     },
     checked,
     (tx) => d.drain(run, tx),
+    (tx) => announceReads(d, run, calls, tx),
   )
+  for (const call of calls) call.grp = groups.get(call.call_id) ?? 0
   // The step is history now: the next one starts from nothing.
   run.checked = undefined
   run.live.contents = []
@@ -56,18 +72,6 @@ export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundE
     const detail = `The run made ${run.step} model requests (tools.max_steps); its last calls were not run`
     return { end: { outcome: 'failed', problem: problemBody('step_limit_reached', detail) } }
   }
-  const calls: Call[] = asked.map((c) => {
-    const k = checked.find((x) => x.call_id === c.id) as CheckedCall
-    return {
-      call_id: c.id,
-      name: c.name,
-      arguments: c.arguments,
-      summary: k?.summary ?? c.name,
-      effect: k?.effect ?? 'exec',
-      grp: groups.get(c.id) ?? 0,
-      checked: k,
-    }
-  })
   let reads: Promise<void>[] = []
   for (const call of calls) {
     if (run.finished || run.interrupted) break
@@ -83,6 +87,32 @@ export async function runToolRound(d: RoundDeps, run: ActiveRun): Promise<RoundE
   await Promise.all(reads)
   if (run.interrupted && !run.finished) return { end: { outcome: 'interrupted', problem: null } }
   return {}
+}
+
+/**
+ * The reads before the step's first call that changes something start at once (every policy
+ * lets a read run, and the kernel started them as the step ended): their `tool.started`
+ * goes in the step's commit, not in a commit of its own.
+ */
+function announceReads(d: RoundDeps, run: ActiveRun, calls: Call[], tx: Tx): void {
+  if (run.interrupted || run.step >= run.scope.maxSteps) return
+  for (const call of calls) {
+    if (!call.checked?.ok) continue
+    if (call.effect !== 'read') return
+    tx.append(d.sessionId, 'tool.started', startedOf(run, call))
+    call.announced = true
+  }
+}
+
+/** The payload of a call's `tool.started`. */
+function startedOf(run: ActiveRun, call: Call) {
+  return {
+    run_id: run.started.run_id,
+    call_id: call.call_id,
+    name: call.name,
+    summary: call.summary,
+    effect: call.effect,
+  }
 }
 
 /** The kernel's check of the step's calls (names and arguments against the tools' schemas). */
@@ -120,14 +150,8 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
     }
   }
   if (run.finished || run.interrupted) return
-  const started = {
-    run_id: run.started.run_id,
-    call_id: call.call_id,
-    name: call.name,
-    summary: call.summary,
-    effect: call.effect,
-  }
-  d.queue(run, 'tool.started', started)
+  const started = startedOf(run, call)
+  if (!call.announced) d.queue(run, 'tool.started', started)
   run.live.tools.push({ ...started, started_at: new Date().toISOString(), tail: '', output_utf8_bytes: 0 })
   const early = run.earlyResults.get(call.call_id)
   run.earlyResults.delete(call.call_id)

@@ -43,7 +43,8 @@ export interface StepAnswer {
 
 /**
  * Commits a step that asked for tools: its reasoning and answer in the run's group, then a
- * `tool_call` entry per call, each opening a display group of its own. Returns each call's group.
+ * `tool_call` entry per call, each opening a display group of its own. Returns each call's
+ * group. `before` adds what goes ahead of the entries in the same commit, `after` what follows them.
  */
 export function commitStep(
   core: SessionsCore,
@@ -52,6 +53,7 @@ export function commitStep(
   step: StepAnswer,
   checked: CheckedCall[],
   before: (tx: Tx) => void = () => {},
+  after: (tx: Tx) => void = () => {},
 ): Map<string, number> {
   return core.transact((tx) => {
     const groups = new Map<string, number>()
@@ -92,6 +94,7 @@ export function commitStep(
       })
     }
     addEntries(core, tx, sessionId, items)
+    after(tx)
     return groups
   })
 }

@@ -1,6 +1,10 @@
 // A run's log events, batched: what the kernel reports in one tick of the event loop is
 // queued on the run and committed in one transaction (setImmediate), so a fast stream makes
-// few transactions; deltas of one content and output of one call merge within a batch.
+// few transactions; deltas of one content and output of one call merge within a batch. A
+// transaction that ends a step or the run takes the batch first (drainEvents), so the end
+// of a step costs one commit. The step's usage, for the request log, rides along the same way.
+import { recordUsage } from '../../context/requests.ts'
+import type { NeutralUsage } from '../../providers/types.ts'
 import type { SessionsCore, Tx } from '../../sessions/core.ts'
 import { cutChars } from '../../sessions/entries.ts'
 import { type LiveContent, noteToolOutput } from '../../sessions/live.ts'
@@ -29,16 +33,29 @@ export function queueEvent(
   setImmediate(() => flushEvents(d, sessionId, run))
 }
 
+/**
+ * The provider's usage of the run's current step, added to the step's record in the request
+ * log with the run's next commit (its step's end, usually), not in a commit of its own.
+ */
+export function queueUsage(d: EventLog, sessionId: string, run: ActiveRun, usage: NeutralUsage): void {
+  run.usageToRecord = { step: run.step, usage }
+  if (run.flushScheduled) return
+  run.flushScheduled = true
+  setImmediate(() => flushEvents(d, sessionId, run))
+}
+
 /** Commits the run's queued events now (a deleted session takes none). */
 export function flushEvents(d: EventLog, sessionId: string, run: ActiveRun): void {
   run.flushScheduled = false
-  if (run.queue.length === 0) return
-  const batch = run.queue
-  run.queue = []
+  if (run.queue.length === 0 && run.usageToRecord === undefined) return
   try {
     d.core.transact((tx) => {
-      if (!d.core.row(sessionId)) return
-      for (const e of batch) tx.append(sessionId, e.kind, e.payload)
+      if (!d.core.row(sessionId)) {
+        run.queue = []
+        run.usageToRecord = undefined
+        return
+      }
+      drainEvents(d, sessionId, run, tx)
     })
   } catch (err) {
     d.onError(err)
@@ -46,10 +63,20 @@ export function flushEvents(d: EventLog, sessionId: string, run: ActiveRun): voi
 }
 
 /** Appends the run's queued events inside `tx`, so they go before what `tx` adds. */
-function drainEvents(sessionId: string, run: ActiveRun, tx: Tx): void {
+export function drainEvents(d: EventLog, sessionId: string, run: ActiveRun, tx: Tx): void {
   const batch = run.queue
   run.queue = []
   for (const e of batch) tx.append(sessionId, e.kind, e.payload)
+  const noted = run.usageToRecord
+  if (!noted) return
+  run.usageToRecord = undefined
+  try {
+    // In a savepoint: the request log is a record, and a failed write of it never takes
+    // the step's own changes with it.
+    d.core.db.transaction(() => recordUsage(d.core, sessionId, run.started.run_id, noted.step, noted.usage))()
+  } catch (err) {
+    d.onError(err)
+  }
 }
 
 /** The event log as a tool round (tool-round.ts) writes to it. */
@@ -58,7 +85,7 @@ export function roundDeps(d: EventLog, sessionId: string): RoundDeps {
     core: d.core,
     sessionId,
     flush: (run) => flushEvents(d, sessionId, run),
-    drain: (run, tx) => drainEvents(sessionId, run, tx),
+    drain: (run, tx) => drainEvents(d, sessionId, run, tx),
     queue: (run, kind, payload) => queueEvent(d, sessionId, run, kind, payload),
   }
 }
