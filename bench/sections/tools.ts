@@ -19,6 +19,14 @@ const WARM_UP = 5
 const TARGET_MS = 3
 
 const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`
+/** Every answer reports its usage, as real upstreams do (the daemon records it per step). */
+const USAGE = {
+  input_tokens: 1200,
+  output_tokens: 20,
+  total_tokens: 1220,
+  input_tokens_details: { cached_tokens: 1024 },
+  output_tokens_details: { reasoning_tokens: 0 },
+}
 
 /** A Responses upstream alternating a `read` call and an answer; records call-end and next-request times. */
 async function upstream() {
@@ -45,7 +53,10 @@ async function upstream() {
           }),
         )
         res.end(
-          frame({ type: 'response.completed', response: { id: `r${n}`, status: 'completed', output: [] } }),
+          frame({
+            type: 'response.completed',
+            response: { id: `r${n}`, status: 'completed', output: [], usage: USAGE },
+          }),
         )
         return
       }
@@ -63,7 +74,10 @@ async function upstream() {
       const done = { ...item, arguments: args, status: 'completed' }
       res.write(frame({ type: 'response.output_item.done', output_index: 0, item: done }))
       res.end(
-        frame({ type: 'response.completed', response: { id: `r${n}`, status: 'completed', output: [done] } }),
+        frame({
+          type: 'response.completed',
+          response: { id: `r${n}`, status: 'completed', output: [done], usage: USAGE },
+        }),
         () => {
           state.callEndedAt = performance.now()
         },

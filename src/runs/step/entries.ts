@@ -156,23 +156,24 @@ export function openCalls(
   sessionId: string,
   runId: string,
 ): { call_id: string; name: string; grp: number }[] {
+  // Only the fields it needs are read out of each entry: a result's output may be large.
   const rows = core
     .sql(
-      `SELECT grp, kind, content FROM entries WHERE session_id = ? AND kind IN ('tool_call', 'tool_result')
+      `SELECT grp, kind, json_extract(content, '$.call_id') AS call_id, json_extract(content, '$.name') AS name
+         FROM entries WHERE session_id = ? AND kind IN ('tool_call', 'tool_result')
          AND position > (SELECT COALESCE(MIN(position), 0) FROM entries WHERE session_id = ? AND grp = ?)
-         ORDER BY position`,
+         AND json_extract(content, '$.run_id') = ? ORDER BY position`,
     )
-    .all(sessionId, sessionId, runGroupOrZero(core, runId)) as {
+    .all(sessionId, sessionId, runGroupOrZero(core, runId), runId) as {
     grp: number
     kind: string
-    content: string
+    call_id: string
+    name: string
   }[]
   const open = new Map<string, { call_id: string; name: string; grp: number }>()
   for (const r of rows) {
-    const c = JSON.parse(r.content) as { run_id?: string; call_id: string; name: string }
-    if (c.run_id !== runId) continue
-    if (r.kind === 'tool_call') open.set(c.call_id, { call_id: c.call_id, name: c.name, grp: r.grp })
-    else open.delete(c.call_id)
+    if (r.kind === 'tool_call') open.set(r.call_id, { call_id: r.call_id, name: r.name, grp: r.grp })
+    else open.delete(r.call_id)
   }
   return [...open.values()]
 }
