@@ -53,7 +53,11 @@ export function recordRequest(
   })
 }
 
-/** Adds the provider's usage to the record of a run's step. */
+/**
+ * Adds the provider's usage to the record of a run's step: the run's latest step record (a
+ * step's usage comes before the next step is sent), found from the newest record down
+ * rather than by reading every record the session keeps.
+ */
 export function recordUsage(
   core: SessionsCore,
   sessionId: string,
@@ -64,9 +68,11 @@ export function recordUsage(
   core
     .sql(
       `UPDATE context_requests SET record = json_set(record, '$.usage', json(?))
-         WHERE session_id = ? AND run_id = ? AND purpose = 'turn' AND json_extract(record, '$.step') = ?`,
+         WHERE session_id = ? AND json_extract(record, '$.step') = ? AND seq = (
+           SELECT seq FROM context_requests WHERE session_id = ? AND run_id = ? AND purpose = 'turn'
+           ORDER BY seq DESC LIMIT 1)`,
     )
-    .run(JSON.stringify(usage), sessionId, runId, step)
+    .run(JSON.stringify(usage), sessionId, step, sessionId, runId)
 }
 
 /** Records after `after`, ascending, at most `limit`; `more` when others follow. */
