@@ -197,7 +197,7 @@ function onModelEvent(m: RunMoves, sessionId: string, run: ActiveRun, e: Neutral
       return
     case 'usage':
       run.usage = e.usage
-      queueUsage(m.d, sessionId, run, e.usage)
+      queueUsage(run, e.usage)
       return
     case 'done':
       run.stepEnded = true

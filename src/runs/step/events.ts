@@ -35,13 +35,11 @@ export function queueEvent(
 
 /**
  * The provider's usage of the run's current step, added to the step's record in the request
- * log with the run's next commit (its step's end, usually), not in a commit of its own.
+ * log with the run's next commit: the step's end (its calls' commit, or the run's end) at the
+ * latest, never a commit of its own, which would come just as the step ends.
  */
-export function queueUsage(d: EventLog, sessionId: string, run: ActiveRun, usage: NeutralUsage): void {
+export function queueUsage(run: ActiveRun, usage: NeutralUsage): void {
   run.usageToRecord = { step: run.step, usage }
-  if (run.flushScheduled) return
-  run.flushScheduled = true
-  setImmediate(() => flushEvents(d, sessionId, run))
 }
 
 /** Commits the run's queued events now (a deleted session takes none). */
