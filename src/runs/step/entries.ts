@@ -150,32 +150,30 @@ export function addResult(
   return true
 }
 
-/** The run's calls that have no result yet, in the order the model gave them. */
+/**
+ * The run's calls that have no result yet, in the order the model gave them. A call's result
+ * is in the call's own display group, so only the calls are read (never a result's output).
+ */
 export function openCalls(
   core: SessionsCore,
   sessionId: string,
   runId: string,
 ): { call_id: string; name: string; grp: number }[] {
-  // Only the fields it needs are read out of each entry: a result's output may be large.
   const rows = core
     .sql(
-      `SELECT grp, kind, json_extract(content, '$.call_id') AS call_id, json_extract(content, '$.name') AS name
-         FROM entries WHERE session_id = ? AND kind IN ('tool_call', 'tool_result')
-         AND position > (SELECT COALESCE(MIN(position), 0) FROM entries WHERE session_id = ? AND grp = ?)
-         AND json_extract(content, '$.run_id') = ? ORDER BY position`,
+      `SELECT c.grp, c.content FROM entries c WHERE c.session_id = ? AND c.kind = 'tool_call'
+         AND c.position > (SELECT COALESCE(MIN(position), 0) FROM entries WHERE session_id = ? AND grp = ?)
+         AND NOT EXISTS (SELECT 1 FROM entries r INDEXED BY entries_by_group
+           WHERE r.session_id = c.session_id AND r.grp = c.grp AND r.kind = 'tool_result')
+         ORDER BY c.position`,
     )
-    .all(sessionId, sessionId, runGroupOrZero(core, runId), runId) as {
-    grp: number
-    kind: string
-    call_id: string
-    name: string
-  }[]
-  const open = new Map<string, { call_id: string; name: string; grp: number }>()
+    .all(sessionId, sessionId, runGroupOrZero(core, runId)) as { grp: number; content: string }[]
+  const open: { call_id: string; name: string; grp: number }[] = []
   for (const r of rows) {
-    if (r.kind === 'tool_call') open.set(r.call_id, { call_id: r.call_id, name: r.name, grp: r.grp })
-    else open.delete(r.call_id)
+    const c = JSON.parse(r.content) as { run_id?: string; call_id: string; name: string }
+    if (c.run_id === runId) open.push({ call_id: c.call_id, name: c.name, grp: r.grp })
   }
-  return [...open.values()]
+  return open
 }
 
 function runGroupOrZero(core: SessionsCore, runId: string): number {
