@@ -153,28 +153,39 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
   const started = startedOf(run, call)
   if (!call.announced) d.queue(run, 'tool.started', started)
   run.live.tools.push({ ...started, started_at: new Date().toISOString(), tail: '', output_utf8_bytes: 0 })
-  const early = run.earlyResults.get(call.call_id)
-  run.earlyResults.delete(call.call_id)
-  const result =
-    early ??
-    (await new Promise<CallResult>((resolve) => {
-      run.resultWaiters.set(call.call_id, resolve)
-      const { scope } = run
-      run.kernel?.send({
-        type: 'tool',
-        run_id: run.started.run_id,
-        session_id: d.sessionId,
-        call: { call_id: call.call_id, name: call.name, arguments: call.arguments },
-        workspace: scope.workspace,
-        allowed_roots: scope.allowedRoots,
-        // Git writes allowed or taken back during the run apply from the next call.
-        sandbox: { ...scope.sandbox, gitWritable: d.core.row(d.sessionId)?.allow_git_writes === 1 },
-        skills_off: scope.skillsOff,
-      })
-    }))
+  const result = await resultOf(d, run, call)
   run.resultWaiters.delete(call.call_id)
   run.live.tools = run.live.tools.filter((t) => t.call_id !== call.call_id)
   if (!run.finished) commit(d, run, call, result)
+}
+
+/**
+ * The call's result: the one the kernel sent unasked, or the kernel's answer to a `tool`.
+ * An announced read runs in the kernel already and its result is usually on the channel by
+ * now: one turn of the event loop reads it, and no request for it goes out (a request that
+ * crosses the result costs the kernel a message; it answers nothing twice).
+ */
+async function resultOf(d: RoundDeps, run: ActiveRun, call: Call): Promise<CallResult> {
+  if (call.announced && !run.earlyResults.has(call.call_id)) await new Promise((r) => setImmediate(r))
+  const early = run.earlyResults.get(call.call_id)
+  run.earlyResults.delete(call.call_id)
+  if (early) return early
+  if (run.finished) return { outcome: 'interrupted', output: '' }
+  return new Promise<CallResult>((resolve) => {
+    run.resultWaiters.set(call.call_id, resolve)
+    const { scope } = run
+    run.kernel?.send({
+      type: 'tool',
+      run_id: run.started.run_id,
+      session_id: d.sessionId,
+      call: { call_id: call.call_id, name: call.name, arguments: call.arguments },
+      workspace: scope.workspace,
+      allowed_roots: scope.allowedRoots,
+      // Git writes allowed or taken back during the run apply from the next call.
+      sandbox: { ...scope.sandbox, gitWritable: d.core.row(d.sessionId)?.allow_git_writes === 1 },
+      skills_off: scope.skillsOff,
+    })
+  })
 }
 
 function ask(d: RoundDeps, run: ActiveRun, call: Call): Promise<'allow' | 'deny' | 'expired'> {
