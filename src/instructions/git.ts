@@ -40,30 +40,43 @@ export async function readGitState(dir: string): Promise<GitState | null> {
   const deadline = performance.now() + COMPARE_BUDGET_MS
   const found = await findGitDir(resolve(dir))
   if (!found) return null
-  const head = await readFile(join(found.gitDir, 'HEAD'), 'utf8').catch(() => null)
+  // Both files are read at once: each wait for the file system costs a turn of the loop.
+  const [head, index] = await Promise.all([
+    readFile(join(found.gitDir, 'HEAD'), 'utf8').catch(() => null),
+    readFile(join(found.gitDir, 'index')).catch(() => null),
+  ])
   if (head === null) return null
   const ref = /^ref:\s*refs\/heads\/(.+)$/m.exec(head)
   const sha = /^[0-9a-f]{40,64}$/m.exec(head.trim())
   return {
     branch: ref ? ref[1].trim() : null,
     detached: ref || !sha ? null : sha[0].slice(0, 12),
-    unstaged: await unstagedChanges(found.gitDir, found.workTree, deadline),
+    unstaged: await unstagedChanges(index, found.workTree, deadline),
   }
 }
 
-/** The nearest `.git` at or above `dir`: a directory, or a file naming one (worktrees, submodules). */
+/**
+ * The nearest `.git` at or above `dir`: a directory, or a file naming one (worktrees,
+ * submodules). Every level is looked at together, in one wait for the file system.
+ */
 async function findGitDir(dir: string): Promise<{ gitDir: string; workTree: string } | null> {
+  const levels: string[] = []
   for (let d = dir; ; d = dirname(d)) {
+    levels.push(d)
+    if (dirname(d) === d) break
+  }
+  const stats = await Promise.all(levels.map((d) => lstat(join(d, '.git')).catch(() => null)))
+  for (const [i, st] of stats.entries()) {
+    const d = levels[i]
     const dotGit = join(d, '.git')
-    const st = await lstat(dotGit).catch(() => null)
     if (st?.isDirectory()) return { gitDir: dotGit, workTree: d }
     if (st?.isFile()) {
       const text = await readFile(dotGit, 'utf8').catch(() => '')
       const named = /^gitdir:\s*(.+)$/m.exec(text)?.[1].trim()
       if (named) return { gitDir: isAbsolute(named) ? named : resolve(d, named), workTree: d }
     }
-    if (dirname(d) === d) return null
   }
+  return null
 }
 
 interface IndexEntry {
@@ -79,8 +92,11 @@ interface IndexEntry {
 }
 
 /** Whether a tracked file differs from the index by its stat data (git's own first check). */
-async function unstagedChanges(gitDir: string, workTree: string, deadline: number): Promise<boolean | null> {
-  const bytes = await readFile(join(gitDir, 'index')).catch(() => null)
+async function unstagedChanges(
+  bytes: Buffer | null,
+  workTree: string,
+  deadline: number,
+): Promise<boolean | null> {
   if (bytes === null) return false // a repository without an index tracks nothing yet
   const entries = indexEntries(bytes)
   if (entries === null) return null
