@@ -3,7 +3,8 @@
 // upstream in this process notes when each request arrives; the figure is from the input's
 // PUT to that arrival (median of 15 turns after 3 warm-up turns), in a workspace outside any
 // repository and in a clean git repository of 5,000 tracked files, with the block on and off
-// (the `instructions` settings), so the difference is the block's own cost.
+// (the `instructions` settings), so the difference is the block's own cost; and the same for
+// the first input of new sessions (each created a second before it, as a person would).
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -102,6 +103,34 @@ async function sendToRequest(
   return samples
 }
 
+/** Pause between creating a session and its first input: a person typing, the spare kernel warm. */
+const NEW_SESSION_PAUSE_MS = 1000
+
+/** Milliseconds from the first input of each of `n` new sessions to its upstream request. */
+async function firstOfNewSessions(
+  d: BenchDaemon,
+  up: Awaited<ReturnType<typeof upstream>>,
+  workspace: string,
+  n: number,
+): Promise<number[]> {
+  const samples: number[] = []
+  for (let i = 0; i < n; i++) {
+    const sid = uuidv7()
+    await call(d, 'PUT', `/sessions/${sid}`, { kind: 'new', workspace })
+    await new Promise((r) => setTimeout(r, NEW_SESSION_PAUSE_MS))
+    const before = up.seen.length
+    const sent = performance.now()
+    await call(d, 'PUT', `/sessions/${sid}/inputs/${uuidv7()}`, {
+      kind: 'message',
+      text: 'hi',
+      client_id: 'b',
+    })
+    while (up.seen.length === before) await new Promise((r) => setTimeout(r, 1))
+    samples.push((up.seen.at(-1)?.at ?? sent) - sent)
+  }
+  return samples
+}
+
 async function setEnvironment(d: BenchDaemon, on: boolean): Promise<void> {
   const url = `${d.url}/settings?group=instructions`
   const authorization = `Bearer ${d.token}`
@@ -142,6 +171,7 @@ export const prompt: Section = {
         latency[`repo ${on}`] = median(await sendToRequest(d, up, repo))
       }
       await setEnvironment(d, true)
+      latency['new plain'] = median(await firstOfNewSessions(d, up, plain, 8))
       await sendToRequest(d, up, plain)
       const system: string = up.seen.at(-1)?.body.instructions ?? ''
       const environment = system.slice(system.indexOf('<environment>'))
@@ -160,6 +190,11 @@ export const prompt: Section = {
         {
           figure: 'send → first upstream request, clean 5,000-file repository: block on / off',
           measured: `${ms(latency['repo true'])} / ${ms(latency['repo false'])}`,
+        },
+        {
+          figure:
+            'send → first upstream request, first input of a new session, no repository, block on (p50 of 8)',
+          measured: ms(latency['new plain']),
         },
       ]
     } finally {
