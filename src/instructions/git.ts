@@ -3,8 +3,8 @@
 // files, never by running git: `git status` in a workspace runs whatever the repository's
 // config names (an fsmonitor hook, clean filters), code a model could have written there, on
 // the host and outside any sandbox. docs/instructions.md says what is and is not seen.
-import { type BigIntStats, lstatSync } from 'node:fs'
-import { lstat, readFile } from 'node:fs/promises'
+import { type BigIntStats, lstatSync, readFileSync, type Stats } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 
 export interface GitState {
@@ -38,7 +38,7 @@ const SLICE = 256
 /** The git state of the repository holding `dir`, or null when `dir` is in none. */
 export async function readGitState(dir: string): Promise<GitState | null> {
   const deadline = performance.now() + COMPARE_BUDGET_MS
-  const found = await findGitDir(resolve(dir))
+  const found = findGitDir(resolve(dir))
   if (!found) return null
   // Both files are read at once: each wait for the file system costs a turn of the loop.
   const [head, index] = await Promise.all([
@@ -57,26 +57,37 @@ export async function readGitState(dir: string): Promise<GitState | null> {
 
 /**
  * The nearest `.git` at or above `dir`: a directory, or a file naming one (worktrees,
- * submodules). Every level is looked at together, in one wait for the file system.
+ * submodules). Looked for synchronously, one lstat a level, as the instruction files are
+ * (files.ts): a few microseconds, where waiting for the file system would cost the first
+ * request a turn of the event loop per level.
  */
-async function findGitDir(dir: string): Promise<{ gitDir: string; workTree: string } | null> {
-  const levels: string[] = []
+function findGitDir(dir: string): { gitDir: string; workTree: string } | null {
   for (let d = dir; ; d = dirname(d)) {
-    levels.push(d)
-    if (dirname(d) === d) break
-  }
-  const stats = await Promise.all(levels.map((d) => lstat(join(d, '.git')).catch(() => null)))
-  for (const [i, st] of stats.entries()) {
-    const d = levels[i]
     const dotGit = join(d, '.git')
+    const st = lstatQuietly(dotGit)
     if (st?.isDirectory()) return { gitDir: dotGit, workTree: d }
     if (st?.isFile()) {
-      const text = await readFile(dotGit, 'utf8').catch(() => '')
-      const named = /^gitdir:\s*(.+)$/m.exec(text)?.[1].trim()
+      const named = /^gitdir:\s*(.+)$/m.exec(readQuietly(dotGit))?.[1].trim()
       if (named) return { gitDir: isAbsolute(named) ? named : resolve(d, named), workTree: d }
     }
+    if (dirname(d) === d) return null
   }
-  return null
+}
+
+function lstatQuietly(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined // ENOTDIR, EACCES…: no repository there
+  }
+}
+
+function readQuietly(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return ''
+  }
 }
 
 interface IndexEntry {
