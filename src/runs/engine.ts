@@ -15,6 +15,7 @@ import type { UpgradeStage } from '../kernel/upgrade.ts'
 import { runCachePolicy } from '../models/cache-policy.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { Decision } from '../sessions/approvals.ts'
+import { flushWal } from '../store/checkpoints.ts'
 import type { ActiveRun } from './active-run.ts'
 import {
   autoCompactionDue,
@@ -229,6 +230,8 @@ export class Runs {
     } catch (err) {
       this.#d.onError(err)
     }
+    // The next input's fsynced admission should not have to write this run's pages too.
+    flushWal(this.#d.core.db)
     this.#active.delete(sessionId)
     this.#d.core.live.delete(sessionId)
     run.kernel?.host.forget(run.started.run_id)

@@ -22,6 +22,18 @@ import type { Db } from './db.ts'
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 16_000
 
+/** Each connection's WAL flusher, for flushWal. */
+const flushers = new WeakMap<Db, WalFlusher>()
+
+/**
+ * Flushes the WAL on the thread pool now (when idle checkpoints run on `db`): the fsynced
+ * commit of the next admission then writes only its own pages (a run's end writes ~100
+ * that would otherwise wait in the page cache for the next fsync, ~0.4 ms of it here).
+ */
+export function flushWal(db: Db): void {
+  flushers.get(db)?.flush()
+}
+
 export interface IdleCheckpointOptions {
   /** How often to look for writes (ms). */
   pollMs?: number
@@ -53,6 +65,7 @@ export function startIdleCheckpoints(db: Db, o: IdleCheckpointOptions = {}): Idl
   let quietSince = 0
   let count = 0
   const wal = new WalFlusher(`${db.name}-wal`)
+  flushers.set(db, wal)
   const timer = setInterval(() => {
     if (!db.open) {
       wal.close()
