@@ -4,7 +4,8 @@
 // PUT to that arrival (median of 15 turns after 3 warm-up turns), in a workspace outside any
 // repository and in a clean git repository of 5,000 tracked files, with the block on and off
 // (the `instructions` settings), so the difference is the block's own cost; and the same for
-// the first input of new sessions (each created a second before it, as a person would).
+// the first input of new sessions (each created a second before it, as a person would), and
+// inputs of a used session sent half a second after the last run ended instead of at once.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -79,11 +80,13 @@ async function sendToRequest(
   d: BenchDaemon,
   up: Awaited<ReturnType<typeof upstream>>,
   workspace: string,
+  pauseMs = 0,
 ): Promise<number[]> {
   const sid = uuidv7()
   await call(d, 'PUT', `/sessions/${sid}`, { kind: 'new', workspace })
   const samples: number[] = []
   for (let i = 0; i < 18; i++) {
+    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs))
     const before = up.seen.length
     const sent = performance.now()
     await call(d, 'PUT', `/sessions/${sid}/inputs/${uuidv7()}`, {
@@ -102,6 +105,12 @@ async function sendToRequest(
   }
   return samples
 }
+
+/**
+ * Pause before each input of a used session in the paced figure: a person reading the answer
+ * and typing the next message (the daemon's idle work, a WAL checkpoint, happens meanwhile).
+ */
+const PERSON_PAUSE_MS = 500
 
 /** Pause between creating a session and its first input: a person typing, the spare kernel warm. */
 const NEW_SESSION_PAUSE_MS = 1000
@@ -172,6 +181,7 @@ export const prompt: Section = {
       }
       await setEnvironment(d, true)
       latency['new plain'] = median(await firstOfNewSessions(d, up, plain, 8))
+      latency['paused plain'] = median(await sendToRequest(d, up, plain, PERSON_PAUSE_MS))
       await sendToRequest(d, up, plain)
       const system: string = up.seen.at(-1)?.body.instructions ?? ''
       const environment = system.slice(system.indexOf('<environment>'))
@@ -190,6 +200,11 @@ export const prompt: Section = {
         {
           figure: 'send → first upstream request, clean 5,000-file repository: block on / off',
           measured: `${ms(latency['repo true'])} / ${ms(latency['repo false'])}`,
+        },
+        {
+          figure:
+            'send → first upstream request, no repository, block on, each input 500 ms after the last run',
+          measured: ms(latency['paused plain']),
         },
         {
           figure:

@@ -103,15 +103,17 @@ export function startIdleCheckpoints(db: Db, o: IdleCheckpointOptions = {}): Idl
 }
 
 /**
- * fdatasync of the WAL file on the thread pool, one at a time, through a read-only
- * descriptor of its own. Closing a descriptor drops every POSIX lock the process holds on
- * that file, which is why nothing else here opens state.db; SQLite keeps its locks on the
- * database and -shm files, none on the WAL, so this descriptor may come and go.
+ * fdatasync of the WAL file on the thread pool, one at a time (one asked for meanwhile
+ * runs after it), through a read-only descriptor of its own. Closing a descriptor drops
+ * every POSIX lock the process holds on that file, which is why nothing else here opens
+ * state.db; SQLite keeps its locks on the database and -shm files, none on the WAL, so
+ * this descriptor may come and go.
  */
 class WalFlusher {
   readonly #path: string
   #fd: number | undefined
   #busy = false
+  #again = false
   #closed = false
 
   constructor(path: string) {
@@ -119,7 +121,12 @@ class WalFlusher {
   }
 
   flush(): void {
-    if (this.#busy || this.#closed) return
+    if (this.#closed) return
+    // Pages written while a flush runs may have missed it: one more follows.
+    if (this.#busy) {
+      this.#again = true
+      return
+    }
     if (this.#fd === undefined) {
       try {
         this.#fd = openSync(this.#path, 'r')
@@ -131,6 +138,10 @@ class WalFlusher {
     fdatasync(this.#fd, () => {
       this.#busy = false
       if (this.#closed) this.#release()
+      else if (this.#again) {
+        this.#again = false
+        this.flush()
+      }
     })
   }
 
