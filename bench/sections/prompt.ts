@@ -174,10 +174,13 @@ export const prompt: Section = {
     const d = await spawnDaemon(home)
     try {
       const latency: Record<string, number> = {}
+      // What the block told of the repository: whether comparing its 5,000 files finished.
+      let repoGit = ''
       for (const on of [true, false]) {
         await setEnvironment(d, on)
         latency[`plain ${on}`] = median(await sendToRequest(d, up, plain))
         latency[`repo ${on}`] = median(await sendToRequest(d, up, repo))
+        if (on) repoGit = /^Git: .*$/m.exec(up.seen.at(-1)?.body.instructions ?? '')?.[0] ?? '(none)'
       }
       await setEnvironment(d, true)
       latency['new plain'] = median(await firstOfNewSessions(d, up, plain, 8))
@@ -201,6 +204,7 @@ export const prompt: Section = {
           figure: 'send → first upstream request, clean 5,000-file repository: block on / off',
           measured: `${ms(latency['repo true'])} / ${ms(latency['repo false'])}`,
         },
+        { figure: 'the block of the clean 5,000-file repository says', measured: repoGit },
         {
           figure:
             'send → first upstream request, no repository, block on, each input 500 ms after the last run',

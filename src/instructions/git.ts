@@ -23,9 +23,10 @@ export interface GitState {
 /** Index entries compared with the working tree at most; a larger repository is not checked. */
 export const MAX_INDEX_ENTRIES = 20_000
 /**
- * How long reading the state may take past the first SLICE entries: it runs while a run
- * starts, beside the kernel and the credential, and must not hold the first request back.
- * Past it the changes are not told.
+ * How long comparing may go on past the first SLICE entries, counted from the comparison's
+ * start (the read may begin before the input's admission is committed, and the commit's
+ * time is not the comparison's): it must not hold the first request back. Past it the
+ * changes are not told.
  */
 export const COMPARE_BUDGET_MS = 2
 /**
@@ -37,7 +38,6 @@ const SLICE = 256
 
 /** The git state of the repository holding `dir`, or null when `dir` is in none. */
 export async function readGitState(dir: string): Promise<GitState | null> {
-  const deadline = performance.now() + COMPARE_BUDGET_MS
   const found = findGitDir(resolve(dir))
   if (!found) return null
   // Both files are read at once: each wait for the file system costs a turn of the loop.
@@ -51,7 +51,7 @@ export async function readGitState(dir: string): Promise<GitState | null> {
   return {
     branch: ref ? ref[1].trim() : null,
     detached: ref || !sha ? null : sha[0].slice(0, 12),
-    unstaged: await unstagedChanges(index, found.workTree, deadline),
+    unstaged: await unstagedChanges(index, found.workTree),
   }
 }
 
@@ -103,11 +103,8 @@ interface IndexEntry {
 }
 
 /** Whether a tracked file differs from the index by its stat data (git's own first check). */
-async function unstagedChanges(
-  bytes: Buffer | null,
-  workTree: string,
-  deadline: number,
-): Promise<boolean | null> {
+async function unstagedChanges(bytes: Buffer | null, workTree: string): Promise<boolean | null> {
+  const deadline = performance.now() + COMPARE_BUDGET_MS
   if (bytes === null) return false // a repository without an index tracks nothing yet
   const entries = indexEntries(bytes)
   if (entries === null) return null
