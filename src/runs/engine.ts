@@ -11,11 +11,11 @@
 // (tool-round.ts) and the run's end (finish.ts). README.md in this folder is the map.
 
 import { SessionTools } from '../context/tools.ts'
+import { flushForNextAdmission } from '../inputs/group-commit.ts'
 import type { UpgradeStage } from '../kernel/upgrade.ts'
 import { runCachePolicy } from '../models/cache-policy.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { Decision } from '../sessions/approvals.ts'
-import { flushWal } from '../store/checkpoints.ts'
 import type { ActiveRun } from './active-run.ts'
 import {
   autoCompactionDue,
@@ -231,7 +231,7 @@ export class Runs {
       this.#d.onError(err)
     }
     // The next input's fsynced admission should not have to write this run's pages too.
-    flushWal(this.#d.core.db)
+    flushForNextAdmission(this.#d.core)
     this.#active.delete(sessionId)
     this.#d.core.live.delete(sessionId)
     run.kernel?.host.forget(run.started.run_id)

@@ -5,6 +5,7 @@
 // environment block (its git state read from the workspace's repository) is read meanwhile,
 // or was read already: as a message for an idle session is admitted, its tool scope and
 // environment facts are read ahead (readAhead), while the admission's commit is fsynced.
+
 import { type EnvironmentFacts, environmentBlock, environmentFacts } from '../instructions/environment.ts'
 import type { Kernel } from '../kernel/pool.ts'
 import { hasTransport } from '../providers/registry.ts'

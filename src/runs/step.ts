@@ -9,6 +9,7 @@
 // calls, output of running calls, and `step_ended`, the end of the provider stream. A message
 // names its step (or, for tool calls, its run); one of a run that has ended or of another
 // run is dropped.
+
 import { v7 as uuidv7 } from 'uuid'
 import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
 import { recordRequest, recordUsage } from '../context/requests.ts'
