@@ -24,7 +24,7 @@ describe('hearth chat and the session stream', () => {
     s.upstream.enqueue({ text: ['one.'] }, { text: ['two.'] }, { text: ['three.'] })
     const r = await runCli(['chat', '--home', s.d.home, '--workspace', s.d.home], {}, { stdin: 'a\nb\nc\n' })
     assert.equal(r.code, 0, r.stderr)
-    assert.match(r.stdout, /one\.\n[^]*two\.\n[^]*three\.\n/)
+    assert.match(r.stdout, /one\.\n[\s\S]*two\.\n[\s\S]*three\.\n/)
     const sessionId = /session ([0-9a-f-]{36})/.exec(r.stdout)?.[1]
     assert.ok(sessionId, r.stdout)
     assert.deepEqual(streamsOpened(s.d.home), [sessionId], 'one stream for the three lines')

@@ -10,6 +10,9 @@ import { Readable } from 'node:stream'
 /** Connections to upstreams, kept open between steps (as fetch's pool keeps them). */
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) }
 
+/** Statuses fetch follows (to `location`) instead of answering. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
 /** With any of these set, fetch sends (it reads them under NODE_USE_ENV_PROXY). */
 const PROXY_VARS = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']
 
@@ -31,6 +34,12 @@ export function postRequest(url: string, init: RequestInit & { body: string }): 
       signal: init.signal ?? undefined,
     })
     req.once('response', (res) => {
+      // fetch follows redirects; it is given the request again, to answer as it always has.
+      if (REDIRECTS.has(res.statusCode ?? 0) && res.headers.location) {
+        res.resume()
+        resolve(globalThis.fetch(url, init))
+        return
+      }
       const answer = new Headers()
       for (let i = 0; i < res.rawHeaders.length; i += 2)
         answer.append(res.rawHeaders[i], res.rawHeaders[i + 1])
