@@ -4,11 +4,13 @@
 // logged, and are written in order once it is; `ready()` lets an exit wait for that.
 import type { Logger } from 'pino'
 
-type Level = 'info' | 'warn' | 'error' | 'fatal'
+type Level = 'debug' | 'info' | 'warn' | 'error' | 'fatal'
 type Args = [obj: object, msg?: string] | [msg: string]
 
 /** The part of pino's Logger the daemon uses. */
 export interface DaemonLog {
+  /** Written only when HEARTH_LOG_LEVEL asks for it (`debug`). */
+  debug?(...args: Args): void
   info(...args: Args): void
   warn(...args: Args): void
   error(...args: Args): void
@@ -46,6 +48,9 @@ export class DeferredLog implements DaemonLog {
     else this.#queue.push({ level, at: new Date().toISOString(), args })
   }
 
+  debug(...args: Args): void {
+    this.#write('debug', args)
+  }
   info(...args: Args): void {
     this.#write('info', args)
   }

@@ -3,7 +3,9 @@
 // upstream in this process notes when each request arrives; the figure is from the input's
 // PUT to that arrival (median of 15 turns after 3 warm-up turns), in a workspace outside any
 // repository and in a clean git repository of 5,000 tracked files, with the block on and off
-// (the `instructions` settings), so the difference is the block's own cost.
+// (the `instructions` settings), so the difference is the block's own cost; and the same for
+// the first input of new sessions (each created a second before it, as a person would), and
+// inputs of a used session sent half a second after the last run ended instead of at once.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -78,11 +80,13 @@ async function sendToRequest(
   d: BenchDaemon,
   up: Awaited<ReturnType<typeof upstream>>,
   workspace: string,
+  pauseMs = 0,
 ): Promise<number[]> {
   const sid = uuidv7()
   await call(d, 'PUT', `/sessions/${sid}`, { kind: 'new', workspace })
   const samples: number[] = []
   for (let i = 0; i < 18; i++) {
+    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs))
     const before = up.seen.length
     const sent = performance.now()
     await call(d, 'PUT', `/sessions/${sid}/inputs/${uuidv7()}`, {
@@ -98,6 +102,40 @@ async function sendToRequest(
       if (s.json.status.phase === 'idle' && s.json.pending_inputs.length === 0) break
       await new Promise((r) => setTimeout(r, 2))
     }
+  }
+  return samples
+}
+
+/**
+ * Pause before each input of a used session in the paced figure: a person reading the answer
+ * and typing the next message (the daemon's idle work, a WAL checkpoint, happens meanwhile).
+ */
+const PERSON_PAUSE_MS = 500
+
+/** Pause between creating a session and its first input: a person typing, the spare kernel warm. */
+const NEW_SESSION_PAUSE_MS = 1000
+
+/** Milliseconds from the first input of each of `n` new sessions to its upstream request. */
+async function firstOfNewSessions(
+  d: BenchDaemon,
+  up: Awaited<ReturnType<typeof upstream>>,
+  workspace: string,
+  n: number,
+): Promise<number[]> {
+  const samples: number[] = []
+  for (let i = 0; i < n; i++) {
+    const sid = uuidv7()
+    await call(d, 'PUT', `/sessions/${sid}`, { kind: 'new', workspace })
+    await new Promise((r) => setTimeout(r, NEW_SESSION_PAUSE_MS))
+    const before = up.seen.length
+    const sent = performance.now()
+    await call(d, 'PUT', `/sessions/${sid}/inputs/${uuidv7()}`, {
+      kind: 'message',
+      text: 'hi',
+      client_id: 'b',
+    })
+    while (up.seen.length === before) await new Promise((r) => setTimeout(r, 1))
+    samples.push((up.seen.at(-1)?.at ?? sent) - sent)
   }
   return samples
 }
@@ -136,12 +174,17 @@ export const prompt: Section = {
     const d = await spawnDaemon(home)
     try {
       const latency: Record<string, number> = {}
+      // What the block told of the repository: whether comparing its 5,000 files finished.
+      let repoGit = ''
       for (const on of [true, false]) {
         await setEnvironment(d, on)
         latency[`plain ${on}`] = median(await sendToRequest(d, up, plain))
         latency[`repo ${on}`] = median(await sendToRequest(d, up, repo))
+        if (on) repoGit = /^Git: .*$/m.exec(up.seen.at(-1)?.body.instructions ?? '')?.[0] ?? '(none)'
       }
       await setEnvironment(d, true)
+      latency['new plain'] = median(await firstOfNewSessions(d, up, plain, 8))
+      latency['paused plain'] = median(await sendToRequest(d, up, plain, PERSON_PAUSE_MS))
       await sendToRequest(d, up, plain)
       const system: string = up.seen.at(-1)?.body.instructions ?? ''
       const environment = system.slice(system.indexOf('<environment>'))
@@ -160,6 +203,17 @@ export const prompt: Section = {
         {
           figure: 'send → first upstream request, clean 5,000-file repository: block on / off',
           measured: `${ms(latency['repo true'])} / ${ms(latency['repo false'])}`,
+        },
+        { figure: 'the block of the clean 5,000-file repository says', measured: repoGit },
+        {
+          figure:
+            'send → first upstream request, no repository, block on, each input 500 ms after the last run',
+          measured: ms(latency['paused plain']),
+        },
+        {
+          figure:
+            'send → first upstream request, first input of a new session, no repository, block on (p50 of 8)',
+          measured: ms(latency['new plain']),
         },
       ]
     } finally {

@@ -1,9 +1,11 @@
 // All route bindings of the daemon, and the capabilities they implement. A capability is
 // listed only when its operations are registered here. The domain services are made by the
 // daemon (src/daemon/services.ts); the routes only translate requests to them.
+
 import type { AuthService } from '../auth/service.ts'
 import type { CatalogSources } from '../catalog/candidates.ts'
 import type { ContextDeps } from '../context/summary.ts'
+import type { DaemonLog } from '../deferred-log.ts'
 import type { Hosts } from '../hosts/service.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
@@ -78,6 +80,8 @@ export interface ApiDeps {
   profiles: Profiles
   settings: Settings
   kernels: KernelPool
+  /** The daemon's log (none in tests that build the routes alone). */
+  log?: DaemonLog
 }
 
 export interface Api {
@@ -107,6 +111,7 @@ export function createApi(d: ApiDeps, s: ServicesOfApi): Api {
       sessions: s.sessions,
       continuations: d.continuations,
       contextWindow: (profile, model) => s.models.contextWindow(profile, model),
+      onStream: (sessionId) => d.log?.debug?.({ session_id: sessionId }, 'session stream opened'),
     }),
     ...inputsRoutes({ core, runs: s.runs, continuations: d.continuations }),
     ...contextRoutes({

@@ -49,6 +49,8 @@ export interface SessionsDeps {
   continuations: Continuations
   /** The context window of a model on a profile, when the model catalogue knows it. */
   contextWindow?: (profile: string, model: string) => Promise<number | null>
+  /** A session stream is being served (the daemon's debug log says so). */
+  onStream?: (sessionId: string) => void
 }
 
 const wantsStream = (accept: string) => /(^|,)\s*text\/event-stream/i.test(accept)
@@ -150,6 +152,7 @@ export function sessionsRoutes(d: SessionsDeps) {
         const row = s.get(params.session_id)
         await d.contextWindow?.(row.provider_profile, usageModelOf(row))
         const stream = s.sessionStream(params.session_id, streamStart(query, header('last-event-id')))
+        d.onStream?.(params.session_id)
         const signal = input.signal
         return { response: sseResponse(stream, { acceptEncoding: header('accept-encoding'), signal }) }
       }

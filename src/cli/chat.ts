@@ -29,7 +29,7 @@ import {
   typedHandle,
 } from '../command-line/session-id.ts'
 import { askOn, LineQueue, sendApprover } from './approvals.ts'
-import { newMessageRun, reportRunProblem, sendAndStream, stopMessageRun } from './message-run.ts'
+import { newMessageRun, reportRunProblem, SessionFeed, sendAndStream, stopMessageRun } from './message-run.ts'
 import { rawFrame } from './run-frames.ts'
 
 function clientOf(home: string): () => HearthClient {
@@ -153,6 +153,7 @@ async function chatLines(
   let failed = false
   let running: { runId: string; sessionId: string } | undefined
   let interrupts = 0
+  let feed: SessionFeed | undefined
   const onSigint = () => {
     interrupts++
     if (!running || interrupts > 1) process.exit(130)
@@ -211,9 +212,25 @@ async function chatLines(
       continue
     }
     try {
-      const r = await sendAndStream(client, sessionId, line, out, newMessageRun(), approve, (runId) => {
+      // One stream of the session serves every message of the chat.
+      if (feed?.sessionId !== sessionId) {
+        feed?.close()
+        feed = await SessionFeed.open(client, sessionId)
+      }
+      const onRun = (runId: string) => {
         running = { runId, sessionId }
-      })
+      }
+      const r = await sendAndStream(
+        client,
+        sessionId,
+        line,
+        out,
+        newMessageRun(),
+        approve,
+        onRun,
+        undefined,
+        feed,
+      )
       if (r.problem) await reportRunProblem(client(), sessionId, r.problem)
       else if (r.outcome === 'interrupted') process.stderr.write('(interrupted)\n')
       if (r.outcome !== 'completed' && r.outcome !== 'interrupted') failed = true
@@ -222,6 +239,7 @@ async function chatLines(
     }
     out.write('> ')
   }
+  feed?.close()
   process.off('SIGINT', onSigint)
   return { failed }
 }

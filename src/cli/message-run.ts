@@ -8,7 +8,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { type HearthClient, ProblemError } from '../client/client.ts'
 import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
-import { followSession, type StreamFrame } from '../client/session-follow.ts'
+import { type FollowEnd, followSession, type StreamFrame } from '../client/session-follow.ts'
 import { CommandError, type Out, problemText } from '../command-line/errors.ts'
 import type { Approver } from './approvals.ts'
 import { RunFrames } from './run-frames.ts'
@@ -78,7 +78,70 @@ async function answerApproval(
   }
 }
 
-/** Sends one message and prints its answer; resolves with the run's outcome. */
+/**
+ * A chat's one stream of its session, followed from its first message to the chat's end:
+ * each message's run (sendAndStream) reads the frames while it lasts, so a second message
+ * neither reads the session again nor opens another stream.
+ */
+export class SessionFeed {
+  readonly sessionId: string
+  readonly #stop = new AbortController()
+  #reader: { onFrame: (f: StreamFrame) => void; end: (end: FollowEnd) => void } | undefined
+  #ended: FollowEnd | undefined
+
+  private constructor(sessionId: string) {
+    this.sessionId = sessionId
+  }
+
+  /** Follows the session from now on (its cursor read first: no snapshot to skip). */
+  static async open(client: () => HearthClient, sessionId: string): Promise<SessionFeed> {
+    const feed = new SessionFeed(sessionId)
+    const { generation, sequence } = await cursorOf(client, sessionId)
+    void followSession({
+      client,
+      sessionId,
+      signal: feed.#stop.signal,
+      onFrame: (f) => feed.#reader?.onFrame(f),
+      after: { generation, seq: sequence },
+    }).then((end) => {
+      feed.#ended = end
+      feed.#reader?.end(end)
+    })
+    return feed
+  }
+
+  /** Hands the frames to `onFrame` until `signal` aborts or the stream ends (deleted). */
+  read(onFrame: (f: StreamFrame) => void, signal: AbortSignal): Promise<FollowEnd> {
+    return new Promise((resolve) => {
+      const end = (e: FollowEnd) => {
+        this.#reader = undefined
+        signal.removeEventListener('abort', aborted)
+        resolve(e)
+      }
+      const aborted = () => end({ reason: 'aborted', cursor: undefined })
+      if (this.#ended) return end(this.#ended)
+      this.#reader = { onFrame, end }
+      signal.addEventListener('abort', aborted, { once: true })
+    })
+  }
+
+  close(): void {
+    this.#stop.abort()
+  }
+}
+
+async function cursorOf(client: () => HearthClient, sessionId: string) {
+  const { body } = await client().call('sessions.get', {
+    params: { session_id: sessionId },
+    query: { tail: 0 },
+  })
+  return (body as { cursor: { generation: number; sequence: number } }).cursor
+}
+
+/**
+ * Sends one message and prints its answer; resolves with the run's outcome. Its frames come
+ * from `feed` when given (a chat's stream), else from a stream opened for this message.
+ */
 export async function sendAndStream(
   client: () => HearthClient,
   sessionId: string,
@@ -88,12 +151,9 @@ export async function sendAndStream(
   approve: Approver,
   onRun: (runId: string, inputOrder: number) => void = () => {},
   onRunFrame?: (f: StreamFrame) => void,
+  feed?: SessionFeed,
 ): Promise<{ outcome: string; problem: ProblemError['problem'] | null }> {
-  const { body: before } = await client().call('sessions.get', {
-    params: { session_id: sessionId },
-    query: { tail: 0 },
-  })
-  const session = before as { cursor: { generation: number; sequence: number } }
+  const cursor = feed ? undefined : await cursorOf(client, sessionId)
   const stop = new AbortController()
   let result: { outcome: string; problem: ProblemError['problem'] | null } | undefined
   const tools = new ToolView(out)
@@ -137,13 +197,15 @@ export async function sendAndStream(
       stop.abort()
     }
   }
-  const following = followSession({
-    client,
-    sessionId,
-    signal: stop.signal,
-    onFrame,
-    after: { generation: session.cursor.generation, seq: session.cursor.sequence },
-  })
+  const following = cursor
+    ? followSession({
+        client,
+        sessionId,
+        signal: stop.signal,
+        onFrame,
+        after: { generation: cursor.generation, seq: cursor.sequence },
+      })
+    : (feed as SessionFeed).read(onFrame, stop.signal)
   try {
     await submit(client, sessionId, sent.inputId, { kind: 'message', text })
   } catch (err) {

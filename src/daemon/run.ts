@@ -195,6 +195,7 @@ async function serve(
   const api = createApi(
     {
       ...parts,
+      log,
       dbPath: files.db,
       instanceId,
       build: BUILD,

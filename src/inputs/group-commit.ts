@@ -2,7 +2,9 @@
 // milliseconds while the decision itself costs microseconds. Admissions that arrive in one
 // turn of the event loop are decided together: each in its own savepoint (one failing
 // leaves the others alone), all under one fsynced commit, answered once it returns.
+
 import type { SessionsCore, Tx } from '../sessions/core.ts'
+import { flushWal } from '../store/checkpoints.ts'
 import { fullySynced } from '../store/db.ts'
 
 interface Waiting {
@@ -51,4 +53,12 @@ export class GroupCommit {
 /** Runs `fns` in one transaction whose commit is fsynced: what it acknowledges survives power loss. */
 function durablyEach(core: SessionsCore, fns: ((tx: Tx) => unknown)[]) {
   return fullySynced(core.db, () => core.transactEach(fns))
+}
+
+/**
+ * Writes out on the thread pool now what was committed without an fsync (a run's end commits
+ * ~100 pages that way), so the next admission's fsynced commit writes only its own pages.
+ */
+export function flushForNextAdmission(core: SessionsCore): void {
+  flushWal(core.db)
 }

@@ -3,8 +3,8 @@
 // files, never by running git: `git status` in a workspace runs whatever the repository's
 // config names (an fsmonitor hook, clean filters), code a model could have written there, on
 // the host and outside any sandbox. docs/instructions.md says what is and is not seen.
-import { type BigIntStats, lstatSync } from 'node:fs'
-import { lstat, readFile } from 'node:fs/promises'
+import { type BigIntStats, lstatSync, readFileSync, type Stats } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 
 export interface GitState {
@@ -23,9 +23,10 @@ export interface GitState {
 /** Index entries compared with the working tree at most; a larger repository is not checked. */
 export const MAX_INDEX_ENTRIES = 20_000
 /**
- * How long reading the state may take past the first SLICE entries: it runs while a run
- * starts, beside the kernel and the credential, and must not hold the first request back.
- * Past it the changes are not told.
+ * How long comparing may go on past the first SLICE entries, counted from the comparison's
+ * start (the read may begin before the input's admission is committed, and the commit's
+ * time is not the comparison's): it must not hold the first request back. Past it the
+ * changes are not told.
  */
 export const COMPARE_BUDGET_MS = 2
 /**
@@ -37,32 +38,55 @@ const SLICE = 256
 
 /** The git state of the repository holding `dir`, or null when `dir` is in none. */
 export async function readGitState(dir: string): Promise<GitState | null> {
-  const deadline = performance.now() + COMPARE_BUDGET_MS
-  const found = await findGitDir(resolve(dir))
+  const found = findGitDir(resolve(dir))
   if (!found) return null
-  const head = await readFile(join(found.gitDir, 'HEAD'), 'utf8').catch(() => null)
+  // Both files are read at once: each wait for the file system costs a turn of the loop.
+  const [head, index] = await Promise.all([
+    readFile(join(found.gitDir, 'HEAD'), 'utf8').catch(() => null),
+    readFile(join(found.gitDir, 'index')).catch(() => null),
+  ])
   if (head === null) return null
   const ref = /^ref:\s*refs\/heads\/(.+)$/m.exec(head)
   const sha = /^[0-9a-f]{40,64}$/m.exec(head.trim())
   return {
     branch: ref ? ref[1].trim() : null,
     detached: ref || !sha ? null : sha[0].slice(0, 12),
-    unstaged: await unstagedChanges(found.gitDir, found.workTree, deadline),
+    unstaged: await unstagedChanges(index, found.workTree),
   }
 }
 
-/** The nearest `.git` at or above `dir`: a directory, or a file naming one (worktrees, submodules). */
-async function findGitDir(dir: string): Promise<{ gitDir: string; workTree: string } | null> {
+/**
+ * The nearest `.git` at or above `dir`: a directory, or a file naming one (worktrees,
+ * submodules). Looked for synchronously, one lstat a level, as the instruction files are
+ * (files.ts): a few microseconds, where waiting for the file system would cost the first
+ * request a turn of the event loop per level.
+ */
+function findGitDir(dir: string): { gitDir: string; workTree: string } | null {
   for (let d = dir; ; d = dirname(d)) {
     const dotGit = join(d, '.git')
-    const st = await lstat(dotGit).catch(() => null)
+    const st = lstatQuietly(dotGit)
     if (st?.isDirectory()) return { gitDir: dotGit, workTree: d }
     if (st?.isFile()) {
-      const text = await readFile(dotGit, 'utf8').catch(() => '')
-      const named = /^gitdir:\s*(.+)$/m.exec(text)?.[1].trim()
+      const named = /^gitdir:\s*(.+)$/m.exec(readQuietly(dotGit))?.[1].trim()
       if (named) return { gitDir: isAbsolute(named) ? named : resolve(d, named), workTree: d }
     }
     if (dirname(d) === d) return null
+  }
+}
+
+function lstatQuietly(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined // ENOTDIR, EACCES…: no repository there
+  }
+}
+
+function readQuietly(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return ''
   }
 }
 
@@ -79,8 +103,8 @@ interface IndexEntry {
 }
 
 /** Whether a tracked file differs from the index by its stat data (git's own first check). */
-async function unstagedChanges(gitDir: string, workTree: string, deadline: number): Promise<boolean | null> {
-  const bytes = await readFile(join(gitDir, 'index')).catch(() => null)
+async function unstagedChanges(bytes: Buffer | null, workTree: string): Promise<boolean | null> {
+  const deadline = performance.now() + COMPARE_BUDGET_MS
   if (bytes === null) return false // a repository without an index tracks nothing yet
   const entries = indexEntries(bytes)
   if (entries === null) return null

@@ -31,9 +31,13 @@ function addNoteEntry(core: SessionsCore, sessionId: string, note: TakenNote, po
 }
 
 function addUserEntry(core: SessionsCore, input: InputRow, position: number, grp: number, at: string) {
-  const images = core
-    .sql('SELECT idx, media_type, data FROM input_images WHERE input_id = ? ORDER BY idx')
-    .all(input.id) as { idx: number; media_type: string; data: Buffer }[]
+  // Most messages have no images: their rows are not looked for.
+  const images =
+    input.image_count > 0
+      ? (core
+          .sql('SELECT idx, media_type, data FROM input_images WHERE input_id = ? ORDER BY idx')
+          .all(input.id) as { idx: number; media_type: string; data: Buffer }[])
+      : []
   const fields = images.map((img) => ({
     field: `image_${img.idx}`,
     media_type: img.media_type,
@@ -44,7 +48,7 @@ function addUserEntry(core: SessionsCore, input: InputRow, position: number, grp
   )
   for (const [i, img] of images.entries())
     addImage.run(input.session_id, position, fields[i].field, img.media_type, img.data)
-  core.sql('DELETE FROM input_images WHERE input_id = ?').run(input.id)
+  if (images.length > 0) core.sql('DELETE FROM input_images WHERE input_id = ?').run(input.id)
   const content = { text: input.text, images: fields, input_id: input.id, client_id: input.client_id }
   const row = { position, grp, kind: 'user', created_at: at, content: JSON.stringify(content) }
   core

@@ -1,7 +1,7 @@
 // One step of a run: its request on its way to the kernel, and what the kernel says while
 // it runs. The request is assembled from the history as committed now (step/request.ts) with
-// the tools the run offers and its estimate, recorded in the session's request log, then
-// sent as a `step` message. When it would pass the compaction threshold, the session is
+// the tools the run offers and its estimate, sent as a `step` message, then recorded in the
+// session's request log while the kernel opens the upstream request. When it would pass the compaction threshold, the session is
 // first compacted inside the run (compactInRun), on the run's kernel and credential.
 //
 // What the kernel says during the step becomes the run's state and log events: the model's
@@ -9,6 +9,7 @@
 // calls, output of running calls, and `step_ended`, the end of the provider stream. A message
 // names its step (or, for tool calls, its run); one of a run that has ended or of another
 // run is dropped.
+
 import { v7 as uuidv7 } from 'uuid'
 import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
 import { recordRequest } from '../context/requests.ts'
@@ -46,7 +47,10 @@ export function assembleStep(core: SessionsCore, sessionId: string, run: ActiveR
   return { ...a, estimate: estimateRequest(a.request, a.compaction !== null) }
 }
 
-/** Starts the step: records its request, then sends it to the run's kernel. */
+/**
+ * Starts the step: sends it to the run's kernel, then records its request (the kernel's
+ * answers come in a later turn of the event loop, after the record is committed).
+ */
 export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a: StepRequest): void {
   run.step += 1
   run.stepId = stepIdOf(run.started.run_id, run.step)
@@ -61,6 +65,14 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
     sandbox,
     skills_off: skillsOff,
   }
+  run.kernel?.send({
+    type: 'step',
+    step_id: run.stepId,
+    run_id: run.started.run_id,
+    ...run.transport,
+    request: a.request,
+    tool_context: context,
+  })
   try {
     recordRequest(d.core, sessionId, {
       run_id: run.started.run_id,
@@ -81,14 +93,6 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
     // The log is a record of what was sent: a failed write never holds the step back.
     d.onError(err)
   }
-  run.kernel?.send({
-    type: 'step',
-    step_id: run.stepId,
-    run_id: run.started.run_id,
-    ...run.transport,
-    request: a.request,
-    tool_context: context,
-  })
 }
 
 /** Compacts the session inside its run, on the run's kernel and credential. */

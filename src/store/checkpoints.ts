@@ -22,6 +22,18 @@ import type { Db } from './db.ts'
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 16_000
 
+/** Each connection's WAL flusher, for flushWal. */
+const flushers = new WeakMap<Db, WalFlusher>()
+
+/**
+ * Flushes the WAL on the thread pool now (when idle checkpoints run on `db`): the fsynced
+ * commit of the next admission then writes only its own pages (a run's end writes ~100
+ * that would otherwise wait in the page cache for the next fsync, ~0.4 ms of it here).
+ */
+export function flushWal(db: Db): void {
+  flushers.get(db)?.flush()
+}
+
 export interface IdleCheckpointOptions {
   /** How often to look for writes (ms). */
   pollMs?: number
@@ -53,6 +65,7 @@ export function startIdleCheckpoints(db: Db, o: IdleCheckpointOptions = {}): Idl
   let quietSince = 0
   let count = 0
   const wal = new WalFlusher(`${db.name}-wal`)
+  flushers.set(db, wal)
   const timer = setInterval(() => {
     if (!db.open) {
       wal.close()
@@ -90,15 +103,17 @@ export function startIdleCheckpoints(db: Db, o: IdleCheckpointOptions = {}): Idl
 }
 
 /**
- * fdatasync of the WAL file on the thread pool, one at a time, through a read-only
- * descriptor of its own. Closing a descriptor drops every POSIX lock the process holds on
- * that file, which is why nothing else here opens state.db; SQLite keeps its locks on the
- * database and -shm files, none on the WAL, so this descriptor may come and go.
+ * fdatasync of the WAL file on the thread pool, one at a time (one asked for meanwhile
+ * runs after it), through a read-only descriptor of its own. Closing a descriptor drops
+ * every POSIX lock the process holds on that file, which is why nothing else here opens
+ * state.db; SQLite keeps its locks on the database and -shm files, none on the WAL, so
+ * this descriptor may come and go.
  */
 class WalFlusher {
   readonly #path: string
   #fd: number | undefined
   #busy = false
+  #again = false
   #closed = false
 
   constructor(path: string) {
@@ -106,7 +121,12 @@ class WalFlusher {
   }
 
   flush(): void {
-    if (this.#busy || this.#closed) return
+    if (this.#closed) return
+    // Pages written while a flush runs may have missed it: one more follows.
+    if (this.#busy) {
+      this.#again = true
+      return
+    }
     if (this.#fd === undefined) {
       try {
         this.#fd = openSync(this.#path, 'r')
@@ -118,6 +138,10 @@ class WalFlusher {
     fdatasync(this.#fd, () => {
       this.#busy = false
       if (this.#closed) this.#release()
+      else if (this.#again) {
+        this.#again = false
+        this.flush()
+      }
     })
   }
 

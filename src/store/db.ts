@@ -1,6 +1,7 @@
 // state.db: the daemon is its single writer. WAL lets readers (storage reports, streams)
 // run beside the writer; synchronous=NORMAL is safe in WAL for everything that may be
 // replayed, and writes that acknowledge a client raise it to FULL for their transaction.
+
 import Database from 'better-sqlite3'
 import { startIdleCheckpoints, WAL_AUTOCHECKPOINT_PAGES } from './checkpoints.ts'
 import { checkNumbering, MIGRATIONS, type Migration } from './migrations/index.ts'

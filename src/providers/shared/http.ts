@@ -1,10 +1,12 @@
 // The HTTP half of the transport: POST the encoded request, retry 429/5xx/connect errors
 // before the first byte of a 200 body, map statuses to stable codes, and hand back a body
 // stream guarded by the idle timeout and the caller's signal. Never throws.
+
 import { setTimeout as sleep } from 'node:timers/promises'
 import { HostSequence } from '../hosts.ts'
 import type { EncodedRequest, StreamOptions, UpstreamErrorCode } from '../types.ts'
 import { codeForStreamError, describe, type ErrorEvent, errorEvent, redact, UpstreamFault } from './errors.ts'
+import { postRequest } from './post.ts'
 
 export const DEFAULT_MAX_RETRIES = 3
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000
@@ -103,7 +105,7 @@ export async function openStream(
   secret: string | null,
   policy: FailurePolicy = {},
 ): Promise<Opened> {
-  const fetchFn = opts.fetch ?? globalThis.fetch
+  const fetchFn = opts.fetch ?? postRequest
   const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES
   const delayFor = opts.retryDelayMs ?? defaultRetryDelayMs
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS

@@ -7,6 +7,7 @@
 // (found afresh at each request) and the skills (src/instructions), ending with the run's
 // environment block. After a compaction, the exchanges it covers are replaced by one
 // message holding its summary (src/context/marks.ts); the rest follows verbatim.
+
 import { compactionMessage, latestCompaction } from '../../context/marks.ts'
 import type {
   AssistantPart,
