@@ -373,3 +373,26 @@ export async function settledTreePss(pid: number, processes = 1, limitMs = 6000)
   }
   return now
 }
+
+/**
+ * CPU time of a process and its descendants, every thread, in ms (/proc/PID/task/TID/schedstat):
+ * unlike wall time it does not grow while the machine's other work holds the cores.
+ * Descendants that already exited are not counted.
+ */
+export function treeCpuMs(pid: number): number {
+  let ns = 0
+  for (const p of [pid, ...descendantsOf(pid)]) {
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${p}/task`)
+    } catch {
+      continue
+    }
+    for (const t of tasks) {
+      try {
+        ns += Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')[0])
+      } catch {}
+    }
+  }
+  return ns / 1e6
+}

@@ -9,7 +9,14 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { v7 as uuidv7 } from 'uuid'
 import type { TurnTimes } from './baselines.ts'
-import { type BenchDaemon, type heldConnection, homeWithConfig, responsesCall, responsesText } from './lib.ts'
+import {
+  type BenchDaemon,
+  type heldConnection,
+  homeWithConfig,
+  responsesCall,
+  responsesText,
+  treeCpuMs,
+} from './lib.ts'
 
 /** The command of every shell call the upstream asks for. */
 export const COMMAND = 'echo hi'
@@ -151,8 +158,16 @@ export async function quiet(d: BenchDaemon): Promise<void> {
   await sleep(30) // the checkpoint's fsync
 }
 
-/** One plain turn: the input PUT, the upstream's request, the first delta, run.ended. */
-export async function plainTurn(b: Bench, sid: string, stream: Stream): Promise<TurnTimes> {
+/**
+ * One plain turn: the input PUT, the upstream's request, the first delta, run.ended; and
+ * the CPU the daemon and its kernels spent from just before the PUT to run.ended.
+ */
+export async function plainTurn(
+  b: Bench,
+  sid: string,
+  stream: Stream,
+): Promise<TurnTimes & { cpuMs: number }> {
+  const cpu = treeCpuMs(b.d.pid)
   const first = stream.next('output.delta')
   const ended = stream.next('run.ended')
   b.up.state.gate = first
@@ -161,6 +176,7 @@ export async function plainTurn(b: Bench, sid: string, stream: Stream): Promise<
   const r = await b.conn.send('PUT', `/sessions/${sid}/inputs/${uuidv7()}`, headersOf(b.d), body)
   if (r.status !== 202) throw new Error(`input: ${r.status} ${r.body}`)
   const [f, e] = [await first, await ended]
+  const cpuMs = treeCpuMs(b.d.pid) - cpu
   const reply = b.up.state.replies[before]
   await reply.written
   b.up.state.gate = null
@@ -169,15 +185,19 @@ export async function plainTurn(b: Bench, sid: string, stream: Stream): Promise<
     accepted: r.answeredAt - r.sentAt,
     firstToken: f.at - r.sentAt,
     turnEnd: e.at - reply.lastByteAt,
+    cpuMs,
   }
 }
 
 /**
  * One run of `calls` shell round trips then an answer: from its first upstream request to
- * run.ended, and each call's own time as the kernel measured it (tool.ended, whole ms).
+ * run.ended, each call's own time as the kernel measured it (tool.ended, whole ms), and the
+ * CPU of the daemon and its kernels over the run (a command's own CPU is not counted: it
+ * has exited).
  */
 export async function toolRun(b: Bench, sid: string, stream: Stream, calls: number) {
   b.up.state.script = [...Array(calls).fill('call'), 'text']
+  const cpu = treeCpuMs(b.d.pid)
   const results = Array.from({ length: calls }, () => stream.next('tool.ended'))
   const ended = stream.next('run.ended')
   const before = b.up.state.replies.length
@@ -185,13 +205,14 @@ export async function toolRun(b: Bench, sid: string, stream: Stream, calls: numb
   const r = await b.conn.send('PUT', `/sessions/${sid}/inputs/${uuidv7()}`, headersOf(b.d), body)
   if (r.status !== 202) throw new Error(`input: ${r.status} ${r.body}`)
   const e = await ended
+  const cpuMs = treeCpuMs(b.d.pid) - cpu
   if (b.up.state.replies.length - before !== calls + 1)
     throw new Error('the run did not make every round trip')
   const meta = (await Promise.all(results)).map((x) => {
     if (x.payload.outcome !== 'ok') throw new Error(`shell: ${JSON.stringify(x.payload)}`)
     return x.payload.meta as { duration_ms: number; sandbox: string }
   })
-  return { span: e.at - b.up.state.replies[before].at, meta }
+  return { span: e.at - b.up.state.replies[before].at, meta, cpuMs }
 }
 
 export function configHome(up: Upstream): string {

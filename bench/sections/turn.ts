@@ -80,17 +80,19 @@ async function readyPss(up: Upstream, emptyHome: string) {
   }
 }
 
-const pick = (samples: TurnTimes[], k: keyof TurnTimes) => samples.map((s) => s[k])
+const pick = (samples: Timed[] | TurnTimes[], k: keyof TurnTimes) => samples.map((s) => s[k])
 const p50 = (xs: number[]) => median(xs)
 const p90 = (xs: number[]) => percentile(xs, 90)
 const both = (xs: number[]) => `${ms(p50(xs), 2)} / ${ms(p90(xs), 2)}`
 
+type Timed = TurnTimes & { cpuMs: number }
+
 /** Plain turns on a used session and on new ones, each used turn beside a relay floor sample. */
 async function turns(b: Bench, workspaceDir: string) {
   const floor = await relayFloor(workspaceDir)
-  const used: TurnTimes[] = []
+  const used: Timed[] = []
   const base: TurnTimes[] = []
-  const fresh: TurnTimes[] = []
+  const fresh: Timed[] = []
   try {
     const { sid, stream } = await newSession(b)
     for (let i = 0; i < WARM_UP + TURNS; i++) {
@@ -120,23 +122,27 @@ async function shellRounds(b: Bench, home: string, emptyHome: string) {
   for (let i = 0; i < 3; i++) await toolRun(b, sid, stream, 1)
   b.up.state.gaps.length = 0
   const kernelMs: number[] = []
+  const cpuMs: number[] = []
   const sandboxes = new Set<string>()
   for (let i = 0; i < TOOL_RUNS; i++) {
-    const { meta } = await toolRun(b, sid, stream, 1)
+    const { meta, cpuMs: cpu } = await toolRun(b, sid, stream, 1)
     kernelMs.push(meta[0].duration_ms)
+    cpuMs.push(cpu)
     sandboxes.add(meta[0].sandbox)
     await commands.sample()
     await sleep(TOOL_PAUSE_MS)
   }
   const one = [...b.up.state.gaps]
   const long: number[] = []
+  const longCpuMs: number[] = []
   for (let i = 0; i < 1 + LONG_RUNS; i++) {
     const t = await toolRun(b, sid, stream, LONG_ROUND_TRIPS)
-    if (i > 0) long.push(t.span)
+    if (i > 0) [long.push(t.span), longCpuMs.push(t.cpuMs)]
     await sleep(TOOL_PAUSE_MS)
   }
   stream.close()
-  return { one, long, kernelMs, sandbox: [...sandboxes].join(', '), commands: commands.samples }
+  const sandbox = [...sandboxes].join(', ')
+  return { one, long, kernelMs, cpuMs, longCpuMs, sandbox, commands: commands.samples }
 }
 
 export const turn: Section = {
@@ -211,6 +217,10 @@ function turnRows({ used, base, fresh, fsyncs }: Awaited<ReturnType<typeof turns
       both(pick(used, 'turnEnd')),
     ),
     { figure: `${FLOOR}: B's last byte → relayed end, p50 / p90`, measured: both(pick(base, 'turnEnd')) },
+    {
+      figure: 'CPU of the daemon and kernels per turn (PUT → run.ended), used / new session (p50)',
+      measured: `${ms(p50(used.map((t) => t.cpuMs)), 2)} / ${ms(p50(fresh.map((t) => t.cpuMs)), 2)}`,
+    },
   ]
 }
 
@@ -246,6 +256,10 @@ function shellRows(shell: Awaited<ReturnType<typeof shellRounds>>): Row[] {
     {
       figure: "└ the call's own time as the kernel measured it (tool.ended duration_ms, whole ms), p50 / p90",
       measured: both(shell.kernelMs),
+    },
+    {
+      figure: `CPU of the daemon and kernels per run: 1 / ${LONG_ROUND_TRIPS} shell round trips (p50, the commands' own not counted)`,
+      measured: `${ms(p50(shell.cpuMs), 2)} / ${ms(p50(shell.longCpuMs), 2)}`,
     },
   ]
 }
