@@ -1,26 +1,25 @@
 // Turn: the figures a user feels on every turn, each beside a baseline measured in the same
 // run, alternating with it. The client holds the session's stream and a kept-alive
-// connection, the upstream is a Responses server in this process, on the same clock
-// (bench/turn-driver.ts); the baselines are in bench/baselines.ts.
+// connection; the upstream is a Responses server in this process, on the same clock
+// (bench/turn-driver.ts); the baselines are in bench/baselines.ts. The daemon and its
+// commands run with HOME an empty directory (a login shell without a profile).
 //
-// - send → first upstream request, on a used session and on a new one (created, its stream
-//   opened, then the input), and PUT → 202 for both;
-// - first token: PUT → the first output.delta on the held stream (the upstream answers at once);
-// - turn end: the upstream's last byte written → run.ended on the stream (the upstream
-//   writes its last frame once the delta has reached the client, as a model streaming
-//   slower than hearth does);
-//   baseline for these: two Node servers in this process, the first appending a small file
-//   and fdatasyncing it (a durable acknowledgment's floor), answering 202, then forwarding
-//   the request to the second and relaying its answer onto a held stream;
-// - a shell round trip (`echo hi`, the session's default sandbox, `auto` approval so nothing
-//   asks): the upstream's last byte of the call → its next request; 10 round trips in one
-//   run; hearth's overhead per round trip, the round trip less the same sandboxed argv
-//   spawned from this process; baselines `bash -c`, `bash -lc` and the sandbox's argv, each
-//   spawned directly after each measured run;
-// - tree PSS (daemon + kernels) once ready with the spare kernel warm, beside a bare idle
-//   `node -e 'setInterval(()=>{},1e3)'`, and two of them.
-// The daemon and its commands run with HOME set to an empty directory: a login shell
-// without a profile.
+// - plain turns, a used session's and a new session's first in turn, each once the daemon
+//   has checkpointed the previous turn's writes, as it has when a person sends the next
+//   message (a new session is created, its stream opened and its input sent at once): the input's first byte → the upstream's request, → its 202, → the first
+//   output.delta on the held stream (the upstream answers at once); the upstream's last
+//   byte → run.ended (it writes its last frame once the delta has reached the client, as a
+//   model streaming slower than hearth does); the CPU the daemon and kernels spent. Beside
+//   them: two Node servers in this process, the first appending a small file and
+//   fdatasyncing it (a durable acknowledgment's floor), answering 202, forwarding the
+//   request to the second and relaying its answer onto a held stream;
+// - shell round trips (`echo hi`, the session's default sandbox, approval policy `auto` so
+//   nothing asks): the call's last byte → the next request, back to back; after each run
+//   `bash -c`, `bash -lc` and the sandbox's own argv spawned from this process; hearth's
+//   overhead is the round trip less the sandboxed argv spawned right after it; then 10
+//   round trips in one run;
+// - tree PSS (daemon + kernels) once ready with the spare kernel warm, on a private copy
+//   of the Node binary (bench/baselines.ts privateNode), beside bare idle Node: one, two.
 import { rmSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sandboxStatus } from '../../src/tools/exec/sandbox.ts'
@@ -49,9 +48,8 @@ import {
   upstream,
 } from '../turn-driver.ts'
 
-const WARM_UP = 3
-const TURNS = 25
-const NEW_SESSIONS = 15
+const WARM_UP = 2
+const TURNS = 20
 const TOOL_RUNS = 30
 const LONG_RUNS = 5
 const LONG_ROUND_TRIPS = 10
@@ -83,32 +81,36 @@ async function readyPss(up: Upstream, emptyHome: string) {
 const pick = (samples: Timed[] | TurnTimes[], k: keyof TurnTimes) => samples.map((s) => s[k])
 const p50 = (xs: number[]) => median(xs)
 const p90 = (xs: number[]) => percentile(xs, 90)
+/** Differences of samples taken side by side: the i-th of `a` less the i-th of `b`. */
+const paired = (a: number[], b: number[]) => a.map((x, i) => x - b[i])
 const both = (xs: number[]) => `${ms(p50(xs), 2)} / ${ms(p90(xs), 2)}`
 
 type Timed = TurnTimes & { cpuMs: number }
 
-/** Plain turns on a used session and on new ones, each used turn beside a relay floor sample. */
+/**
+ * Plain turns, alternating: a used session's, then a new session's first (created, its
+ * stream opened and the input sent at once, as a client creates a session when its first
+ * message is sent), each from a quiet daemon, with a relay floor sample before each pair,
+ * so that both figures and their baseline see the same moments of the machine.
+ */
 async function turns(b: Bench, workspaceDir: string) {
   const floor = await relayFloor(workspaceDir)
   const used: Timed[] = []
   const base: TurnTimes[] = []
   const fresh: Timed[] = []
   try {
-    const { sid, stream } = await newSession(b)
+    const held = await newSession(b)
     for (let i = 0; i < WARM_UP + TURNS; i++) {
       await quiet(b.d)
       const f = await floor.sample()
-      const t = await plainTurn(b, sid, stream)
-      if (i >= WARM_UP) [used.push(t), base.push(f)]
-    }
-    stream.close()
-    for (let i = 0; i < 2 + NEW_SESSIONS; i++) {
-      const s = await newSession(b)
+      const t = await plainTurn(b, held.sid, held.stream)
       await quiet(b.d)
-      const t = await plainTurn(b, s.sid, s.stream)
+      const s = await newSession(b)
+      const n = await plainTurn(b, s.sid, s.stream)
       s.stream.close()
-      if (i >= 2) fresh.push(t)
+      if (i >= WARM_UP) [used.push(t), base.push(f), fresh.push(n)]
     }
+    held.stream.close()
     return { used, base, fresh, fsyncs: floor.fsyncs.slice(WARM_UP) }
   } finally {
     floor.close()
@@ -159,7 +161,7 @@ export const turn: Section = {
     let plain: Awaited<ReturnType<typeof turns>>
     let shell: Awaited<ReturnType<typeof shellRounds>>
     try {
-      await sleep(1500) // the spare kernel is forked and warm
+      await sleep(1000) // the spare kernel is forked and warm
       plain = await turns(b, workspace)
       shell = await shellRounds(b, home, emptyHome)
     } finally {
@@ -249,13 +251,17 @@ function shellRows(shell: Awaited<ReturnType<typeof shellRounds>>): Row[] {
       measured: ms(LONG_ROUND_TRIPS * p50(c.sandboxed), 1),
     },
     target(
-      "hearth's overhead per shell round trip: round trip − the sandbox's argv alone (p50s)",
-      p50(shell.one) - p50(c.sandboxed),
+      "hearth's overhead per shell round trip: round trip − the sandbox's argv alone, spawned right after (p50)",
+      p50(paired(shell.one, c.sandboxed)),
       3,
     ),
     {
       figure: "└ the call's own time as the kernel measured it (tool.ended duration_ms, whole ms), p50 / p90",
       measured: both(shell.kernelMs),
+    },
+    {
+      figure: "└ round trip − the call's own time as the kernel measured it (p50)",
+      measured: ms(p50(paired(shell.one, shell.kernelMs)), 1),
     },
     {
       figure: `CPU of the daemon and kernels per run: 1 / ${LONG_ROUND_TRIPS} shell round trips (p50, the commands' own not counted)`,
