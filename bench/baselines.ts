@@ -148,6 +148,12 @@ export function commandBaselines(o: { command: string; workspace: string; home: 
       for (const k of ['bashC', 'bashLc', 'sandboxed'] as const)
         samples[k].push(await timeSpawn(argvs[k], { cwd: o.workspace, env }))
     },
+    /** `n` spawns of the sandbox's argv one after the other: their total time, not kept in `samples`. */
+    async sandboxedTimes(n: number) {
+      let total = 0
+      for (let i = 0; i < n; i++) total += await timeSpawn(argvs.sandboxed, { cwd: o.workspace, env })
+      return total
+    },
   }
 }
 
