@@ -375,12 +375,14 @@ export async function settledTreePss(pid: number, processes = 1, limitMs = 6000)
 }
 
 /**
- * CPU time of a process and its descendants, every thread, in ms (/proc/PID/task/TID/schedstat):
- * unlike wall time it does not grow while the machine's other work holds the cores.
- * Descendants that already exited are not counted.
+ * Scheduler times of a process and its descendants, every thread, in ms
+ * (/proc/PID/task/TID/schedstat): `cpuMs` on a core, which does not grow while the machine's
+ * other work holds the cores, and `waitMs` runnable but waiting for a core, which is what
+ * that other work adds. Descendants that already exited are not counted.
  */
-export function treeCpuMs(pid: number): number {
-  let ns = 0
+export function treeSchedstat(pid: number): { cpuMs: number; waitMs: number } {
+  let cpu = 0
+  let wait = 0
   for (const p of [pid, ...descendantsOf(pid)]) {
     let tasks: string[] = []
     try {
@@ -390,9 +392,11 @@ export function treeCpuMs(pid: number): number {
     }
     for (const t of tasks) {
       try {
-        ns += Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')[0])
+        const [onCpu, waiting] = readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')
+        cpu += Number(onCpu)
+        wait += Number(waiting)
       } catch {}
     }
   }
-  return ns / 1e6
+  return { cpuMs: cpu / 1e6, waitMs: wait / 1e6 }
 }

@@ -15,7 +15,7 @@ import {
   homeWithConfig,
   responsesCall,
   responsesText,
-  treeCpuMs,
+  treeSchedstat,
 } from './lib.ts'
 
 /** The command of every shell call the upstream asks for. */
@@ -158,16 +158,24 @@ export async function quiet(d: BenchDaemon): Promise<void> {
   await sleep(30) // the checkpoint's fsync
 }
 
+/** The daemon's and kernels' CPU time, and their wait for a core, over a stretch. */
+export interface Sched {
+  cpuMs: number
+  waitMs: number
+}
+
+function since(before: Sched, pid: number): Sched {
+  const now = treeSchedstat(pid)
+  return { cpuMs: now.cpuMs - before.cpuMs, waitMs: now.waitMs - before.waitMs }
+}
+
 /**
  * One plain turn: the input PUT, the upstream's request, the first delta, run.ended; and
- * the CPU the daemon and its kernels spent from just before the PUT to run.ended.
+ * the CPU the daemon and its kernels spent from just before the PUT to run.ended, and
+ * their wait for a core.
  */
-export async function plainTurn(
-  b: Bench,
-  sid: string,
-  stream: Stream,
-): Promise<TurnTimes & { cpuMs: number }> {
-  const cpu = treeCpuMs(b.d.pid)
+export async function plainTurn(b: Bench, sid: string, stream: Stream): Promise<TurnTimes & Sched> {
+  const sched = treeSchedstat(b.d.pid)
   const first = stream.next('output.delta')
   const ended = stream.next('run.ended')
   b.up.state.gate = first
@@ -176,7 +184,7 @@ export async function plainTurn(
   const r = await b.conn.send('PUT', `/sessions/${sid}/inputs/${uuidv7()}`, headersOf(b.d), body)
   if (r.status !== 202) throw new Error(`input: ${r.status} ${r.body}`)
   const [f, e] = [await first, await ended]
-  const cpuMs = treeCpuMs(b.d.pid) - cpu
+  const { cpuMs, waitMs } = since(sched, b.d.pid)
   const reply = b.up.state.replies[before]
   await reply.written
   b.up.state.gate = null
@@ -186,6 +194,7 @@ export async function plainTurn(
     firstToken: f.at - r.sentAt,
     turnEnd: e.at - reply.lastByteAt,
     cpuMs,
+    waitMs,
   }
 }
 
@@ -197,7 +206,7 @@ export async function plainTurn(
  */
 export async function toolRun(b: Bench, sid: string, stream: Stream, calls: number) {
   b.up.state.script = [...Array(calls).fill('call'), 'text']
-  const cpu = treeCpuMs(b.d.pid)
+  const sched = treeSchedstat(b.d.pid)
   const results = Array.from({ length: calls }, () => stream.next('tool.ended'))
   const ended = stream.next('run.ended')
   const before = b.up.state.replies.length
@@ -205,14 +214,14 @@ export async function toolRun(b: Bench, sid: string, stream: Stream, calls: numb
   const r = await b.conn.send('PUT', `/sessions/${sid}/inputs/${uuidv7()}`, headersOf(b.d), body)
   if (r.status !== 202) throw new Error(`input: ${r.status} ${r.body}`)
   const e = await ended
-  const cpuMs = treeCpuMs(b.d.pid) - cpu
+  const { cpuMs, waitMs } = since(sched, b.d.pid)
   if (b.up.state.replies.length - before !== calls + 1)
     throw new Error('the run did not make every round trip')
   const meta = (await Promise.all(results)).map((x) => {
     if (x.payload.outcome !== 'ok') throw new Error(`shell: ${JSON.stringify(x.payload)}`)
     return x.payload.meta as { duration_ms: number; sandbox: string }
   })
-  return { span: e.at - b.up.state.replies[before].at, meta, cpuMs }
+  return { span: e.at - b.up.state.replies[before].at, meta, cpuMs, waitMs }
 }
 
 export function configHome(up: Upstream): string {
