@@ -47,7 +47,9 @@ export async function upstream() {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const reply = { at: performance.now(), lastByteAt: 0 } as Reply
     const previous = state.replies.at(-1)
-    if (lastWasCall && previous) state.gaps.push(reply.at - previous.lastByteAt)
+    // The previous reply's end callback has run by now; waiting on it makes sure.
+    if (lastWasCall && previous)
+      void previous.written.then(() => state.gaps.push(reply.at - previous.lastByteAt))
     state.replies.push(reply)
     const kind = state.script.shift() ?? 'text'
     lastWasCall = kind === 'call'
@@ -183,6 +185,9 @@ export async function plainTurn(b: Bench, sid: string, stream: Stream): Promise<
   const body = JSON.stringify({ kind: 'message', text: 'hi', client_id: 'bench' })
   const r = await b.conn.send('PUT', `/sessions/${sid}/inputs/${uuidv7()}`, headersOf(b.d), body)
   if (r.status !== 202) throw new Error(`input: ${r.status} ${r.body}`)
+  const which = await Promise.race([first.then(() => 'delta'), ended.then(() => 'ended')])
+  if (which === 'ended')
+    throw new Error(`the run ended without output: ${JSON.stringify((await ended).payload)}`)
   const [f, e] = [await first, await ended]
   const { cpuMs, waitMs } = since(sched, b.d.pid)
   const reply = b.up.state.replies[before]
