@@ -106,7 +106,7 @@ async function turns(b: Bench, workspaceDir: string) {
     for (let i = 0; i < WARM_UP + TURNS; i++) {
       await quiet(b.d)
       const f = await floor.sample()
-      await quiet(b.d) // and the floor's own sync is behind us
+      await quiet(b.d) // again: the floor's own sync stays out of the turn
       const t = await plainTurn(b, held.sid, held.stream)
       await quiet(b.d)
       const s = await newSession(b)
@@ -162,28 +162,35 @@ export const turn: Section = {
     const emptyHome = tempHome('hearth-bench-HOME-')
     const workspace = tempHome('hearth-bench-ws-')
     const home = configHome(up)
-    const d = await spawnDaemon(home, { env: { HOME: emptyHome } })
-    const b: Bench = { d, up, conn: heldConnection(d.port), workspace }
-    let plain: Awaited<ReturnType<typeof turns>>
-    let shell: Awaited<ReturnType<typeof shellRounds>>
     try {
-      await sleep(1000) // the spare kernel is forked and warm
-      plain = await turns(b, workspace)
-      shell = await shellRounds(b, home, emptyHome)
+      const { plain, shell } = await perTurn(up, home, emptyHome, workspace)
+      const pss = await readyPss(up, emptyHome)
+      return [
+        { figure: 'HOME of the daemon and its commands (empty: no login profile)', measured: emptyHome },
+        ...turnRows(plain),
+        ...shellRows(shell),
+        ...memoryRows(pss),
+      ]
     } finally {
-      b.conn.close()
-      await d.stop()
+      up.close()
+      for (const dir of [emptyHome, workspace]) rmSync(dir, { recursive: true, force: true })
     }
-    const pss = await readyPss(up, emptyHome)
-    up.close()
-    for (const dir of [emptyHome, workspace]) rmSync(dir, { recursive: true, force: true })
-    return [
-      { figure: 'HOME of the daemon and its commands (empty: no login profile)', measured: emptyHome },
-      ...turnRows(plain),
-      ...shellRows(shell),
-      ...memoryRows(pss),
-    ]
   },
+}
+
+/** The plain turns and shell round trips, on one daemon. */
+async function perTurn(up: Upstream, home: string, emptyHome: string, workspace: string) {
+  const d = await spawnDaemon(home, { env: { HOME: emptyHome } })
+  const b: Bench = { d, up, conn: heldConnection(d.port), workspace }
+  try {
+    await sleep(1000) // the spare kernel is forked and warm
+    const plain = await turns(b, workspace)
+    const shell = await shellRounds(b, home, emptyHome)
+    return { plain, shell }
+  } finally {
+    b.conn.close()
+    await d.stop()
+  }
 }
 
 const target = (figure: string, v: number, limit: number, measured = ms(v, 2)): Row => ({
