@@ -3,6 +3,7 @@
 // section's rows end up in. Benches print figures; they are not tests and assert nothing.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -226,4 +227,176 @@ export function sampleTreePss(pid: number, everyMs = 25) {
       return peak
     },
   }
+}
+
+/** One Server-Sent Events frame of a Responses stream. */
+export const sseFrame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`
+
+/** The frames of a Responses reply answering `text` in one delta (the last one ends it). */
+export function responsesText(id: string, text: string): string[] {
+  const item = { id: 'm', type: 'message', role: 'assistant', content: [] }
+  return [
+    sseFrame({ type: 'response.created', response: { id } }),
+    sseFrame({ type: 'response.output_item.added', output_index: 0, item }),
+    sseFrame({
+      type: 'response.output_text.delta',
+      item_id: 'm',
+      output_index: 0,
+      content_index: 0,
+      delta: text,
+    }),
+    sseFrame({
+      type: 'response.completed',
+      response: { id, status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 1 } },
+    }),
+  ]
+}
+
+/** The frames of a Responses reply asking for one function call (the last one ends it). */
+export function responsesCall(id: string, callId: string, name: string, args: unknown): string[] {
+  const text = JSON.stringify(args)
+  const item = { id: 'fc', type: 'function_call', call_id: callId, name, arguments: '' }
+  const done = { ...item, arguments: text, status: 'completed' }
+  return [
+    sseFrame({ type: 'response.created', response: { id } }),
+    sseFrame({ type: 'response.output_item.added', output_index: 0, item }),
+    sseFrame({ type: 'response.function_call_arguments.delta', item_id: 'fc', output_index: 0, delta: text }),
+    sseFrame({ type: 'response.output_item.done', output_index: 0, item: done }),
+    sseFrame({ type: 'response.completed', response: { id, status: 'completed', output: [done] } }),
+  ]
+}
+
+export interface HeldAnswer {
+  status: number
+  body: string
+  /** When the request's bytes were handed to the socket (one write). */
+  sentAt: number
+  /** When the whole answer had arrived. */
+  answeredAt: number
+}
+
+/**
+ * A kept-alive HTTP/1.1 connection to 127.0.0.1:`port`, as a client that stays connected
+ * holds one: each request goes out in a single write(), so `sentAt` is its first byte's
+ * time, with no connect or client library in the figure. Reconnects (before timing) when
+ * the server has closed it. Answers must carry content-length (the daemon's JSON does).
+ */
+export function heldConnection(port: number) {
+  let socket: Socket | undefined
+  const open = () =>
+    new Promise<Socket>((resolve, reject) => {
+      const s = connect(port, '127.0.0.1')
+      s.setNoDelay(true)
+      s.once('connect', () => resolve(s))
+      s.once('error', reject)
+    })
+  const send = async (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body = '',
+  ): Promise<HeldAnswer> => {
+    if (!socket || socket.destroyed || socket.readyState !== 'open') socket = await open()
+    const s = socket
+    const head = [
+      `${method} ${path} HTTP/1.1`,
+      `host: 127.0.0.1:${port}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      `content-length: ${Buffer.byteLength(body)}`,
+    ]
+    return new Promise((resolve, reject) => {
+      let buf = Buffer.alloc(0)
+      const onData = (chunk: Buffer) => {
+        const at = performance.now()
+        buf = Buffer.concat([buf, chunk])
+        const end = buf.indexOf('\r\n\r\n')
+        if (end < 0) return
+        const text = buf.subarray(0, end).toString()
+        const length = Number(/^content-length:\s*(\d+)/im.exec(text)?.[1] ?? 0)
+        if (buf.length < end + 4 + length) return
+        done()
+        const status = Number(text.split(' ')[1])
+        resolve({ status, body: buf.subarray(end + 4, end + 4 + length).toString(), sentAt, answeredAt: at })
+      }
+      const onClose = () => {
+        done()
+        reject(new Error(`${method} ${path}: the connection closed before the answer`))
+      }
+      const done = () => {
+        s.off('data', onData)
+        s.off('close', onClose)
+      }
+      s.on('data', onData)
+      s.on('close', onClose)
+      const sentAt = performance.now()
+      s.write(`${head.join('\r\n')}\r\n\r\n${body}`)
+    })
+  }
+  return { send, close: () => socket?.destroy() }
+}
+
+/**
+ * Milliseconds from spawn() to the child's exit with both pipes closed, as a tool call
+ * waits for a command: `detached` (its own process group) and stdout/stderr piped and read.
+ */
+export function timeSpawn(argv: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv }) {
+  return new Promise<number>((resolve, reject) => {
+    const t0 = performance.now()
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout?.resume()
+    child.stderr?.resume()
+    child.once('error', reject)
+    child.once('close', (code) =>
+      code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${argv.join(' ')}: exit ${code}`)),
+    )
+  })
+}
+
+/**
+ * The tree's PSS once it has at least `processes` processes and has stopped moving (three
+ * samples 150 ms apart within 0.5 MB of each other), or as it is after `limitMs`.
+ */
+export async function settledTreePss(pid: number, processes = 1, limitMs = 6000) {
+  const until = performance.now() + limitMs
+  const recent: number[] = []
+  let now = treePss(pid)
+  while (performance.now() < until) {
+    now = treePss(pid)
+    if (now.processes >= processes) recent.push(now.bytes)
+    if (recent.length >= 3 && Math.max(...recent.slice(-3)) - Math.min(...recent.slice(-3)) <= 0.5e6) break
+    await sleep(150)
+  }
+  return now
+}
+
+/**
+ * Scheduler times of a process and its descendants, every thread, in ms
+ * (/proc/PID/task/TID/schedstat): `cpuMs` on a core, which does not grow while the machine's
+ * other work holds the cores, and `waitMs` runnable but waiting for a core, which is what
+ * that other work adds. Descendants that already exited are not counted.
+ */
+export function treeSchedstat(pid: number): { cpuMs: number; waitMs: number } {
+  let cpu = 0
+  let wait = 0
+  for (const p of [pid, ...descendantsOf(pid)]) {
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${p}/task`)
+    } catch {
+      continue
+    }
+    for (const t of tasks) {
+      try {
+        const [onCpu, waiting] = readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')
+        cpu += Number(onCpu)
+        wait += Number(waiting)
+      } catch {}
+    }
+  }
+  return { cpuMs: cpu / 1e6, waitMs: wait / 1e6 }
 }

@@ -17,6 +17,7 @@ import { startup } from './sections/startup.ts'
 import { toolOutput } from './sections/tool-output.ts'
 import { tools } from './sections/tools.ts'
 import { toolsExec } from './sections/tools-exec.ts'
+import { turn } from './sections/turn.ts'
 
 /** Run by default, in this order. */
 const DEFAULT: readonly Section[] = [
@@ -33,6 +34,7 @@ const DEFAULT: readonly Section[] = [
   toolOutput,
   context,
   prompt,
+  turn,
 ]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile, mcp]
