@@ -71,6 +71,7 @@ export const jobStartTool: ToolSpec<JobStartArgs> = {
         sandbox: ctx.sandbox,
         allowedRoots: [ctx.workspace, ...ctx.allowedRoots],
         runId: ctx.runId,
+        shell: ctx.shell,
       })
     } catch (err) {
       return { outcome: 'error', output: `The job was not started: ${(err as Error).message}` }
