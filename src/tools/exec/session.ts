@@ -9,6 +9,10 @@ import type { SandboxPolicy } from '../types.ts'
 import { type CommandOptions, type Launched, spawnGroup } from './process.ts'
 import { wrap } from './sandbox.ts'
 import { CAPTURE_TIMEOUT_MS, captureSnapshot, removeSnapshot, type Snapshot } from './snapshot.ts'
+import { WarmSandbox } from './warm.ts'
+
+/** A warm sandbox with no command for this long ends (the next command starts another). */
+export const SANDBOX_IDLE_MS = 5 * 60_000
 
 /** Where a session's commands run: what the capture needs to run as one of them. */
 export interface Where {
@@ -23,6 +27,8 @@ export interface ShellSessionOptions {
   /** The environment to scrub and start from (the kernel's by default). */
   env?: NodeJS.ProcessEnv
   captureTimeoutMs?: number
+  /** How long a warm sandbox outlives its last command (default SANDBOX_IDLE_MS). */
+  sandboxIdleMs?: number
   /** Told once when the profile could not be captured. */
   onNotice?: (message: string) => void
 }
@@ -40,6 +46,11 @@ export class ShellSession {
   /** Commands started on the snapshot that have not ended. */
   #holders = 0
   #closed = false
+  /** The sandbox new commands go to (while its mounts are what theirs would be). */
+  #warm: WarmSandbox | undefined
+  /** Sandboxes replaced by one with other mounts: each ends with its last command. */
+  readonly #retired = new Set<WarmSandbox>()
+  #idleTimer: NodeJS.Timeout | undefined
 
   constructor(opts: ShellSessionOptions = {}) {
     this.#opts = opts
@@ -74,20 +85,74 @@ export class ShellSession {
     }
   }
 
-  /** `opts.command` in the sandbox, as `bash -c` on the snapshot. */
+  /**
+   * `opts.command` in the session's warm sandbox, as `bash -c` on the snapshot. The bwrap
+   * command line is computed for each command as for a sandbox of its own (hidden paths,
+   * `.git` directories and sockets that exist now); the warm sandbox takes the command
+   * only if its own is the same but for `--chdir`, else a new one replaces it.
+   */
   launchInSandbox(opts: CommandOptions, snapshot: Snapshot): Launched {
-    const argv = wrap(['bash', '-c', opts.command], {
-      ...opts,
-      home: opts.home ?? this.#opts.home,
-      readOnly: [snapshot.dir],
+    const argv = wrap(['bash'], { ...opts, home: opts.home ?? this.#opts.home, readOnly: [snapshot.dir] })
+    const bwrap = argv.slice(0, argv.lastIndexOf('--chdir'))
+    const warm = this.#sandboxFor(bwrap, snapshot, opts.cwd)
+    clearTimeout(this.#idleTimer)
+    return warm.launch(opts.command, opts.cwd, opts)
+  }
+
+  #sandboxFor(bwrap: string[], snapshot: Snapshot, cwd: string): WarmSandbox {
+    const key = bwrap.join('\0')
+    if (this.#warm?.alive && this.#warmKey === key) return this.#warm
+    if (this.#warm) this.#retire(this.#warm)
+    const { BASH_ENV: file, ...env } = snapshot.env
+    const warm: WarmSandbox = new WarmSandbox({
+      bwrap: [...bwrap, '--chdir', cwd],
+      env,
+      dir: snapshot.dir,
+      args: [file, env.SHLVL ?? '', env.OLDPWD === undefined ? '0' : '1', env.OLDPWD ?? ''],
+      onIdle: () => this.#idle(warm),
     })
-    return spawnGroup(argv, snapshot.env, opts)
+    this.#warm = warm
+    this.#warmKey = key
+    return warm
+  }
+
+  #warmKey = ''
+
+  /** A sandbox's last command ended: a replaced one ends now, the current one after a while. */
+  #idle(warm: WarmSandbox): void {
+    if (warm !== this.#warm || this.#closed) {
+      warm.end()
+      this.#retired.delete(warm)
+      this.#tidy()
+      return
+    }
+    clearTimeout(this.#idleTimer)
+    this.#idleTimer = setTimeout(() => {
+      if (this.#warm === warm && warm.running === 0) {
+        warm.end()
+        this.#warm = undefined
+      }
+    }, this.#opts.sandboxIdleMs ?? SANDBOX_IDLE_MS)
+    this.#idleTimer.unref()
+  }
+
+  #retire(warm: WarmSandbox): void {
+    if (warm.running === 0) warm.end()
+    else this.#retired.add(warm)
   }
 
   /** The session left the kernel: the snapshot goes once no command uses it. */
   close(): void {
     this.#closed = true
+    clearTimeout(this.#idleTimer)
+    if (this.#warm) this.#retire(this.#warm)
+    this.#warm = undefined
     this.#tidy()
+  }
+
+  /** The session's sandboxes now (tests look at them). */
+  get sandboxes(): number {
+    return (this.#warm?.alive ? 1 : 0) + this.#retired.size
   }
 
   async #capture(where: Where): Promise<Snapshot | null> {
