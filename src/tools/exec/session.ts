@@ -6,7 +6,7 @@
 // (close), or with the process.
 import { rmSync } from 'node:fs'
 import type { SandboxPolicy } from '../types.ts'
-import { type CommandOptions, type Launched, spawnGroup } from './process.ts'
+import type { CommandOptions, Launched } from './process.ts'
 import { wrap } from './sandbox.ts'
 import { CAPTURE_TIMEOUT_MS, captureSnapshot, removeSnapshot, type Snapshot } from './snapshot.ts'
 import { WarmSandbox } from './warm.ts'

@@ -1,7 +1,8 @@
 // The spawner: the one process a warm sandbox starts (`bash --noprofile --norc -c`), which
 // starts the session's commands inside the sandbox's namespaces. It reads requests from its
 // stdin, NUL-separated fields:
-//   R id dir out err command   start `command` in `dir`, stdout and stderr to the FIFOs
+//   R id dir out err command file   start `command` (or the one in `file`) in `dir`,
+//                                   stdout and stderr to the FIFOs
 //   K pgid signal              signal a command's process group
 // and answers on its stdout, a line each:
 //   S id pid                   the command has its outputs open and is starting as `pid`
@@ -37,6 +38,8 @@ child() {
 
 runner() {
   local p s r LC_ALL=C
+  # A long command comes in a file: bash reads a pipe a byte at a time, a file by blocks.
+  if [[ -n $6 ]]; then IFS= read -r -d '' command < "$6"; set -- "$1" "$2" "$3" "$4" "$command"; fi
   set -m
   trap 'jobs -l >&3' CHLD
   child "$@" &
@@ -74,8 +77,8 @@ sweep() {
 while IFS= read -r -d '' kind; do
   if [[ $kind == R ]]; then
     IFS= read -r -d '' id; IFS= read -r -d '' dir; IFS= read -r -d '' out
-    IFS= read -r -d '' err; IFS= read -r -d '' command
-    ( runner "$id" "$dir" "$out" "$err" "$command" ) &
+    IFS= read -r -d '' err; IFS= read -r -d '' command; IFS= read -r -d '' file
+    ( runner "$id" "$dir" "$out" "$err" "$command" "$file" ) &
   elif [[ $kind == K ]]; then
     IFS= read -r -d '' pgid; IFS= read -r -d '' signal
     kill -s "$signal" -- "-$pgid" 2>/dev/null

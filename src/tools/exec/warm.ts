@@ -6,7 +6,7 @@
 // end). The sandbox's process group is reported like a command's (watchProcessGroups), so a
 // kernel killed outright takes it along, and `--die-with-parent` ends it with the kernel.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { closeSync, constants as fsConstants, openSync, rmSync } from 'node:fs'
+import { closeSync, constants as fsConstants, openSync, rmSync, writeFileSync } from 'node:fs'
 import { Socket } from 'node:net'
 import { constants } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +20,9 @@ import {
   STOP_GRACE_MS,
 } from './process.ts'
 import { SPAWNER_SCRIPT } from './spawner.ts'
+
+/** A command longer than this goes to the spawner in a file (read by blocks, not bytes). */
+const INLINE_COMMAND_BYTES = 4096
 
 /** FIFO pairs made ahead, so that a command rarely waits for `mkfifo`. */
 const FIFOS_AHEAD = 4
@@ -44,6 +47,8 @@ interface Pending {
   sent: boolean
   /** Its pid in the sandbox (its process group), once it started. */
   pid: string | undefined
+  /** The file holding a long command, removed as it ends. */
+  file: string
   /** The last signal asked for before its pid was known. */
   queued: 'TERM' | 'KILL' | undefined
   fifos: [string, string]
@@ -141,6 +146,7 @@ export class WarmSandbox {
       stopped: false,
       sent: false,
       pid: undefined,
+      file: '',
       queued: undefined,
       fifos: ['', ''],
       fds: [-1, -1],
@@ -173,6 +179,7 @@ export class WarmSandbox {
       clearTimeout(killTimer)
       clearTimeout(drainTimer)
       this.#pending.delete(id)
+      if (pending.file) rmSync(pending.file, { force: true })
       if (sockets.length === 0) for (const fd of pending.fds) if (fd >= 0) closeFd(fd)
       if (pending.fifos[0]) {
         if (reusable && !this.#ended) this.#fifos.push(pending.fifos)
@@ -219,7 +226,13 @@ export class WarmSandbox {
     p.fifos = fifos
     // Read ends first, without blocking: the command's open for writing then never waits.
     p.fds = [openFifo(fifos[0]), openFifo(fifos[1])]
-    const fields = ['R', p.id, cwd, fifos[0], fifos[1], command]
+    let file = ''
+    if (Buffer.byteLength(command) > INLINE_COMMAND_BYTES) {
+      file = join(this.#opts.dir, `command-${p.id}`)
+      writeFileSync(file, command, { mode: 0o600 })
+      p.file = file
+    }
+    const fields = ['R', p.id, cwd, fifos[0], fifos[1], file ? '' : command, file]
     this.#child.stdin?.write(`${fields.join('\0')}\0`)
     p.sent = true
   }

@@ -111,6 +111,13 @@ describe('the warm sandbox', {
     assert.equal(next.meta?.signal, null, 'an exit code is not a signal')
   })
 
+  it('runs a long command (past what it sends inline) as it is', async () => {
+    t = makeContext(ISOLATED)
+    const body = 'x'.repeat(50_000)
+    const r = await run(`wc -c <<'EOF'\n${body}\nEOF\necho "tail's end"`)
+    assert.equal(r.output, `${body.length + 1}\ntail's end\n[exit code 0]`)
+  })
+
   it('a command leaves nothing behind, even what left its group (setsid)', async () => {
     t = makeContext(ISOLATED)
     const [a, b] = [marker(), marker()]
