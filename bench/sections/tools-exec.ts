@@ -40,10 +40,12 @@ async function shellThroughput(workspace: string, sandbox: SandboxPolicy): Promi
     sandbox,
     jobs: createJobManager({ dir: workspace }),
     runId: 'bench',
+    shell: new ShellSession(),
   }
   const started = performance.now()
   const r = await createShellTool().run({ command: `yes hearth | head -c ${SHELL_BYTES}` }, ctx)
   const seconds = (performance.now() - started) / 1000
+  ctx.shell?.close()
   if (r.outcome !== 'ok' || received !== SHELL_BYTES)
     throw new Error(`shell bench: ${r.outcome}, ${received} bytes`)
   return SHELL_BYTES / 1e6 / seconds
