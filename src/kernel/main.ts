@@ -45,7 +45,7 @@ async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> 
   const abort = new AbortController()
   steps.set(msg.step_id, abort)
   const sessionId = msg.tool_context?.session_id
-  if (msg.tool_context) tools.prepare(msg.tool_context)
+  if (msg.tool_context) tools.prepare(msg.tool_context, msg.request.tools)
   // Events are batched per tick of the event loop: the first delta goes out at once, a
   // burst of deltas read from one network chunk travels as one message.
   let batch: NeutralEvent[] = []

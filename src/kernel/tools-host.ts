@@ -86,7 +86,7 @@ export class ToolHost {
     calls: CallRequest[],
     context?: ToolContextMessage,
   ): void {
-    if (context) this.prepare(context)
+    if (context) this.prepare(context, calls)
     const checked = calls.map((c) => this.#checkOne(c, sessionId))
     this.#send({ type: 'checked', step_id: step.step_id, calls: checked })
     // A step outside a run (a compaction's summary) runs no tools.
@@ -190,11 +190,11 @@ export class ToolHost {
   }
 
   /**
-   * A step of the session offers tools: its shell's snapshot is taken now, in the
-   * background, so that its first command rarely waits for it.
+   * A step of the session offers tools: when they run commands, its shell's snapshot is
+   * taken now, in the background, so that its first command rarely waits for it.
    */
-  prepare(context: ToolContextMessage): void {
-    if (!this.#tools.has('shell')) return
+  prepare(context: ToolContextMessage, offered: readonly { name: string }[]): void {
+    if (!offered.some((t) => t.name === 'shell' || t.name === 'job_start')) return
     this.shellOf(context.session_id).prepare({
       cwd: context.workspace,
       policy: context.sandbox,
