@@ -37,11 +37,12 @@ child() {
 }
 
 runner() {
-  local p s r LC_ALL=C
+  local p s r
   # A long command comes in a file: bash reads a pipe a byte at a time, a file by blocks.
   if [[ -n $6 ]]; then IFS= read -r -d '' command < "$6"; set -- "$1" "$2" "$3" "$4" "$command"; fi
   set -m
-  trap 'jobs -l >&3' CHLD
+  # In bash's own words (not translated): how the command's shell ended.
+  trap 'LC_ALL=C jobs -l >&3' CHLD
   child "$@" &
   p=$!
   wait "$p"; s=$?

@@ -111,6 +111,24 @@ describe('the warm sandbox', {
     assert.equal(next.meta?.signal, null, 'an exit code is not a signal')
   })
 
+  it("gives a command the session's environment as it is (the spawner's own settings stay its own)", async () => {
+    t = makeContext(ISOLATED)
+    t.ctx.shell = new ShellSession({
+      home: join(t.root, 'home'),
+      env: { ...process.env, LC_ALL: 'C.UTF-8', HEARTH_WARM_TEST: 'x', WARM_TEST_VALUE: 'kept' },
+    })
+    try {
+      const r = await run(
+        'echo "$LC_ALL $WARM_TEST_VALUE $' +
+          '{HEARTH_WARM_TEST-gone}"; declare -F child runner sweep || echo no-spawner-functions',
+      )
+      assert.match(r.output, /^C\.UTF-8 kept gone$/m)
+      assert.match(r.output, /^no-spawner-functions$/m)
+    } finally {
+      t.ctx.shell.close()
+    }
+  })
+
   it('runs a long command (past what it sends inline) as it is', async () => {
     t = makeContext(ISOLATED)
     const body = 'x'.repeat(50_000)
