@@ -115,14 +115,21 @@ describe('the warm sandbox', {
     t = makeContext(ISOLATED)
     t.ctx.shell = new ShellSession({
       home: join(t.root, 'home'),
-      env: { ...process.env, LC_ALL: 'C.UTF-8', HEARTH_WARM_TEST: 'x', WARM_TEST_VALUE: 'kept' },
+      env: {
+        ...process.env,
+        LC_ALL: 'C.UTF-8',
+        HEARTH_WARM_TEST: 'x',
+        WARM_TEST_VALUE: 'kept',
+        command: 'mine',
+        p: 'mine',
+      },
     })
     try {
       const r = await run(
         'echo "$LC_ALL $WARM_TEST_VALUE $' +
-          '{HEARTH_WARM_TEST-gone}"; declare -F child runner sweep || echo no-spawner-functions',
+          '{HEARTH_WARM_TEST-gone} $command $p"; declare -F _hs_child _hs_runner || echo no-spawner-functions',
       )
-      assert.match(r.output, /^C\.UTF-8 kept gone$/m)
+      assert.match(r.output, /^C\.UTF-8 kept gone mine mine$/m)
       assert.match(r.output, /^no-spawner-functions$/m)
     } finally {
       t.ctx.shell.close()
