@@ -7,7 +7,7 @@
 // scrub as the kernel's (env.ts): a secret the profile exports never reaches a command.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SandboxPolicy } from '../types.ts'
@@ -66,11 +66,42 @@ export async function captureSnapshot(opts: CaptureOptions): Promise<Snapshot | 
       if (env[name] === value) delete env[name]
       else if (env[name] !== undefined) again.push(`export ${name}=${quote(env[name])}`)
     }
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-shell-'))
+  removeStale()
+  const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`))
   const file = join(dir, 'snapshot.bash')
   writeFileSync(file, replayScript([parsed.script, ...again].join('\n'), env.BASH_ENV), { mode: 0o600 })
   env.BASH_ENV = file
   return { env, dir, file }
+}
+
+/** The private directories are `hearth-shell-<kernel pid>-*` in the OS temp directory. */
+const DIR_PREFIX = 'hearth-shell-'
+let staleRemoved = false
+
+/**
+ * Once per process: the directories of kernels that are gone (killed outright, they could
+ * not remove theirs). One whose pid is alive stays, whoever has that pid now.
+ */
+function removeStale(): void {
+  if (staleRemoved) return
+  staleRemoved = true
+  try {
+    for (const name of readdirSync(tmpdir())) {
+      const pid = Number(/^hearth-shell-(\d+)-/.exec(name)?.[1])
+      if (!pid || pid === process.pid || alive(pid)) continue
+      const dir = join(tmpdir(), name)
+      if (lstatSync(dir).uid === process.getuid?.()) rmSync(dir, { recursive: true, force: true })
+    }
+  } catch {}
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 /** Removes the snapshot's file and directory. */

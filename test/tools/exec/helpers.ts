@@ -48,6 +48,7 @@ export function makeContext(sandbox: SandboxPolicy = DIRECT, jobs?: JobManager):
     cleanup: async () => {
       abort.abort()
       await manager.stopAll()
+      ctx.shell?.close()
       shell.close()
       rmSync(root, { recursive: true, force: true })
     },

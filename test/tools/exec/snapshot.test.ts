@@ -4,7 +4,8 @@
 // file is private and goes with the session, and a profile that hangs leaves the session on
 // a login shell per command after the (short, injected) timeout.
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
@@ -125,6 +126,7 @@ for (const [name, policy] of [
       assert.equal(runsOf(runs), 1)
 
       // Another session runs it again.
+      shell.close()
       session()
       await createShellTool().run({ command: 'true' }, t.ctx)
       assert.equal(runsOf(runs), 2)
@@ -149,6 +151,30 @@ describe("the snapshot's file", () => {
     assert.ok(!readFileSync(snap.file, 'utf8').includes(PROFILE_SECRET))
     shell.close()
     assert.throws(() => statSync(snap.dir), /ENOENT/)
+  })
+})
+
+describe('directories left by a kernel killed outright', () => {
+  it('are removed by the next kernel that takes a snapshot; a live kernel keeps its own', async () => {
+    t = makeContext(DIRECT)
+    const dead = spawnSync('true').pid as number
+    const stale = mkdtempSync(join(tmpdir(), `hearth-shell-${dead}-`))
+    const live = mkdtempSync(join(tmpdir(), `hearth-shell-${process.pid}-`))
+    try {
+      const sessionTs = JSON.stringify(join(import.meta.dirname, '../../../src/tools/exec/session.ts'))
+      const where = JSON.stringify({ cwd: t.workspace, policy: DIRECT, writableRoots: [t.workspace] })
+      const script = `const { ShellSession } = await import(${sessionTs})
+const s = new ShellSession(); console.log(JSON.stringify(await s.snapshot(${where}) !== null)); s.close()`
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...process.env, HOME: home },
+      })
+      assert.equal(out.toString().trim(), 'true')
+      assert.equal(existsSync(stale), false)
+      assert.equal(existsSync(live), true)
+    } finally {
+      rmSync(stale, { recursive: true, force: true })
+      rmSync(live, { recursive: true, force: true })
+    }
   })
 })
 
