@@ -48,6 +48,8 @@ export class ShellSession {
   #closed = false
   /** The sandbox new commands go to (while its mounts are what theirs would be). */
   #warm: WarmSandbox | undefined
+  /** Its bwrap command line up to `--chdir`: a command with the same one may run there. */
+  #warmKey = ''
   /** Sandboxes replaced by one with other mounts: each ends with its last command. */
   readonly #retired = new Set<WarmSandbox>()
   #idleTimer: NodeJS.Timeout | undefined
@@ -115,8 +117,6 @@ export class ShellSession {
     this.#warmKey = key
     return warm
   }
-
-  #warmKey = ''
 
   /** A sandbox's last command ended: a replaced one ends now, the current one after a while. */
   #idle(warm: WarmSandbox): void {
