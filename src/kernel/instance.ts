@@ -107,9 +107,9 @@ export class Kernel {
 
   /** The session gives its kernel up; the process stays for its other sessions. */
   detach(): void {
-    // Its MCP servers are children of the process, which stays: they stop now.
-    if (this.mcp !== null && this.host.alive)
-      this.host.send({ type: 'mcp_close', session_id: this.sessionId })
+    // Its MCP servers and its shell (snapshot, warm sandbox) live in the process, which
+    // stays: they go now.
+    if (this.host.alive) this.host.send({ type: 'mcp_close', session_id: this.sessionId })
     this.mcpChanged(null)
     this.#detached = true
     this.listener = undefined

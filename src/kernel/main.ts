@@ -70,6 +70,7 @@ async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> 
   const abort = new AbortController()
   steps.set(msg.step_id, abort)
   const sessionId = msg.tool_context?.session_id
+  if (msg.tool_context) tools.prepare(msg.tool_context, msg.request.tools)
   // Events are batched per tick of the event loop: the first delta goes out at once, a
   // burst of deltas read from one network chunk travels as one message.
   let batch: NeutralEvent[] = []
@@ -155,7 +156,10 @@ process.on('message', (msg: ToKernel) => {
     void mcp.close(msg.session_id)
   } else if (msg.type === 'mcp_load')
     void mcp.load(msg.session_id, msg.load_id, msg.servers, msg.retry === true)
-  else if (msg.type === 'mcp_close') void mcp.close(msg.session_id)
+  else if (msg.type === 'mcp_close') {
+    void mcp.close(msg.session_id)
+    tools.releaseShell(msg.session_id)
+  }
   // Jobs are stopped with their process groups before the process goes.
   else if (msg.type === 'shutdown') quit()
   else if (msg.type === 'ping') send({ type: 'pong', id: msg.id, build: BUILD, protocol: KERNEL_PROTOCOL })

@@ -85,7 +85,7 @@ export type ToKernel =
    */
   /** `retry`: servers that failed or exited are started again although their settings are unchanged. */
   | { type: 'mcp_load'; session_id: string; load_id: number; servers: McpServerConfig[]; retry?: boolean }
-  /** The session left this process: its MCP servers stop. */
+  /** The session left this process: its MCP servers stop, and its shell goes. */
   | { type: 'mcp_close'; session_id: string }
   | { type: 'shutdown' }
   /** Answered by `pong` with the same id: the process reads and answers its messages. */

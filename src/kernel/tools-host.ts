@@ -5,6 +5,7 @@
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { isMcpToolName } from '../mcp/names.ts'
+import { ShellSession } from '../tools/exec/session.ts'
 import { hiddenPaths, setHiddenPaths } from '../tools/hidden-paths.ts'
 import type { JobManager, ToolProgress, ToolResult, ToolSpec } from '../tools/types.ts'
 import type { McpHost } from './mcp/host.ts'
@@ -50,6 +51,8 @@ export class ToolHost {
   readonly #early = new Map<string, Promise<Extract<FromKernel, { type: 'tool_result' }>>>()
   /** Each session's background jobs (this process hosts many sessions). */
   readonly #jobs = new Map<string, JobManager>()
+  /** Each session's shell: its login profile's snapshot and its warm sandbox. */
+  readonly #shells = new Map<string, ShellSession>()
 
   /** The sessions' MCP servers, whose tools are checked and run here beside the built-in ones. */
   readonly #mcp: McpHost
@@ -83,6 +86,7 @@ export class ToolHost {
     calls: CallRequest[],
     context?: ToolContextMessage,
   ): void {
+    if (context) this.prepare(context, calls)
     const checked = calls.map((c) => this.#checkOne(c, sessionId))
     this.#send({ type: 'checked', step_id: step.step_id, calls: checked })
     // A step outside a run (a compaction's summary) runs no tools.
@@ -185,6 +189,37 @@ export class ToolHost {
     return { call_id: c.call_id, ok: true, effect: known.effect, summary }
   }
 
+  /**
+   * A step of the session offers tools: when they run commands, its shell's snapshot is
+   * taken now, in the background, so that its first command rarely waits for it.
+   */
+  prepare(context: ToolContextMessage, offered: readonly { name: string }[]): void {
+    if (!offered.some((t) => t.name === 'shell' || t.name === 'job_start')) return
+    this.shellOf(context.session_id).prepare({
+      cwd: context.workspace,
+      policy: context.sandbox,
+      writableRoots: [context.workspace, ...context.allowed_roots],
+    })
+  }
+
+  shellOf(sessionId: string): ShellSession {
+    let shell = this.#shells.get(sessionId)
+    if (!shell) {
+      shell = new ShellSession({ onNotice: (message) => process.stderr.write(`hearth kernel: ${message}\n`) })
+      this.#shells.set(sessionId, shell)
+    }
+    return shell
+  }
+
+  /**
+   * The session left this process (or was deleted): its shell goes (the snapshot, and the
+   * warm sandbox once its last command or job ends). A later command takes a new one.
+   */
+  releaseShell(sessionId: string): void {
+    this.#shells.get(sessionId)?.close()
+    this.#shells.delete(sessionId)
+  }
+
   jobsOf(sessionId: string): JobManager {
     let m = this.#jobs.get(sessionId)
     if (!m) {
@@ -280,6 +315,7 @@ export class ToolHost {
       sandbox: msg.sandbox,
       jobs: this.jobsOf(msg.session_id),
       runId: msg.run_id,
+      shell: this.shellOf(msg.session_id),
     })
   }
 
@@ -293,11 +329,13 @@ export class ToolHost {
   async stopJobs(sessionId: string): Promise<void> {
     const m = this.#jobs.get(sessionId)
     if (!m) {
+      this.releaseShell(sessionId)
       this.#send({ type: 'jobs', session_id: sessionId, jobs: [] })
       return
     }
     await m.stopAll().catch(() => {})
     this.#jobs.delete(sessionId)
+    this.releaseShell(sessionId)
     this.#send({ type: 'jobs', session_id: sessionId, jobs: m.list() })
   }
 
@@ -308,6 +346,7 @@ export class ToolHost {
     const calls = Promise.allSettled([...this.#inFlight])
     await Promise.race([calls, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())])
     await Promise.all([...this.#jobs.values()].map((m) => m.stopAll().catch(() => {})))
+    for (const sessionId of [...this.#shells.keys()]) this.releaseShell(sessionId)
   }
 }
 

@@ -5,6 +5,7 @@
 // the workspace, an ambiguous edit or a missing file is a result with outcome `error` and a
 // message the model can act on.
 import type { TSchema } from 'typebox'
+import type { ShellSession } from './exec/session.ts'
 
 /**
  * What a call may change, which decides its approval and its ordering: reads run freely
@@ -56,6 +57,11 @@ export interface ToolContext {
   jobs: JobManager
   /** The run the call belongs to: jobs it starts are stopped when this run is interrupted. */
   runId: string
+  /**
+   * The session's shell (src/tools/exec/session.ts): the login profile's snapshot and the
+   * warm sandbox; absent, each command runs its own login shell in its own sandbox.
+   */
+  shell?: ShellSession
   /** Skills the session's selection turns off (the `skill` tool refuses them). */
   skillsOff?: readonly string[]
 }
@@ -121,6 +127,8 @@ export interface JobStartOptions {
   /** Extra writable roots besides cwd. */
   allowedRoots: readonly string[]
   runId: string
+  /** The session's shell, as in ToolContext. */
+  shell?: ShellSession
 }
 
 export interface JobManager {

@@ -64,13 +64,17 @@ export const jobStartTool: ToolSpec<JobStartArgs> = {
   async run(args, ctx): Promise<ToolResult> {
     const where = resolveWorkdir(ctx.workspace, ctx.allowedRoots, args.cwd)
     if (!where.ok) return { outcome: 'error', output: where.message }
+    const writableRoots = [ctx.workspace, ...ctx.allowedRoots]
+    // A job is reported running once its command can start: after the session's snapshot.
+    await ctx.shell?.snapshot({ cwd: where.dir, policy: ctx.sandbox, writableRoots })
     let job: JobInfo
     try {
       job = ctx.jobs.start(args.command, {
         cwd: where.dir,
         sandbox: ctx.sandbox,
-        allowedRoots: [ctx.workspace, ...ctx.allowedRoots],
+        allowedRoots: writableRoots,
         runId: ctx.runId,
+        shell: ctx.shell,
       })
     } catch (err) {
       return { outcome: 'error', output: `The job was not started: ${(err as Error).message}` }

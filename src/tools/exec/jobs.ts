@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { JobInfo, JobManager, JobOutput, JobStartOptions, JobState } from '../types.ts'
 import { charLength, completeLength, leadingContinuation } from './capture.ts'
-import { type RunningCommand, startCommand } from './process.ts'
+import { type OutputStream, type RunningCommand, startCommand } from './process.ts'
 import { OutputRing } from './ring.ts'
 
 export interface JobManagerOptions {
@@ -73,6 +73,10 @@ class Jobs implements JobManager {
       throw new Error(`${running} jobs are running, the most allowed; stop one first (job_list shows them)`)
     const dir = mkdtempSync(join(this.#opts.dir ?? tmpdir(), 'hearth-job-'))
     const ring = new OutputRing(dir, this.#opts.maxOutputBytes ?? 8 * 1024 * 1024)
+    const onData = (_stream: OutputStream, chunk: Buffer) => {
+      ring.write(chunk)
+      this.#outputGrew()
+    }
     const cmd = startCommand({
       command,
       cwd: opts.cwd,
@@ -81,6 +85,8 @@ class Jobs implements JobManager {
       home: this.#opts.home,
       env: this.#opts.env,
       graceMs: this.#opts.graceMs,
+      shell: opts.shell,
+      onOutput: onData,
     })
     const job: Job = {
       id: this.#newId(),
@@ -95,12 +101,6 @@ class Jobs implements JobManager {
       endedAt: 0,
     }
     this.#jobs.set(job.id, job)
-    const onData = (chunk: Buffer) => {
-      ring.write(chunk)
-      this.#outputGrew()
-    }
-    cmd.child.stdout?.on('data', onData)
-    cmd.child.stderr?.on('data', onData)
     void cmd.done.then((end) => {
       if (end.error) ring.write(Buffer.from(`[the command could not be started: ${end.error.message}]\n`))
       job.state = job.stopRequested ? 'stopped' : 'exited'

@@ -34,14 +34,11 @@ const TMP_SIZE_BYTES = 1024 * 1024 * 1024
  * The home is read-only in the sandbox: tools that cache there (npm, pip, go, anything that
  * follows XDG) are pointed at the fresh /tmp instead, so they work, uncached, and leave nothing.
  */
-const CACHE_ENV = [
-  '--setenv',
-  'XDG_CACHE_HOME',
-  '/tmp/.cache',
-  '--setenv',
-  'npm_config_cache',
-  '/tmp/.npm',
-] as const
+export const SANDBOX_ENV: Readonly<Record<string, string>> = {
+  XDG_CACHE_HOME: '/tmp/.cache',
+  npm_config_cache: '/tmp/.npm',
+}
+const CACHE_ENV = Object.entries(SANDBOX_ENV).flatMap(([name, value]) => ['--setenv', name, value])
 
 /** Sockets that would let a command act as the user outside the sandbox. */
 const SOCKET_FILES = ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock'] as const
@@ -56,6 +53,11 @@ export interface WrapOptions {
   home?: string
   /** Further directories to hide (an empty tmpfs over each). */
   hide?: readonly string[]
+  /**
+   * Directories bound read-only at their own path over every other mount: the session's
+   * private directory (its snapshot, and a warm sandbox's output pipes).
+   */
+  readOnly?: readonly string[]
 }
 
 interface Probe {
@@ -98,6 +100,7 @@ export function wrap(argv: readonly string[], opts: WrapOptions): string[] {
     '--proc',
     '/proc',
     ...mountArgs(opts, probe.sizedTmp),
+    ...(opts.readOnly ?? []).flatMap((dir) => ['--ro-bind', dir, dir]),
     ...CACHE_ENV,
     '--chdir',
     opts.cwd,

@@ -1,11 +1,11 @@
-// The `shell` tool: one command, `bash -lc` in the workspace, to its end or its timeout. Its
-// output streams to clients as it comes (ctx.progress) and goes back to the model capped,
-// head and tail kept. An interrupt or the timeout stops the whole process group; what it
+// The `shell` tool: one command, run by bash with the user's login profile (process.ts) in
+// the workspace, to its end or its timeout. Its output streams to clients as it comes
+// (ctx.progress) and goes back to the model capped, head and tail kept. An interrupt or the timeout stops the whole process group; what it
 // printed until then is kept.
 import { type Static, Type } from 'typebox'
 import type { ToolContext, ToolResult, ToolSpec } from '../types.ts'
 import { HeadTailCapture, OUTPUT_CAP_BYTES } from './capture.ts'
-import { type CommandEnd, startCommand } from './process.ts'
+import { type CommandEnd, type OutputStream, startCommand } from './process.ts'
 import { resolveWorkdir } from './workdir.ts'
 
 export const DEFAULT_TIMEOUT_S = 120
@@ -65,22 +65,23 @@ async function runShell(args: ShellArgs, ctx: ToolContext, opts: ExecToolOptions
     return { outcome: 'interrupted', output: 'The command was not started: interrupted.' }
   const timeoutS = Math.min(Math.max(1, Math.trunc(args.timeout_seconds ?? DEFAULT_TIMEOUT_S)), MAX_TIMEOUT_S)
   const started = performance.now()
+  const capture = new HeadTailCapture(opts.outputCapBytes ?? OUTPUT_CAP_BYTES)
+  const relay = new Relay(capture, ctx)
   const cmd = startCommand({
     command: args.command,
     cwd: where.dir,
     policy: ctx.sandbox,
     writableRoots: [ctx.workspace, ...ctx.allowedRoots],
     home: opts.home,
+    shell: ctx.shell,
+    onOutput: (stream, chunk) => relay.push(stream, chunk),
   })
-  const capture = new HeadTailCapture(opts.outputCapBytes ?? OUTPUT_CAP_BYTES)
-  relay(cmd.child.stdout, 'stdout', capture, ctx)
-  relay(cmd.child.stderr, 'stderr', capture, ctx)
 
   let stoppedBy: 'timeout' | 'interrupt' | null = null
   const stop = (why: 'timeout' | 'interrupt') => {
     // Once the shell has exited, its leftovers are being stopped already and the command
     // itself did end: that is not a timeout.
-    if (cmd.child.exitCode !== null || cmd.child.signalCode !== null) return
+    if (cmd.exited) return
     stoppedBy ??= why
     void cmd.stop()
   }
@@ -88,6 +89,7 @@ async function runShell(args: ShellArgs, ctx: ToolContext, opts: ExecToolOptions
   const onAbort = () => stop('interrupt')
   ctx.signal.addEventListener('abort', onAbort, { once: true })
   const end = await cmd.done
+  relay.end()
   clearTimeout(timer)
   ctx.signal.removeEventListener('abort', onAbort)
   return result(end, capture, {
@@ -99,24 +101,30 @@ async function runShell(args: ShellArgs, ctx: ToolContext, opts: ExecToolOptions
   })
 }
 
-/** Streams a pipe to ctx.progress (UTF-8 decoded across chunk borders) and into the capture. */
-function relay(
-  stream: NodeJS.ReadableStream | null,
-  name: 'stdout' | 'stderr',
-  capture: HeadTailCapture,
-  ctx: ToolContext,
-): void {
-  if (!stream) return
-  const decoder = new TextDecoder('utf-8')
-  stream.on('data', (chunk: Buffer) => {
-    capture.push(chunk)
-    const text = decoder.decode(chunk, { stream: true })
-    if (text) ctx.progress({ stream: name, text })
-  })
-  stream.on('end', () => {
-    const rest = decoder.decode()
-    if (rest) ctx.progress({ stream: name, text: rest })
-  })
+/** Streams output to ctx.progress (UTF-8 decoded across chunk borders) and into the capture. */
+class Relay {
+  readonly #decoders = { stdout: new TextDecoder('utf-8'), stderr: new TextDecoder('utf-8') }
+  readonly #capture: HeadTailCapture
+  readonly #ctx: ToolContext
+
+  constructor(capture: HeadTailCapture, ctx: ToolContext) {
+    this.#capture = capture
+    this.#ctx = ctx
+  }
+
+  push(stream: OutputStream, chunk: Buffer): void {
+    this.#capture.push(chunk)
+    const text = this.#decoders[stream].decode(chunk, { stream: true })
+    if (text) this.#ctx.progress({ stream, text })
+  }
+
+  /** A character cut short at the very end goes out as it is. */
+  end(): void {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const rest = this.#decoders[stream].decode()
+      if (rest) this.#ctx.progress({ stream, text: rest })
+    }
+  }
 }
 
 interface RunFacts {

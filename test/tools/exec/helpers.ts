@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createJobManager } from '../../../src/tools/exec/jobs.ts'
+import { ShellSession } from '../../../src/tools/exec/session.ts'
 import type { JobManager, SandboxPolicy, ToolContext, ToolProgress } from '../../../src/tools/types.ts'
 
 export const DIRECT: SandboxPolicy = { isolate: false, network: true }
@@ -26,6 +27,7 @@ export function makeContext(sandbox: SandboxPolicy = DIRECT, jobs?: JobManager):
   const progress: ToolProgress[] = []
   const abort = new AbortController()
   const manager = jobs ?? createJobManager({ home: join(root, 'home'), dir: root })
+  const shell = new ShellSession({ home: join(root, 'home') })
   const ctx: ToolContext = {
     workspace,
     allowedRoots: [],
@@ -34,6 +36,7 @@ export function makeContext(sandbox: SandboxPolicy = DIRECT, jobs?: JobManager):
     sandbox,
     jobs: manager,
     runId: 'run-1',
+    shell,
   }
   return {
     ctx,
@@ -45,6 +48,8 @@ export function makeContext(sandbox: SandboxPolicy = DIRECT, jobs?: JobManager):
     cleanup: async () => {
       abort.abort()
       await manager.stopAll()
+      ctx.shell?.close()
+      shell.close()
       rmSync(root, { recursive: true, force: true })
     },
   }

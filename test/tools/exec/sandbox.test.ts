@@ -185,7 +185,7 @@ describe('commands in the sandbox', {
     assert.ok(!r.output.includes('visible'))
   })
 
-  it('gets a fresh /tmp: only the workspace is bound into it', async () => {
+  it("gets a /tmp of the sandbox's own: only the workspace is bound into it", async () => {
     t = makeContext(ISOLATED)
     writeFileSync(join(t.root, 'planted'), 'outside the workspace')
     const planted = join(tmpdir(), `hearth-planted-${process.pid}`)
