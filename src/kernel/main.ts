@@ -153,5 +153,10 @@ send({
   tools: tools.offered(),
   sandbox,
 })
-// A reserve process gives back what its warm-up left, unless a step came at once (warm.ts).
-compactWhenIdle(() => steps.size === 0, COMPACT_AFTER_READY_MS)
+// A reserve process gives back what its warm-up left, unless a step came at once, then warms
+// up again (warm.ts).
+compactWhenIdle(
+  () => steps.size === 0,
+  COMPACT_AFTER_READY_MS,
+  () => void warmUp(),
+)
