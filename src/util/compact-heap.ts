@@ -2,10 +2,12 @@
 // process's first seconds while the process then waits, since an idle heap is not collected.
 // One last-resort collection (full collections until nothing more is freed, compacting the
 // old space and shrinking the young generation back to its smallest) once the start-up work
-// is done gives ~4 MB back in a warmed kernel and ~3 MB in the daemon, in 30–60 ms
-// (bench/notes/memory.md, "Idle after ready"). Node offers no collection call without
-// --expose-gc, which is set here, at run time: on the command line it would change V8's flag
-// hash from the start, and Node's code cache for its builtins would be refused.
+// is done gives ~7 MB back in a warmed kernel (~4 MB once it has warmed up again: the
+// collection also drops compiled code and caches, src/kernel/warm.ts) and ~3 MB in the
+// daemon, in 30–60 ms (bench/notes/memory.md, "Idle after ready"). Node offers no
+// collection call without --expose-gc, which is set here, at run time: on the command line it
+// would change V8's flag hash from the start, and Node's code cache for its builtins would be
+// refused.
 
 type Collect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void
 
