@@ -25,7 +25,7 @@ import {
 import { createRequire, isBuiltin } from 'node:module'
 import { basename, isAbsolute, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
+import { build, transform } from 'esbuild'
 import lockfile from 'proper-lockfile'
 import { PATCHES, patchPlugin } from './patches.mjs'
 
@@ -161,8 +161,31 @@ async function buildInto(out) {
       metafile: true,
     }),
   ])
-  return new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((f) => basename(f)))
+  const written = new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((f) => basename(f)))
+  for (const name of written) await asciiOnly(join(out, name))
+  return written
 }
+
+/**
+ * Escapes the non-ASCII text esbuild left in a bundle's comments: the comments it keeps
+ * (JSDoc in a class body) are copied as they are, and one character past ASCII makes V8 hold
+ * the whole source as two bytes a character, for the life of the process: dist/kernel.mjs
+ * (1 MB) cost every kernel 1 MB more, dist/daemon.mjs the daemon 0.6 MB
+ * (bench/notes/memory.md). Only a file whose non-ASCII text is all in comments is changed
+ * (esbuild escapes strings and templates, not patterns): the same file without its comments
+ * is ASCII already.
+ */
+async function asciiOnly(file) {
+  const text = readFileSync(file, 'utf8')
+  if (!NON_ASCII.test(text)) return
+  const { code } = await transform(text, { minifyWhitespace: true, format: 'esm', charset: 'ascii' })
+  if (NON_ASCII.test(code)) return
+  writeFileSync(
+    file,
+    text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  )
+}
+const NON_ASCII = /[^\0-\x7f]/
 
 /** The files a process opens by name rather than through an import, moved in last (the CLI's entry last of all). */
 const ENTRIES = ['kernel-mcp.mjs', 'kernel.mjs', 'daemon.mjs', 'hearth.mjs']

@@ -10,11 +10,12 @@ import { transportFor } from '../providers/transports.ts'
 import type { NeutralEvent } from '../providers/types.ts'
 import { sandboxStatusAsync, watchProcessGroups } from '../tools/exec/index.ts'
 import { setHearthHome } from '../tools/files/index.ts'
+import { compactWhenIdle } from '../util/compact-heap.ts'
 import { McpHost } from './mcp/host.ts'
 import { type CallRequest, type FromKernel, KERNEL_PROTOCOL, type ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
 import { setKernelV8Flags } from './v8-flags.ts'
-import { warmUp } from './warm.ts'
+import { COMPACT_AFTER_READY_MS, warmUp } from './warm.ts'
 
 const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
 const steps = new Map<string, AbortController>()
@@ -183,3 +184,10 @@ send({
   tools: tools.offered(),
   sandbox,
 })
+// A reserve process gives back what its warm-up left, unless a step came at once, then warms
+// up again (warm.ts).
+compactWhenIdle(
+  () => steps.size === 0,
+  COMPACT_AFTER_READY_MS,
+  () => void warmUp(),
+)

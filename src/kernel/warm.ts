@@ -6,7 +6,12 @@
 // connection pool: 60-75 ms on a new session's first token. The Gemini warm-up step took a fresh
 // vertex session's first token over the upstream from 12.5 to 8.7 ms (median of 8 fresh
 // daemons each, bench/notes/providers.md, its section on the Gemini warm-up).
-// Nothing of the warm-up is kept but the loaded code.
+// Nothing of the warm-up is kept but the loaded code: once ready, a process with nothing to
+// run collects its garbage with one last-resort collection (src/util/compact-heap.ts), then
+// runs its warm-up steps once more. The collection alone took ~7 MB off a warmed kernel but
+// made the first step on it ~10 ms slower (V8 drops compiled code and caches with it); warmed
+// again, the kernel keeps ~4.5 MB of that and its first step is as fast as without it
+// (bench/notes/memory.md, "Idle after ready").
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WARM_STEPS } from '../providers/transports.ts'
@@ -91,6 +96,12 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
     res.end(reply(req.url ?? ''))
   })
 }
+
+/**
+ * How long after `ready` a kernel waits to compact its heap and warm up again: a session
+ * waiting for this process sends its step at once, and a process with a step to run skips both.
+ */
+export const COMPACT_AFTER_READY_MS = 50
 
 const REQUEST: NeutralRequest = {
   model: 'warm',

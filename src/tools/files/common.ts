@@ -42,10 +42,15 @@ export function argsError(schema: TSchema, args: unknown): string | null {
   return `Invalid arguments: ${where} ${first?.message ?? 'do not match the schema'}`
 }
 
-const grouped = new Intl.NumberFormat('en-US')
+let grouped: Intl.NumberFormat | undefined
 
-/** 12345 → "12,345". */
+/**
+ * 12345 → "12,345". Integers are grouped here: the first Intl.NumberFormat of a process pages
+ * in ~5 MB of ICU data and allocates ~1.7 MB, and the tools' descriptions count at load.
+ */
 export function count(n: number): string {
+  if (Number.isSafeInteger(n)) return String(n).replace(/\B(?=(\d{3})+$)/g, ',')
+  grouped ??= new Intl.NumberFormat('en-US')
   return grouped.format(n)
 }
 

@@ -1,0 +1,50 @@
+// The collection a process runs once its start-up work is done (src/util/compact-heap.ts):
+// it gives back the young generation start-up grew, and only when the process is idle. Each
+// case runs in a Node process of its own, whose young generation a burst of allocations
+// has grown to its 2 MB semi-spaces.
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { describe, it } from 'node:test'
+import { pathToFileURL } from 'node:url'
+import { ROOT } from '../helpers/daemon.ts'
+
+const MODULE = pathToFileURL(`${ROOT}/src/util/compact-heap.ts`).href
+
+/** The young generation's size before and after compactWhenIdle with `idle` as its answer. */
+function youngBeforeAfter(idle: boolean, env: Record<string, string> = {}): [number, number] {
+  const script = `
+    const { compactWhenIdle } = await import(${JSON.stringify(MODULE)})
+    const v8 = await import('node:v8')
+    const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size
+    let kept = []
+    for (let i = 0; i < 200_000; i++) {
+      kept.push({ i, s: 'x' + i })
+      if (kept.length > 50_000) kept = []
+    }
+    kept = null
+    const before = young()
+    compactWhenIdle(() => ${idle}, 0)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    console.log(JSON.stringify([before, young()]))
+  `
+  const out = execFileSync(
+    process.execPath,
+    ['--max-semi-space-size=2', '--input-type=module', '-e', script],
+    { encoding: 'utf8', env: { ...process.env, HEARTH_COMPACT_AFTER_START: '', ...env } },
+  )
+  return JSON.parse(out) as [number, number]
+}
+
+describe('compacting the heap after start', () => {
+  it('shrinks a grown young generation when the process is idle', () => {
+    const [before, after] = youngBeforeAfter(true)
+    assert.ok(after < before, `young generation ${before} → ${after}`)
+  })
+
+  it('leaves the heap alone when the process has work, or when turned off', () => {
+    const [before, after] = youngBeforeAfter(false)
+    assert.equal(after, before)
+    const [offBefore, offAfter] = youngBeforeAfter(true, { HEARTH_COMPACT_AFTER_START: '0' })
+    assert.equal(offAfter, offBefore)
+  })
+})
