@@ -38,23 +38,6 @@ const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'ob
 /** The last parse of each file, keyed by what a change of the file would change. */
 const parsed = new Map<string, { stamp: string; value: JsonObject }>()
 /**
- * The files already looked at in this turn of the event loop, with what they held: a run's
- * start reads the settings a dozen times, and a file changed by hand within the same turn
- * reads the same as one changed just after it. A commit forgets them.
- */
-let thisTurn: Map<string, JsonObject> | null = null
-
-function seenThisTurn(): Map<string, JsonObject> {
-  if (!thisTurn) {
-    thisTurn = new Map()
-    setImmediate(() => {
-      thisTurn = null
-    })
-  }
-  return thisTurn
-}
-
-/**
  * Reads one settings file: missing is `{}`. A file that is not a JSON object is an error
  * whose detail names the file and never quotes it (config.json may hold a hand-written key).
  * Sessions, runs and GET /server read settings often: a file whose inode, size and
@@ -62,13 +45,7 @@ function seenThisTurn(): Map<string, JsonObject> {
  * inode into place; a hand edit changes the time). Callers get their own copy.
  */
 export function readSettingsFile(home: string, name: SettingsFile): JsonObject {
-  const path = join(home, name)
-  const seen = seenThisTurn()
-  const known = seen.get(path)
-  if (known) return structuredClone(known)
-  const value = readChecked(path, name)
-  seen.set(path, value)
-  return structuredClone(value)
+  return structuredClone(readChecked(join(home, name), name))
 }
 
 /** The file as it is now: read and parsed again only when its stat says it changed. */
@@ -135,7 +112,6 @@ export function withCredsSections(creds: JsonObject): JsonObject {
 export function commitFiles(home: string, changed: Partial<FileContents>): void {
   const names = SETTINGS_FILES.filter((n) => changed[n] !== undefined)
   if (names.length === 0) return
-  thisTurn = null
   for (const name of names) {
     const value = changed[name] as JsonObject
     const text = fileText(name === 'creds.json' ? withCredsSections(value) : value)
@@ -163,7 +139,6 @@ function rollForward(home: string, names: readonly string[]): void {
 
 /** At start: finish a commit a crash interrupted, or discard one that never reached its journal. */
 export function recoverCommit(home: string): 'none' | 'rolled_forward' | 'rolled_back' {
-  thisTurn = null
   const journal = join(home, JOURNAL)
   if (existsSync(journal)) {
     let names: string[] = []
