@@ -71,12 +71,6 @@ async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> 
   const abort = new AbortController()
   steps.set(msg.step_id, abort)
   const sessionId = msg.tool_context?.session_id
-  // The shell's snapshot (a login shell in the sandbox) is started once the upstream answers,
-  // after the first events leave: its spawn would otherwise hold up the request and the first
-  // delta. A call that comes before it is ready waits for it (tools-host.ts).
-  let prepare = msg.tool_context
-    ? () => tools.prepare(msg.tool_context as NonNullable<typeof msg.tool_context>, msg.request.tools)
-    : undefined
   // Events are batched per tick of the event loop: the first delta goes out at once, a
   // burst of deltas read from one network chunk travels as one message.
   let batch: NeutralEvent[] = []
@@ -106,10 +100,6 @@ async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> 
         maxRetries: msg.limits.max_retries,
       })) {
         if (batch.length === 0) setImmediate(flush)
-        if (prepare) {
-          setImmediate(prepare)
-          prepare = undefined
-        }
         batch.push(e)
         if (e.type === 'tool_call') calls.push({ call_id: e.id, name: e.name, arguments: e.arguments })
         // The step's end goes on at once: its events (and the check of its calls) leave

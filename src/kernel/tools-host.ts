@@ -190,8 +190,10 @@ export class ToolHost {
   }
 
   /**
-   * A step of the session offers tools: when they run commands, its shell's snapshot is
-   * taken now, in the background, so that its first command rarely waits for it.
+   * A step asked for commands (`calls`, as checked): the session's shell's snapshot is taken
+   * now, in the background, while the calls are recorded and approved. Only then: a session
+   * that never runs a command never pays for a login shell (nor do 20 sessions starting at
+   * once).
    */
   prepare(context: ToolContextMessage, offered: readonly { name: string }[]): void {
     if (!offered.some((t) => t.name === 'shell' || t.name === 'job_start')) return

@@ -1,6 +1,7 @@
 // A session's shell, in the kernel: the login shell's snapshot (snapshot.ts), taken once per
-// session's kernel instance and early (the first step that offers tools starts it), and the
-// session's warm sandbox (warm.ts). A command that comes before the snapshot is done waits
+// session's kernel instance, at the session's first shell or job call (as the step's calls
+// are checked, ahead of their commit and approval), and the session's warm sandbox
+// (warm.ts). A command that comes before the snapshot is done waits
 // for it; a profile that does not finish within the timeout leaves the session on a login
 // shell per command (said once in the log). It all goes when the session leaves the kernel
 // (close), or with the process.
