@@ -2,12 +2,10 @@
 // their context (workspace, sandbox, the session's jobs, an abort signal per run), streams
 // their output and answers with their results. Nothing here is durable: the daemon records
 // calls and results, and decides whether a call may run before it sends it.
-import { createRequire } from 'node:module'
 import type { TSchema } from 'typebox'
-import type { Compile } from 'typebox/compile'
+import { Compile } from 'typebox/compile'
 import { isMcpToolName } from '../mcp/names.ts'
-import { BUILTIN_DEFINITIONS } from '../tools/definitions.ts'
-import type { ShellSession } from '../tools/exec/session.ts'
+import { ShellSession } from '../tools/exec/session.ts'
 import { hiddenPaths, setHiddenPaths } from '../tools/hidden-paths.ts'
 import type { JobManager, ToolProgress, ToolResult, ToolSpec } from '../tools/types.ts'
 import type { McpHost } from './mcp/host.ts'
@@ -19,32 +17,7 @@ import type {
   ToKernel,
   ToolContextMessage,
 } from './protocol.ts'
-
-// The tools' code (and TypeBox's compiler, which checks their arguments) loads when a step
-// first needs it: an idle kernel holds only the definitions it reports when ready
-// (src/tools/definitions.ts), ~MB less heap per kernel (bench/notes/memory.md). The loads are
-// synchronous so that a step's check still answers before its end. In the kernel's bundle
-// `require` is the banner's, and esbuild turns a `require` of a bundled module into a lazy
-// initializer: the code is in the file but runs only when first asked for. From source,
-// Node loads the ES module synchronously.
-let toolList: typeof import('./tool-list.ts') | undefined
-function loadToolList(): typeof import('./tool-list.ts') {
-  toolList ??=
-    typeof require === 'function'
-      ? require('./tool-list.ts')
-      : createRequire(import.meta.url)('./tool-list.ts')
-  return toolList as typeof import('./tool-list.ts')
-}
-
-let compile: typeof Compile | undefined
-function loadCompile(): typeof Compile {
-  compile ??= (
-    typeof require === 'function'
-      ? require('typebox/compile')
-      : createRequire(import.meta.url)('typebox/compile')
-  ).Compile
-  return compile as typeof Compile
-}
+import { BUILTIN_TOOLS, newJobManager } from './tool-list.ts'
 
 type Send = (msg: FromKernel) => void
 type Validator = ReturnType<typeof Compile>
@@ -68,7 +41,7 @@ const MAX_ERROR_CHARS = 2000
 
 export class ToolHost {
   readonly #send: Send
-  #loadedTools: Map<string, ToolSpec> | undefined
+  readonly #tools = new Map<string, ToolSpec>(BUILTIN_TOOLS.map((t) => [t.name, t as ToolSpec]))
   readonly #validators = new Map<string, Validator>()
   /** Aborts of the calls running now, per run. */
   readonly #running = new Map<string, Set<AbortController>>()
@@ -89,15 +62,14 @@ export class ToolHost {
     this.#mcp = mcp
   }
 
-  /** The built-in tools, their code loaded on first use. */
-  get #tools(): Map<string, ToolSpec> {
-    this.#loadedTools ??= new Map(loadToolList().BUILTIN_TOOLS.map((t) => [t.name, t as ToolSpec]))
-    return this.#loadedTools
-  }
-
   /** The tools as the model is offered them (plain JSON Schema, no TypeBox markers). */
   offered(): OfferedTool[] {
-    return BUILTIN_DEFINITIONS.map((t) => ({ ...t, parameters: structuredClone(t.parameters) }))
+    return [...this.#tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: JSON.parse(JSON.stringify(t.parameters)),
+      effect: t.effect,
+    }))
   }
 
   /**
@@ -148,7 +120,7 @@ export class ToolHost {
   #validator(tool: ToolSpec): Validator {
     let v = this.#validators.get(tool.name)
     if (!v) {
-      v = loadCompile()(tool.parameters as TSchema)
+      v = Compile(tool.parameters as TSchema)
       this.#validators.set(tool.name, v)
     }
     return v
@@ -233,7 +205,7 @@ export class ToolHost {
   shellOf(sessionId: string): ShellSession {
     let shell = this.#shells.get(sessionId)
     if (!shell) {
-      shell = loadToolList().newShellSession((message) => process.stderr.write(`hearth kernel: ${message}\n`))
+      shell = new ShellSession({ onNotice: (message) => process.stderr.write(`hearth kernel: ${message}\n`) })
       this.#shells.set(sessionId, shell)
     }
     return shell
@@ -251,7 +223,7 @@ export class ToolHost {
   jobsOf(sessionId: string): JobManager {
     let m = this.#jobs.get(sessionId)
     if (!m) {
-      m = loadToolList().newJobManager((jobs) => this.#send({ type: 'jobs', session_id: sessionId, jobs }))
+      m = newJobManager((jobs) => this.#send({ type: 'jobs', session_id: sessionId, jobs }))
       this.#jobs.set(sessionId, m)
     }
     return m
