@@ -5,9 +5,9 @@ import { createRequire } from 'node:module'
 
 /**
  * The `yaml` package, loaded on the first file with front matter: neither an idle daemon
- * nor an idle kernel parses any (~0.8 MB of heap each, bench/notes/memory.md). In a bundle
- * `require` is the banner's and esbuild makes this a lazy initializer; from source Node
- * loads the ES module synchronously.
+ * nor an idle kernel parses any, so neither runs its modules' code at start-up. It is
+ * CommonJS, behind a lazy initializer in a bundle either way: the synchronous `require`
+ * (the bundle banner's) costs nothing; from source Node loads the package synchronously.
  */
 let yaml: typeof import('yaml') | undefined
 function loadYaml(): typeof import('yaml') {
