@@ -1,7 +1,19 @@
 // The YAML front matter of a SKILL.md or a command file: a `---` line, YAML, a `---` line,
 // then the body. Parsed with the `yaml` package; a file whose front matter does not parse,
 // or is not a mapping, gets a reason instead of throwing.
-import { parse as parseYaml } from 'yaml'
+import { createRequire } from 'node:module'
+
+/**
+ * The `yaml` package, loaded on the first file with front matter: neither an idle daemon
+ * nor an idle kernel parses any, so neither runs its modules' code at start-up. It is
+ * CommonJS, behind a lazy initializer in a bundle either way: the synchronous `require`
+ * (the bundle banner's) costs nothing; from source Node loads the package synchronously.
+ */
+let yaml: typeof import('yaml') | undefined
+function loadYaml(): typeof import('yaml') {
+  yaml ??= typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')
+  return yaml as typeof import('yaml')
+}
 
 export type FrontMatter =
   | { ok: true; data: Record<string, unknown>; body: string }
@@ -44,7 +56,7 @@ function parse(text: string): FrontMatter {
   let data: unknown
   try {
     // Plain data only: no custom tags, and a bound on alias expansion (a "billion laughs" file).
-    data = parseYaml(rest.slice(0, close.index), { schema: 'core', maxAliasCount: 100 })
+    data = loadYaml().parse(rest.slice(0, close.index), { schema: 'core', maxAliasCount: 100 })
   } catch (err) {
     return { ok: false, reason: `the front matter is not valid YAML: ${firstLine((err as Error).message)}` }
   }

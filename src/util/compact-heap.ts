@@ -8,6 +8,16 @@
 // collection call without --expose-gc, which is set here, at run time: on the command line it
 // would change V8's flag hash from the start, and Node's code cache for its builtins would be
 // refused.
+// The collection also drops the bytecode of every function not running at that moment
+// (V8's bytecode age set to one collection for its length, then back to V8's own six):
+// start-up code (modules' bodies, configuration, the warm-up's first pass) never runs
+// again, and what does is compiled again from the source on its next call. A kernel runs
+// its warm-up steps again right after, which compiles its first step's code back. ~0.7 MB
+// less in the daemon, ~1 MB in a kernel (bench/notes/memory.md, "Bundles and bytecode").
+// HEARTH_COMPACT_FLUSH=0 keeps V8's own age (to measure without it).
+
+/** V8's default --bytecode-old-age: the major collections a function's bytecode survives unused. */
+const V8_BYTECODE_OLD_AGE = 6
 
 type Collect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void
 
@@ -15,11 +25,18 @@ let collect: Collect | undefined
 
 /** One last-resort collection, now. */
 export function compactHeap(): void {
+  const v8 = process.getBuiltinModule('node:v8')
   if (!collect) {
-    process.getBuiltinModule('node:v8').setFlagsFromString('--expose-gc')
+    v8.setFlagsFromString('--expose-gc')
     collect = process.getBuiltinModule('node:vm').runInNewContext('gc') as Collect
   }
-  collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+  const flush = process.env.HEARTH_COMPACT_FLUSH !== '0'
+  if (flush) v8.setFlagsFromString('--bytecode-old-age=1')
+  try {
+    collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+  } finally {
+    if (flush) v8.setFlagsFromString(`--bytecode-old-age=${V8_BYTECODE_OLD_AGE}`)
+  }
 }
 
 /**

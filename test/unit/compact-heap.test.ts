@@ -47,4 +47,30 @@ describe('compacting the heap after start', () => {
     const [offBefore, offAfter] = youngBeforeAfter(true, { HEARTH_COMPACT_AFTER_START: '0' })
     assert.equal(offAfter, offBefore)
   })
+
+  it('drops the bytecode of functions that ran once, unless HEARTH_COMPACT_FLUSH=0', () => {
+    const bytecodeAfter = (env: Record<string, string>) => {
+      const script = `
+        const { compactHeap } = await import(${JSON.stringify(MODULE)})
+        const v8 = await import('node:v8')
+        // Start-up code: five hundred functions, each run once.
+        const fns = Array.from({ length: 500 }, (_, i) => new Function('a', 'let s = 0; for (let j = 0; j < a; j++) s += j * ' + i + '; return s + ' + i))
+        for (const f of fns) f(3)
+        compactHeap()
+        console.log(v8.getHeapCodeStatistics().bytecode_and_metadata_size)
+        globalThis.keep = fns
+      `
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      })
+      return Number(out)
+    }
+    const flushed = bytecodeAfter({ HEARTH_COMPACT_FLUSH: '' })
+    const kept = bytecodeAfter({ HEARTH_COMPACT_FLUSH: '0' })
+    assert.ok(
+      flushed < kept - 50_000,
+      `bytecode and metadata after the collection: ${flushed} flushed, ${kept} kept`,
+    )
+  })
 })
