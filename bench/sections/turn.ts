@@ -275,7 +275,8 @@ function shellRows(shell: Awaited<ReturnType<typeof shellRounds>>): Row[] {
       measured: both(shell.kernelMs),
     },
     {
-      figure: '└ round trip − the same command spawned cold in a sandbox of its own (bwrap … bash -lc), right after (p50)',
+      figure:
+        '└ round trip − the same command spawned cold in a sandbox of its own (bwrap … bash -lc), right after (p50)',
       measured: ms(p50(paired(shell.one, c.sandboxed)), 2),
     },
     {
