@@ -173,7 +173,9 @@ function jsonOfSchema(parameters: unknown): string | undefined {
  * The length of toolsText(tools), without writing it: every step offers the same schemas,
  * whose JSON (tens of kilobytes with the built-in tools) is written once per schema object.
  */
-export function toolsChars(tools: readonly { name: string; description: string; parameters: unknown }[]): number {
+export function toolsChars(
+  tools: readonly { name: string; description: string; parameters: unknown }[],
+): number {
   if (tools.length === 0) return 0
   let chars = 1 + tools.length // the brackets and the commas between the tools
   for (const { name, description, parameters } of tools) {

@@ -4,7 +4,10 @@ import { toolsChars, toolsText } from '../../src/context/estimate.ts'
 
 describe('toolsChars', () => {
   it('is the length of the tools as a request carries them, on every call', () => {
-    const schema = { type: 'object', properties: { path: { type: 'string', description: 'a "quoted" é path' } } }
+    const schema = {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'a "quoted" é path' } },
+    }
     const tools = [
       { name: 'read', description: 'Reads a file.\nLine two', parameters: schema },
       { name: 'none', description: '', parameters: undefined },
