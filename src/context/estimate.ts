@@ -156,6 +156,37 @@ export function toolsText(
     : JSON.stringify(tools.map(({ name, description, parameters }) => ({ name, description, parameters })))
 }
 
+/** Each schema's JSON, for toolsChars: a tool's schema object is built once and never changed. */
+const schemaJson = new WeakMap<object, string>()
+
+function jsonOfSchema(parameters: unknown): string | undefined {
+  if (parameters === null || typeof parameters !== 'object') return JSON.stringify(parameters)
+  let json = schemaJson.get(parameters)
+  if (json === undefined) {
+    json = JSON.stringify(parameters)
+    schemaJson.set(parameters, json)
+  }
+  return json
+}
+
+/**
+ * The length of toolsText(tools), without writing it: every step offers the same schemas,
+ * whose JSON (tens of kilobytes with the built-in tools) is written once per schema object.
+ */
+export function toolsChars(
+  tools: readonly { name: string; description: string; parameters: unknown }[],
+): number {
+  if (tools.length === 0) return 0
+  let chars = 1 + tools.length // the brackets and the commas between the tools
+  for (const { name, description, parameters } of tools) {
+    const schema = jsonOfSchema(parameters)
+    const head = JSON.stringify({ name, description })
+    // `{"name":…,"description":…` then `,"parameters":…}`; an undefined schema is left out.
+    chars += head.length + (schema === undefined ? 0 : ',"parameters":'.length + schema.length)
+  }
+  return chars
+}
+
 /**
  * Estimates an assembled request with the same rules as historyEstimate (a tool call or a
  * replayed reasoning item counts as its JSON). `compacted`: its first message is a
@@ -200,7 +231,7 @@ export function estimateRequest(
   history.tokens = history.user + history.assistant + history.tool_results + history.images + history.framing
   const sections = {
     instructions: tokensOf(request.system?.length ?? 0),
-    tools: tokensOf(toolsText(request.tools).length),
+    tools: tokensOf(toolsChars(request.tools)),
     compaction: compacted ? tokensOf(compaction) + MESSAGE_FRAMING_TOKENS : 0,
   }
   return {

@@ -111,7 +111,23 @@ export function sseResponse(
   let closed = false
   let done = false
   let cancelled = false
+  // One heartbeat timer for the stream, pushed back as each pull starts to wait: a timer
+  // armed and cleared for every frame cost more than the frame's own encoding.
+  let beat: ((b: 'beat') => void) | undefined
+  let beatTimer: NodeJS.Timeout | undefined
+  const nextBeat = () =>
+    new Promise<'beat'>((resolve) => {
+      beat = resolve
+      if (beatTimer) beatTimer.refresh()
+      else beatTimer = setTimeout(() => beat?.('beat'), heartbeatMs)
+    })
+  const stopBeats = () => {
+    clearTimeout(beatTimer)
+    beatTimer = undefined
+    beat = undefined
+  }
   const finish = () => {
+    stopBeats()
     if (closed) return
     closed = true
     source.close()
@@ -143,13 +159,10 @@ export function sseResponse(
         // Closed while no pull waited (a drain while the socket was full, say): end now.
         if (closed && pending === undefined) return end(controller)
         pending ??= source.next()
-        let timer: NodeJS.Timeout | undefined
-        const beat = new Promise<'beat'>((resolve) => {
-          timer = setTimeout(() => resolve('beat'), heartbeatMs)
-        })
-        const got = await Promise.race([pending, beat])
-        clearTimeout(timer)
-        if (done) return
+        const got = await Promise.race([pending, nextBeat()])
+        // A beat that fires while no pull waits is for nobody.
+        beat = undefined
+        if (done) return stopBeats()
         if (got === 'beat') return send(controller, HEARTBEAT)
         pending = undefined
         if (got === null) return end(controller)

@@ -6,6 +6,7 @@ import type { Kernel } from '../kernel/pool.ts'
 import type { CheckedCall, OfferedTool, StepTransport } from '../kernel/protocol.ts'
 import type { AssistantPart, EncryptedReasoningPart, NeutralUsage } from '../providers/types.ts'
 import type { ApprovalPolicy } from '../schemas/common.ts'
+import type { CachePolicy } from '../schemas/models.ts'
 import type { Decision } from '../sessions/approvals.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveRun } from '../sessions/live.ts'
@@ -134,6 +135,12 @@ export class ActiveRun {
   /** Where each step of the run goes: extension, transport profile (with the credential), limits. */
   transport!: StepTransport
   effort: string | null = null
+  /**
+   * The prompt-cache policy of the run's extension and host, for the usage its end records;
+   * looked up once the first step has left (reading the settings then costs the request
+   * nothing), undefined until then.
+   */
+  cache: CachePolicy | null | undefined
   /**
    * The environment block every step of the run ends its system text with, computed once at
    * the run's start (src/instructions/environment.ts), so the steps' requests share a prefix.

@@ -172,10 +172,22 @@ export class Runs {
         run.compacting = false
         if (run.finished) return
         sendAssembled(this.#d, sessionId, run, this.#assemble(sessionId, run))
+        this.#settleCache(run)
       })
       return
     }
     sendAssembled(this.#d, sessionId, run, request)
+    this.#settleCache(run)
+  }
+
+  /** The run's cache policy, looked up once, after its first step has left for the kernel. */
+  #settleCache(run: ActiveRun): void {
+    if (run.cache !== undefined) return
+    run.cache = runCachePolicy(
+      this.#d.cacheRules?.() ?? [],
+      run.transport.extension,
+      run.transport.profile.endpoint,
+    )
   }
 
   /**
@@ -206,6 +218,12 @@ export class Runs {
     this.#active.get(sessionId)?.approvalWaiters.get(requestId)?.(decision)
   }
 
+  /** The run's cache policy for its end: looked up now if no step was sent (none without a transport). */
+  #cacheOf(run: ActiveRun) {
+    if (run.cache === undefined && run.transport) this.#settleCache(run)
+    return run.cache ?? null
+  }
+
   #finish(sessionId: string, run: ActiveRun, outcome: RunOutcome, problem: Problem | null): void {
     if (run.finished) return
     run.finished = true
@@ -225,21 +243,19 @@ export class Runs {
           usage: run.usage,
           model: run.model || run.started.model,
           elapsed_ms: Date.now() - run.startedMs,
-          cache: run.transport
-            ? runCachePolicy(
-                this.#d.cacheRules?.() ?? [],
-                run.transport.extension,
-                run.transport.profile.endpoint,
-              )
-            : null,
+          cache: this.#cacheOf(run),
         },
         drain,
       )
     } catch (err) {
       this.#d.onError(err)
     }
-    // The next input's fsynced admission should not have to write this run's pages too.
-    flushForNextAdmission(this.#d.core)
+    // The next input's fsynced admission should not have to write this run's pages too; the
+    // flush is asked for once the run's end has gone out to the streams (their writes are
+    // microtasks of this turn), not ahead of them.
+    setImmediate(() => {
+      if (this.#d.core.db.open) flushForNextAdmission(this.#d.core)
+    })
     this.#active.delete(sessionId)
     this.#d.core.live.delete(sessionId)
     run.kernel?.host.forget(run.started.run_id)
