@@ -87,15 +87,8 @@ async function sendToRequest(
   const samples: number[] = []
   for (let i = 0; i < 18; i++) {
     if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs))
-    const before = up.seen.length
-    const sent = performance.now()
-    await call(d, 'PUT', `/sessions/${sid}/inputs/${uuidv7()}`, {
-      kind: 'message',
-      text: 'hi',
-      client_id: 'b',
-    })
-    while (up.seen.length === before) await new Promise((r) => setTimeout(r, 1))
-    if (i >= 3) samples.push((up.seen.at(-1)?.at ?? sent) - sent)
+    const ms = await sendToUpstream(d, up, sid)
+    if (i >= 3) samples.push(ms)
     // The next input only once this run is over, so each one starts a run of its own.
     for (;;) {
       const s = await call(d, 'GET', `/sessions/${sid}`)
@@ -127,17 +120,22 @@ async function firstOfNewSessions(
     const sid = uuidv7()
     await call(d, 'PUT', `/sessions/${sid}`, { kind: 'new', workspace })
     await new Promise((r) => setTimeout(r, NEW_SESSION_PAUSE_MS))
-    const before = up.seen.length
-    const sent = performance.now()
-    await call(d, 'PUT', `/sessions/${sid}/inputs/${uuidv7()}`, {
-      kind: 'message',
-      text: 'hi',
-      client_id: 'b',
-    })
-    while (up.seen.length === before) await new Promise((r) => setTimeout(r, 1))
-    samples.push((up.seen.at(-1)?.at ?? sent) - sent)
+    samples.push(await sendToUpstream(d, up, sid))
   }
   return samples
+}
+
+/** One input's PUT until the upstream receives its request (ms). */
+async function sendToUpstream(
+  d: BenchDaemon,
+  up: Awaited<ReturnType<typeof upstream>>,
+  sid: string,
+): Promise<number> {
+  const before = up.seen.length
+  const sent = performance.now()
+  await call(d, 'PUT', `/sessions/${sid}/inputs/${uuidv7()}`, { kind: 'message', text: 'hi', client_id: 'b' })
+  while (up.seen.length === before) await new Promise((r) => setTimeout(r, 1))
+  return (up.seen.at(-1)?.at ?? sent) - sent
 }
 
 async function setEnvironment(d: BenchDaemon, on: boolean): Promise<void> {

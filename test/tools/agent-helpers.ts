@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { after, before } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
 import { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
 import { type RawResponse, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
@@ -49,6 +50,25 @@ export async function startAgent(opts: AgentOptions = {}): Promise<AgentSetup> {
   writeConfig(home, upstream, opts)
   const d = await startDaemon({ home, env: opts.env })
   return { d, upstream, home, workspace }
+}
+
+/**
+ * startAgent for the calling suite: started before its tests, stopped (daemon and upstream)
+ * after them. The tests read it through the function returned.
+ */
+export function agentPerSuite(opts: AgentOptions = {}): () => AgentSetup {
+  let s: AgentSetup | undefined
+  before(async () => {
+    s = await startAgent(opts)
+  })
+  after(async () => {
+    await s?.d.stop()
+    await s?.upstream.close()
+  })
+  return () => {
+    if (!s) throw new Error('the agent starts before the suite')
+    return s
+  }
 }
 
 export async function newSession(s: AgentSetup, extra: Record<string, unknown> = {}): Promise<string> {

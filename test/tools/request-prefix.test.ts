@@ -6,22 +6,16 @@
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { startDaemon } from '../helpers/daemon.ts'
-import { type AgentSetup, newSession, runMessage, startAgent } from './agent-helpers.ts'
+import { agentPerSuite, newSession, runMessage } from './agent-helpers.ts'
 
 describe('a step request built on the last one', () => {
-  let s: AgentSetup
-  before(async () => {
-    s = await startAgent({ tools: { approval_policy: 'auto' } })
-  })
-  after(async () => {
-    await s.d.stop()
-    await s.upstream.close()
-  })
+  const agent = agentPerSuite({ tools: { approval_policy: 'auto' } })
 
   it('equals the request built from the whole history', async () => {
+    const s = agent()
     writeFileSync(join(s.workspace, 'a.txt'), 'AAA\n')
     writeFileSync(join(s.workspace, 'b.txt'), 'BBB\n')
     const sid = await newSession(s)

@@ -5,22 +5,16 @@
 import assert from 'node:assert/strict'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { openSse } from '../streams/sse-client.ts'
-import { type AgentSetup, newSession, runMessage, startAgent } from './agent-helpers.ts'
+import { agentPerSuite, newSession, runMessage } from './agent-helpers.ts'
 
 describe('tool round commits', () => {
-  let s: AgentSetup
-  before(async () => {
-    s = await startAgent({ tools: { approval_policy: 'auto' } })
-  })
-  after(async () => {
-    await s.d.stop()
-    await s.upstream.close()
-  })
+  const agent = agentPerSuite({ tools: { approval_policy: 'auto' } })
 
   it('announces the leading reads with the step, and starts a write and the reads after it in turn', async () => {
+    const s = agent()
     writeFileSync(join(s.workspace, 'a.txt'), 'AAA\n')
     writeFileSync(join(s.workspace, 'b.txt'), 'BBB\n')
     const sid = await newSession(s)
@@ -73,6 +67,7 @@ describe('tool round commits', () => {
   })
 
   it("records each step's usage in the request log", async () => {
+    const s = agent()
     writeFileSync(join(s.workspace, 'u.txt'), 'usage\n')
     const sid = await newSession(s)
     s.upstream.enqueue(
