@@ -116,12 +116,6 @@ const options = {
     ].join(' '),
   },
   legalComments: 'none',
-  // Without the layout: a bundle's source stays in its process's heap for the process's life
-  // (V8 compiles functions lazily from it), and a quarter of it was indentation and line
-  // breaks (the daemon ~1 MB less, bench/notes/memory.md). Names stay as they are: errors'
-  // stacks stay readable, and code that reads a class's name (a dependency's errors) works.
-  minifyWhitespace: true,
-  minifySyntax: true,
   logLevel: 'warning',
   absWorkingDir: ROOT,
 }
