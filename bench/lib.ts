@@ -3,6 +3,7 @@
 // section's rows end up in. Benches print figures; they are not tests and assert nothing.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { type ClientRequest, request as httpRequest } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
@@ -399,4 +400,14 @@ export function treeSchedstat(pid: number): { cpuMs: number; waitMs: number } {
     }
   }
   return { cpuMs: cpu / 1e6, waitMs: wait / 1e6 }
+}
+
+/** GET of a session's stream from now on (`tail=0`), with the daemon's token; not yet ended. */
+export function sessionStreamRequest(d: BenchDaemon, sessionId: string): ClientRequest {
+  return httpRequest({
+    host: '127.0.0.1',
+    port: d.port,
+    path: `/sessions/${sessionId}?tail=0`,
+    headers: { authorization: `Bearer ${d.token}`, accept: 'text/event-stream' },
+  })
 }

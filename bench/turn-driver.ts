@@ -3,7 +3,7 @@
 // connection for the inputs (bench/lib.ts heldConnection: a request is one write, its time
 // is its first byte), one plain turn, one run of shell round trips.
 import { statSync } from 'node:fs'
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -15,6 +15,7 @@ import {
   homeWithConfig,
   responsesCall,
   responsesText,
+  sessionStreamRequest,
   treeSchedstat,
 } from './lib.ts'
 
@@ -89,12 +90,7 @@ export type Upstream = Awaited<ReturnType<typeof upstream>>
 /** A held session stream: resolves each waiter with the arrival time and payload of its event. */
 export function sessionStream(d: BenchDaemon, sid: string) {
   const waiters: { event: string; resolve: (v: { at: number; payload: any }) => void }[] = []
-  const req = httpRequest({
-    host: '127.0.0.1',
-    port: d.port,
-    path: `/sessions/${sid}?tail=0`,
-    headers: { authorization: `Bearer ${d.token}`, accept: 'text/event-stream' },
-  })
+  const req = sessionStreamRequest(d, sid)
   req.on('response', (res) => {
     let buf = ''
     res.setEncoding('utf8')

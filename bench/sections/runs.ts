@@ -23,6 +23,7 @@ import {
   percentile,
   type Row,
   type Section,
+  sessionStreamRequest,
   spawnDaemon,
 } from '../lib.ts'
 
@@ -108,12 +109,7 @@ export function call(
 export function follow(d: BenchDaemon, sessionId: string, readDelayMs = 0) {
   const waiters: { event: string; resolve: (at: number) => void }[] = []
   let frames = 0
-  const req = httpRequest({
-    host: '127.0.0.1',
-    port: d.port,
-    path: `/sessions/${sessionId}?tail=0`,
-    headers: { authorization: `Bearer ${d.token}`, accept: 'text/event-stream' },
-  })
+  const req = sessionStreamRequest(d, sessionId)
   req.on('response', (res) => {
     let buf = ''
     const onData = (chunk: Buffer) => {

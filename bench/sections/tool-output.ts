@@ -4,7 +4,7 @@
 // tree's PSS sampled while it runs (bounded: the job's output goes to its bounded files in
 // the kernel, only its byte count reaches the daemon).
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { v7 as uuidv7 } from 'uuid'
@@ -15,6 +15,7 @@ import {
   type Row,
   type Section,
   sampleTreePss,
+  sessionStreamRequest,
   spawnDaemon,
   tempHome,
 } from '../lib.ts'
@@ -84,12 +85,7 @@ function watch(d: BenchDaemon, sid: string): Watch {
     until: (event, test = () => true) => new Promise((resolve) => waiters.push({ event, test, resolve })),
     close: () => req.destroy(),
   }
-  const req = httpRequest({
-    host: '127.0.0.1',
-    port: d.port,
-    path: `/sessions/${sid}?tail=0`,
-    headers: { authorization: `Bearer ${d.token}`, accept: 'text/event-stream' },
-  })
+  const req = sessionStreamRequest(d, sid)
   req.on('response', (res) => {
     let buf = ''
     res.setEncoding('utf8')

@@ -35,4 +35,14 @@ describe('hearth chat and the session stream', () => {
     await until('the second stream in the log', () => streamsOpened(s.d.home).length === 2)
     other.req.destroy()
   })
+  it('a line whose run fails is reported, and the next line answers on the same stream', async () => {
+    const before = streamsOpened(s.d.home).length
+    s.upstream.failTimes(1, 401, { message: 'bad key' })
+    s.upstream.enqueue({ text: ['after the failure.'] })
+    const r = await runCli(['chat', '--home', s.d.home, '--workspace', s.d.home], {}, { stdin: 'a\nb\n' })
+    assert.match(r.stderr, /upstream_unauthorized/)
+    assert.match(r.stdout, /after the failure\.\n/)
+    const sessionId = /session ([0-9a-f-]{36})/.exec(r.stdout)?.[1]
+    assert.deepEqual(streamsOpened(s.d.home).slice(before), [sessionId], 'still one stream')
+  })
 })
