@@ -22,7 +22,6 @@ import { migrateSecrets, undismissed } from '../settings/migrate.ts'
 import { Profiles } from '../settings/profiles.ts'
 import { Settings } from '../settings/service.ts'
 import { type Db, metaValue, openStore, SchemaTooNewError } from '../store/db.ts'
-import { compactWhenIdle } from '../util/compact-heap.ts'
 import { kernelPool } from './kernels.ts'
 import { LISTEN_ERRORS, LOOPBACK_HOSTS, listen } from './listen.ts'
 import { type DaemonLock, tryAcquireDaemonLock } from './lock.ts'
@@ -68,12 +67,6 @@ export interface DaemonOptions {
 
 /** How long after daemon.json the log file is opened (see the end of serve). */
 const AFTER_START_MS = 250
-/**
- * How long after the first run's validators are compiled the heap is compacted: past the
- * reserve kernel's fork (SPARE_DELAY_MS in services.ts), whose messages then find the
- * daemon's thread free.
- */
-const COMPACT_AFTER_START_MS = 100
 
 /** Profiles from config.json and creds.json, plus the demo profile when asked for. */
 async function loadProfiles(opts: DaemonOptions): Promise<Profiles> {
@@ -342,14 +335,13 @@ async function serve(
     .then(() => warmRoutes(app))
     .catch((err) => log.error({ err }, 'loading the request validators failed'))
     .finally(setMemoryFlags)
-  // Then, idle, what a first run would otherwise compile on its way (src/http/app.ts).
-  // Last, the garbage of all that start-up work is given back (src/util/compact-heap.ts),
-  // unless requests are being served by then.
+  // Then, idle, what a first run would otherwise compile on its way (src/http/app.ts). The
+  // daemon does not compact its heap after start-up as kernels do: under load it kept the
+  // kernel pool from releasing its idle processes (test/inputs/kernels.test.ts, idle release).
   setTimeout(() => {
     openLog()
       .then(() => precompileFirstRun(api.routes))
       .catch((err) => log.error({ err }, "compiling the first turn's validators failed"))
-      .finally(() => compactWhenIdle(() => inflight.size === 0, COMPACT_AFTER_START_MS))
   }, AFTER_START_MS).unref()
   // Finish work a previous run left half done (a subtree deletion cut by kill -9). It runs
   // after listening so a long recovery never delays readiness; the gated rows refuse
