@@ -83,8 +83,8 @@ describe('idle checkpoints', () => {
     assert.equal(sqliteOwn, 1, 'SQLite holds the WAL open')
     const cp = startIdleCheckpoints(db, { pollMs: 5, idleMs: 1000 })
     db.prepare('INSERT INTO t (v) VALUES (?)').run('x'.repeat(5000))
-    await sleep(50)
-    assert.equal(walDescriptors(), 2, 'the flusher opened the WAL once')
+    // The next poll sees the write and opens the WAL for its flush.
+    await until('the flusher opened the WAL', () => walDescriptors() === 2)
     for (let i = 0; i < 10; i++) {
       db.prepare('INSERT INTO t (v) VALUES (?)').run('y'.repeat(5000))
       await sleep(10)
@@ -92,10 +92,9 @@ describe('idle checkpoints', () => {
     assert.equal(walDescriptors(), 2, 'and keeps that one descriptor')
     assert.equal(db.prepare('SELECT count(*) FROM t').pluck().get(), 11, 'writes unaffected')
     cp.stop()
-    await sleep(50) // a flush in flight finishes before its descriptor is closed
-    assert.equal(walDescriptors(), 1, 'stop closed it')
+    // A flush in flight finishes on the thread pool before its descriptor is closed.
+    await until('stop closed it', () => walDescriptors() === 1)
     db.close()
-    await sleep(20)
-    assert.equal(walDescriptors(), 0)
+    assert.equal(walDescriptors(), 0, 'SQLite closed its own')
   })
 })
