@@ -14,6 +14,7 @@ import { m010ContextCompaction } from './010-context-compaction.ts'
 import { m011WorkItems } from './011-work-items.ts'
 import { m012HostProbes } from './012-host-probes.ts'
 import { m013GitWrites } from './013-git-writes.ts'
+import { m014QuotaReadings } from './014-quota-readings.ts'
 
 export interface Migration {
   version: number
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m011WorkItems,
   m012HostProbes,
   m013GitWrites,
+  m014QuotaReadings,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
