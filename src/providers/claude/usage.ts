@@ -130,7 +130,7 @@ export function planOf(tier: string | null): string | null {
 
 /** The e-mail and plan of `/api/oauth/profile`, or nulls when it did not answer. */
 function profileOf(answer: Answer | null): { email: string | null; plan: string | null } {
-  if (!answer || answer.status !== 200) return { email: null, plan: null }
+  if (answer?.status !== 200) return { email: null, plan: null }
   let json: Record<string, unknown>
   try {
     json = asObject(JSON.parse(answer.text))

@@ -76,7 +76,7 @@ function percentOf(l: Limit): number {
     let used: number | null = null
     if (remaining !== null) used = Math.max(usage - remaining, current ?? usage - remaining)
     else if (current !== null) used = current
-    if (used !== null) percent = (Math.max(0, Math.min(usage, used)) / usage) * 100
+    if (used !== null) percent = (Math.max(0, Math.min(usage, used)) * 100) / usage
   }
   return Math.max(0, Math.min(100, percent))
 }
