@@ -39,7 +39,7 @@ function assertFailure(
   code: number,
   message: RegExp,
 ) {
-  assert.ok(Value.Check(UsageReport, run.report), run.stdout)
+  assert.ok(Value.Check(UsageReport, run.report as unknown), run.stdout)
   assert.equal(run.report.provider, provider)
   assert.equal(run.report.usage, null)
   assert.equal(run.report.error.kind, 'provider')
@@ -210,7 +210,7 @@ describe('usage core: the command line', () => {
   for (const [what, args, message] of cases)
     it(`${what}: CodexBar's argument error, exit 1`, async () => {
       const run = await runCore(args, {})
-      assert.ok(Value.Check(UsageReport, run.report))
+      assert.ok(Value.Check(UsageReport, run.report as unknown))
       assert.deepEqual(
         { ...run.report, error: { ...run.report.error, message: '' } },
         {

@@ -49,7 +49,7 @@ describe('usage core: feed mappings', () => {
     }
     const run = await runCore(USAGE('codex'), env)
     assert.equal(run.code, 0)
-    assert.ok(Value.Check(UsageReport, run.report))
+    assert.ok(Value.Check(UsageReport, run.report as unknown))
     assert.deepEqual(
       withoutUpdatedAt(run.report),
       report('codex', 'oauth', {
