@@ -74,6 +74,16 @@ const Buckets = Type.Object(
   },
   Open,
 )
+const Tier = Type.Optional(
+  Type.Union([Type.Object({ id: Type.Optional(S), name: Type.Optional(S) }, Open), Type.Null()]),
+)
+const CodeAssist = Type.Object(
+  {
+    planInfo: Type.Optional(Type.Union([Type.Object({ planType: Type.Optional(S) }, Open), Type.Null()])),
+    currentTier: Tier,
+  },
+  Open,
+)
 type Models = Static<typeof Models>
 type Buckets = Static<typeof Buckets>
 
@@ -213,19 +223,19 @@ async function quotas(backend: Backend, body: unknown): Promise<Quota[]> {
 async function planOf(backend: Backend, hostedDomain: string | null): Promise<string | null> {
   const answer = await backend.post('loadCodeAssist', { metadata: CLIENT_METADATA }).catch(() => null)
   if (answer?.status !== 200) return null
-  let json: Record<string, any>
+  let json: Static<typeof CodeAssist>
   try {
-    json = JSON.parse(answer.text)
+    json = parseJson(answer.text, CodeAssist, VENDOR)
   } catch {
     return null
   }
-  const planType = nonEmpty(json?.planInfo?.planType)
+  const planType = nonEmpty(json.planInfo?.planType)
   if (planType) return planType
-  const tier = nonEmpty(json?.currentTier?.id)
+  const tier = nonEmpty(json.currentTier?.id)
   if (tier === 'standard-tier') return 'Paid'
   if (tier === 'free-tier') return hostedDomain ? 'Workspace' : 'Free'
   if (tier === 'legacy-tier') return 'Legacy'
-  return nonEmpty(json?.currentTier?.name)
+  return nonEmpty(json.currentTier?.name)
 }
 
 // The mapping of AntigravityStatusSnapshot.toUsageSnapshot: Gemini models draw on one pool

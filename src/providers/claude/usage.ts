@@ -128,17 +128,20 @@ export function planOf(tier: string | null): string | null {
   return `Claude ${plan}${next && /^\d+x$/.test(next) ? ` ${next}` : ''}`
 }
 
+const Named = Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]))
+const Profile = Type.Object({ account: Named, organization: Named }, Open)
+
 /** The e-mail and plan of `/api/oauth/profile`, or nulls when it did not answer. */
 function profileOf(answer: Answer | null): { email: string | null; plan: string | null } {
   if (answer?.status !== 200) return { email: null, plan: null }
-  let json: Record<string, unknown>
+  let json: Static<typeof Profile>
   try {
-    json = asObject(JSON.parse(answer.text))
+    json = parseJson(answer.text, Profile, VENDOR)
   } catch {
     return { email: null, plan: null }
   }
-  const account = asObject(json.account)
-  const org = asObject(json.organization)
+  const account = json.account ?? {}
+  const org = json.organization ?? {}
   const emailOf = (o: Record<string, unknown>) =>
     nonEmpty(o.email_address) ?? nonEmpty(o.emailAddress) ?? nonEmpty(o.email)
   return {
