@@ -181,11 +181,22 @@ describe('usage core: feed mappings', () => {
         primary: { usedPercent: 20, resetsAt: '2026-12-01T10:00:00Z' },
         secondary: { usedPercent: 60, resetsAt: '2026-12-01T12:00:00Z' },
         tertiary: null,
+        // Models outside the pools, partly used, in CodexBar's order (Gemini Pro before Flash).
         extraRateWindows: [
+          {
+            id: 'gemini-3-pro-image',
+            title: 'Gemini 3 Pro Image',
+            window: { usedPercent: 10, resetsAt: '2026-12-03T00:00:00Z' },
+          },
           {
             id: 'gemini-2.5-flash-image',
             title: 'Gemini 2.5 Flash Image',
             window: { usedPercent: 50, resetsAt: '2026-12-02T00:00:00Z' },
+          },
+          {
+            id: 'gemini-2.5-flash-lite',
+            title: 'Gemini 2.5 Flash Lite',
+            window: { usedPercent: 30, resetsAt: '2026-12-02T00:00:00Z' },
           },
         ],
         ...identity('antigravity', 'g@example.com', 'Paid'),

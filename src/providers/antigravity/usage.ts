@@ -291,6 +291,25 @@ function representative(candidates: Quota[], pool: Pool): Quota | null {
   return known[0] ?? null
 }
 
+const FAMILY_RANK = ['claude', 'gpt', 'gemini-pro', 'gemini-flash']
+
+/** CodexBar's order of model windows: family, newer version first, higher tier first, label. */
+function modelOrder(a: Quota, b: Quota): number {
+  const rank = (q: Quota) => {
+    const family = familyOf(q.modelId.toLowerCase()) ?? familyOf(q.label.toLowerCase())
+    return family ? FAMILY_RANK.indexOf(family) : FAMILY_RANK.length
+  }
+  const version = (q: Quota) => {
+    const m = /(\d+)(?:[.-](\d+))?/.exec(q.label.toLowerCase())
+    return m ? Number(m[1]) * 1000 + Number(m[2] ?? 0) : -1
+  }
+  const tier = (q: Quota) => {
+    const text = `${q.label} ${q.modelId}`.toLowerCase()
+    return text.includes('high') ? 0 : text.includes('medium') ? 1 : text.includes('low') ? 2 : 1
+  }
+  return rank(a) - rank(b) || version(b) - version(a) || tier(a) - tier(b) || a.label.localeCompare(b.label)
+}
+
 /** A model id as CodexBar titles it when the backend gives no display name (`gemini-3-pro` → "Gemini 3 Pro"). */
 function titleOf(q: Quota): string {
   if (q.label.trim() && q.label !== q.modelId) return q.label
@@ -316,11 +335,13 @@ export function snapshotOf(models: Quota[]) {
     const resetOnly = candidates.find((q) => poolOf(q) === pool && q.remaining === null && q.resetsAt)
     if (resetOnly) extra.push({ ...POOLS[pool], window: rateWindow(resetOnly), usageKnown: false })
   }
-  const distinct = models.filter(
-    (q) =>
-      !candidates.includes(q) &&
-      (q.remaining === null ? q.resetsAt !== undefined : remainingPercent(q) < 99.9),
-  )
+  const distinct = models
+    .filter(
+      (q) =>
+        !candidates.includes(q) &&
+        (q.remaining === null ? q.resetsAt !== undefined : remainingPercent(q) < 99.9),
+    )
+    .sort(modelOrder)
   for (const q of distinct) {
     const w: NamedRateWindow = { id: q.modelId, title: titleOf(q), window: rateWindow(q) }
     if (q.remaining === null) w.usageKnown = false

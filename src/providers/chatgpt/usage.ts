@@ -3,6 +3,7 @@
 // `GET {base}/wham/usage` with the access token and the `ChatGPT-Account-Id` header. The
 // credential is `$CODEX_HOME/auth.json` (`{"tokens":{"access_token","account_id"}}`).
 import { readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
@@ -77,7 +78,7 @@ interface Credential {
 }
 
 function authFile(env: Env): string {
-  return join(env.CODEX_HOME?.trim() || join(env.HOME ?? '', '.codex'), 'auth.json')
+  return join(env.CODEX_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.codex'), 'auth.json')
 }
 
 function readCredential(env: Env): Credential {
