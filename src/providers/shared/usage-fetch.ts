@@ -3,7 +3,7 @@
 // by a timeout. A feed reads its credential from the environment (the variables CodexBar
 // reads), calls its vendor's usage endpoint and maps the answer onto CodexBar's report.
 import type { TSchema } from 'typebox'
-import { Value } from 'typebox/value'
+import { Check } from 'typebox/value'
 import type { RateWindow, UsageSnapshot } from '../../quota/report.ts'
 
 export type Env = Readonly<Record<string, string | undefined>>
@@ -96,7 +96,7 @@ export function parseJson<T>(text: string, schema: TSchema, vendor: string): T {
 
 /** The value when it fits `schema`, or a parse failure naming the vendor. */
 export function checkShape<T>(value: unknown, schema: TSchema, vendor: string): T {
-  if (!Value.Check(schema, value))
+  if (!Check(schema, value))
     throw new UsageFailure(`Could not parse ${vendor} usage response: unexpected shape.`, FAILURE.parse)
   return value as T
 }
