@@ -1,6 +1,6 @@
 // Bundles src/ into dist/hearth.mjs (the CLI), dist/daemon.mjs (`hearth daemon`) and the
-// chunks they import, plus dist/kernel.mjs (better-sqlite3's native addon stays in its
-// package). A few files parse far faster than hundreds.
+// chunks they import, plus dist/kernel.mjs and dist/usage-core.mjs (better-sqlite3's native
+// addon stays in its package). A few files parse far faster than hundreds.
 //
 // A `hearth` may be starting from dist/ while it is rebuilt (`npm test`, `npm link`), so
 // dist/ changes only by whole files, in an order that never shows a half-built tree: the
@@ -160,6 +160,14 @@ async function buildInto(out) {
       outfile: join(out, 'kernel-mcp.mjs'),
       metafile: true,
     }),
+    // The usage core, a child process of the daemon's quota poller (src/usage-core/): its own
+    // small bundle, nothing of the daemon's.
+    build({
+      ...options,
+      entryPoints: ['src/usage-core/main.ts'],
+      outfile: join(out, 'usage-core.mjs'),
+      metafile: true,
+    }),
   ])
   const written = new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((f) => basename(f)))
   for (const name of written) await asciiOnly(join(out, name))
@@ -188,7 +196,7 @@ async function asciiOnly(file) {
 const NON_ASCII = /[^\0-\x7f]/
 
 /** The files a process opens by name rather than through an import, moved in last (the CLI's entry last of all). */
-const ENTRIES = ['kernel-mcp.mjs', 'kernel.mjs', 'daemon.mjs', 'hearth.mjs']
+const ENTRIES = ['usage-core.mjs', 'kernel-mcp.mjs', 'kernel.mjs', 'daemon.mjs', 'hearth.mjs']
 
 /** A replaced build's files stay at least this long (where running processes cannot be listed). */
 const KEEP_REPLACED_MS = 3_600_000

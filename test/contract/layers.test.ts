@@ -224,6 +224,19 @@ describe('layers: the import rules of docs/architecture.md', () => {
     }
   })
 
+  it('the usage core imports only the usage modules of providers and the leaves', () => {
+    const leaves = new Set(['schemas', 'util', 'build-info', 'home'])
+    const breaks = internal()
+      .filter((i) => moduleOf(i.file) === 'usage-core' && moduleOf(i.path) !== 'usage-core')
+      .filter(
+        (i) => !leaves.has(moduleOf(i.path)) && !/^src\/providers\/[\w-]+\/usage[\w-]*\.ts$/.test(i.path),
+      )
+      .map(
+        (i) => `${i.file} imports ${i.path}: the usage core imports providers' usage*.ts and the leaves only`,
+      )
+    assert.deepEqual(breaks, [])
+  })
+
   it('leaves no folder-level import cycle', (t) => {
     const edges = new Map<string, Set<string>>()
     for (const i of internal()) {
