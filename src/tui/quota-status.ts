@@ -43,7 +43,13 @@ export class QuotaStatus {
         const profile = profiles[session.provider_profile]
         const extension = profile?.extension ?? DEFAULT_EXTENSION
         text = quotaStatusText(
-          readingsOfAccountInUse(latest, extension, auth.accounts, profile?.account_id ?? null),
+          readingsOfAccountInUse(
+            latest,
+            extension,
+            auth.accounts,
+            profile?.account_id ?? null,
+            session.provider_profile,
+          ),
         )
       }
       if (mine !== this.#reading || text === this.text) return
