@@ -37,7 +37,7 @@ export async function quotaCommand(args: string[], out: Out, help: string): Prom
     return 0
   }
   const width = Math.max(MIN_WIDTH, terminalWidth())
-  const theme = makeTheme(process.stdout.isTTY === true && colourWanted())
+  const theme = process.stdout.isTTY ? makeTheme(colourWanted()) : PLAIN
   if (!latest || latest.length === 0) {
     const lines = noReadingsText(await whyNoReadings(client), { login: 'hearth login' })
     out.write(fitted(lines, width).join('\n') + '\n')
@@ -54,6 +54,13 @@ export async function quotaCommand(args: string[], out: Out, help: string): Prom
   out.write(lines.join('\n'))
   return 0
 }
+
+/** No styles at all: the output is not a terminal. */
+const PLAIN: Theme = (() => {
+  const t = makeTheme(false)
+  const same = (s: string) => s
+  return { ...t, bold: same, dim: same, italic: same, underline: same, strike: same, inverse: same }
+})()
 
 /** The terminal's columns, else $COLUMNS, else 80. */
 function terminalWidth(): number {

@@ -20,17 +20,22 @@ export function localTime(ms: number): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`
 }
 
-/** `resets in 1h 59m`, with `(2026-11-28 14:32)` when `absolute`; `reset passed` once it has. */
-export function resetText(resetAtMs: number, now: number, absolute = false): string {
-  const at = absolute ? ` (${localTime(resetAtMs)})` : ''
-  return resetAtMs > now ? `resets in ${spanText(resetAtMs - now)}${at}` : `reset passed${at}`
+/** `resets in 1h 59m`, or `reset passed` once it has. */
+export function resetText(resetAtMs: number, now: number): string {
+  return resetAtMs > now ? `resets in ${spanText(resetAtMs - now)}` : 'reset passed'
 }
 
-/** A reading's parts, in order: label, percentage, window, reset, age. */
+/**
+ * A reading's parts, in order: label, percentage, window, reset, with `absolute` when it
+ * resets (`(2026-11-28 14:32)`), age.
+ */
 export function readingParts(r: QuotaReading, now: number, absolute = false): string[] {
   const parts = [r.limit_label ?? r.limit_id, percentText(r.used_percent)]
   if (r.window_label) parts.push(r.window_label)
-  if (r.reset_at_ms !== null) parts.push(resetText(r.reset_at_ms, now, absolute))
+  if (r.reset_at_ms !== null) {
+    parts.push(resetText(r.reset_at_ms, now))
+    if (absolute) parts.push(`(${localTime(r.reset_at_ms)})`)
+  }
   parts.push(`read ${spanText(now - Date.parse(r.observed_at))} ago`)
   return parts
 }
@@ -92,7 +97,7 @@ export interface Advice {
 /** The command that turns polling on; the same at the shell for both clients. */
 export const ENABLE_POLLING = `hearth config set extensions '{"quota":{"enabled":true}}'`
 
-/** What to tell when there are no readings: why, and what to do. */
+/** What to tell when there are no readings: why, then what to do (one paragraph a line). */
 export function noReadingsText(why: NoReadings, advice: Advice): string[] {
   switch (why.reason) {
     case 'polling_off':
@@ -103,8 +108,7 @@ export function noReadingsText(why: NoReadings, advice: Advice): string[] {
     case 'no_account':
       return [
         'No quota readings: no account is signed in.',
-        `Sign in with ${advice.login} (chatgpt, claude or antigravity); an API-key profile is polled`,
-        'when its host reports usage (docs/quota.md lists the hosts).',
+        `Sign in with ${advice.login} (chatgpt, claude or antigravity). An API-key profile is polled when its host reports usage (docs/quota.md lists the hosts).`,
       ]
     case 'not_polled':
       return [

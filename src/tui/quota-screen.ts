@@ -19,7 +19,7 @@ import {
 } from '../client/quota-view.ts'
 import type { QuotaReading } from '../schemas/server.ts'
 import { keyStep } from './list-picker.ts'
-import { type Component, type Focusable, matchesKey, truncateToWidth } from './pi.ts'
+import { type Component, type Focusable, matchesKey, truncateToWidth, wrapTextWithAnsi } from './pi.ts'
 import type { Theme } from './theme.ts'
 
 // The chart is the client's, shared with `hearth quota`.
@@ -144,10 +144,12 @@ export class QuotaScreen implements Component, Focusable {
     if (this.#latest === undefined) return []
     if (this.#latest === null || this.#latest.length === 0) {
       if (!this.#why) return [t.dim('No quota readings.')]
-      return noReadingsText(this.#why, { login: '/login' }).map((l, i) => (i === 0 ? l : t.dim(l)))
+      return noReadingsText(this.#why, { login: '/login' }).flatMap((l, i) =>
+        wrapTextWithAnsi(i === 0 ? l : t.dim(l), width),
+      )
     }
     const now = this.#now()
-    const out: string[] = this.#polling ? [] : [t.warn(POLLING_OFF_NOTE), '']
+    const out: string[] = this.#polling ? [] : [...wrapTextWithAnsi(t.warn(POLLING_OFF_NOTE), width), '']
     for (const { provider, account, plan, readings } of byAccount(this.#latest)) {
       out.push(t.bold(`${provider} · ${account}${plan ? `  (${plan})` : ''}`))
       for (const r of readings) {

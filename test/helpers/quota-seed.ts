@@ -2,9 +2,12 @@
 // the clients against the real daemon's read path: the store is opened as the daemon opens
 // it (openStore, every migration) and the rows go into `quota_readings` as the poller would
 // record them, oldest first (ids follow observation time, as polling makes them).
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openStore } from '../../src/store/db.ts'
+import { freePort } from '../auth/oidc-peer.ts'
+import type { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
+import { startDaemon, type TestDaemon, tempHome } from './daemon.ts'
 
 export interface SeedReading {
   account?: string
@@ -78,4 +81,89 @@ export function trailRows(
     observed: toMs - (count - 1 - i) * everyMs,
     used_percent: percent(i),
   }))
+}
+
+const MIN = 60_000
+const HOUR = 60 * MIN
+const DAY = 24 * HOUR
+
+/**
+ * The readings the clients' tests seed, relative to `now`:
+ * - a@example.test (codex, plus): `session` (5h) every 30 minutes for a day, the last 42 %
+ *   a minute ago; `weekly` (7d) every 10 minutes for eight days (more than five pages of 200
+ *   reach), the last 60 % forty minutes ago (stale by age);
+ * - b@example.test (codex): one `session` reading two hours ago with no percentage and its
+ *   reset passed (stale, unknown);
+ * - c@example.test (claude): a failed poll five minutes ago, no limits.
+ */
+export function quotaFixture(now: number): SeedReading[] {
+  const session = trailRows({ reset_at_ms: now + 2 * HOUR }, now - MIN - DAY, now - MIN, 30 * MIN, (i) =>
+    i === 48 ? 42 : (i * 7) % 100,
+  )
+  const weeklyEnd = now - 40 * MIN
+  const weekly = trailRows(
+    {
+      limit_id: 'secondary',
+      limit_label: 'weekly',
+      window_label: '7d',
+      window_seconds: 604_800,
+      reset_at_ms: now + 3 * DAY,
+    },
+    weeklyEnd - 8 * DAY,
+    weeklyEnd,
+    10 * MIN,
+    (i) => (i === 8 * 144 ? 60 : 20 + (i % 144) * 0.4),
+  )
+  const unknown: SeedReading = {
+    account: 'b@example.test',
+    observed: now - 2 * HOUR,
+    used_percent: null,
+    reset_at_ms: now - HOUR,
+  }
+  const failed: SeedReading = {
+    account: 'c@example.test',
+    provider: 'claude',
+    plan: null,
+    limit_id: '',
+    limit_label: null,
+    used_percent: null,
+    window_label: null,
+    window_seconds: null,
+    reset_at_ms: null,
+    error: 'token expired',
+    observed: now - 5 * MIN,
+  }
+  return [...session, ...weekly, unknown, failed]
+}
+
+export interface QuotaHomeOptions {
+  readings?: SeedReading[]
+  /** extensions.json `quota.enabled`. */
+  polling?: boolean
+  /** A profile `sub` (the default) of this fake ChatGPT backend, signing in through it. */
+  chatgpt?: FakeChatgptBackend
+}
+
+/**
+ * A real daemon on a temp home holding `readings`. Its usage core is a path that does not
+ * exist, so the daemon's own polls (of an account a test signs in) record nothing.
+ */
+export async function startQuotaDaemon(o: QuotaHomeOptions = {}): Promise<TestDaemon> {
+  const home = tempHome('hearth-quota-')
+  mkdirSync(home, { recursive: true })
+  if (o.chatgpt)
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        providers: {
+          default_profile: 'sub',
+          profiles: { sub: { extension: 'chatgpt', endpoint: o.chatgpt.backendUrl, model: 'gpt-5.1-codex' } },
+          sign_in: { chatgpt: { issuer: o.chatgpt.url, callback_port: await freePort() } },
+        },
+      }),
+    )
+  if (o.polling === false)
+    writeFileSync(join(home, 'extensions.json'), JSON.stringify({ quota: { enabled: false } }))
+  if (o.readings) seedQuota(home, o.readings)
+  return startDaemon({ home, env: { HEARTH_USAGE_CORE: join(home, 'no-usage-core') } })
 }
