@@ -97,8 +97,9 @@ function readingLines(
     const chartWidth = Math.min(MAX_CHART, width - 4)
     lines.push(...scaledTrailChart(trail.readings, start, now, chartWidth).map((l) => `    ${t.accent(l)}`))
     const n = trail.readings.length
-    const label = `${' '.repeat(SCALE_WIDTH)}${trailLabel(trail, now)} · ${n} reading${n === 1 ? '' : 's'}`
-    lines.push(...wrapWords(label, width - 4).map((l) => `    ${t.dim(l)}`))
+    const label = `${trailLabel(trail, now)} · ${n} reading${n === 1 ? '' : 's'}`
+    const under = ' '.repeat(4 + SCALE_WIDTH)
+    lines.push(...wrapWords(label, width - under.length).map((l) => `${under}${t.dim(l)}`))
   }
   return lines
 }

@@ -48,7 +48,13 @@ export interface AccountReadings {
   readings: QuotaReading[]
 }
 
-/** Readings grouped per provider and account, in the order they came. */
+/** Shortest window first; a failure without a limit before the limits; unknown windows last. */
+export function byWindow(a: QuotaReading, b: QuotaReading): number {
+  const rank = (r: QuotaReading) => (r.limit_id === '' ? -1 : (r.window_seconds ?? Number.MAX_SAFE_INTEGER))
+  return rank(a) - rank(b) || a.limit_id.localeCompare(b.limit_id)
+}
+
+/** Readings grouped per provider and account (in the order they came), each group by window. */
 export function byAccount(readings: QuotaReading[]): AccountReadings[] {
   const groups = new Map<string, AccountReadings>()
   for (const r of readings) {
@@ -57,10 +63,12 @@ export function byAccount(readings: QuotaReading[]): AccountReadings[] {
     g.readings.push(r)
     groups.set(key, g)
   }
-  for (const g of groups.values())
+  for (const g of groups.values()) {
+    g.readings.sort(byWindow)
     g.plan =
       g.readings.toSorted((a, b) => b.observed_at.localeCompare(a.observed_at)).find((r) => r.plan)?.plan ??
       null
+  }
   return [...groups.values()]
 }
 

@@ -5,6 +5,7 @@
 // and a narrow terminal.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import type { QuotaReading } from '../../src/schemas/server.ts'
 import { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
 import { signInChatgpt } from '../helpers/chatgpt-signin.ts'
 import { BIN, runCli, type TestDaemon } from '../helpers/daemon.ts'
@@ -28,7 +29,7 @@ describe('hearth quota', () => {
     const vars = Object.entries({ TZ: 'UTC', NO_COLOR: '', ...env }).map(([k, v]) => `${k}=${v}`)
     const t = Tmux.start(['env', ...vars, process.execPath, BIN, 'quota', '--home', d.home], {
       columns,
-      rows: 60,
+      rows: 80,
     })
     terminals.push(t)
     return t
@@ -79,22 +80,19 @@ describe('hearth quota', () => {
   it('--json prints the latest readings as the daemon gives them', async () => {
     const r = await quota(seeded, '--json')
     assert.equal(r.code, 0, r.stderr)
-    const readings = JSON.parse(r.stdout)
-    const key = (x: { provider: string; account: string; limit_id: string }) =>
-      `${x.provider}/${x.account}/${x.limit_id}`
+    const readings: QuotaReading[] = JSON.parse(r.stdout)
+    const key = (x: QuotaReading) => `${x.provider}/${x.account}/${x.limit_id}`
     assert.deepEqual(readings.map(key).sort(), [
       'claude/c@example.test/',
       'codex/a@example.test/primary',
       'codex/a@example.test/secondary',
       'codex/b@example.test/primary',
     ])
-    const unknown = readings.find((x: { account: string }) => x.account === 'b@example.test')
-    assert.equal(unknown.used_percent, null)
-    const session = readings.find(
-      (x: { limit_id: string }) => x.limit_id === 'primary' && x.account === 'a@example.test',
-    )
-    assert.equal(session.used_percent, 42)
-    assert.equal(session.observed_at, new Date(now - MIN).toISOString())
+    const of = (k: string) => readings.find((x) => key(x) === k)
+    assert.equal(of('codex/b@example.test/primary')?.used_percent, null, 'unknown stays null')
+    assert.equal(of('codex/a@example.test/primary')?.used_percent, 42)
+    assert.equal(of('codex/a@example.test/primary')?.observed_at, new Date(now - MIN).toISOString())
+    assert.equal(of('claude/c@example.test/')?.error, 'token expired')
   })
 
   it('at a terminal: colour unless NO_COLOR; on a narrow one every line fits and nothing is lost', async () => {
@@ -105,24 +103,32 @@ describe('hearth quota', () => {
 
     const plain = inTmux(seeded, 110, { NO_COLOR: '1' })
     const noColour = await plain.waitFor((s) => s.includes('read 5m ago'), 'the readings', 15_000, true)
-    assert.doesNotMatch(noColour, new RegExp(`${ESC}\\[(3\\d|9\\d)m`), 'no colour with NO_COLOR')
+    // A colour is set by 30-37 or 90-97 (39 is tmux's reset to the default).
+    assert.doesNotMatch(
+      noColour,
+      new RegExp(`${ESC}\\[([0-9;]*;)?(3[0-7]|9[0-7])m`),
+      'no colour with NO_COLOR',
+    )
     assert.match(noColour, /stale/)
 
-    const narrow = inTmux(seeded, 34)
+    const narrow = inTmux(seeded, 30)
     const screen = await narrow.waitFor((s) => s.includes('read 5m ago'), 'the narrow readings')
     const lines = screen.split('\n')
     assert.ok(
-      lines.every((l) => [...l].length <= 34),
+      lines.every((l) => [...l].length <= 30),
       screen,
     )
     assert.ok(
-      lines.every((l) => !l.endsWith('…') || l.includes('·')),
-      `only names are cut:\n${screen}`,
+      lines.every((l) => !l.endsWith('…')),
+      `nothing is cut:\n${screen}`,
     )
+    // A reading's parts go on the next line when they do not fit.
     assert.match(screen, /^ {2}session {2}42% {2}5h$/m)
     assert.match(screen, /^ {4}resets in (1h 59m|2h)$/m)
-    assert.match(screen, /^ {4}100% ▕[ ▁▂▃▄▅▆▇█]{24}$/m, 'charts as wide as the terminal leaves')
-    assert.match(screen, /capped at 1000/)
+    assert.match(screen, /^ {4}\(\d{4}-\d\d-\d\d \d\d:\d\d\)$/m)
+    // Charts as wide as the terminal leaves: 30 less the indent and the scale.
+    assert.match(screen, /^ {6}0% ▕[ ▁▂▃▄▅▆▇█]{19}[▁▂▃▄▅▆▇█]$/m)
+    assert.match(screen, /capped/)
   })
 })
 

@@ -45,6 +45,7 @@ describe('the quota screen in tmux against the real daemon', () => {
   it("the status line shows the signed-in account's readings, stale marked; /quota shows every account with its trails; Esc closes it", async () => {
     const t = open(seeded)
     const status = await t.waitFor((x) => ready(x) && x.includes('quota 5h'), 'the quota in the status line')
+    // Shortest window first, whatever order the daemon gives.
     assert.match(status, /quota 5h 42%, 7d 60% \(stale\)/, "a@example.test's limits, the weekly one stale")
     t.type('/quota')
     t.keys('Enter')
