@@ -1,13 +1,67 @@
-// Quota readings seeded into a temp home's state.db before its daemon starts, for tests of
-// the clients against the real daemon's read path: the store is opened as the daemon opens
-// it (openStore, every migration) and the rows go into `quota_readings` as the poller would
-// record them, oldest first (ids follow observation time, as polling makes them).
+// Stored quota readings for tests: rows recorded into a home's state.db through the store,
+// opened as the daemon opens it (migrations applied), before the daemon starts. The clients'
+// tests describe readings more briefly (SeedReading, seedReadings), seed the same fixture
+// (quotaFixture) and start a daemon on such a home (startQuotaDaemon).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { openStore } from '../../src/store/db.ts'
+import type { ReadingRow } from '../../src/quota/readings.ts'
+import { QuotaStore } from '../../src/quota/store.ts'
+import { migrate, openDatabase } from '../../src/store/db.ts'
 import { freePort } from '../auth/oidc-peer.ts'
 import type { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
 import { startDaemon, type TestDaemon, tempHome } from './daemon.ts'
+
+/** A reading of a limit as the poller would record it; `observed_at_ms` is required. */
+export function readingRow(fields: Partial<ReadingRow> & { observed_at_ms: number }): ReadingRow {
+  return {
+    account: 'a@example.test',
+    provider: 'codex',
+    plan: 'plus',
+    limit_id: 'primary',
+    limit_label: 'Session',
+    used_percent: 10,
+    window_label: '5h',
+    window_seconds: 18_000,
+    reset_at_ms: fields.observed_at_ms + 3_600_000,
+    scope: null,
+    status: 'none',
+    error: null,
+    source: 'poll',
+    ...fields,
+  }
+}
+
+/** A failed poll that reported no limits (limit id ''). */
+export function failureRow(fields: Partial<ReadingRow> & { observed_at_ms: number }): ReadingRow {
+  return readingRow({
+    limit_id: '',
+    limit_label: null,
+    used_percent: null,
+    window_label: null,
+    window_seconds: null,
+    reset_at_ms: null,
+    status: null,
+    error: 'Unauthorized (401)',
+    ...fields,
+  })
+}
+
+/**
+ * Records `polls` into `<home>/state.db`, one transaction per poll in the order given (row
+ * ids follow it). The home must not have a daemon running.
+ */
+export function seedQuota(home: string, polls: readonly (readonly ReadingRow[])[]): void {
+  mkdirSync(home, { recursive: true })
+  const db = openDatabase(join(home, 'state.db'))
+  try {
+    migrate(db)
+    // A clock far ahead of the rows would prune them: seeding keeps what it is given.
+    const store = new QuotaStore(db, { retentionMs: Number.MAX_SAFE_INTEGER })
+    for (const rows of polls) store.record(rows)
+  } finally {
+    db.close()
+  }
+}
 
 export interface SeedReading {
   account?: string
@@ -45,23 +99,13 @@ export function seedRow(r: SeedReading) {
   }
 }
 
-/** Inserts `readings` into HOME/state.db (created and migrated when new), oldest first. */
-export function seedQuota(home: string, readings: SeedReading[]): void {
-  mkdirSync(home, { recursive: true })
-  const db = openStore(join(home, 'state.db'))
-  try {
-    const insert = db.prepare(`
-      INSERT INTO quota_readings (account, provider, plan, limit_id, limit_label, used_percent,
-        window_label, window_seconds, reset_at_ms, scope, status, error, observed_at_ms, source)
-      VALUES (@account, @provider, @plan, @limit_id, @limit_label, @used_percent, @window_label,
-        @window_seconds, @reset_at_ms, @scope, @status, @error, @observed, 'poll')`)
-    const rows = readings.map(seedRow).sort((a, b) => a.observed - b.observed)
-    db.transaction(() => {
-      for (const row of rows) insert.run(row)
-    })()
-  } finally {
-    db.close()
-  }
+/** Records `readings` into HOME/state.db in one poll, oldest first (ids follow observation time). */
+export function seedReadings(home: string, readings: SeedReading[]): void {
+  const rows = readings
+    .map(seedRow)
+    .sort((a, b) => a.observed - b.observed)
+    .map(({ observed, ...r }) => readingRow({ ...r, observed_at_ms: observed }))
+  seedQuota(home, [rows])
 }
 
 /**
@@ -164,6 +208,6 @@ export async function startQuotaDaemon(o: QuotaHomeOptions = {}): Promise<TestDa
     )
   if (o.polling === false)
     writeFileSync(join(home, 'extensions.json'), JSON.stringify({ quota: { enabled: false } }))
-  if (o.readings) seedQuota(home, o.readings)
+  if (o.readings) seedReadings(home, o.readings)
   return startDaemon({ home, env: { HEARTH_USAGE_CORE: join(home, 'no-usage-core') } })
 }
