@@ -188,7 +188,8 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 300_000 }, () => {
     await runMessage(s, sid, 'start a job')
     const running = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 1)
     const [job] = running.kernel.running_jobs
-    assert.ok(processesWith(marker).length > 0)
+    // The job counts once it is started; its command's process follows a moment later.
+    await until("the job's process", () => processesWith(marker).length > 0)
     replaceBundle()
     await waitSession(s.d, sid, (x) => x.kernel.stale === true)
     const result = (await upgrade(sid)).json()
@@ -220,7 +221,8 @@ describe('POST /sessions/{id}/kernel/upgrade', { timeout: 300_000 }, () => {
     )
     await runMessage(s, sid, 'start a stubborn job')
     await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 1)
-    assert.ok(processesWith(marker).length > 0)
+    // The job counts once it is started; its command's process follows a moment later.
+    await until("the job's process", () => processesWith(marker).length > 0)
     replaceBundle()
     await waitSession(s.d, sid, (x) => x.kernel.stale === true)
     // Timed from the swap on: staging forks and warms a kernel, slow on a loaded machine.

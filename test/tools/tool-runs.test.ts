@@ -167,7 +167,8 @@ describe('jobs and their ends', () => {
     s.upstream.enqueue(callTools({ name: 'job_start', arguments: { command: marker } }), answer('started'))
     await runMessage(s, sid, 'start a job')
     await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 1)
-    assert.ok(processesWith(marker).length > 0)
+    // The job counts once it is started; its command's process follows a moment later.
+    await waitFor("the job's process", () => processesWith(marker).length > 0)
     return sid
   }
 

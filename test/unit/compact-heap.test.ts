@@ -38,14 +38,16 @@ function youngBeforeAfter(idle: boolean, env: Record<string, string> = {}): [num
 describe('compacting the heap after start', () => {
   it('shrinks a grown young generation when the process is idle', () => {
     const [before, after] = youngBeforeAfter(true)
-    assert.ok(after < before, `young generation ${before} → ${after}`)
+    assert.ok(after <= before / 2, `young generation ${before} → ${after}`)
   })
 
   it('leaves the heap alone when the process has work, or when turned off', () => {
-    const [before, after] = youngBeforeAfter(false)
-    assert.equal(after, before)
-    const [offBefore, offAfter] = youngBeforeAfter(true, { HEARTH_COMPACT_AFTER_START: '0' })
-    assert.equal(offAfter, offBefore)
+    // The collection leaves the young generation at its smallest (a quarter of the grown
+    // one here); V8 may still move a page of it on its own meanwhile, on a loaded machine.
+    const leftAlone = ([before, after]: [number, number]) =>
+      assert.ok(after > before / 2, `young generation ${before} → ${after}`)
+    leftAlone(youngBeforeAfter(false))
+    leftAlone(youngBeforeAfter(true, { HEARTH_COMPACT_AFTER_START: '0' }))
   })
 
   it('drops the bytecode of functions that ran once, unless HEARTH_COMPACT_FLUSH=0', () => {
