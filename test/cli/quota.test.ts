@@ -186,6 +186,13 @@ describe('hearth quota without readings', () => {
     assert.match(r.stdout, /poll failed: token expired/)
   })
 
+  it('a usage error: exit 2', async () => {
+    const d = await start({})
+    const r = await quota(d, '--bogus')
+    assert.equal(r.code, 2)
+    assert.match(r.stderr, /unknown option --bogus/)
+  })
+
   it('no daemon: exit 1 with the reason', async () => {
     const d = await start({})
     await d.stop()

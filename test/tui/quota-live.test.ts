@@ -3,7 +3,7 @@
 // started (test/helpers/quota-seed.ts), the default profile `sub` being the fake ChatGPT
 // backend with a@example.test signed in. The status line shows that account's reading (not
 // b@example.test's), stale marked; /quota shows every account with its trails; Esc closes it.
-// Without an account /quota says how to sign in.
+// Without an account /quota says how to sign in; with polling off, that it is off.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
@@ -18,6 +18,7 @@ describe('the quota screen in tmux against the real daemon', () => {
   let chatgpt: FakeChatgptBackend
   let seeded: TestDaemon
   let empty: TestDaemon
+  let off: TestDaemon
   const terminals: Tmux[] = []
   const open = (d: TestDaemon) => {
     const t = Tmux.start(['env', 'NO_COLOR=', process.execPath, BIN, '--home', d.home], {
@@ -34,11 +35,13 @@ describe('the quota screen in tmux against the real daemon', () => {
     seeded = await startQuotaDaemon({ chatgpt, readings: quotaFixture(Date.now()) })
     await signInChatgpt(seeded, chatgpt, { accountId: 'ws-a', userId: 'u-a', email: 'a@example.test' })
     empty = await startQuotaDaemon({ chatgpt })
+    off = await startQuotaDaemon({ chatgpt, polling: false })
   })
   after(async () => {
     for (const t of terminals) t.kill()
     await seeded.stop()
     await empty.stop()
+    await off.stop()
     await chatgpt.close()
   })
 
@@ -80,5 +83,14 @@ describe('the quota screen in tmux against the real daemon', () => {
     assert.match(screen, /API-key profile is polled when its host reports usage/)
     t.keys('Escape')
     await t.waitFor((x) => ready(x) && !x.includes('no account is signed in'), 'back in the chat')
+  })
+
+  it('/quota with polling off says so and how to turn it on', async () => {
+    const t = open(off)
+    await t.waitFor(ready, 'the prompt')
+    t.type('/quota')
+    t.keys('Enter')
+    const screen = await t.waitFor((x) => x.includes('quota polling is off'), 'the explanation')
+    assert.match(screen, /hearth config set extensions '\{"quota":\{"enabled":true\}\}'/)
   })
 })
