@@ -1,10 +1,11 @@
 // Handlers of group `server`. Quota readings are the store's (src/quota/store.ts); this
 // module checks the read path's parameters and mints and opens its continuations.
 import type { Continuations } from '../http/continuation.ts'
+import { jsonTextResponse } from '../http/respond.ts'
 import { bindGroup } from '../http/route.ts'
 import type { HistoryPage, HistoryQuery } from '../quota/store.ts'
 import { HearthError } from '../schemas/problems.ts'
-import type { Notice, QuotaHistoryPage, QuotaReading, ServerQuery } from '../schemas/server.ts'
+import type { Notice, QuotaHistoryPage, QuotaReading, Server, ServerQuery } from '../schemas/server.ts'
 import { serverOps } from '../schemas/server.ts'
 import type { SandboxStatus } from '../tools/types.ts'
 
@@ -34,9 +35,9 @@ export interface ServerDeps {
 export function serverRoutes(d: ServerDeps) {
   return bindGroup(serverOps)({
     'server.openapi': () => ({ status: 200, body: d.openapi() as never }),
-    'server.get': ({ query }) => ({
-      status: 200,
-      body: {
+    'server.get': ({ query, header }) => {
+      const { latest, history } = quotaOf(d, query)
+      const head = {
         instance_id: d.instanceId,
         protocol: 3,
         state: d.draining() ? 'draining' : 'ready',
@@ -44,11 +45,16 @@ export function serverRoutes(d: ServerDeps) {
         build: d.build,
         digest: null,
         extensions: d.extensions(),
-        ...quotaOf(d, query),
+      } satisfies Partial<Server>
+      const tail = {
+        ...history,
         notices: d.notices(),
         sandbox: d.sandbox() ?? { available: null, kind: null, reason: 'Not probed yet: ask again shortly' },
-      },
-    }),
+      } satisfies Partial<Server>
+      // The fields in Server's order, `quota` spliced in as text serialized once per change.
+      const text = `${JSON.stringify(head).slice(0, -1)},"quota":${latestJson(latest)},${JSON.stringify(tail).slice(1)}`
+      return { response: jsonTextResponse(200, text, {}, header('accept-encoding')) }
+    },
     'server.shutdown': ({ body }) => {
       if (body.instance_id !== d.instanceId) {
         throw new HearthError('instance_mismatch', `This daemon is instance ${d.instanceId}`)
@@ -69,7 +75,22 @@ const HISTORY_SCOPE = 'server.quota_history'
 function quotaOf(d: ServerDeps, query: ServerQuery) {
   const history = query.include === 'quota_history' ? quotaHistory(d, query) : noQuotaFilter(query)
   const latest = d.quota.latest()
-  return { quota: latest.length > 0 ? latest : null, ...history }
+  return { latest: latest.length > 0 ? latest : null, history }
+}
+
+/**
+ * The JSON of the latest readings, made once per answer of the store: up to 200 readings
+ * (some 70 KB) that change only when a poll is recorded, while clients ask often.
+ */
+const LATEST_JSON = new WeakMap<QuotaReading[], string>()
+function latestJson(latest: QuotaReading[] | null): string {
+  if (latest === null) return 'null'
+  let text = LATEST_JSON.get(latest)
+  if (text === undefined) {
+    text = JSON.stringify(latest)
+    LATEST_JSON.set(latest, text)
+  }
+  return text
 }
 
 /** Filter and paging parameters are only read with include=quota_history. */

@@ -168,7 +168,8 @@ export class QuotaStore {
    * account, then limit id (byte order: an account's failure, limit id '', comes first).
    * A failure with no limits (limit id '') shows until a later reading of any real limit of
    * the same account and provider is recorded; an account that only ever failed keeps it.
-   * Empty only while the store holds no reading.
+   * Empty only while the store holds no reading. The same array is answered until a write
+   * changes it (GET /server serializes it once per change): callers do not modify it.
    */
   latest(): QuotaReading[] {
     const heads = this.#heads()
