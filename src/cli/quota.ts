@@ -22,7 +22,7 @@ import { writeJson } from './output.ts'
 
 /** The width lines are fitted to when the output is not a terminal. */
 const DEFAULT_WIDTH = 80
-/** Below this a line is cut rather than wrapped again. */
+/** The narrowest width lines are fitted to. */
 const MIN_WIDTH = 20
 /** Wider charts add columns, not information: a week in 96 columns is under two hours each. */
 const MAX_CHART = 96 + SCALE_WIDTH
