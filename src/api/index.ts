@@ -11,6 +11,7 @@ import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import type { ModelsService } from '../models/service.ts'
+import type { QuotaStore } from '../quota/store.ts'
 import type { Runs } from '../runs/engine.ts'
 import { nextEnvironment } from '../runs/launch.ts'
 import { ALL_OPS } from '../schemas/index.ts'
@@ -62,6 +63,8 @@ export interface ServicesOfApi {
   /** The context window of a session's model, when the catalogue knows it now. */
   window: ContextDeps['window']
   compaction: ContextDeps['compaction']
+  /** Stored quota readings (GET /server). */
+  quota: QuotaStore
 }
 
 /** The daemon's own facts and parts the routes report or use. */
@@ -103,6 +106,7 @@ export function createApi(d: ApiDeps, s: ServicesOfApi): Api {
       capabilities: () => enabledCapabilities(d.settings, CAPABILITIES),
       extensions: () => enabledExtensionsOf(d.settings),
       sandbox: () => d.kernels.sandbox,
+      quota: s.quota,
     }),
     ...settingsRoutes(d.settings),
     ...authRoutes(s.auth),

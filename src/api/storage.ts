@@ -9,6 +9,7 @@ import {
   filesSection,
   imagesFigures,
   listHomeFiles,
+  quotaReadingsFigures,
   sessionsSection,
   totalsOf,
 } from '../store/storage-report.ts'
@@ -89,6 +90,7 @@ export function storageRoutes(d: StorageDeps) {
             total_estimated_content_bytes: sessions.total_estimated_content_bytes,
           },
           images: imagesFigures(d.db),
+          quota_readings: quotaReadingsFigures(d.db),
           files: {
             items: page.items,
             next: page.after === null ? null : c.mint('storage.files', {}, filesKeyOf(page.after)),

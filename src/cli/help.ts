@@ -106,6 +106,12 @@ Usage: hearth [--home DIR] COMMAND ...
                            list the signed-in accounts (never their tokens)
   hearth logout ACCOUNT [--home DIR]
                            remove a signed-in account
+  hearth quota [--json] [--home DIR]
+                           the latest quota readings of the signed-in accounts
+                           (per provider and account: each limit's used percent,
+                           window, reset and plan; stale readings and failed
+                           polls marked) and each limit's trail as a small
+                           chart; --json: the readings as JSON
   hearth --help            this text
   hearth --version         the version and build
 

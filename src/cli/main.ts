@@ -73,6 +73,8 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
         return await (await import('./config.ts')).profileCommand(rest, out, help)
       case 'mcp':
         return await (await import('./mcp.ts')).mcpCommand(rest, out, help)
+      case 'quota':
+        return await (await import('./quota.ts')).quotaCommand(rest, out, help)
       case 'work':
         return await (await import('./work.ts')).workCommand(rest, out, help)
       case undefined:

@@ -93,16 +93,23 @@ export function trailLabel(t: Trail, now = Date.now()): string {
  * The readings of the account a profile of `extension` signs in with: the one the profile
  * is bound to, else the selected account, else the first; matched by e-mail, label or id.
  * With no account list (or none of that provider), the feed's readings when they are of
- * one account only.
+ * one account only. An API-key profile's readings carry the profile's name as their account
+ * (its feed is named by its host, which only the daemon knows).
  */
 export function readingsOfAccountInUse(
   readings: QuotaReading[],
   extension: string,
   accounts: AccountDescriptor[],
   boundAccountId: string | null = null,
+  profileName?: string,
 ): QuotaReading[] {
   const feed = QUOTA_FEEDS[extension]
-  if (!feed) return []
+  if (!feed) {
+    const oauthFeeds = new Set(Object.values(QUOTA_FEEDS))
+    return readings.filter(
+      (r) => r.account === profileName && r.limit_id !== '' && !oauthFeeds.has(r.provider),
+    )
+  }
   const ofFeed = readings.filter((r) => r.provider === feed && r.limit_id !== '')
   const mine = accounts.filter((a) => a.provider === extension)
   const inUse =
@@ -112,4 +119,24 @@ export function readingsOfAccountInUse(
   if (!inUse) return new Set(ofFeed.map((r) => r.account)).size === 1 ? ofFeed : []
   const names = new Set([inUse.email, inUse.label, inUse.id].filter((x): x is string => !!x))
   return ofFeed.filter((r) => names.has(r.account))
+}
+
+/** The trails of `readings` (their limits; failures without one have none), `parallel` at a time. */
+export async function readTrails(
+  client: HearthClient,
+  readings: QuotaReading[],
+  now = Date.now(),
+  parallel = 3,
+): Promise<Map<QuotaReading, Trail | Error>> {
+  const limits = readings.filter((r) => r.limit_id !== '')
+  const trails = new Map<QuotaReading, Trail | Error>()
+  let next = 0
+  const worker = async () => {
+    while (next < limits.length) {
+      const r = limits[next++]
+      trails.set(r, await readTrail(client, r, now).catch((err: Error) => err))
+    }
+  }
+  await Promise.all(Array.from({ length: parallel }, worker))
+  return trails
 }

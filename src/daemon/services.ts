@@ -17,6 +17,7 @@ import type { CacheRule } from '../models/cache-policy.ts'
 import { Catalogue } from '../models/catalogue.ts'
 import { modelsCachePath } from '../models/catalogue-shape.ts'
 import { ModelsService } from '../models/service.ts'
+import { QuotaStore } from '../quota/store.ts'
 import { Runs } from '../runs/engine.ts'
 import { recoverRuns } from '../runs/recover.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
@@ -114,6 +115,7 @@ export function composeServices(d: ServicesDeps): Services {
     hosts,
     catalogSources,
     items: new WorkItems(records),
+    quota: new QuotaStore(d.db, { now: d.now }),
     clips: new Paperclips(records),
     window,
     compaction,

@@ -63,7 +63,11 @@ export const ServerQuery = Type.Object(
     quota_account: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
     quota_limit: Type.Optional(Type.String({ maxLength: 256 })),
     quota_since: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Readings observed at or after this time' }),
+      Type.String({
+        format: 'date-time',
+        pattern: '[Zz]$',
+        description: 'Readings observed at or after this time: RFC 3339 in UTC (ending in Z)',
+      }),
     ),
     limit: Type.Optional(Limit(200, 50)),
     next: Type.Optional(Continuation),
@@ -88,7 +92,8 @@ export const Server = Type.Object(
     quota: Nullable(
       Type.Array(QuotaReading, {
         maxItems: 200,
-        description: 'The latest reading per account and limit; null while no quota is recorded',
+        description:
+          'The latest reading per account and limit, ordered by provider, account, then limit id; null while no reading is stored',
       }),
     ),
     quota_history: Type.Optional(QuotaHistoryPage),
@@ -147,7 +152,7 @@ export const serverOps = defineOps({
     path: '/server',
     summary: 'Read the daemon resource',
     description:
-      'include=quota_history adds stored quota readings, newest first, in pages (keyset; limit up to 200). quota_provider, quota_account and quota_limit filter to one limit trail and go together; quota_since needs them. A continuation is bound to the query that minted it.',
+      'quota holds the latest reading of each limit (a failed poll with no limits, limit id "", until a later reading of a real limit of that account). include=quota_history adds stored quota readings, newest first, in pages (keyset; limit up to 200). quota_provider, quota_account and quota_limit filter to one limit trail and go together; quota_since (RFC 3339 UTC) needs them. A continuation is bound to the query that minted it.',
     tags: ['server'],
     query: ServerQuery,
     responses: { 200: { description: 'The daemon', schema: Server, headers: ['Vary'] } },

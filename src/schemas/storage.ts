@@ -61,6 +61,10 @@ export const StorageReport = Type.Object(
       { additionalProperties: false },
     ),
     images: Type.Object({ count: Bytes, bytes: Bytes }, { additionalProperties: false }),
+    quota_readings: Type.Object(
+      { count: Type.Integer({ minimum: 0, description: 'Stored quota readings (docs/quota.md)' }) },
+      { additionalProperties: false },
+    ),
     files: Type.Object(
       { items: Type.Array(StorageFileItem), next: Type.Union([Continuation, Type.Null()]) },
       { additionalProperties: false },

@@ -171,6 +171,12 @@ export function imagesFigures(db: Db): { count: number; bytes: number } {
   }
 }
 
+/** How many quota readings are stored (docs/quota.md: retention bounds them). */
+export function quotaReadingsFigures(db: Db): { count: number } {
+  if (!tableExists(db, 'quota_readings')) return { count: 0 }
+  return db.prepare('SELECT COUNT(*) AS count FROM quota_readings').get() as { count: number }
+}
+
 /** One page of the files section, keyed by path. */
 export function filesSection(files: FileEntry[], after: string | null, limit: number) {
   const page = files.filter((f) => after === null || f.path > after).slice(0, limit + 1)

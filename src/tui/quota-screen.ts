@@ -1,14 +1,29 @@
 // The quota screen (/quota): per account and limit, the latest reading (GET /server `quota`)
 // and its trail (src/client/quota.ts: back as far as the limit's window, at most five pages
 // of 200) drawn as a small chart, with the span it really covers. A reading older than 30
-// minutes or past its reset is marked stale. Until the daemon records quota it says so.
+// minutes or past its reset is marked stale. Without readings it says why (polling off, no
+// account signed in, not polled yet) and what to do; with polling off it says the readings
+// are not updated.
 
 import type { HearthClient } from '../client/client.ts'
-import { isStale, latestQuota, readTrail, spanText, type Trail, trailLabel } from '../client/quota.ts'
+import { isStale, latestQuota, readTrail, type Trail, trailLabel } from '../client/quota.ts'
+import { trailChart } from '../client/quota-chart.ts'
+import {
+  byAccount,
+  type NoReadings,
+  noReadingsText,
+  POLLING_OFF_NOTE,
+  quotaPolling,
+  readingParts,
+  whyNoReadings,
+} from '../client/quota-view.ts'
 import type { QuotaReading } from '../schemas/server.ts'
 import { keyStep } from './list-picker.ts'
-import { type Component, type Focusable, matchesKey, truncateToWidth } from './pi.ts'
+import { type Component, type Focusable, matchesKey, truncateToWidth, wrapTextWithAnsi } from './pi.ts'
 import type { Theme } from './theme.ts'
+
+// The chart is the client's, shared with `hearth quota`.
+export { trailChart }
 
 export interface QuotaScreenOptions {
   theme: Theme
@@ -19,62 +34,22 @@ export interface QuotaScreenOptions {
   now?: () => number
 }
 
-const BARS = ' ▁▂▃▄▅▆▇█'
-const CHART_ROWS = 3
 /** Trails read at once. */
 const PARALLEL = 3
 
-/**
- * A bar chart of used percent over time, `rows` high and `width` wide, from `start` to
- * `end` (ms). Each column shows the last reading at or before its end (a reading holds until
- * the next); columns before the first reading, and readings without a percentage, are empty.
- */
-export function trailChart(
-  readings: Pick<QuotaReading, 'observed_at' | 'used_percent'>[],
-  start: number,
-  end: number,
-  width: number,
-  rows = CHART_ROWS,
-): string[] {
-  const cols = Math.max(1, width)
-  const levels = rows * 8
-  const heights: number[] = []
-  let i = 0
-  let current: number | null | undefined
-  for (let c = 0; c < cols; c++) {
-    const colEnd = start + ((end - start) * (c + 1)) / cols
-    while (i < readings.length && Date.parse(readings[i].observed_at) <= colEnd) {
-      current = readings[i].used_percent
-      i++
-    }
-    heights.push(
-      current === undefined || current === null
-        ? 0
-        : Math.max(1, Math.round((Math.min(100, Math.max(0, current)) / 100) * levels)),
-    )
-  }
-  const out: string[] = []
-  for (let r = rows - 1; r >= 0; r--) {
-    out.push(heights.map((h) => BARS[Math.max(0, Math.min(8, h - r * 8))]).join(''))
-  }
-  return out
-}
-
 /** The latest reading's line: label, percentage, window, reset. */
 export function readingLine(r: QuotaReading, now: number): string {
-  const pct = r.used_percent === null ? '?%' : `${Math.round(r.used_percent)}%`
-  const parts = [r.limit_label ?? r.limit_id, pct]
-  if (r.window_label) parts.push(r.window_label)
-  if (r.reset_at_ms !== null)
-    parts.push(r.reset_at_ms > now ? `resets in ${spanText(r.reset_at_ms - now)}` : 'reset passed')
-  parts.push(`read ${spanText(now - Date.parse(r.observed_at))} ago`)
-  return parts.join('  ')
+  return readingParts(r, now).join('  ')
 }
 
 export class QuotaScreen implements Component, Focusable {
   focused = false
   readonly #o: QuotaScreenOptions
   #latest: QuotaReading[] | null | undefined
+  /** Why there are no readings, once read. */
+  #why: NoReadings | undefined
+  /** False once the daemon said polling is off. */
+  #polling = true
   readonly #trails = new Map<QuotaReading, Trail | Error>()
   #footer = ''
   #scroll = 0
@@ -90,6 +65,8 @@ export class QuotaScreen implements Component, Focusable {
 
   async #load(): Promise<void> {
     this.#latest = undefined
+    this.#why = undefined
+    this.#polling = true
     this.#trails.clear()
     this.#footer = ''
     this.#o.requestRender()
@@ -102,6 +79,7 @@ export class QuotaScreen implements Component, Focusable {
       return
     }
     this.#o.requestRender()
+    void this.#explain(!this.#latest?.length)
     const limits = (this.#latest ?? []).filter((r) => r.limit_id !== '')
     let next = 0
     const worker = async () => {
@@ -113,6 +91,18 @@ export class QuotaScreen implements Component, Focusable {
       }
     }
     await Promise.all(Array.from({ length: PARALLEL }, worker))
+  }
+
+  /** Reads why there are no readings, or whether the ones shown are still polled. */
+  async #explain(none: boolean): Promise<void> {
+    const client = this.#o.client()
+    try {
+      if (none) this.#why = await whyNoReadings(client)
+      else this.#polling = await quotaPolling(client)
+      this.#o.requestRender()
+    } catch {
+      // the screen says no more than it has
+    }
   }
 
   handleInput(data: string): void {
@@ -152,13 +142,16 @@ export class QuotaScreen implements Component, Focusable {
   #body(width: number): string[] {
     const t = this.#o.theme
     if (this.#latest === undefined) return []
-    if (this.#latest === null || this.#latest.length === 0)
-      return [t.dim('No quota readings: the daemon has recorded none yet.')]
+    if (this.#latest === null || this.#latest.length === 0) {
+      if (!this.#why) return [t.dim('No quota readings.')]
+      return noReadingsText(this.#why, { login: '/login' }).flatMap((l, i) =>
+        wrapTextWithAnsi(i === 0 ? l : t.dim(l), width),
+      )
+    }
     const now = this.#now()
-    const out: string[] = []
-    for (const [account, readings] of byAccount(this.#latest)) {
-      const plan = readings.find((r) => r.plan)?.plan
-      out.push(t.bold(`${account}${plan ? `  (${plan})` : ''}`))
+    const out: string[] = this.#polling ? [] : [...wrapTextWithAnsi(t.warn(POLLING_OFF_NOTE), width), '']
+    for (const { provider, account, plan, readings } of byAccount(this.#latest)) {
+      out.push(t.bold(`${provider} · ${account}${plan ? `  (${plan})` : ''}`))
       for (const r of readings) {
         const stale = isStale(r, now) ? `  ${t.warn('stale')}` : ''
         if (r.error) out.push(`  ${t.error(`poll failed: ${r.error}`)}${stale}`)
@@ -179,14 +172,4 @@ export class QuotaScreen implements Component, Focusable {
     }
     return out
   }
-}
-
-/** Readings grouped per provider and account, in the order they came. */
-function byAccount(readings: QuotaReading[]): Map<string, QuotaReading[]> {
-  const groups = new Map<string, QuotaReading[]>()
-  for (const r of readings) {
-    const key = `${r.provider} · ${r.account}`
-    groups.set(key, [...(groups.get(key) ?? []), r])
-  }
-  return groups
 }

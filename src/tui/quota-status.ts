@@ -5,13 +5,14 @@
 import type { HearthClient } from '../client/client.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { isStale, latestQuota, readingsOfAccountInUse } from '../client/quota.ts'
+import { byWindow } from '../client/quota-view.ts'
 import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import type { QuotaReading } from '../schemas/server.ts'
 import type { SessionRead } from '../schemas/session-read.ts'
 
-/** `quota 5h 42%, weekly 60% (stale)`, or undefined without a reading. */
+/** `quota 5h 42%, 7d 60% (stale)` (shortest window first), or undefined without a reading. */
 export function quotaStatusText(readings: QuotaReading[], now = Date.now()): string | undefined {
-  const shown = readings.filter((r) => r.limit_id !== '' && r.used_percent !== null)
+  const shown = readings.filter((r) => r.limit_id !== '' && r.used_percent !== null).sort(byWindow)
   if (shown.length === 0) return undefined
   const items = shown.map(
     (r) => `${r.window_label ?? r.limit_label ?? r.limit_id} ${Math.round(r.used_percent ?? 0)}%`,
@@ -43,7 +44,13 @@ export class QuotaStatus {
         const profile = profiles[session.provider_profile]
         const extension = profile?.extension ?? DEFAULT_EXTENSION
         text = quotaStatusText(
-          readingsOfAccountInUse(latest, extension, auth.accounts, profile?.account_id ?? null),
+          readingsOfAccountInUse(
+            latest,
+            extension,
+            auth.accounts,
+            profile?.account_id ?? null,
+            session.provider_profile,
+          ),
         )
       }
       if (mine !== this.#reading || text === this.text) return

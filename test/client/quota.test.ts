@@ -126,6 +126,15 @@ describe('quota trails', () => {
     ])
     assert.deepEqual(readingsOfAccountInUse(latest, 'openai-compatible', accounts), [])
     assert.deepEqual(readingsOfAccountInUse(latest, 'chatgpt', []), [], 'two accounts read, none known')
+    // An API-key profile's readings carry its name as their account, whatever its feed.
+    const keyed = { ...session.at(-1)!, provider: 'zai', account: 'glm' }
+    assert.deepEqual(readingsOfAccountInUse([...latest, keyed], 'openai-compatible', accounts, null, 'glm'), [
+      keyed,
+    ])
+    assert.deepEqual(
+      readingsOfAccountInUse([...latest, keyed], 'openai-compatible', accounts, null, 'other'),
+      [],
+    )
     const fresh = { ...session.at(-1)!, used_percent: 42, observed_at: new Date(NOW - MIN).toISOString() }
     assert.equal(quotaStatusText([fresh], NOW), 'quota 5h 42%')
     assert.equal(
