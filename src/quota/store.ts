@@ -137,6 +137,7 @@ export class QuotaStore {
   readonly #dataVersion
   readonly #cache: HeadsCache
   readonly #pages = new Map<string, ReturnType<Db['prepare']>>()
+  readonly #prune
 
   constructor(db: Db, opts: QuotaStoreOptions = {}) {
     this.#db = db
@@ -148,6 +149,13 @@ export class QuotaStore {
     )
     this.#walk = new HeadWalk(db)
     this.#dataVersion = db.prepare('PRAGMA data_version').pluck()
+    this.#prune = {
+      old: db.prepare(`DELETE FROM quota_readings WHERE id IN
+        (SELECT id FROM quota_readings WHERE observed_at_ms < ? ORDER BY observed_at_ms LIMIT ?)`),
+      newest: db.prepare('SELECT MAX(id) FROM quota_readings').pluck(),
+      over: db.prepare(`DELETE FROM quota_readings WHERE id IN
+        (SELECT id FROM quota_readings WHERE id <= ? ORDER BY id LIMIT ?)`),
+    }
     this.#cache = CACHES.get(db) ?? { heads: null, latest: null, dataVersion: -1 }
     CACHES.set(db, this.#cache)
   }
@@ -217,25 +225,9 @@ export class QuotaStore {
    */
   prune(): number {
     this.#prunedAt = this.#now()
-    const cutoff = this.#prunedAt - this.#retentionMs
-    const old = this.#db
-      .prepare(
-        `DELETE FROM quota_readings WHERE id IN
-           (SELECT id FROM quota_readings WHERE observed_at_ms < ? ORDER BY observed_at_ms LIMIT ?)`,
-      )
-      .run(cutoff, PRUNE_BATCH).changes
-    const newest = (
-      this.#db.prepare('SELECT MAX(id) AS id FROM quota_readings').get() as { id: number | null }
-    ).id
-    const over =
-      newest === null
-        ? 0
-        : this.#db
-            .prepare(
-              `DELETE FROM quota_readings WHERE id IN
-                 (SELECT id FROM quota_readings WHERE id <= ? ORDER BY id LIMIT ?)`,
-            )
-            .run(newest - this.#maxRows, PRUNE_BATCH).changes
+    const old = this.#prune.old.run(this.#prunedAt - this.#retentionMs, PRUNE_BATCH).changes
+    const newest = this.#prune.newest.get() as number | null
+    const over = newest === null ? 0 : this.#prune.over.run(newest - this.#maxRows, PRUNE_BATCH).changes
     this.#backlog = old === PRUNE_BATCH || over === PRUNE_BATCH
     if (old + over > 0) this.#cache.heads = this.#cache.latest = null
     return old + over

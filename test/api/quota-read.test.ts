@@ -1,6 +1,7 @@
 // The quota read path on the real daemon: readings recorded into the home's state.db through
 // the store before the daemon starts, then GET /server as clients read it (docs/quota.md).
 import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import type { ReadingRow } from '../../src/quota/readings.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
@@ -35,13 +36,14 @@ function polls(): ReadingRow[][] {
 describe('GET /server reads stored quota readings', () => {
   let d: TestDaemon
   const total = polls().flat().length
+  const home = tempHome('hearth-quota-read-')
   before(async () => {
-    const home = tempHome('hearth-quota-read-')
     seedQuota(home, polls())
     d = await startDaemon({ home })
   })
   after(async () => {
     await d.stop()
+    rmSync(home, { recursive: true, force: true })
   })
 
   const get = async (query: string) => {
