@@ -17,6 +17,8 @@ import type { CacheRule } from '../models/cache-policy.ts'
 import { Catalogue } from '../models/catalogue.ts'
 import { modelsCachePath } from '../models/catalogue-shape.ts'
 import { ModelsService } from '../models/service.ts'
+import { InterimQuotaStore } from '../quota/interim-store.ts'
+import { quotaService } from '../quota/service.ts'
 import { Runs } from '../runs/engine.ts'
 import { recoverRuns } from '../runs/recover.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
@@ -106,6 +108,12 @@ export function composeServices(d: ServicesDeps): Services {
   const records = { db: d.db, now: d.now, requireSession: (id: string) => void core.require(id) }
   const hosts = new Hosts({ db: d.db, now: d.now })
   const background = backgroundWork(d, sessions, runs)
+  const quotaPoller = quotaService({
+    settings: d.settings,
+    plugins: () => auth.plugins(),
+    store: new InterimQuotaStore(d.db),
+    log: (level, fields, message) => (level === 'warn' ? d.onNotice?.(fields, message) : undefined),
+  })
   return {
     sessions,
     runs,
@@ -120,8 +128,10 @@ export function composeServices(d: ServicesDeps): Services {
     start: async () => {
       auth.engine.start()
       await background.start()
+      quotaPoller.start()
     },
     stop: () => {
+      void quotaPoller.stop() // the cores in flight killed, their directories removed
       background.stop()
       auth.engine.stop()
       hosts.stop()

@@ -8,7 +8,10 @@ import { chatgptAccountId } from './signin.ts'
 export const quota: QuotaFacts = {
   feed: 'codex',
   handoff(credential, dir) {
-    const tokens = { access_token: textAt(credential, 'access') ?? '', account_id: chatgptAccountId(credential) }
+    const tokens = {
+      access_token: textAt(credential, 'access') ?? '',
+      account_id: chatgptAccountId(credential),
+    }
     return {
       env: { CODEX_HOME: join(dir, 'codex') },
       files: { 'codex/auth.json': JSON.stringify({ tokens }) },
