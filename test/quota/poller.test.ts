@@ -10,12 +10,7 @@ import { join } from 'node:path'
 import { beforeEach, describe, it } from 'node:test'
 import type { PolledAccount } from '../../src/quota/accounts.ts'
 import { InterimQuotaStore } from '../../src/quota/interim-store.ts'
-import {
-  type PollerClock,
-  type PollResult,
-  QuotaPoller,
-  type QuotaSettings,
-} from '../../src/quota/poller.ts'
+import { type PollerClock, type PollResult, QuotaPoller, type QuotaSettings } from '../../src/quota/poller.ts'
 import type { UsageReport } from '../../src/quota/report.ts'
 import { type Db, migrate, openDatabase } from '../../src/store/db.ts'
 
@@ -216,7 +211,8 @@ describe('the quota poller', () => {
 
   it('an account removed while it is polled finishes its poll, recorded, then is dropped', async () => {
     found = [account('ann'), account('ben')]
-    answer = (a) => (a.key === 'acct/ann' && clock.now() > polls[0].at ? null : good(10, 5 * 3600 * S, clock.now()))
+    answer = (a) =>
+      a.key === 'acct/ann' && clock.now() > polls[0].at ? null : good(10, 5 * 3600 * S, clock.now())
     poller.start()
     await clock.advance(600 * S) // ann's second poll hangs
     const hanging = polls.filter((p) => p.account.key === 'acct/ann').at(-1)!
