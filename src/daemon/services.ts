@@ -42,6 +42,8 @@ import { Paperclips } from '../work/paperclips.ts'
 
 /** How often decisions older than seven days are pruned. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000
+/** How long after start the first quota round runs (spawning cores holds the event loop too). */
+const QUOTA_START_DELAY_MS = 500
 /** How long after start the spare kernel is forked (see start). */
 const SPARE_DELAY_MS = 250
 
@@ -128,7 +130,7 @@ export function composeServices(d: ServicesDeps): Services {
     start: async () => {
       auth.engine.start()
       await background.start()
-      quotaPoller.start()
+      quotaPoller.start(QUOTA_START_DELAY_MS)
     },
     stop: () => {
       void quotaPoller.stop() // the cores in flight killed, their directories removed

@@ -101,8 +101,10 @@ export class QuotaPoller {
     this.#d = d
   }
 
-  start(): void {
-    this.#round()
+  /** The first round now, or after `delayMs` (the daemon lets its start-up finish first). */
+  start(delayMs = 0): void {
+    if (delayMs > 0) this.#arm(this.#d.clock.now() + delayMs)
+    else this.#round()
   }
 
   /** The drain: no more polls; the cores in flight are killed. Resolves once they have ended. */

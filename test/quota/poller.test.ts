@@ -139,6 +139,14 @@ describe('the quota poller', () => {
     assert.equal(clock.timers.size, 1)
   })
 
+  it('with a start delay, the first round runs once it has passed', async () => {
+    poller.start(500)
+    await clock.advance(499)
+    assert.equal(polls.length, 0)
+    await clock.advance(1)
+    assert.equal(polls.length, 1)
+  })
+
   it('polls a busy account every busyPollSeconds: a limit at 80 %', async () => {
     answer = () => good(80, 5 * 3600 * S, clock.now())
     poller.start()
