@@ -54,12 +54,15 @@ const accountFeeds = () => PROVIDERS.filter((p) => p.signIn && p.quota?.feed && 
 /** Every account and profile to poll, as the files say now (extensions turned off are left out). */
 export function discoverAccounts(
   files: FileContents,
-  plugins: ReadonlyMap<string, AccountPlugin>,
+  plugins: () => ReadonlyMap<string, AccountPlugin>,
 ): PolledAccount[] {
   const enabled = enabledExtensions(files)
   const out: PolledAccount[] = []
+  // The plugins are made only when some account is stored (an idle daemon's round stays cheap).
+  const stored = files['creds.json'].accounts
+  const byId = stored && typeof stored === 'object' && Object.keys(stored).length > 0 ? plugins() : new Map()
   for (const p of accountFeeds()) {
-    const plugin = plugins.get(p.id)
+    const plugin = byId.get(p.id)
     if (!plugin || !enabled.has(p.id)) continue
     for (const credential of listAccounts(files, plugin.accountsKey)) {
       const id = idOf(plugin, credential)

@@ -42,7 +42,7 @@ export function quotaService(d: QuotaServiceDeps): QuotaPoller {
   return new QuotaPoller({
     clock,
     settings: () => quotaSettings(d.settings),
-    discover: () => discoverAccounts(d.settings.files(), d.plugins()),
+    discover: () => discoverAccounts(d.settings.files(), d.plugins),
     async poll(account, signal) {
       const got = await handoffFor(account, accounts)
       if (got.kind === 'gone') return got

@@ -42,7 +42,7 @@ describe('quota accounts', () => {
           },
         },
       }),
-      plugins,
+      () => plugins,
     )
     assert.deepEqual(
       found.map((a) => [a.feed, a.label.replace(/-[0-9a-f]{16}$/, '-<id>')]),
@@ -57,7 +57,7 @@ describe('quota accounts', () => {
       files({
         'creds.json': { accounts: { claude: { access: 'a1', refresh: 'r1', email: 'ann@example.test' } } },
       }),
-      plugins,
+      () => plugins,
     )
     assert.equal(again[0].key, found[0].key, 'a key is stable')
   })
@@ -77,7 +77,7 @@ describe('quota accounts', () => {
         },
         'creds.json': { providers: { glm: { apiKey: 'k1' }, mm: { apiKey: 'k2' }, other: { apiKey: 'k3' } } },
       }),
-      plugins,
+      () => plugins,
     )
     assert.deepEqual(
       found.map((a) => [a.key, a.feed, a.label]),
@@ -94,7 +94,7 @@ describe('quota accounts', () => {
         'creds.json': { accounts: { claude: { access: 'a', refresh: 'r', email: 'ann@example.test' } } },
         'extensions.json': { extensions: { claude: { enabled: false } } },
       }),
-      plugins,
+      () => plugins,
     )
     assert.deepEqual(found, [])
   })
