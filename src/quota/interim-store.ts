@@ -21,7 +21,7 @@ export interface ReadingRow {
   status: string | null
   error: string | null
   observed_at_ms: number
-  source: string
+  source: 'poll'
 }
 
 type Window = { usedPercent: number; windowMinutes?: number | null; resetsAt?: string | null }
@@ -37,7 +37,7 @@ export function readingsOf(account: string, report: UsageReport, observedAtMs: n
     status: report.status?.indicator ?? null,
     error: report.error?.message ?? null,
     observed_at_ms: observedAtMs,
-    source: 'poll',
+    source: 'poll' as const,
   }
   const row = (id: string, label: string | null, w: Window, known = true): ReadingRow => {
     const reset = w.resetsAt ? Date.parse(w.resetsAt) : Number.NaN

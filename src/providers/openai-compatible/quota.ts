@@ -18,6 +18,8 @@ export const quota: QuotaFacts = {
     const host = hostOf(endpoint)
     const known = host !== null && Object.hasOwn(QUOTA_FEED_BY_HOST, host) ? QUOTA_FEED_BY_HOST[host] : null
     if (!known || apiKey === '') return null
-    return { feed: known.feed, handoff: { env: { [known.keyEnv]: apiKey }, files: {} } }
+    // Public variables the feed reads beside the key (the region's host), when the host names any.
+    const region = (known as { env?: Readonly<Record<string, string>> }).env ?? {}
+    return { feed: known.feed, handoff: { env: { ...region, [known.keyEnv]: apiKey }, files: {} } }
   },
 }
