@@ -19,7 +19,7 @@ const MIN = 60 * S
 
 /** A clock whose timers fire only when the test advances it. */
 class ManualClock implements PollerClock {
-  t = 1_700_000_000_000
+  t = Date.now()
   readonly timers = new Map<number, { at: number; fn: () => void }>()
   #seq = 0
   now = () => this.t
