@@ -113,8 +113,8 @@ describe('quota polling in the daemon', () => {
   let upstream: FakeOpenAIUpstream
   let d: TestDaemon
   let ben: Record<string, unknown>
-  const reset = Date.now() + 3 * HOUR
-  const agMark = reset - 123 // the same second as the gemini limit's reset
+  const reset = Math.floor((Date.now() + 3 * HOUR) / 1000) * 1000 + 500
+  const agMark = reset + 123 // the same second as the gemini limit's reset
 
   before(async () => {
     core = new StandInCore()
