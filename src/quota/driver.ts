@@ -15,7 +15,16 @@
 // carrying an error: data, not a driver failure) or a driver failure: the core missing or
 // not executable, no parseable report, a timeout, a crash without a report.
 import { spawn } from 'node:child_process'
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -55,6 +64,42 @@ export function coreCommand(env: NodeJS.ProcessEnv = process.env): CoreCommand {
   // Resolved now: the core runs in its own directory.
   if (named) return { command: resolve(named), args: [], override: true }
   return { command: process.execPath, args: [builtInCorePath()], override: false }
+}
+
+/** A call's folder: `hearth-quota-<daemon pid>-<random>` in the temp directory. */
+const DIR_PREFIX = 'hearth-quota-'
+const LEFT_OVER = /^hearth-quota-(\d+)-/
+
+/**
+ * Removes the folders of calls a daemon killed mid-poll left behind (kill -9 gives it no
+ * drain): those of this user whose daemon process is gone. They may hold an access token.
+ */
+export function sweepLeftovers(dir = tmpdir()): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = Number(LEFT_OVER.exec(name)?.[1])
+    if (!pid || pid === process.pid || isRunning(pid)) continue
+    const path = join(dir, name)
+    try {
+      if (statSync(path).uid === process.getuid?.()) rmSync(path, { recursive: true, force: true })
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 /** Variables of the daemon's environment the core gets: the basics and endpoint overrides. */
@@ -110,7 +155,7 @@ export async function runCore(call: CoreCall): Promise<DriverResult> {
   const cannot = unusable(call.core)
   if (cannot !== null) return failure(cannot)
   if (call.signal?.aborted) return failure('stopped')
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-quota-'))
+  const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`))
   let handoff: CoreHandoff = { env: {}, files: {} }
   try {
     handoff = call.handoff(dir)

@@ -5,7 +5,7 @@ import type { AccountPlugin } from '../auth/accounts.ts'
 import type { CredentialFiles } from '../auth/accounts-store.ts'
 import { extensions, QUOTA_DEFAULTS } from '../settings/groups/extensions.ts'
 import { discoverAccounts, handoffFor, healMarks } from './accounts.ts'
-import { coreCommand, runCore } from './driver.ts'
+import { coreCommand, runCore, sweepLeftovers } from './driver.ts'
 import {
   type PollerClock,
   QuotaPoller,
@@ -39,10 +39,15 @@ export function quotaService(d: QuotaServiceDeps): QuotaPoller {
   const env = d.env ?? process.env
   const clock = d.clock ?? systemClock
   const accounts = { settings: d.settings, plugins: d.plugins, now: () => clock.now() }
+  let swept = false
   return new QuotaPoller({
     clock,
     settings: () => quotaSettings(d.settings),
-    discover: () => discoverAccounts(d.settings.files(), d.plugins),
+    discover() {
+      if (!swept) sweepLeftovers() // once, at the first round: what a killed daemon left
+      swept = true
+      return discoverAccounts(d.settings.files(), d.plugins)
+    },
     async poll(account, signal) {
       const got = await handoffFor(account, accounts)
       if (got.kind === 'gone') return got

@@ -3,12 +3,12 @@
 // access token or the key; a stale token is refreshed once, under the lock, though a turn
 // wants it at the same moment; a failed refresh and an account without a refresh token are
 // recorded as auth failures; Antigravity's legacy mark is healed; a kill -9 during a poll
-// loses and duplicates nothing; a missing HEARTH_USAGE_CORE is a logged driver failure.
+// loses and duplicates nothing, and the next start removes the call's folder; a missing HEARTH_USAGE_CORE is a logged driver failure.
 //
 // Readings are read from the home's state.db (the quota_readings table) while the daemon
 // runs: the store behind GET /server's `quota` is its own piece of work.
 import assert from 'node:assert/strict'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -393,10 +393,12 @@ describe('a kill -9 during a poll', () => {
     })
     const env = { HEARTH_USAGE_CORE: core.path }
     d = await startDaemon({ home, env })
-    await core.waitCalls(1, 'codex')
+    const [first] = await core.waitCalls(1, 'codex')
     await d.stop('SIGKILL')
+    assert.ok(existsSync(first.cwd), 'the killed daemon could not remove the call’s folder')
     d = await startDaemon({ home, env })
     await core.waitCalls(2, 'codex')
+    await until('the killed daemon’s folder swept', () => !existsSync(first.cwd))
     const rows = await waitReadings(home, 'the second start’s reading', (r) => r.length === 1)
     assert.equal(rows[0].used_percent, 30)
     core.release('codex', 0) // the orphaned call answers to nobody

@@ -4,13 +4,21 @@
 // parseable report is a driver failure), the timeout that kills its process group, the
 // drain, and HEARTH_USAGE_CORE naming a path that is not there: a failure, no fallback.
 import assert from 'node:assert/strict'
-import { chmodSync, existsSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { chatgpt } from '../../src/providers/chatgpt/descriptor.ts'
 import { claude } from '../../src/providers/claude/descriptor.ts'
 import type { CoreHandoff } from '../../src/providers/descriptor.ts'
-import { type CoreCall, coreCommand, type DriverResult, runCore } from '../../src/quota/driver.ts'
+import {
+  type CoreCall,
+  coreCommand,
+  type DriverResult,
+  runCore,
+  sweepLeftovers,
+} from '../../src/quota/driver.ts'
 import { errorReport, StandInCore, usageReport } from '../fakes/stand-in-core.ts'
 import { until } from '../helpers/daemon.ts'
 
@@ -181,6 +189,21 @@ describe('the usage core driver', () => {
       env: DAEMON_ENV,
     })
     assert.deepEqual(r, { kind: 'driver_failure', reason: `HEARTH_USAGE_CORE ${plain} is not executable` })
+  })
+
+  it('a start sweeps the folders of a daemon that is gone, and only those', () => {
+    const root = mkdtempSync(join(tmpdir(), 'sweep-'))
+    const dead = spawnSync('true').pid as number
+    const names = [
+      `hearth-quota-${dead}-abc`,
+      `hearth-quota-${process.ppid}-def`,
+      `hearth-quota-${process.pid}-ghi`,
+      'other',
+    ]
+    for (const n of names) mkdirSync(join(root, n))
+    sweepLeftovers(root)
+    assert.deepEqual(readdirSync(root).sort(), names.slice(1).sort())
+    rmSync(root, { recursive: true })
   })
 
   it('without HEARTH_USAGE_CORE the built-in core runs under this Node', () => {
