@@ -18,7 +18,7 @@ import { type FakeClaudeAccount, FakeClaudeAuth } from '../fakes/claude-auth.ts'
 import { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
 import { StandInCore, usageReport } from '../fakes/stand-in-core.ts'
 import { logLines, startDaemon, type TestDaemon, tempHome, until } from '../helpers/daemon.ts'
-import { getSession, idle, message, putInput, waitSession } from '../inputs/helpers.ts'
+import { getSession, idle, message, putInput, running, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 
 const HOUR = 3_600_000
@@ -405,5 +405,42 @@ describe('a kill -9 during a poll', () => {
     await d.stop()
     d = undefined as unknown as TestDaemon
     assert.equal(readings(home).length, 1)
+  })
+})
+
+describe('the daemon’s drain during a poll', () => {
+  it('kills the core in flight and removes its folder', async () => {
+    const core = new StandInCore()
+    core.script('codex', [{ stdout: usageReport('codex'), block: true, child: true }])
+    const home = tempHome()
+    writeHome(home, {
+      creds: {
+        accounts: {
+          chatgpt: {
+            access: 'a',
+            refresh: 'r',
+            expires: Date.now() + HOUR,
+            account_id: 'ws',
+            email: 'ann@example.test',
+          },
+        },
+      },
+    })
+    const d = await startDaemon({ home, env: { HEARTH_USAGE_CORE: core.path } })
+    try {
+      const [call] = await core.waitCalls(1, 'codex')
+      assert.equal(await d.stop(), 0)
+      assert.equal(existsSync(call.cwd), false)
+      await until(
+        'the core and its child gone',
+        () => !running(call.pid) && !running(call.childPid!),
+        5000,
+        20,
+      )
+      assert.deepEqual(readings(home), [])
+    } finally {
+      await d.stop()
+      core.close()
+    }
   })
 })
