@@ -1,110 +1,24 @@
 // The quota poller in the real daemon, with the stand-in usage core (HEARTH_USAGE_CORE) and
 // accounts in creds.json: every account polls as the daemon starts; the core gets only the
 // access token or the key; a stale token is refreshed once, under the lock, though a turn
-// wants it at the same moment; a failed refresh and an account without a refresh token are
-// recorded as auth failures; Antigravity's legacy mark is healed; a kill -9 during a poll
-// loses and duplicates nothing, and the next start removes the call's folder; a missing HEARTH_USAGE_CORE is a logged driver failure.
+// wants it at the same moment; Antigravity's legacy mark is healed, other sections kept.
+// Failures, kill -9 and the drain: quota-poll-failures.test.ts.
 //
 // Readings are read from the home's state.db (the quota_readings table) while the daemon
 // runs: the store behind GET /server's `quota` is its own piece of work.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer, request, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import Database from 'better-sqlite3'
 import { type FakeClaudeAccount, FakeClaudeAuth } from '../fakes/claude-auth.ts'
 import { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
 import { StandInCore, usageReport } from '../fakes/stand-in-core.ts'
-import { logLines, startDaemon, type TestDaemon, tempHome, until } from '../helpers/daemon.ts'
-import { getSession, idle, message, putInput, running, waitSession } from '../inputs/helpers.ts'
+import { startDaemon, type TestDaemon, tempHome, until } from '../helpers/daemon.ts'
+import { creds, HeldTokenEndpoint, HOUR, waitReadings, writeHome } from '../helpers/quota-poll.ts'
+import { getSession, idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 
-const HOUR = 3_600_000
 const BEN: FakeClaudeAccount = { uuid: 'acc-ben', email: 'ben@example.test' }
-
-interface Row {
-  account: string
-  provider: string
-  limit_id: string
-  used_percent: number | null
-  reset_at_ms: number | null
-  error: string | null
-}
-
-function readings(home: string): Row[] {
-  const db = new Database(join(home, 'state.db'), { readonly: true, fileMustExist: true })
-  try {
-    return db.prepare('SELECT * FROM quota_readings ORDER BY id').all() as Row[]
-  } finally {
-    db.close()
-  }
-}
-
-const waitReadings = (home: string, what: string, check: (rows: Row[]) => boolean, ms = 30_000) =>
-  until(
-    what,
-    () => {
-      try {
-        const rows = readings(home)
-        return check(rows) ? rows : undefined
-      } catch {
-        return undefined // the table is not there yet
-      }
-    },
-    ms,
-    20,
-  )
-
-function writeHome(home: string, files: { config?: object; creds: object; extensions?: object }) {
-  mkdirSync(home, { recursive: true })
-  writeFileSync(join(home, 'config.json'), JSON.stringify(files.config ?? {}))
-  writeFileSync(join(home, 'creds.json'), JSON.stringify(files.creds), { mode: 0o600 })
-  if (files.extensions) writeFileSync(join(home, 'extensions.json'), JSON.stringify(files.extensions))
-}
-
-const creds = (home: string) => JSON.parse(readFileSync(join(home, 'creds.json'), 'utf8'))
-
-/** A token endpoint in front of another that holds refreshes until released. */
-class HeldTokenEndpoint {
-  readonly held: (() => void)[] = []
-  #server!: Server
-  url = ''
-  #holding = true
-
-  static async start(target: string): Promise<HeldTokenEndpoint> {
-    const e = new HeldTokenEndpoint()
-    e.#server = createServer((req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (c) => chunks.push(c))
-      req.on('end', () => {
-        const forward = () => {
-          const out = request(target, { method: 'POST', headers: req.headers }, (up) => {
-            res.writeHead(up.statusCode ?? 502, up.headers)
-            up.pipe(res)
-          })
-          out.end(Buffer.concat(chunks))
-        }
-        if (e.#holding) e.held.push(forward)
-        else forward()
-      })
-    })
-    await new Promise<void>((r) => e.#server.listen(0, '127.0.0.1', () => r()))
-    e.url = `http://127.0.0.1:${(e.#server.address() as AddressInfo).port}/v1/oauth/token`
-    return e
-  }
-
-  release(): void {
-    this.#holding = false
-    for (const f of this.held.splice(0)) f()
-  }
-
-  close(): Promise<void> {
-    this.#server.closeAllConnections()
-    return new Promise((r) => this.#server.close(() => r()))
-  }
-}
 
 describe('quota polling in the daemon', () => {
   let core: StandInCore
@@ -276,171 +190,5 @@ describe('quota polling in the daemon', () => {
     assert.deepEqual(healed.accounts.antigravity.limitedMeters, { gemini: agMark })
     assert.deepEqual(healed.mcp, { docs: { bearerToken: 'mcp-bearer-secret' } })
     assert.deepEqual(healed.providers, { glm: { apiKey: 'zai-api-key-secret' } })
-  })
-})
-
-describe('quota polling that cannot authenticate or run the core', () => {
-  let claudeAuth: FakeClaudeAuth
-  let d: TestDaemon
-  const missing = '/nonexistent/usage-core'
-
-  before(async () => {
-    claudeAuth = await FakeClaudeAuth.start()
-    const home = tempHome()
-    writeHome(home, {
-      creds: {
-        accounts: {
-          chatgpt: {
-            access: 'chatgpt-access-token',
-            refresh: 'chatgpt-refresh-token',
-            expires: Date.now() + HOUR,
-            account_id: 'ws-1',
-            user_id: 'user-1',
-            email: 'ann@example.test',
-          },
-          claude: [
-            // No refresh token, expired: kept, its auth failure recorded.
-            {
-              type: 'oauth',
-              access: 'sk-ant-oat01-cat',
-              expires: Date.now() - 1000,
-              email: 'cat@example.test',
-            },
-            // A refresh token the endpoint refuses: kept, its auth failure recorded.
-            {
-              type: 'oauth',
-              access: 'sk-ant-oat01-dan',
-              refresh: 'sk-ant-ort01-revoked',
-              expires: Date.now() - 1000,
-              email: 'dan@example.test',
-            },
-          ],
-        },
-      },
-    })
-    d = await startDaemon({
-      home,
-      env: { HEARTH_USAGE_CORE: missing, HEARTH_CLAUDE_TOKEN_URL: claudeAuth.tokenUrl },
-    })
-  })
-  after(async () => {
-    await d?.stop()
-    await claudeAuth.close()
-  })
-
-  it('a failed refresh and an account without a refresh token keep their credential; the failure is a reading', async () => {
-    const rows = await waitReadings(
-      d.home,
-      'two auth failures',
-      (r) => r.filter((x) => x.provider === 'claude').length === 2,
-    )
-    const failures = rows.filter((r) => r.provider === 'claude')
-    assert.deepEqual(failures.map((r) => [r.account, r.limit_id]).sort(), [
-      ['cat@example.test', ''],
-      ['dan@example.test', ''],
-    ])
-    for (const r of failures) assert.match(r.error ?? '', /run \/login/)
-    const stored = creds(d.home).accounts.claude
-    assert.deepEqual(
-      stored.map((c: any) => c.access),
-      ['sk-ant-oat01-cat', 'sk-ant-oat01-dan'],
-    )
-    assert.equal(claudeAuth.tokenRequests.length, 1, 'only dan has a refresh token to try')
-  })
-
-  it('a missing HEARTH_USAGE_CORE is a logged driver failure: no reading, no fallback', async () => {
-    const [line] = await until('the driver failure logged', () => {
-      const lines = logLines(d.home, 'quota poll failed')
-      return lines.length > 0 ? lines : undefined
-    })
-    assert.equal(line.level, 40)
-    assert.equal(line.account, 'ann@example.test')
-    assert.equal(line.reason, `HEARTH_USAGE_CORE ${missing} does not exist`)
-    assert.deepEqual(
-      readings(d.home).filter((r) => r.provider === 'codex'),
-      [],
-    )
-  })
-})
-
-describe('a kill -9 during a poll', () => {
-  let core: StandInCore
-  let d: TestDaemon
-
-  after(async () => {
-    await d?.stop()
-    core.release('codex', 0)
-    core.close()
-  })
-
-  it('loses no recorded reading and duplicates none; the next start polls at once', async () => {
-    core = new StandInCore()
-    const report = usageReport('codex', { primary: [30, 300, Date.now() + HOUR] })
-    core.script('codex', [{ stdout: report, block: true }, { stdout: report }])
-    const home = tempHome()
-    writeHome(home, {
-      creds: {
-        accounts: {
-          chatgpt: {
-            access: 'a',
-            refresh: 'r',
-            expires: Date.now() + HOUR,
-            account_id: 'ws',
-            email: 'ann@example.test',
-          },
-        },
-      },
-    })
-    const env = { HEARTH_USAGE_CORE: core.path }
-    d = await startDaemon({ home, env })
-    const [first] = await core.waitCalls(1, 'codex')
-    await d.stop('SIGKILL')
-    assert.ok(existsSync(first.cwd), 'the killed daemon could not remove the call’s folder')
-    d = await startDaemon({ home, env })
-    await core.waitCalls(2, 'codex')
-    await until('the killed daemon’s folder swept', () => !existsSync(first.cwd))
-    const rows = await waitReadings(home, 'the second start’s reading', (r) => r.length === 1)
-    assert.equal(rows[0].used_percent, 30)
-    core.release('codex', 0) // the orphaned call answers to nobody
-    await d.stop()
-    d = undefined as unknown as TestDaemon
-    assert.equal(readings(home).length, 1)
-  })
-})
-
-describe('the daemon’s drain during a poll', () => {
-  it('kills the core in flight and removes its folder', async () => {
-    const core = new StandInCore()
-    core.script('codex', [{ stdout: usageReport('codex'), block: true, child: true }])
-    const home = tempHome()
-    writeHome(home, {
-      creds: {
-        accounts: {
-          chatgpt: {
-            access: 'a',
-            refresh: 'r',
-            expires: Date.now() + HOUR,
-            account_id: 'ws',
-            email: 'ann@example.test',
-          },
-        },
-      },
-    })
-    const d = await startDaemon({ home, env: { HEARTH_USAGE_CORE: core.path } })
-    try {
-      const [call] = await core.waitCalls(1, 'codex')
-      assert.equal(await d.stop(), 0)
-      assert.equal(existsSync(call.cwd), false)
-      await until(
-        'the core and its child gone',
-        () => !running(call.pid) && !running(call.childPid!),
-        5000,
-        20,
-      )
-      assert.deepEqual(readings(home), [])
-    } finally {
-      await d.stop()
-      core.close()
-    }
   })
 })
