@@ -17,6 +17,7 @@ import type { CacheRule } from '../models/cache-policy.ts'
 import { Catalogue } from '../models/catalogue.ts'
 import { modelsCachePath } from '../models/catalogue-shape.ts'
 import { ModelsService } from '../models/service.ts'
+import { quotaService } from '../quota/service.ts'
 import { QuotaStore } from '../quota/store.ts'
 import { Runs } from '../runs/engine.ts'
 import { recoverRuns } from '../runs/recover.ts'
@@ -41,6 +42,8 @@ import { Paperclips } from '../work/paperclips.ts'
 
 /** How often decisions older than seven days are pruned. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000
+/** How long after start the first quota round runs (spawning cores holds the event loop too). */
+const QUOTA_START_DELAY_MS = 500
 /** How long after start the spare kernel is forked (see start). */
 const SPARE_DELAY_MS = 250
 
@@ -107,6 +110,13 @@ export function composeServices(d: ServicesDeps): Services {
   const records = { db: d.db, now: d.now, requireSession: (id: string) => void core.require(id) }
   const hosts = new Hosts({ db: d.db, now: d.now })
   const background = backgroundWork(d, sessions, runs)
+  const quota = new QuotaStore(d.db, { now: d.now })
+  const quotaPoller = quotaService({
+    settings: d.settings,
+    plugins: () => auth.plugins(),
+    store: quota,
+    log: (level, fields, message) => (level === 'warn' ? d.onNotice?.(fields, message) : undefined),
+  })
   return {
     sessions,
     runs,
@@ -115,15 +125,17 @@ export function composeServices(d: ServicesDeps): Services {
     hosts,
     catalogSources,
     items: new WorkItems(records),
-    quota: new QuotaStore(d.db, { now: d.now }),
+    quota,
     clips: new Paperclips(records),
     window,
     compaction,
     start: async () => {
       auth.engine.start()
       await background.start()
+      quotaPoller.start(QUOTA_START_DELAY_MS)
     },
     stop: () => {
+      void quotaPoller.stop() // the cores in flight killed, their directories removed
       background.stop()
       auth.engine.stop()
       hosts.stop()

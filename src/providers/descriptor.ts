@@ -8,6 +8,7 @@
 // the provider's id (transports.ts): transport.ts exports `transport`, warm.ts its
 // `warmSteps`. So the daemon's bundle holds no transport and a kernel's no sign-in.
 import type { CachePolicy } from '../schemas/models.ts'
+import type { QuotaFacts } from './shared/quota.ts'
 import type { SignInPlugin, StoredCredential } from './shared/sign-in-plugin.ts'
 import type { TransportProfile } from './types.ts'
 
@@ -34,11 +35,13 @@ export interface ProviderDescriptor {
    * which DeepSeek and Kimi need in a tool loop).
    */
   replaysReasoningText: boolean
-  /** The usage feed's provider id of its accounts' quota readings, or null for none. */
-  quotaFeed: string | null
+  /** How its usage is polled (its quota.ts), or null when it has no usage feed. */
+  quota: QuotaFacts | null
   /** How its accounts sign in (its signin.ts), or null when a profile carries its own key. */
   signIn: SignInFacts | null
 }
+
+export type { CoreHandoff, LimitReset, QuotaFacts } from './shared/quota.ts'
 
 export interface CatalogueFacts {
   /** The catalogue provider id wherever the endpoint points, or null: known by host only. */

@@ -7,7 +7,7 @@
 // and warm.ts (`warmSteps`), which the kernel finds by the id (transports.ts), and
 // signin.ts when its accounts sign in. The id is also a word of the protocol, so it joins
 // the contract's lists in src/schemas/extensions.ts (with its sign-in and quota feed, if
-// any); this module checks when it loads that the two agree. Nothing outside
+// any: a descriptor's `quota.feed`); this module checks when it loads that the two agree. Nothing outside
 // src/providers/ names a vendor: settings, the catalog, models, accounts and the kernel's
 // warm-up read the providers (test/contract/vendor-ids.test.ts keeps it so).
 //
@@ -78,7 +78,7 @@ function checkAgainstContract(): void {
     pairs.filter(([, feed]) => feed !== null).map(([id, feed]) => `${id}→${feed}`)
   differ(
     'quota feeds',
-    feeds(PROVIDERS.map((p) => [p.id, p.quotaFeed])),
+    feeds(PROVIDERS.map((p) => [p.id, p.quota?.feed ?? null])),
     feeds(PROVIDER_EXTENSIONS.map((id) => [id, QUOTA_FEEDS[id] ?? null])),
   )
 }

@@ -2,6 +2,7 @@
 // backend on the Gemini wire (Gemini, Claude and gpt-oss models).
 import { NO_CACHE_HINTS, type ProviderDescriptor } from '../descriptor.ts'
 import { meterOf } from './meters.ts'
+import { quota } from './quota.ts'
 import { signIn } from './signin.ts'
 
 export const antigravity: ProviderDescriptor = {
@@ -12,7 +13,7 @@ export const antigravity: ProviderDescriptor = {
   cache: [{ host: '', policy: NO_CACHE_HINTS }],
   profile: { needsEndpoint: false, needsModel: false },
   replaysReasoningText: false,
-  quotaFeed: 'antigravity',
+  quota,
   signIn: {
     ...signIn,
     // A 401 expires the access token handed out; a revoked refresh token then signs the

@@ -13,7 +13,7 @@ export const bedrock: ProviderDescriptor = {
   cache: [{ host: '', policy: CACHE_BREAKPOINTS }],
   profile: { needsEndpoint: false, needsModel: false, check: checkProfile },
   replaysReasoningText: false,
-  quotaFeed: null,
+  quota: null,
   signIn: null,
 }
 

@@ -2,6 +2,7 @@
 // ChatGPT backend on the Responses wire.
 import { CACHE_SESSION_KEY, type ProviderDescriptor } from '../descriptor.ts'
 import { CHATGPT_CALLBACK_PORT, CHATGPT_CLIENT_ID, CHATGPT_ISSUER } from './constants.ts'
+import { quota } from './quota.ts'
 import { signIn } from './signin.ts'
 
 export const chatgpt: ProviderDescriptor = {
@@ -12,7 +13,7 @@ export const chatgpt: ProviderDescriptor = {
   cache: [{ host: '', policy: CACHE_SESSION_KEY }],
   profile: { needsEndpoint: false, needsModel: false },
   replaysReasoningText: false,
-  quotaFeed: 'codex',
+  quota,
   signIn: {
     ...signIn,
     settings: { issuer: CHATGPT_ISSUER, client_id: CHATGPT_CLIENT_ID, callback_port: CHATGPT_CALLBACK_PORT },

@@ -3,6 +3,7 @@
 import { CACHE_BREAKPOINTS, type ProviderDescriptor } from '../descriptor.ts'
 import { CLAUDE_CALLBACK_PORT, CLAUDE_CLIENT_ID } from './constants.ts'
 import { isClaudeFamilyModel } from './families.ts'
+import { quota } from './quota.ts'
 import { signIn } from './signin.ts'
 
 export const claude: ProviderDescriptor = {
@@ -15,7 +16,7 @@ export const claude: ProviderDescriptor = {
   cache: [{ host: '', policy: CACHE_BREAKPOINTS }],
   profile: { needsEndpoint: false, needsModel: false, check: checkProfile },
   replaysReasoningText: false,
-  quotaFeed: 'claude',
+  quota,
   signIn: {
     ...signIn,
     settings: { client_id: CLAUDE_CLIENT_ID, callback_port: CLAUDE_CALLBACK_PORT },

@@ -1,6 +1,7 @@
 // OpenAI-compatible servers, reached with the profile's API key at the endpoint it names, on
 // the Responses or Chat Completions wire. A stored profile without an extension is one.
 import { CACHE_SESSION_KEY, type ProviderDescriptor } from '../descriptor.ts'
+import { quota } from './quota.ts'
 
 export const openaiCompatible: ProviderDescriptor = {
   id: 'openai-compatible',
@@ -20,6 +21,7 @@ export const openaiCompatible: ProviderDescriptor = {
   // Chat Completions' `reasoning_content` beside an assistant message's `tool_calls`
   // (openai-chat/encode.ts decides where it goes; the Responses encoder leaves it out).
   replaysReasoningText: true,
-  quotaFeed: null,
+  // Its profiles' usage is polled when the endpoint's host has a feed (quota.ts).
+  quota,
   signIn: null,
 }

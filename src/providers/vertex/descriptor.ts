@@ -12,6 +12,6 @@ export const vertex: ProviderDescriptor = {
   profile: { needsEndpoint: false, needsModel: true },
   // Gemini's thought parts go back with the answer they belong to.
   replaysReasoningText: true,
-  quotaFeed: null,
+  quota: null,
   signIn: null,
 }
