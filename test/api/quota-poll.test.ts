@@ -3,9 +3,7 @@
 // access token or the key; a stale token is refreshed once, under the lock, though a turn
 // wants it at the same moment; Antigravity's legacy mark is healed, other sections kept.
 // Failures, kill -9 and the drain: quota-poll-failures.test.ts.
-//
-// Readings are read from the home's state.db (the quota_readings table) while the daemon
-// runs: the store behind GET /server's `quota` is its own piece of work.
+// Readings are read as recorded (the home's state.db, every row) and as served (GET /server).
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -155,6 +153,12 @@ describe('quota polling in the daemon', () => {
     )
     assert.equal(of('antigravity')[0].account, 'cy@example.test')
     assert.deepEqual(of('zai')[0].account, 'glm')
+    // GET /server serves the latest reading of each account's limits.
+    const key = (r: { provider: string; account: string; limit_id: string; used_percent: number | null }) =>
+      JSON.stringify([r.provider, r.account, r.limit_id, r.used_percent])
+    const latest = new Map(rows.map((r) => [JSON.stringify([r.provider, r.account, r.limit_id]), key(r)]))
+    const served = (await d.request({ path: '/server' })).json().quota as Parameters<typeof key>[0][]
+    assert.deepEqual(served.map(key).sort(), [...latest.values()].sort())
   })
 
   it('the core is handed only the access token or the key, never a refresh token or the daemon’s token', async () => {
