@@ -11,7 +11,7 @@ import { mcp } from './sections/mcp.ts'
 import { profile } from './sections/profile.ts'
 import { prompt } from './sections/prompt.ts'
 import { providers } from './sections/providers.ts'
-import { quota } from './sections/quota.ts'
+import { quotaSection as quota } from './sections/quota.ts'
 import { runs } from './sections/runs.ts'
 import { sessions } from './sections/sessions.ts'
 import { startup } from './sections/startup.ts'
@@ -36,9 +36,10 @@ const DEFAULT: readonly Section[] = [
   context,
   prompt,
   turn,
+  quota,
 ]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
-const ON_REQUEST: readonly Section[] = [profile, mcp, quota]
+const ON_REQUEST: readonly Section[] = [profile, mcp]
 
 const all = [...DEFAULT, ...ON_REQUEST]
 const names = process.argv.slice(2)

@@ -10,6 +10,7 @@ import type { ReadingRow } from '../../src/quota/readings.ts'
 import { QuotaStore } from '../../src/quota/store.ts'
 import { migrate, openDatabase } from '../../src/store/db.ts'
 import { type BenchDaemon, ms, percentile, type Row, type Section, spawnDaemon, tempHome } from '../lib.ts'
+import { quotaIdleRows } from './quota-idle.ts'
 
 const DURATION_S = 3
 const ROUNDS = 2
@@ -91,7 +92,7 @@ async function getJson(d: BenchDaemon, path: string): Promise<any> {
   return res.json()
 }
 
-export const quota: Section = {
+const readPath: Section = {
   name: 'quota',
   description: `GET /server with quota readings vs without, 1 connection, ${ROUNDS}×${DURATION_S} s each`,
   async run(): Promise<Row[]> {
@@ -139,5 +140,14 @@ export const quota: Section = {
     } finally {
       await Promise.all([plain.stop(), full.stop()])
     }
+  },
+}
+
+/** Both parts: the read path, then the poller at rest. */
+export const quotaSection: Section = {
+  name: 'quota',
+  description: `${readPath.description}; an idle daemon with 50 polled accounts vs none`,
+  async run(): Promise<Row[]> {
+    return [...(await readPath.run()), ...(await quotaIdleRows())]
   },
 }

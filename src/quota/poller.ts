@@ -4,7 +4,9 @@
 //   the account is at 80 % or more, or resets within 15 minutes. A failed poll (a driver
 //   failure, or a report carrying an error) waits twice as long as the one before, from
 //   `pollSeconds`, up to an hour; a good poll ends the backoff.
-// - Two polls of one account never overlap: an account in flight is not due.
+// - Two polls of one account never overlap: an account in flight is not due. At most
+//   MAX_POLLS_AT_ONCE cores run at a time (each is a process; the built-in one a Node
+//   process): the others wait, longest due first, and start as those end.
 // - Discovery (accounts.ts) runs on the ordinary cadence, between polls; new accounts poll at
 //   once; an account that disappears while it is polled finishes (its reading recorded),
 //   then is dropped.
@@ -72,6 +74,8 @@ export interface PollerDeps {
 export const MAX_BACKOFF_MS = 3_600_000
 /** The longest delay a timer takes (a longer one fires at once); the round re-arms. */
 const MAX_TIMER_MS = 2 ** 31 - 1
+/** Cores running at once: a start with many accounts polls them a few at a time. */
+export const MAX_POLLS_AT_ONCE = 2
 const BUSY_PERCENT = 80
 const BUSY_RESET_MS = 15 * 60_000
 
@@ -138,8 +142,19 @@ export class QuotaPoller {
       this.#discover(now)
       this.#nextDiscovery = now + period
     }
-    for (const e of this.#entries.values()) if (!e.inFlight && e.dueAt <= now) this.#launch(e)
+    this.#launchDue(now)
     this.#armNext()
+  }
+
+  /** The due accounts, longest due first, while fewer than MAX_POLLS_AT_ONCE polls run. */
+  #launchDue(now: number): void {
+    const due = [...this.#entries.values()]
+      .filter((e) => !e.inFlight && e.dueAt <= now)
+      .sort((a, b) => a.dueAt - b.dueAt)
+    for (const e of due) {
+      if (this.#inFlight.size >= MAX_POLLS_AT_ONCE) return
+      this.#launch(e)
+    }
   }
 
   #discover(now: number): void {
@@ -251,11 +266,13 @@ export class QuotaPoller {
       )
   }
 
-  /** Arms the one timer for the earliest due poll or discovery. */
+  /** Arms the one timer for the earliest due poll or discovery (polls waiting for a free slot: when one frees). */
   #armNext(): void {
     if (this.#stop.signal.aborted || !this.#enabled) return
     let next = this.#nextDiscovery
-    for (const e of this.#entries.values()) if (!e.inFlight && e.dueAt < next) next = e.dueAt
+    const slotFree = this.#inFlight.size < MAX_POLLS_AT_ONCE
+    for (const e of this.#entries.values())
+      if (!e.inFlight && e.dueAt < next && (slotFree || e.dueAt > this.#d.clock.now())) next = e.dueAt
     this.#arm(next)
   }
 

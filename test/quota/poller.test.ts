@@ -1,7 +1,7 @@
 // The poller's schedule with the clock and timer driven by hand: cadence, the busy cadence
 // (a limit at 80 % or resetting within 15 minutes), backoff doubling to an hour and its
 // reset, discovery (new accounts at once, removed ones finishing their poll first), no
-// overlap of one account's polls, `enabled: false`, settings read every round, the drain.
+// overlap of one account's polls, at most two cores at once, `enabled: false`, settings read every round, the drain.
 // Polls are scripted; readings go to the store over migration 14's table.
 import assert from 'node:assert/strict'
 import { mkdtempSync } from 'node:fs'
@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeEach, describe, it } from 'node:test'
 import type { PolledAccount } from '../../src/quota/accounts.ts'
-import { type PollerClock, type PollResult, QuotaPoller, type QuotaSettings } from '../../src/quota/poller.ts'
+import {
+  MAX_POLLS_AT_ONCE,
+  type PollerClock,
+  type PollResult,
+  QuotaPoller,
+  type QuotaSettings,
+} from '../../src/quota/poller.ts'
 import type { UsageReport } from '../../src/quota/report.ts'
 import { QuotaStore } from '../../src/quota/store.ts'
 import { type Db, migrate, openDatabase } from '../../src/store/db.ts'
@@ -251,6 +257,32 @@ describe('the quota poller', () => {
     polls[0].answer(good(10, 5 * 3600 * S, clock.now()))
     await clock.advance(600 * S)
     assert.equal(polls.length, 2)
+  })
+
+  it('runs at most MAX_POLLS_AT_ONCE cores at a time; the others start as those end', async () => {
+    const names = ['ann', 'ben', 'cy', 'dee', 'eve']
+    found = names.map(account)
+    answer = () => null
+    poller.start()
+    await clock.advance(0)
+    assert.equal(MAX_POLLS_AT_ONCE, 2)
+    assert.deepEqual(
+      polls.map((p) => p.account.key),
+      ['acct/ann', 'acct/ben'],
+    )
+    for (let answered = 0; answered < names.length; answered++) {
+      polls[answered].answer(good(10, 5 * 3600 * S, clock.now()))
+      await clock.advance(0)
+      assert.equal(polls.length, Math.min(names.length, answered + 1 + MAX_POLLS_AT_ONCE))
+    }
+    assert.deepEqual(
+      polls.map((p) => p.account.key),
+      names.map((n) => `acct/${n}`),
+      'in the order they fell due',
+    )
+    assert.equal(rows(), names.length)
+    await clock.advance(600 * S)
+    assert.equal(polls.length, names.length + MAX_POLLS_AT_ONCE, 'the next round starts two again')
   })
 
   it('enabled: false drops the accounts and polls nothing; readings stay; turned on, it polls at once', async () => {
