@@ -47,12 +47,11 @@ export function serverRoutes(d: ServerDeps) {
         extensions: d.extensions(),
       } satisfies Partial<Server>
       const tail = {
-        ...history,
         notices: d.notices(),
         sandbox: d.sandbox() ?? { available: null, kind: null, reason: 'Not probed yet: ask again shortly' },
       } satisfies Partial<Server>
-      // The fields in Server's order, `quota` spliced in as text serialized once per change.
-      const text = `${JSON.stringify(head).slice(0, -1)},"quota":${latestJson(latest)},${JSON.stringify(tail).slice(1)}`
+      // The fields in Server's order, the readings spliced in as text serialized once per change.
+      const text = `${JSON.stringify(head).slice(0, -1)},"quota":${readingsJson(latest)},${historyJson(history)}${JSON.stringify(tail).slice(1)}`
       return { response: jsonTextResponse(200, text, {}, header('accept-encoding')) }
     },
     'server.shutdown': ({ body }) => {
@@ -79,18 +78,26 @@ function quotaOf(d: ServerDeps, query: ServerQuery) {
 }
 
 /**
- * The JSON of the latest readings, made once per answer of the store: up to 200 readings
- * (some 70 KB) that change only when a poll is recorded, while clients ask often.
+ * The JSON of a list of readings, made once per list the store answers: the latest readings
+ * (up to 200, some 70 KB) and history pages change only when a poll is recorded, while
+ * clients ask often.
  */
-const LATEST_JSON = new WeakMap<QuotaReading[], string>()
-function latestJson(latest: QuotaReading[] | null): string {
-  if (latest === null) return 'null'
-  let text = LATEST_JSON.get(latest)
+const READINGS_JSON = new WeakMap<QuotaReading[], string>()
+function readingsJson(readings: QuotaReading[] | null): string {
+  if (readings === null) return 'null'
+  let text = READINGS_JSON.get(readings)
   if (text === undefined) {
-    text = JSON.stringify(latest)
-    LATEST_JSON.set(latest, text)
+    text = JSON.stringify(readings)
+    READINGS_JSON.set(readings, text)
   }
   return text
+}
+
+/** `"quota_history":{…},` with the page's readings as kept text, or nothing without one. */
+function historyJson(history: { quota_history?: QuotaHistoryPage }): string {
+  const page = history.quota_history
+  if (page === undefined) return ''
+  return `"quota_history":{"items":${readingsJson(page.items)},"next":${JSON.stringify(page.next)}},`
 }
 
 /** Filter and paging parameters are only read with include=quota_history. */

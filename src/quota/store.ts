@@ -121,8 +121,12 @@ interface HeadsCache {
   heads: StoredReading[] | null
   /** latest() as answered from `heads`. */
   latest: QuotaReading[] | null
+  /** History pages as answered, by their query (at most PAGES_KEPT), until a write. */
+  pages: Map<string, HistoryPage>
   dataVersion: number
 }
+/** History pages kept answered: a few clients' trails, five pages each. */
+const PAGES_KEPT = 64
 const CACHES = new WeakMap<Db, HeadsCache>()
 
 export class QuotaStore {
@@ -156,7 +160,7 @@ export class QuotaStore {
       over: db.prepare(`DELETE FROM quota_readings WHERE id IN
         (SELECT id FROM quota_readings WHERE id <= ? ORDER BY id LIMIT ?)`),
     }
-    this.#cache = CACHES.get(db) ?? { heads: null, latest: null, dataVersion: -1 }
+    this.#cache = CACHES.get(db) ?? { heads: null, latest: null, pages: new Map(), dataVersion: -1 }
     CACHES.set(db, this.#cache)
   }
 
@@ -166,8 +170,7 @@ export class QuotaStore {
     this.#db.transaction(() => {
       for (const row of rows) this.#insert.run(pick(row))
     })()
-    this.#cache.heads = null
-    this.#cache.latest = null
+    this.#changed()
     if (this.#backlog || this.#now() - this.#prunedAt >= PRUNE_EVERY_MS) this.prune()
   }
 
@@ -191,18 +194,46 @@ export class QuotaStore {
     return withoutSupersededFailures(mine)
   }
 
-  #heads(): StoredReading[] {
+  /** What a write (this connection's, or another's: data_version) makes stale. */
+  #changed(): void {
+    this.#cache.heads = null
+    this.#cache.latest = null
+    this.#cache.pages.clear()
+  }
+
+  /** Another connection's write (PRAGMA data_version moved) makes the answers stale too. */
+  #checkVersion(): void {
     const version = this.#dataVersion.get() as number
-    if (this.#cache.heads === null || this.#cache.dataVersion !== version) {
-      this.#cache.heads = this.#walk.all()
-      this.#cache.latest = null
-      this.#cache.dataVersion = version
-    }
+    if (this.#cache.dataVersion === version) return
+    this.#changed()
+    this.#cache.dataVersion = version
+  }
+
+  #heads(): StoredReading[] {
+    this.#checkVersion()
+    if (this.#cache.heads === null) this.#cache.heads = this.#walk.all()
     return this.#cache.heads
   }
 
-  /** Stored readings newest first (by id), one keyset page. */
+  /**
+   * Stored readings newest first (by id), one keyset page. The same page object is answered
+   * for the same query until a write (clients read the same trails again and again, between
+   * polls minutes apart); callers do not modify it.
+   */
   history(q: HistoryQuery = {}): HistoryPage {
+    this.#checkVersion()
+    const key = JSON.stringify([q.limit, q.next, q.provider, q.account, q.limitId, q.sinceMs])
+    let page = this.#cache.pages.get(key)
+    if (page === undefined) {
+      page = this.#readPage(q)
+      if (this.#cache.pages.size >= PAGES_KEPT)
+        this.#cache.pages.delete(this.#cache.pages.keys().next().value!)
+      this.#cache.pages.set(key, page)
+    }
+    return page
+  }
+
+  #readPage(q: HistoryQuery): HistoryPage {
     const limit = Math.min(HISTORY_MAX, Math.max(1, q.limit ?? HISTORY_DEFAULT))
     const trail = q.provider !== undefined && q.account !== undefined && q.limitId !== undefined
     const params: Record<string, unknown> = { before: q.next ?? Number.MAX_SAFE_INTEGER, take: limit + 1 }
@@ -229,7 +260,7 @@ export class QuotaStore {
     const newest = this.#prune.newest.get() as number | null
     const over = newest === null ? 0 : this.#prune.over.run(newest - this.#maxRows, PRUNE_BATCH).changes
     this.#backlog = old === PRUNE_BATCH || over === PRUNE_BATCH
-    if (old + over > 0) this.#cache.heads = this.#cache.latest = null
+    if (old + over > 0) this.#changed()
     return old + over
   }
 

@@ -200,6 +200,23 @@ describe('QuotaStore', () => {
     assert.equal(twin.latest().length, 3)
   })
 
+  it('answers a history page again from memory until a write, this connection’s or another’s', () => {
+    store.record([ok(1)])
+    const first = store.history({ limit: 10 })
+    assert.equal(store.history({ limit: 10 }), first, 'the same page object, not read again')
+    store.record([ok(2)])
+    const second = store.history({ limit: 10 })
+    assert.notEqual(second, first)
+    assert.equal(second.items.length, 2, 'the new reading is on the page')
+    const other = openDatabase(db.name)
+    new QuotaStore(other, { now: () => now }).record([ok(3)])
+    other.close()
+    assert.equal(store.history({ limit: 10 }).items.length, 3, 'another connection’s write is seen')
+    now += 9 * 24 * 60 * MIN
+    store.record([ok(9 * 24 * 60)])
+    assert.equal(store.history({ limit: 10 }).items.length, 1, 'a prune drops pages too')
+  })
+
   describe('history', () => {
     /** Every page of a query, following `next`, with `between` run after each page. */
     function walk(q: HistoryQuery, between: (page: number) => void = () => {}) {
