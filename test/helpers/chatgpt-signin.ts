@@ -43,7 +43,11 @@ export async function signInChatgpt(
  */
 export async function startChatgptDaemon(
   fake: FakeChatgptBackend,
-  opts: { profile?: Record<string, unknown>; config?: Record<string, unknown> } = {},
+  opts: {
+    profile?: Record<string, unknown>
+    config?: Record<string, unknown>
+    env?: Record<string, string>
+  } = {},
 ): Promise<TestDaemon> {
   const home = tempHome()
   mkdirSync(home, { recursive: true })
@@ -59,5 +63,5 @@ export async function startChatgptDaemon(
       ...opts.config,
     }),
   )
-  return startDaemon({ home })
+  return startDaemon({ home, env: opts.env })
 }

@@ -8,6 +8,18 @@ import { delimiter, dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { HearthClient } from '../../src/client/client.ts'
 
+// The usage core a daemon's quota poller runs for a test's signed-in accounts would call the
+// vendors' usage endpoints. Every daemon and CLI a test starts inherits these, so it calls a
+// closed loopback port instead (the poll records a refused connection), unless the test
+// names its own fake (test/fakes/usage-endpoints.ts).
+for (const name of [
+  'HEARTH_CHATGPT_USAGE_URL',
+  'HEARTH_CLAUDE_USAGE_URL',
+  'HEARTH_ZAI_USAGE_URL',
+  'HEARTH_MINIMAX_USAGE_URL',
+])
+  process.env[name] ??= 'http://127.0.0.1:9'
+
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const BIN = join(ROOT, 'bin/hearth.mjs')
 

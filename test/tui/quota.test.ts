@@ -3,6 +3,8 @@
 // daemon whose profile `sub` is the fake ChatGPT backend with a signed-in seat), and against
 // the real daemon, which records none yet.
 import assert from 'node:assert/strict'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
 import { FakeQuotaDaemon, reading } from '../fakes/quota-daemon.ts'
@@ -26,7 +28,10 @@ describe('the quota screen in tmux', () => {
 
   before(async () => {
     chatgpt = await FakeChatgptBackend.start()
-    d = await startChatgptDaemon(chatgpt)
+    // Its quota poller runs a usage core that is not there: it records nothing (the last test).
+    d = await startChatgptDaemon(chatgpt, {
+      env: { HEARTH_USAGE_CORE: join(tmpdir(), 'hearth-no-usage-core') },
+    })
     await signInChatgpt(d, chatgpt, { accountId: 'ws-a', userId: 'u-a', email: 'a@example.test' })
     const now = Date.now()
     // The weekly limit every 5 minutes for 8 days: more than five pages of 200 reach.
