@@ -23,7 +23,7 @@ const steps = new Map<string, AbortController>()
 /**
  * Messages that wait to leave with the next one (post): each write to the channel wakes the
  * daemon's thread, which on a busy machine may wait for a core each time. A step's last
- * events, the check of its calls and its end leave as one message (`batch`).
+ * events and the check of its calls leave as one message (`batch`), at once.
  */
 let outbox: FromKernel[] = []
 let outboxFlush: NodeJS.Immediate | undefined
@@ -41,7 +41,7 @@ function send(msg: FromKernel): void {
   flushOutbox()
 }
 
-/** Queues `msg` to leave with the next `send`, or at the end of this turn of the event loop. */
+/** Queues `msg` to leave with the next `send` (at the latest at the end of this turn of the event loop). */
 function post(msg: FromKernel): void {
   outbox.push(msg)
   outboxFlush ??= setImmediate(flushOutbox)
@@ -137,11 +137,14 @@ async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> 
         if (batch.length === 0) setImmediate(() => flush())
         batch.push(e)
         if (e.type === 'tool_call') calls.push({ call_id: e.id, name: e.name, arguments: e.arguments })
-        // The step's end goes on at once: its events (and the check of its calls) leave
-        // together, with `step_ended` when the stream closes within this turn of the loop.
+        // The step's end goes on at once, not after the stream closes: its events and the
+        // check of its calls, in one message (the check's send carries the events).
         if (e.type === 'done') {
-          flush(post)
-          if (calls.length > 0) tools.check(msg, sessionId, calls.splice(0), msg.tool_context, post)
+          if (calls.length === 0) flush()
+          else {
+            flush(post)
+            tools.check(msg, sessionId, calls.splice(0), msg.tool_context)
+          }
         }
       }
     }

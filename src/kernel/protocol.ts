@@ -138,5 +138,5 @@ export type FromKernel =
   | { type: 'pong'; id: number; build: string; protocol: number }
   /** The process groups of every command running now (shell calls and jobs), when they change. */
   | { type: 'groups'; pgids: number[] }
-  /** Messages that left in one write (a step's last events, its check and its end), in order. */
+  /** Messages that left in one write (a step's last events and the check of its calls), in order. */
   | { type: 'batch'; messages: FromKernel[] }

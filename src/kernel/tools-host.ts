@@ -78,19 +78,17 @@ export class ToolHost {
    * recorded the call is safe (every policy lets reads run). Its result is sent as soon as
    * it is ready (`early`), unless the daemon asked for the call first; the daemon uses it
    * when it comes to the call. Only the reads before the first call that changes something:
-   * those and every call after them wait for the daemon, in the model's order. `send` may
-   * hold the check to leave with the step's end (main.ts).
+   * those and every call after them wait for the daemon, in the model's order.
    */
   check(
     step: { step_id: string; run_id: string | null },
     sessionId: string | undefined,
     calls: CallRequest[],
     context?: ToolContextMessage,
-    send: Send = this.#send,
   ): void {
     if (context) this.prepare(context, calls)
     const checked = calls.map((c) => this.#checkOne(c, sessionId))
-    send({ type: 'checked', step_id: step.step_id, calls: checked })
+    this.#send({ type: 'checked', step_id: step.step_id, calls: checked })
     // A step outside a run (a compaction's summary) runs no tools.
     const runId = step.run_id
     if (!context || runId === null) return
