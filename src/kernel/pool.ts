@@ -88,10 +88,10 @@ export class KernelPool {
   }
 
   /**
-   * Settles once the daemon has been idle for `spareIdleMs`. A timer's start is the event
-   * loop's time as of the turn that armed it, which lags `Date.now()` by however long that
-   * turn has run (ms under load): firing, it can find the idle time just short of the
-   * limit, and the reserve would then stay until the next activity. It waits for the rest.
+   * Settles once the daemon has been idle for `spareIdleMs` by `Date.now()`, the clock the
+   * activity is noted on. Timers run on the monotonic clock: a wall clock that rounds
+   * differently or was stepped back can find the idle time just short of the limit as the
+   * timer fires, and the reserve would then stay until the next activity. It waits for the rest.
    */
   #armSpareTimer(ms: number): void {
     clearTimeout(this.#spareTimer)
