@@ -126,9 +126,10 @@ const options = {
  * and kept whole: the daemon started ~20 ms slower, 3-4 MB larger). Chunks sit beside the
  * entry: code that resolves files from import.meta.url.
  */
-const split = (outdir, entryPoints) =>
+const split = (outdir, entryPoints, more = {}) =>
   build({
     ...options,
+    ...more,
     entryPoints,
     outdir,
     splitting: true,
@@ -137,6 +138,14 @@ const split = (outdir, entryPoints) =>
     metafile: true,
   })
 
+/**
+ * The daemon's and the kernels' bundles without their layout (whitespace, syntax; names kept):
+ * V8 keeps a module's source for the process's life, and the layout was ~1 MB of it in the
+ * daemon, ~0.3 MB in each kernel (bench/notes/memory.md). A source map beside each (no
+ * sources inside, never loaded by Node) maps code back to its module for the profile bench.
+ */
+const compact = { minifyWhitespace: true, minifySyntax: true, sourcemap: 'external', sourcesContent: false }
+
 /** Builds every bundle into `out`; resolves with the names of the files written. */
 async function buildInto(out) {
   const bundles = await Promise.all([
@@ -144,10 +153,11 @@ async function buildInto(out) {
     split(out, { hearth: 'src/main.ts' }),
     // `hearth daemon`, built on its own: sharing chunks with the CLI's lazily loaded commands
     // cut it into fifteen files, and each module Node loads costs ~0.25 ms.
-    split(out, { daemon: 'src/daemon-main.ts' }),
+    split(out, { daemon: 'src/daemon-main.ts' }, compact),
     // The kernel process (one per busy session) loads only its own, smaller bundle.
     build({
       ...options,
+      ...compact,
       entryPoints: ['src/kernel/main.ts'],
       outfile: join(out, 'kernel.mjs'),
       metafile: true,
@@ -170,7 +180,7 @@ async function buildInto(out) {
     }),
   ])
   const written = new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((f) => basename(f)))
-  for (const name of written) await asciiOnly(join(out, name))
+  for (const name of written) if (!name.endsWith('.map')) await asciiOnly(join(out, name))
   return written
 }
 

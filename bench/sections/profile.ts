@@ -1,12 +1,14 @@
 // Where start-up time goes: starts the daemon under `node --cpu-prof`, keeps the samples up
 // to the moment daemon.json is written, and attributes each sample's own time to the package
-// or source folder it ran in. Bundle code is mapped back to its source through the
+// or source folder it ran in. Bundle code is mapped back to its source through the source
+// map beside a bundle built without its layout (the daemon's, a kernel's), else through the
 // `// node_modules/...` and `// src/...` comments esbuild writes before every module; Node's
 // own modules keep their `node:` names (undici is `node:internal/deps/undici/undici`). The
 // profiler adds overhead, so read the shares, not the absolute milliseconds. Not part of the
 // default run: `node bench/run.ts profile`.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { SourceMap } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -18,7 +20,7 @@ const DIST = join(ROOT, 'dist')
 
 interface ProfileNode {
   id: number
-  callFrame: { functionName: string; url: string; lineNumber: number }
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }
   children?: number[]
 }
 interface Profile {
@@ -27,8 +29,17 @@ interface Profile {
   timeDeltas: number[]
 }
 
-/** Maps a 0-based line of a bundle file (hearth.mjs or a chunk) to the source module there. */
-function bundleModules(file: string): (line: number) => string {
+/** Maps a 0-based line and column of a bundle file (an entry or a chunk) to the source module there. */
+function bundleModules(file: string): (line: number, column: number) => string {
+  const map = join(DIST, `${file}.map`)
+  if (existsSync(map)) {
+    const sm = new SourceMap(JSON.parse(readFileSync(map, 'utf8')))
+    return (line, column) => {
+      const entry = sm.findEntry(line, column) as { originalSource?: string }
+      const source = entry.originalSource?.replace(/^(?:file:\/\/)?(?:.*?\/)?(?=(?:node_modules|src)\/)/, '')
+      return source || '(bundle top-level code and runtime helpers)'
+    }
+  }
   const starts: [number, string][] = []
   readFileSync(join(DIST, file), 'utf8')
     .split('\n')
@@ -66,7 +77,7 @@ function packageOf(path: string): string {
  */
 function attribute(
   profile: Profile,
-  moduleAt: (file: string, line: number) => string,
+  moduleAt: (file: string, line: number, column: number) => string,
 ): { until: number; self: Map<string, number> } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
@@ -74,12 +85,12 @@ function attribute(
   const ownerOf = (leaf: number): string | 'ready' => {
     let owner: string | undefined
     for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) {
-      const { url, functionName, lineNumber } = (byId.get(id) as ProfileNode).callFrame
+      const { url, functionName, lineNumber, columnNumber } = (byId.get(id) as ProfileNode).callFrame
       if (functionName === 'writeRuntimeInfo') return 'ready'
       if (owner) continue
       if (url.includes('deps/undici')) owner = 'node: undici (Request/Response/fetch globals)'
       else if (url.includes('/dist/'))
-        owner = packageOf(moduleAt(url.slice(url.lastIndexOf('/') + 1), lineNumber))
+        owner = packageOf(moduleAt(url.slice(url.lastIndexOf('/') + 1), lineNumber, columnNumber))
       else if (url.includes('node_modules/')) owner = packageOf(url.slice(url.indexOf('node_modules/')))
     }
     if (owner) return owner
@@ -140,10 +151,10 @@ export const profile: Section = {
   name: 'profile',
   description: `CPU profile of start-up until daemon.json, CPU by package (mean of ${RUNS}, under the profiler)`,
   async run(): Promise<Row[]> {
-    const maps = new Map<string, (line: number) => string>()
-    const moduleAt = (file: string, line: number) => {
+    const maps = new Map<string, (line: number, column: number) => string>()
+    const moduleAt = (file: string, line: number, column: number) => {
       if (!maps.has(file)) maps.set(file, bundleModules(file))
-      return (maps.get(file) as (line: number) => string)(line)
+      return (maps.get(file) as (line: number, column: number) => string)(line, column)
     }
     await profiledStart() // warm the caches
     const totals = new Map<string, number>()

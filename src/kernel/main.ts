@@ -20,8 +20,43 @@ import { COMPACT_AFTER_READY_MS, warmUp } from './warm.ts'
 const instanceId = process.env.HEARTH_KERNEL_INSTANCE ?? 'unknown'
 const steps = new Map<string, AbortController>()
 
+/**
+ * Messages that wait to leave with the next one (post): each write to the channel wakes the
+ * daemon's thread, which on a busy machine may wait for a core each time. A step's last
+ * events and the check of its calls leave as one message (`batch`), at once.
+ */
+let outbox: FromKernel[] = []
+let outboxFlush: NodeJS.Immediate | undefined
+
+/** Sends `msg` now, after whatever waits in the outbox, in one write. */
 function send(msg: FromKernel): void {
   if (msg.type === 'tool_result' && msg.early) earlyAnswered.note(msg.run_id, msg.call_id)
+  // `ready` and `pong` go alone: an upgrade's check listens for them by themselves.
+  if (msg.type === 'ready' || msg.type === 'pong') {
+    flushOutbox()
+    write(msg)
+    return
+  }
+  outbox.push(msg)
+  flushOutbox()
+}
+
+/** Queues `msg` to leave with the next `send` (at the latest at the end of this turn of the event loop). */
+function post(msg: FromKernel): void {
+  outbox.push(msg)
+  outboxFlush ??= setImmediate(flushOutbox)
+}
+
+function flushOutbox(): void {
+  if (outboxFlush) clearImmediate(outboxFlush)
+  outboxFlush = undefined
+  if (outbox.length === 0) return
+  const messages = outbox
+  outbox = []
+  write(messages.length === 1 ? messages[0] : { type: 'batch', messages })
+}
+
+function write(msg: FromKernel): void {
   // A daemon killed with -9 leaves a closed channel: writing to it must end this process
   // quietly (no unhandled EPIPE), since nobody is left to read its events.
   if (!process.connected) {
@@ -75,9 +110,9 @@ async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> 
   // burst of deltas read from one network chunk travels as one message.
   let batch: NeutralEvent[] = []
   const calls: CallRequest[] = []
-  const flush = () => {
+  const flush = (how: (m: FromKernel) => void = send) => {
     if (batch.length === 0) return
-    send({ type: 'events', step_id: msg.step_id, events: batch })
+    how({ type: 'events', step_id: msg.step_id, events: batch })
     batch = []
   }
   try {
@@ -99,14 +134,17 @@ async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> 
         idleTimeoutMs: msg.limits.idle_timeout_ms,
         maxRetries: msg.limits.max_retries,
       })) {
-        if (batch.length === 0) setImmediate(flush)
+        if (batch.length === 0) setImmediate(() => flush())
         batch.push(e)
         if (e.type === 'tool_call') calls.push({ call_id: e.id, name: e.name, arguments: e.arguments })
-        // The step's end goes on at once: its events (and the check of its calls) leave
-        // now, not after the stream closes and the batch's next tick.
+        // The step's end goes on at once, not after the stream closes: its events and the
+        // check of its calls, in one message (the check's send carries the events).
         if (e.type === 'done') {
-          flush()
-          if (calls.length > 0) tools.check(msg, sessionId, calls.splice(0), msg.tool_context)
+          if (calls.length === 0) flush()
+          else {
+            flush(post)
+            tools.check(msg, sessionId, calls.splice(0), msg.tool_context)
+          }
         }
       }
     }

@@ -83,10 +83,24 @@ export class KernelPool {
   warm(): void {
     if (this.#closed) return
     this.#lastActivity = Date.now()
-    clearTimeout(this.#spareTimer)
-    this.#spareTimer = setTimeout(() => this.#settle(), this.#opts.spareIdleMs)
-    this.#spareTimer.unref()
+    this.#armSpareTimer(this.#opts.spareIdleMs)
     this.#settle()
+  }
+
+  /**
+   * Settles once the daemon has been idle for `spareIdleMs` by `Date.now()`, the clock the
+   * activity is noted on. Timers run on the monotonic clock: a wall clock that rounds
+   * differently or was stepped back can find the idle time just short of the limit as the
+   * timer fires, and the reserve would then stay until the next activity. It waits for the rest.
+   */
+  #armSpareTimer(ms: number): void {
+    clearTimeout(this.#spareTimer)
+    this.#spareTimer = setTimeout(() => {
+      const left = this.#lastActivity + this.#opts.spareIdleMs - Date.now()
+      if (left > 0) this.#armSpareTimer(left)
+      else this.#settle()
+    }, ms)
+    this.#spareTimer.unref()
   }
 
   /**

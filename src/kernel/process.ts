@@ -61,7 +61,11 @@ export class KernelProcess {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     })
     this.ready = new Promise((resolve) => {
-      this.proc.on('message', (msg: FromKernel) => {
+      const onMessage = (msg: FromKernel) => {
+        if (msg.type === 'batch') {
+          for (const m of msg.messages) onMessage(m)
+          return
+        }
         if (msg.type === 'ready') {
           this.protocol = msg.protocol ?? null
           if (this.protocol !== KERNEL_PROTOCOL) {
@@ -100,7 +104,8 @@ export class KernelProcess {
         else k?.listener?.onMessage(msg)
         // Nothing comes under a step's id after its `step_ended`.
         if (msg.type === 'step_ended') this.#owners.delete(msg.step_id)
-      })
+      }
+      this.proc.on('message', onMessage)
       this.proc.on('exit', () => resolve())
     })
     this.proc.on('exit', (code, signal) => {

