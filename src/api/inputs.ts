@@ -40,12 +40,15 @@ function inputBindings(d: InputsDeps) {
       try {
         // input.body validates when read: only after the repeat lookup, as the protocol asks.
         const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body)
+        // A message's run starts now, while the admission's sync runs on the thread pool;
+        // what it commits is held from clients until that sync has ended (group-commit.ts).
+        if (a.status === 202 && !a.input.approval) d.runs.kick(sessionId)
+        await a.durable
         if (a.status === 429)
           throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
-        // A decision reaches the run waiting for it (once: a repeat finds nobody waiting).
+        // A decision reaches the run waiting for it once it is on disk (once: a repeat finds nobody waiting).
         if (a.input.approval)
           d.runs.approvalDecided(sessionId, a.input.approval.request_id, a.input.approval.decision)
-        else d.runs.kick(sessionId)
         return { status: 202, body: a.input }
       } finally {
         if (message) d.runs.dropReadAhead(sessionId)

@@ -7,7 +7,7 @@ import type { ApprovalRequest, Input, InputRequest } from '../schemas/inputs.ts'
 import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
 import { HearthError, problemBody } from '../schemas/problems.ts'
 import { decideApproval } from '../sessions/approvals.ts'
-import type { SessionsCore } from '../sessions/core.ts'
+import type { SessionsCore, Tx } from '../sessions/core.ts'
 import { intentOf } from '../util/canonical.ts'
 import type { GroupCommit } from './group-commit.ts'
 import { decodeImages } from './images.ts'
@@ -25,6 +25,19 @@ import {
 export interface Admission {
   status: 202 | 429
   input: Input
+}
+
+/** An admission, and when its decision is on disk: its answer waits for `durable`. */
+export type Admitted = Admission & { durable: Promise<void> }
+
+/** A decision found committed already: durable once what is committed now is (a repeat may race its own group's sync). */
+function found(core: SessionsCore, a: Admission): Admitted {
+  return { ...a, durable: core.hub.settled() ?? Promise.resolve() }
+}
+
+async function decided(commits: GroupCommit, decide: (tx: Tx) => Admission): Promise<Admitted> {
+  const c = await commits.run(decide)
+  return { ...c.value, durable: c.durable }
 }
 
 function repeatOf(existing: InputRow, sessionId: string, intent: string): Admission {
@@ -46,10 +59,10 @@ export async function admitInput(
   inputId: string,
   raw: unknown,
   validate: () => InputRequest,
-): Promise<Admission> {
+): Promise<Admitted> {
   const intent = intentOf(raw)
   const known = inputRow(core, inputId)
-  if (known) return repeatOf(known, sessionId, intent)
+  if (known) return found(core, repeatOf(known, sessionId, intent))
   if (uuidV7Time(inputId) < core.now() - RETENTION_MS)
     throw new HearthError('input_expired', `Input id ${inputId} is older than seven days`)
   const req = validate()
@@ -58,7 +71,7 @@ export async function admitInput(
   if (Buffer.byteLength(req.text) > MAX_TEXT_BYTES) throw new HearthError('text_too_large')
   const images = decodeImages(req.images ?? [])
   if (req.text.trim() === '' && images.length === 0) throw new HearthError('empty_message')
-  return commits.run((tx) => {
+  return decided(commits, (tx) => {
     const decided = inputRow(core, inputId)
     if (decided) return repeatOf(decided, sessionId, intent)
     const session = core.require(sessionId)
@@ -120,8 +133,8 @@ function admitApproval(
   inputId: string,
   intent: string,
   req: ApprovalRequest,
-): Promise<Admission> {
-  return commits.run((tx) => {
+): Promise<Admitted> {
+  return decided(commits, (tx) => {
     const decided = inputRow(core, inputId)
     if (decided) return repeatOf(decided, sessionId, intent)
     const a = decideApproval(core, tx, sessionId, inputId, req)

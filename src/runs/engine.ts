@@ -203,6 +203,10 @@ export class Runs {
   /** A step asked for tools: run them (tool-round.ts), then the next step. */
   async #toolRound(sessionId: string, run: ActiveRun): Promise<void> {
     try {
+      // The input that started the run may still be syncing (its POST left beside the
+      // sync): nothing runs in the workspace for an input a power loss could take back.
+      const settled = this.#d.core.hub.settled()
+      if (settled) await settled
       const next = await runToolRound(roundDeps(this.#d, sessionId), run)
       if (run.finished) return
       if (next.end) this.#finish(sessionId, run, next.end.outcome, next.end.problem)
