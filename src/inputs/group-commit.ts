@@ -52,10 +52,7 @@ export class GroupCommit {
     const release = core.hub.hold()
     let results: ReturnType<SessionsCore['transactEach']>
     try {
-      const decide = () =>
-        core.transactEach(
-          group.map((w) => w.decide),
-        )
+      const decide = () => core.transactEach(group.map((w) => w.decide))
       results = overlap ? decide() : fullySynced(core.db, decide)
     } catch (error) {
       // The commit itself failed (disk full, I/O error): nobody in the group is admitted.

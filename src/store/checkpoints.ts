@@ -168,7 +168,10 @@ class WalFlusher {
   }
 
   flush(): void {
-    if (this.#closed) return this.#settle(this.#next.splice(0), new Error('the store is closed'))
+    if (this.#closed) {
+      this.#settle(this.#next.splice(0), new Error('the store is closed'))
+      return
+    }
     // Pages written while a flush runs may have missed it: one more follows.
     if (this.#busy) {
       this.#again = true
@@ -179,7 +182,8 @@ class WalFlusher {
         this.#fd = openSync(this.#path, 'r')
       } catch (error) {
         // Not created yet: nothing was committed to it, unless someone waits for a commit.
-        return this.#settle(this.#next.splice(0), error as Error)
+        this.#settle(this.#next.splice(0), error as Error)
+        return
       }
     }
     this.#busy = true
