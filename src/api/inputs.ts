@@ -34,25 +34,19 @@ function inputBindings(d: InputsDeps) {
     'inputs.put': async (input) => {
       const sessionId = lower(input.params.session_id)
       const inputId = lower(input.params.input_id)
-      // What the run of a message needs first is read while the admission commits.
-      const message = (input.rawBody as { kind?: unknown } | null)?.kind === 'message'
-      if (message) d.runs.readAhead(sessionId)
-      try {
-        // input.body validates when read: only after the repeat lookup, as the protocol asks.
-        const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body)
-        // A message's run starts now, while the admission's sync runs on the thread pool;
-        // what it commits is held from clients until that sync has ended (group-commit.ts).
-        if (a.status === 202 && !a.input.approval) d.runs.kick(sessionId)
-        await a.durable
-        if (a.status === 429)
-          throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
-        // A decision reaches the run waiting for it once it is on disk (once: a repeat finds nobody waiting).
-        if (a.input.approval)
-          d.runs.approvalDecided(sessionId, a.input.approval.request_id, a.input.approval.decision)
-        return { status: 202, body: a.input }
-      } finally {
-        if (message) d.runs.dropReadAhead(sessionId)
-      }
+      // input.body validates when read: only after the repeat lookup, as the protocol asks.
+      const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body)
+      // A message's run starts now, while the admission's sync runs on the thread pool (what
+      // the run reads first is read then, not ahead of the commit); what it commits is held
+      // from clients until that sync has ended (group-commit.ts).
+      if (a.status === 202 && !a.input.approval) d.runs.kick(sessionId)
+      await a.durable
+      if (a.status === 429)
+        throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
+      // A decision reaches the run waiting for it once it is on disk (once: a repeat finds nobody waiting).
+      if (a.input.approval)
+        d.runs.approvalDecided(sessionId, a.input.approval.request_id, a.input.approval.decision)
+      return { status: 202, body: a.input }
     },
     'inputs.get': ({ params }) => ({
       status: 200,
