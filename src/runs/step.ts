@@ -14,7 +14,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
 import { recordRequest } from '../context/requests.ts'
 import { type CompactionSettings, strategyOf } from '../context/summary.ts'
-import type { FromKernel } from '../kernel/protocol.ts'
+import { encodeStep, type FromKernel } from '../kernel/protocol.ts'
 import { replaysReasoningText } from '../providers/registry.ts'
 import type { EncryptedReasoningPart, NeutralEvent } from '../providers/types.ts'
 import { type ProblemCode, problemBody } from '../schemas/problems.ts'
@@ -65,14 +65,16 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
     sandbox,
     skills_off: skillsOff,
   }
-  run.kernel?.send({
-    type: 'step',
-    step_id: run.stepId,
-    run_id: run.started.run_id,
-    ...run.transport,
-    request: a.request,
-    tool_context: context,
-  })
+  run.kernel?.send(
+    encodeStep({
+      type: 'step',
+      step_id: run.stepId,
+      run_id: run.started.run_id,
+      ...run.transport,
+      request: a.request,
+      tool_context: context,
+    }),
+  )
   try {
     recordRequest(d.core, sessionId, {
       run_id: run.started.run_id,
