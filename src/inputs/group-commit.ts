@@ -8,8 +8,9 @@
 // starts is prepared while its admission reaches the disk. What a client can see waits for
 // the sync: each admission carries `durable`, which its 202 awaits; the hub holds every
 // event and collection change committed from the group on until the sync has ended
-// (sessions/hub.ts), and answers and streams that read the store wait for it too
-// (hub.settled). Without a flusher on the connection the commit syncs itself (FULL).
+// (sessions/hub.ts), answers and streams that read the store wait for it too
+// (hub.settled), and the run's first step, ready meanwhile, leaves for the model only
+// then (runs/step.ts). Without a flusher on the connection the commit syncs itself (FULL).
 
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import { flushWal, syncWal, walSyncs } from '../store/checkpoints.ts'

@@ -140,12 +140,16 @@ export class Runs {
     const request = this.#assemble(sessionId, run)
     if (row && settings && autoCompactionDue(settings, run.window, request.estimate.total)) {
       run.compacting = true
-      void compactInRun(this.#d, sessionId, run, row, settings, request.estimate).then(() => {
-        run.compacting = false
-        if (run.finished) return
-        sendAssembled(this.#d, sessionId, run, this.#assemble(sessionId, run))
-        this.#settleCache(run)
-      })
+      // Its summary request goes to the model too: only once the run's input is durable.
+      const durable = this.#d.core.hub.settled() ?? Promise.resolve()
+      void durable
+        .then(() => compactInRun(this.#d, sessionId, run, row, settings, request.estimate))
+        .then(() => {
+          run.compacting = false
+          if (run.finished) return
+          sendAssembled(this.#d, sessionId, run, this.#assemble(sessionId, run))
+          this.#settleCache(run)
+        })
       return
     }
     sendAssembled(this.#d, sessionId, run, request)
@@ -175,10 +179,6 @@ export class Runs {
   /** A step asked for tools: run them (tool-round.ts), then the next step. */
   async #toolRound(sessionId: string, run: ActiveRun): Promise<void> {
     try {
-      // The input that started the run may still be syncing (its POST left beside the
-      // sync): nothing runs in the workspace for an input a power loss could take back.
-      const settled = this.#d.core.hub.settled()
-      if (settled) await settled
       const next = await runToolRound(roundDeps(this.#d, sessionId), run)
       if (run.finished) return
       if (next.end) this.#finish(sessionId, run, next.end.outcome, next.end.problem)
@@ -264,7 +264,7 @@ export class Runs {
         tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
       })
       // Not sent yet, waiting for a person or compacting: no step runs that needs stopping.
-      if (!run.sent || run.approvalWaiters.size > 0 || run.compacting) {
+      if (!run.sent || run.stepHeld || run.approvalWaiters.size > 0 || run.compacting) {
         run.abort.abort()
         run.compactAbort?.abort()
         this.#finish(sessionId, run, 'interrupted', null)

@@ -10,6 +10,10 @@ import { after, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
 import { admitInput } from '../../src/inputs/admit.ts'
 import { GroupCommit } from '../../src/inputs/group-commit.ts'
+import type { ToKernel } from '../../src/kernel/protocol.ts'
+import type { ActiveRun } from '../../src/runs/active-run.ts'
+import type { RunsDeps } from '../../src/runs/deps.ts'
+import { type StepRequest, sendAssembled } from '../../src/runs/step.ts'
 import type { InputRequest } from '../../src/schemas/inputs.ts'
 import type { SessionsCore } from '../../src/sessions/core.ts'
 import { Sessions } from '../../src/sessions/service.ts'
@@ -86,6 +90,42 @@ describe('an admission and its sync', () => {
       assert.equal(answered, false, 'the repeat waits for the first one’s sync')
       await repeat.durable
       assert.deepEqual(heard, ['input.accepted'])
+    } finally {
+      db.close()
+    }
+  })
+
+  it('sends the step, ready meanwhile, to the kernel only once the input is durable', async () => {
+    const db = openStore(join(dir, 'step.db'))
+    try {
+      const { core, sid } = sessionsOn(db)
+      const sent: ToKernel[] = []
+      const run = {
+        step: 0,
+        started: { run_id: 'r', provider_profile: 'p' },
+        scope: { workspace: dir, allowedRoots: [], sandbox: 'workspace-write', skillsOff: [] },
+        transport: { extension: 'openai-compatible', profile: { model: 'm' } },
+        kernel: { send: (m: ToKernel) => sent.push(m) },
+        earlyResults: new Map(),
+        offered: [],
+        finished: false,
+      } as unknown as ActiveRun
+      const d = { core, onError: () => {} } as unknown as RunsDeps
+      const step = { request: { model: 'm', messages: [] }, estimate: {}, compaction: null, span: null }
+      const release = core.hub.hold()
+      sendAssembled(d, sid, run, step as unknown as StepRequest)
+      assert.equal(run.stepHeld, true)
+      await new Promise((r) => setImmediate(r))
+      assert.equal(sent.length, 0, 'nothing leaves while the input syncs')
+      release()
+      await core.hub.settled()
+      await new Promise((r) => setImmediate(r))
+      assert.equal(sent.length, 1)
+      assert.equal(sent[0].type, 'step')
+      assert.equal(run.stepHeld, false)
+      // With nothing syncing, the step leaves at once.
+      sendAssembled(d, sid, run, step as unknown as StepRequest)
+      assert.equal(sent.length, 2)
     } finally {
       db.close()
     }
