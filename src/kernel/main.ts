@@ -12,14 +12,7 @@ import { sandboxStatusAsync, watchProcessGroups } from '../tools/exec/index.ts'
 import { setHearthHome } from '../tools/files/index.ts'
 import { compactWhenIdle } from '../util/compact-heap.ts'
 import { McpHost } from './mcp/host.ts'
-import {
-  type CallRequest,
-  decodeStep,
-  type FromKernel,
-  KERNEL_PROTOCOL,
-  type StepMessage,
-  type ToKernel,
-} from './protocol.ts'
+import { type CallRequest, type FromKernel, KERNEL_PROTOCOL, type ToKernel } from './protocol.ts'
 import { ToolHost } from './tools-host.ts'
 import { setKernelV8Flags } from './v8-flags.ts'
 import { COMPACT_AFTER_READY_MS, warmUp } from './warm.ts'
@@ -69,7 +62,7 @@ function quit(): void {
   void Promise.all([tools.stopAll(), mcp.closeAll()]).finally(() => process.exit(0))
 }
 
-async function runStep(msg: StepMessage): Promise<void> {
+async function runStep(msg: Extract<ToKernel, { type: 'step' }>): Promise<void> {
   // A new step of a run: what the last one read early and nobody asked for is dropped.
   if (msg.run_id !== null) {
     tools.forgetEarlyReads(msg.run_id)
@@ -150,7 +143,7 @@ watchProcessGroups((pgids) => {
 })
 
 process.on('message', (msg: ToKernel) => {
-  if (msg.type === 'step') void runStep(decodeStep(msg))
+  if (msg.type === 'step') void runStep(msg)
   else if (msg.type === 'abort') {
     if (msg.step_id !== null) steps.get(msg.step_id)?.abort()
     if (msg.run_id !== null) tools.abort(msg.run_id)

@@ -62,36 +62,18 @@ export interface ToolContextMessage {
   skills_off?: string[]
 }
 
-/** A model step for the kernel to run. */
-export type StepMessage = {
-  type: 'step'
-  /** Names the step in the kernel's answers: `<run id>:step:<n>`, or `compaction:<id>`. */
-  step_id: string
-  /** The run the step is part of; null for a step outside a run (a compaction's summary). */
-  run_id: string | null
-  request: NeutralRequest
-  /** Lets the kernel start the reads the step asks for before the daemon asks. */
-  tool_context?: ToolContextMessage
-} & StepTransport
-
-/**
- * A step travels as one JSON text: the channel's V8 serializer copies a string whole, where
- * it walks every object of the request (the history, the tools' schemas) field by field.
- */
-export function encodeStep(m: StepMessage): ToKernel {
-  return { type: 'step', step_id: m.step_id, run_id: m.run_id, encoded: JSON.stringify(m) }
-}
-
-/** The step a `step` message carries, encoded or not. */
-export function decodeStep(m: Extract<ToKernel, { type: 'step' }>): StepMessage {
-  return 'encoded' in m ? (JSON.parse(m.encoded) as StepMessage) : m
-}
-
 /** Daemon → kernel. */
 export type ToKernel =
-  | StepMessage
-  /** A step as the daemon sends it (encodeStep): its whole message as one JSON text. */
-  | { type: 'step'; step_id: string; run_id: string | null; encoded: string }
+  | ({
+      type: 'step'
+      /** Names the step in the kernel's answers: `<run id>:step:<n>`, or `compaction:<id>`. */
+      step_id: string
+      /** The run the step is part of; null for a step outside a run (a compaction's summary). */
+      run_id: string | null
+      request: NeutralRequest
+      /** Lets the kernel start the reads the step asks for before the daemon asks. */
+      tool_context?: ToolContextMessage
+    } & StepTransport)
   /** Stops the step in flight (`step_id`) and, for a run, the tool it runs now and the jobs it started. */
   | { type: 'abort'; step_id: string | null; run_id: string | null }
   | ({ type: 'tool'; run_id: string; call: CallRequest } & ToolContextMessage)

@@ -3,7 +3,7 @@
 // the step ends. The kernel streams it like any step; nothing here is written to the
 // session's log.
 import type { Kernel } from '../../kernel/pool.ts'
-import { encodeStep, type FromKernel, type StepTransport } from '../../kernel/protocol.ts'
+import type { FromKernel, StepTransport } from '../../kernel/protocol.ts'
 import type { NeutralRequest, NeutralUsage } from '../../providers/types.ts'
 import { HearthError, type ProblemCode } from '../../schemas/problems.ts'
 
@@ -70,6 +70,6 @@ export function callModel(
         ),
     })
     signal?.addEventListener('abort', onAbort, { once: true })
-    kernel.send(encodeStep({ type: 'step', step_id: id, run_id: null, ...transport, request }))
+    kernel.send({ type: 'step', step_id: id, run_id: null, ...transport, request })
   })
 }
