@@ -4,7 +4,7 @@
 
 import type { Continuations } from '../http/continuation.ts'
 import { bindGroup } from '../http/route.ts'
-import { admitInput, readInput } from '../inputs/admit.ts'
+import { type Admission, admitInput, readInput } from '../inputs/admit.ts'
 import { GroupCommit } from '../inputs/group-commit.ts'
 import { cancelInput } from '../runs/control.ts'
 import type { Runs } from '../runs/engine.ts'
@@ -35,10 +35,13 @@ function inputBindings(d: InputsDeps) {
       const sessionId = lower(input.params.session_id)
       const inputId = lower(input.params.input_id)
       // input.body validates when read: only after the repeat lookup, as the protocol asks.
-      const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body)
-      // A message's run starts now, while the admission's sync runs on the thread pool (what
-      // the run reads first is read then, not ahead of the commit); what it commits is held
-      // from clients until that sync has ended (group-commit.ts).
+      // A message's run starts right after its commit, and its first step is prepared while
+      // the admission's sync runs; what it commits is held from clients until that sync has
+      // ended (group-commit.ts).
+      const start = (a: Admission) => a.status === 202 && d.runs.kick(sessionId)
+      const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body, start)
+      // A repeat of a decision made earlier starts what waits, if anything (once: a run in
+      // progress is left alone).
       if (a.status === 202 && !a.input.approval) d.runs.kick(sessionId)
       await a.durable
       if (a.status === 429)

@@ -35,8 +35,12 @@ function found(core: SessionsCore, a: Admission): Admitted {
   return { ...a, durable: core.hub.settled() ?? Promise.resolve() }
 }
 
-async function decided(commits: GroupCommit, decide: (tx: Tx) => Admission): Promise<Admitted> {
-  const c = await commits.run(decide)
+async function decided(
+  commits: GroupCommit,
+  decide: (tx: Tx) => Admission,
+  started?: (a: Admission) => void,
+): Promise<Admitted> {
+  const c = await commits.run(decide, started)
   return { ...c.value, durable: c.durable }
 }
 
@@ -59,6 +63,8 @@ export async function admitInput(
   inputId: string,
   raw: unknown,
   validate: () => InputRequest,
+  /** Runs right after the commit, before its sync begins: the run the input starts. */
+  started?: (a: Admission) => void,
 ): Promise<Admitted> {
   const intent = intentOf(raw)
   const known = inputRow(core, inputId)
@@ -71,54 +77,58 @@ export async function admitInput(
   if (Buffer.byteLength(req.text) > MAX_TEXT_BYTES) throw new HearthError('text_too_large')
   const images = decodeImages(req.images ?? [])
   if (req.text.trim() === '' && images.length === 0) throw new HearthError('empty_message')
-  return decided(commits, (tx) => {
-    const decided = inputRow(core, inputId)
-    if (decided) return repeatOf(decided, sessionId, intent)
-    const session = core.require(sessionId)
-    core.requireFamilyOpen(session.root_id)
-    const waiting = { n: waitingCount(core, sessionId) }
-    const base = { id: inputId, session_id: sessionId, intent, client_id: req.client_id, text: req.text }
-    if (waiting.n >= MAX_WAITING) {
-      const problem = problemBody(
-        'queue_full',
-        `Session ${sessionId} already has ${MAX_WAITING} waiting inputs`,
-      )
+  return decided(
+    commits,
+    (tx) => {
+      const decided = inputRow(core, inputId)
+      if (decided) return repeatOf(decided, sessionId, intent)
+      const session = core.require(sessionId)
+      core.requireFamilyOpen(session.root_id)
+      const waiting = { n: waitingCount(core, sessionId) }
+      const base = { id: inputId, session_id: sessionId, intent, client_id: req.client_id, text: req.text }
+      if (waiting.n >= MAX_WAITING) {
+        const problem = problemBody(
+          'queue_full',
+          `Session ${sessionId} already has ${MAX_WAITING} waiting inputs`,
+        )
+        core
+          .sql(
+            `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
+             problem, decided_ms) VALUES (?, ?, ?, ?, ?, ?, 'rejected', 429, ?, ?)`,
+          )
+          .run(base.id, sessionId, intent, req.client_id, '', images.length, JSON.stringify(problem), tx.now)
+        return { status: 429 as const, input: toInput(inputRow(core, inputId) as InputRow) }
+      }
+      const order = session.input_order + 1
       core
         .sql(
           `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
-             problem, decided_ms) VALUES (?, ?, ?, ?, ?, ?, 'rejected', 429, ?, ?)`,
-        )
-        .run(base.id, sessionId, intent, req.client_id, '', images.length, JSON.stringify(problem), tx.now)
-      return { status: 429 as const, input: toInput(inputRow(core, inputId) as InputRow) }
-    }
-    const order = session.input_order + 1
-    core
-      .sql(
-        `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
            accepted_at, acceptance_order, delivery) VALUES (?, ?, ?, ?, ?, ?, 'accepted', 202, ?, ?, 'pending')`,
+        )
+        .run(base.id, sessionId, intent, req.client_id, req.text, images.length, tx.at, order)
+      const addImage = core.sql(
+        'INSERT INTO input_images (input_id, idx, media_type, data) VALUES (?, ?, ?, ?)',
       )
-      .run(base.id, sessionId, intent, req.client_id, req.text, images.length, tx.at, order)
-    const addImage = core.sql(
-      'INSERT INTO input_images (input_id, idx, media_type, data) VALUES (?, ?, ?, ?)',
-    )
-    for (const [i, img] of images.entries()) addImage.run(inputId, i, img.media_type, img.data)
-    const row = inputRow(core, inputId) as InputRow
-    const latest = {
-      id: inputId,
-      acceptance_order: order,
-      client_id: req.client_id,
-      text: req.text.slice(0, 256),
-    }
-    core
-      .sql(
-        `UPDATE sessions SET input_order = ?, latest_input = ?, activity_ms = ?,
+      for (const [i, img] of images.entries()) addImage.run(inputId, i, img.media_type, img.data)
+      const row = inputRow(core, inputId) as InputRow
+      const latest = {
+        id: inputId,
+        acceptance_order: order,
+        client_id: req.client_id,
+        text: req.text.slice(0, 256),
+      }
+      core
+        .sql(
+          `UPDATE sessions SET input_order = ?, latest_input = ?, activity_ms = ?,
            phase = CASE phase WHEN 'idle' THEN 'queued' ELSE phase END WHERE id = ?`,
-      )
-      .run(order, JSON.stringify(latest), tx.now, sessionId)
-    tx.append(sessionId, 'input.accepted', { input: pendingView(row) })
-    tx.changed({ session_id: sessionId, reason: 'changed', before: session, after: core.row(sessionId) })
-    return { status: 202 as const, input: toInput(row) }
-  })
+        )
+        .run(order, JSON.stringify(latest), tx.now, sessionId)
+      tx.append(sessionId, 'input.accepted', { input: pendingView(row) })
+      tx.changed({ session_id: sessionId, reason: 'changed', before: session, after: core.row(sessionId) })
+      return { status: 202 as const, input: toInput(row) }
+    },
+    started,
+  )
 }
 
 /**

@@ -3,9 +3,9 @@
 // turn of the event loop are decided together: each in its own savepoint (one failing
 // leaves the others alone), all under one commit.
 //
-// The commit does not sync inline: the run an input starts commits its start first, then
-// the WAL is fdatasynced on the thread pool (store/checkpoints.ts) while the event loop
-// goes on, so the run's first step is prepared while its input reaches the disk. What a client can see waits for
+// The commit does not sync inline: the run an input starts commits its start right after
+// it, then the WAL is fdatasynced on the thread pool (store/checkpoints.ts) while the event
+// loop goes on, so the run's first step is prepared while its input reaches the disk. What a client can see waits for
 // the sync: each admission carries `durable`, which its 202 awaits; the hub holds every
 // event and collection change committed from the group on until the sync has ended
 // (sessions/hub.ts), answers and streams that read the store wait for it too
@@ -24,6 +24,7 @@ export interface Committed<T> {
 
 interface Waiting {
   decide: (tx: Tx) => unknown
+  started?: (value: unknown) => void
   resolve: (value: Committed<unknown>) => void
   reject: (error: unknown) => void
 }
@@ -36,11 +37,19 @@ export class GroupCommit {
     this.#core = core
   }
 
-  /** Decides `decide` in the next group; resolves once the group has committed, with its sync under way. */
-  run<T>(decide: (tx: Tx) => T): Promise<Committed<T>> {
+  /**
+   * Decides `decide` in the next group; resolves once the group has committed, with its sync
+   * under way. `started` runs right after the commit, before the sync begins (a run's start).
+   */
+  run<T>(decide: (tx: Tx) => T, started?: (value: T) => void): Promise<Committed<T>> {
     return new Promise<Committed<T>>((resolve, reject) => {
       if (this.#queue.length === 0) setImmediate(() => this.#flush())
-      this.#queue.push({ decide, resolve: resolve as (value: Committed<unknown>) => void, reject })
+      this.#queue.push({
+        decide,
+        started: started as ((value: unknown) => void) | undefined,
+        resolve: resolve as (value: Committed<unknown>) => void,
+        reject,
+      })
     })
   }
 
@@ -61,7 +70,12 @@ export class GroupCommit {
       for (const w of group) w.reject(error)
       return
     }
-    const durable = overlap ? syncAfterStarts(core) : Promise.resolve()
+    // What the group starts (a run's start commits too) goes first: a page being written
+    // back cannot be written meanwhile, so a run's start beside the sync would wait for it
+    // (its frames share the WAL's last page); one sync then covers both commits, and what
+    // follows the start (the first step's preparation) writes nothing and overlaps it.
+    for (const [i, r] of results.entries()) if (r.ok) group[i].started?.(r.value)
+    const durable = overlap ? (syncWal(core.db) as Promise<void>) : Promise.resolve()
     // A failed sync is answered to the group's clients (500); their retries find the rows.
     durable.then(release, release)
     for (const [i, r] of results.entries()) {
@@ -69,19 +83,6 @@ export class GroupCommit {
       else group[i].reject(r.error)
     }
   }
-}
-
-/**
- * Syncs the WAL once the runs the group's inputs start have committed their start (the
- * handlers' kicks run in the microtasks after the flush): a page being written back cannot
- * be written meanwhile, so a run's start that wrote beside the sync waited for it anyway
- * (its frames share the WAL's last page), and one sync then covers both commits. What
- * follows the start (the first step's preparation) writes nothing, and overlaps the sync.
- */
-function syncAfterStarts(core: SessionsCore): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    setImmediate(() => (syncWal(core.db) as Promise<void>).then(resolve, reject))
-  })
 }
 
 /**
