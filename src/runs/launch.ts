@@ -3,8 +3,8 @@
 // and then the kernel's start, the run's credential, the model's window and the session's
 // MCP servers are awaited together, so the first step waits for the slowest of them only. The
 // environment block (its git state read from the workspace's repository) is read meanwhile.
-// A run that an input starts begins right after the input's commit, while its sync runs
-// (inputs/group-commit.ts), so those reads wait for the disk beside it.
+// A run that an input starts begins right after the input's commit, before its sync
+// (inputs/group-commit.ts), so those waits overlap the sync.
 
 import { type EnvironmentFacts, environmentBlock, environmentFacts } from '../instructions/environment.ts'
 import type { Kernel } from '../kernel/pool.ts'
