@@ -72,6 +72,37 @@ describe('an admission and its sync', () => {
     }
   })
 
+  it('runs what the admission starts right after its commit, held with it until the sync', async () => {
+    const db = openStore(join(dir, 'started.db'))
+    try {
+      const { core, sid } = sessionsOn(db)
+      const heard = listen(core, sid)
+      const order: string[] = []
+      const body = message('hi')
+      const admitted = admitInput(
+        core,
+        new GroupCommit(core),
+        sid,
+        uuidv7(),
+        body,
+        () => body,
+        (a) => {
+          order.push(`started ${a.status}`)
+          // A run's start commits here, before the group's sync begins.
+          core.transact((tx) => tx.append(sid, 'test.started', {}))
+        },
+      )
+      const a = await admitted
+      order.push('answered')
+      assert.deepEqual(order, ['started 202', 'answered'])
+      assert.deepEqual(heard, [])
+      await a.durable
+      assert.deepEqual(heard, ['input.accepted', 'test.started'])
+    } finally {
+      db.close()
+    }
+  })
+
   it('answers a repeat only once the first admission of its id is durable', async () => {
     const db = openStore(join(dir, 'repeat.db'))
     try {
