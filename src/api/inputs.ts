@@ -4,7 +4,7 @@
 
 import type { Continuations } from '../http/continuation.ts'
 import { bindGroup } from '../http/route.ts'
-import { admitInput, readInput } from '../inputs/admit.ts'
+import { type Admission, admitInput, readInput } from '../inputs/admit.ts'
 import { GroupCommit } from '../inputs/group-commit.ts'
 import { cancelInput } from '../runs/control.ts'
 import type { Runs } from '../runs/engine.ts'
@@ -34,22 +34,22 @@ function inputBindings(d: InputsDeps) {
     'inputs.put': async (input) => {
       const sessionId = lower(input.params.session_id)
       const inputId = lower(input.params.input_id)
-      // What the run of a message needs first is read while the admission commits.
-      const message = (input.rawBody as { kind?: unknown } | null)?.kind === 'message'
-      if (message) d.runs.readAhead(sessionId)
-      try {
-        // input.body validates when read: only after the repeat lookup, as the protocol asks.
-        const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body)
-        if (a.status === 429)
-          throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
-        // A decision reaches the run waiting for it (once: a repeat finds nobody waiting).
-        if (a.input.approval)
-          d.runs.approvalDecided(sessionId, a.input.approval.request_id, a.input.approval.decision)
-        else d.runs.kick(sessionId)
-        return { status: 202, body: a.input }
-      } finally {
-        if (message) d.runs.dropReadAhead(sessionId)
-      }
+      // input.body validates when read: only after the repeat lookup, as the protocol asks.
+      // A message's run starts right after its commit, and its first step is prepared while
+      // the admission's sync runs; what it commits is held from clients until that sync has
+      // ended (group-commit.ts).
+      const start = (a: Admission) => a.status === 202 && d.runs.kick(sessionId)
+      const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body, start)
+      // A repeat of a decision made earlier starts what waits, if anything (once: a run in
+      // progress is left alone).
+      if (a.status === 202 && !a.input.approval) d.runs.kick(sessionId)
+      await a.durable
+      if (a.status === 429)
+        throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
+      // A decision reaches the run waiting for it once it is on disk (once: a repeat finds nobody waiting).
+      if (a.input.approval)
+        d.runs.approvalDecided(sessionId, a.input.approval.request_id, a.input.approval.decision)
+      return { status: 202, body: a.input }
     },
     'inputs.get': ({ params }) => ({
       status: 200,

@@ -219,6 +219,7 @@ async function serve(
     capabilities: api.capabilities,
     extensions: api.extensions,
     bodyTimeoutMs: timeoutMs,
+    settled: () => services.sessions.core.hub.settled(),
     track: (work) => {
       inflight.add(work)
       return work.finally(() => inflight.delete(work))

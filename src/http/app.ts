@@ -55,7 +55,15 @@ export interface AppDeps {
   extensions?: () => ReadonlySet<string>
   /** How long a request body may pause before 408 request_timeout (body.ts has the default). */
   bodyTimeoutMs?: number
+  /**
+   * Resolves once every commit so far is durable (an admission's sync may still run); an
+   * answer waits for it, so it never shows what a power loss could take back.
+   */
+  settled?: () => Promise<void> | undefined
 }
+
+/** Ops that wait for their own commit's sync before answering (inputs/group-commit.ts). */
+const ANSWER_DURABLY = new Set(['inputs.put'])
 
 /**
  * An op whose capability is off, or whose extension is disabled, does not exist; a zstd body
@@ -232,8 +240,9 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
   })
 
   const methodsByPath = new Map<string, string[]>()
-  for (const { op, handler } of routes) {
+  for (const { id, op, handler } of routes) {
     const path = honoPath(op.path)
+    const gated = deps.settled && !ANSWER_DURABLY.has(id) ? deps.settled : undefined
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method])
     const mediaTypes = successMediaTypes(op)
     app.on(op.method, path, async (c) => {
@@ -247,23 +256,30 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
       const params = checkParams(op.params, c.req.param() as Record<string, string>)
       const query = checkQuery(op.query, new URL(req.url).searchParams)
       const body = opBody(op, await readOpBody(op, req, c.env, deps.bodyTimeoutMs))
-      const result = await handler(
-        Object.defineProperties(
-          {
-            params,
-            query,
-            ifMatch: req.headers.get('if-match') ?? undefined,
-            ifNoneMatch: req.headers.get('if-none-match') ?? undefined,
-            accept: accept ?? '*/*',
-            header: (name: string) => req.headers.get(name) ?? undefined,
-            // Made on first use: AbortSignal.any costs ~10 µs and most handlers never read it.
-            get signal() {
-              return AbortSignal.any([req.signal, deps.shutdownSignal])
+      let result: Awaited<ReturnType<typeof handler>>
+      try {
+        result = await handler(
+          Object.defineProperties(
+            {
+              params,
+              query,
+              ifMatch: req.headers.get('if-match') ?? undefined,
+              ifNoneMatch: req.headers.get('if-none-match') ?? undefined,
+              accept: accept ?? '*/*',
+              header: (name: string) => req.headers.get(name) ?? undefined,
+              // Made on first use: AbortSignal.any costs ~10 µs and most handlers never read it.
+              get signal() {
+                return AbortSignal.any([req.signal, deps.shutdownSignal])
+              },
             },
-          },
-          Object.getOwnPropertyDescriptors(body),
-        ) as never,
-      )
+            Object.getOwnPropertyDescriptors(body),
+          ) as never,
+        )
+      } finally {
+        // What the handler read may include a commit whose sync runs still.
+        const settled = gated?.()
+        if (settled) await settled
+      }
       if ('response' in result) return result.response
       return jsonResponse(
         result.status,

@@ -7,7 +7,7 @@ import type { ApprovalRequest, Input, InputRequest } from '../schemas/inputs.ts'
 import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
 import { HearthError, problemBody } from '../schemas/problems.ts'
 import { decideApproval } from '../sessions/approvals.ts'
-import type { SessionsCore } from '../sessions/core.ts'
+import type { SessionsCore, Tx } from '../sessions/core.ts'
 import { intentOf } from '../util/canonical.ts'
 import type { GroupCommit } from './group-commit.ts'
 import { decodeImages } from './images.ts'
@@ -25,6 +25,23 @@ import {
 export interface Admission {
   status: 202 | 429
   input: Input
+}
+
+/** An admission, and when its decision is on disk: its answer waits for `durable`. */
+export type Admitted = Admission & { durable: Promise<void> }
+
+/** A decision found committed already: durable once what is committed now is (a repeat may race its own group's sync). */
+function found(core: SessionsCore, a: Admission): Admitted {
+  return { ...a, durable: core.hub.settled() ?? Promise.resolve() }
+}
+
+async function decided(
+  commits: GroupCommit,
+  decide: (tx: Tx) => Admission,
+  started?: (a: Admission) => void,
+): Promise<Admitted> {
+  const c = await commits.run(decide, started)
+  return { ...c.value, durable: c.durable }
 }
 
 function repeatOf(existing: InputRow, sessionId: string, intent: string): Admission {
@@ -46,10 +63,12 @@ export async function admitInput(
   inputId: string,
   raw: unknown,
   validate: () => InputRequest,
-): Promise<Admission> {
+  /** Runs right after the commit, before its sync begins: the run the input starts. */
+  started?: (a: Admission) => void,
+): Promise<Admitted> {
   const intent = intentOf(raw)
   const known = inputRow(core, inputId)
-  if (known) return repeatOf(known, sessionId, intent)
+  if (known) return found(core, repeatOf(known, sessionId, intent))
   if (uuidV7Time(inputId) < core.now() - RETENTION_MS)
     throw new HearthError('input_expired', `Input id ${inputId} is older than seven days`)
   const req = validate()
@@ -58,54 +77,58 @@ export async function admitInput(
   if (Buffer.byteLength(req.text) > MAX_TEXT_BYTES) throw new HearthError('text_too_large')
   const images = decodeImages(req.images ?? [])
   if (req.text.trim() === '' && images.length === 0) throw new HearthError('empty_message')
-  return commits.run((tx) => {
-    const decided = inputRow(core, inputId)
-    if (decided) return repeatOf(decided, sessionId, intent)
-    const session = core.require(sessionId)
-    core.requireFamilyOpen(session.root_id)
-    const waiting = { n: waitingCount(core, sessionId) }
-    const base = { id: inputId, session_id: sessionId, intent, client_id: req.client_id, text: req.text }
-    if (waiting.n >= MAX_WAITING) {
-      const problem = problemBody(
-        'queue_full',
-        `Session ${sessionId} already has ${MAX_WAITING} waiting inputs`,
-      )
+  return decided(
+    commits,
+    (tx) => {
+      const decided = inputRow(core, inputId)
+      if (decided) return repeatOf(decided, sessionId, intent)
+      const session = core.require(sessionId)
+      core.requireFamilyOpen(session.root_id)
+      const waiting = { n: waitingCount(core, sessionId) }
+      const base = { id: inputId, session_id: sessionId, intent, client_id: req.client_id, text: req.text }
+      if (waiting.n >= MAX_WAITING) {
+        const problem = problemBody(
+          'queue_full',
+          `Session ${sessionId} already has ${MAX_WAITING} waiting inputs`,
+        )
+        core
+          .sql(
+            `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
+             problem, decided_ms) VALUES (?, ?, ?, ?, ?, ?, 'rejected', 429, ?, ?)`,
+          )
+          .run(base.id, sessionId, intent, req.client_id, '', images.length, JSON.stringify(problem), tx.now)
+        return { status: 429 as const, input: toInput(inputRow(core, inputId) as InputRow) }
+      }
+      const order = session.input_order + 1
       core
         .sql(
           `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
-             problem, decided_ms) VALUES (?, ?, ?, ?, ?, ?, 'rejected', 429, ?, ?)`,
-        )
-        .run(base.id, sessionId, intent, req.client_id, '', images.length, JSON.stringify(problem), tx.now)
-      return { status: 429 as const, input: toInput(inputRow(core, inputId) as InputRow) }
-    }
-    const order = session.input_order + 1
-    core
-      .sql(
-        `INSERT INTO inputs (id, session_id, intent, client_id, text, image_count, admission, http_status,
            accepted_at, acceptance_order, delivery) VALUES (?, ?, ?, ?, ?, ?, 'accepted', 202, ?, ?, 'pending')`,
+        )
+        .run(base.id, sessionId, intent, req.client_id, req.text, images.length, tx.at, order)
+      const addImage = core.sql(
+        'INSERT INTO input_images (input_id, idx, media_type, data) VALUES (?, ?, ?, ?)',
       )
-      .run(base.id, sessionId, intent, req.client_id, req.text, images.length, tx.at, order)
-    const addImage = core.sql(
-      'INSERT INTO input_images (input_id, idx, media_type, data) VALUES (?, ?, ?, ?)',
-    )
-    for (const [i, img] of images.entries()) addImage.run(inputId, i, img.media_type, img.data)
-    const row = inputRow(core, inputId) as InputRow
-    const latest = {
-      id: inputId,
-      acceptance_order: order,
-      client_id: req.client_id,
-      text: req.text.slice(0, 256),
-    }
-    core
-      .sql(
-        `UPDATE sessions SET input_order = ?, latest_input = ?, activity_ms = ?,
+      for (const [i, img] of images.entries()) addImage.run(inputId, i, img.media_type, img.data)
+      const row = inputRow(core, inputId) as InputRow
+      const latest = {
+        id: inputId,
+        acceptance_order: order,
+        client_id: req.client_id,
+        text: req.text.slice(0, 256),
+      }
+      core
+        .sql(
+          `UPDATE sessions SET input_order = ?, latest_input = ?, activity_ms = ?,
            phase = CASE phase WHEN 'idle' THEN 'queued' ELSE phase END WHERE id = ?`,
-      )
-      .run(order, JSON.stringify(latest), tx.now, sessionId)
-    tx.append(sessionId, 'input.accepted', { input: pendingView(row) })
-    tx.changed({ session_id: sessionId, reason: 'changed', before: session, after: core.row(sessionId) })
-    return { status: 202 as const, input: toInput(row) }
-  })
+        )
+        .run(order, JSON.stringify(latest), tx.now, sessionId)
+      tx.append(sessionId, 'input.accepted', { input: pendingView(row) })
+      tx.changed({ session_id: sessionId, reason: 'changed', before: session, after: core.row(sessionId) })
+      return { status: 202 as const, input: toInput(row) }
+    },
+    started,
+  )
 }
 
 /**
@@ -120,8 +143,8 @@ function admitApproval(
   inputId: string,
   intent: string,
   req: ApprovalRequest,
-): Promise<Admission> {
-  return commits.run((tx) => {
+): Promise<Admitted> {
+  return decided(commits, (tx) => {
     const decided = inputRow(core, inputId)
     if (decided) return repeatOf(decided, sessionId, intent)
     const a = decideApproval(core, tx, sessionId, inputId, req)

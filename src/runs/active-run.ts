@@ -102,6 +102,11 @@ export class ActiveRun {
   flushScheduled = false
   /** The first step is on its way to the kernel (an interrupt before that needs no kernel's answer). */
   sent = false
+  /**
+   * The step is ready but waits for the sync of the input that started the run: no request
+   * leaves for the model before its input is durable (an interrupt meanwhile needs no kernel).
+   */
+  stepHeld = false
   finished = false
   /** Aborts getting the run's credential (a token refresh) when the run is interrupted. */
   readonly abort = new AbortController()

@@ -26,7 +26,7 @@ import {
 } from './compaction/manual.ts'
 import type { RunMoves, RunsDeps } from './deps.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
-import { launchRun, newActiveRun, READ_AHEAD_MS, type ReadAhead, readAhead } from './launch.ts'
+import { launchRun, newActiveRun } from './launch.ts'
 import { mcpToolSource, watchMcp } from './session-kernel/mcp.ts'
 import { watchKernels } from './session-kernel/views.ts'
 import { startRun } from './start.ts'
@@ -49,8 +49,6 @@ export class Runs {
   readonly tools: SessionTools
   /** Sessions whose kernel an upgrade is moving now, and its stage (`kernel.stage` of reads). */
   readonly kernelStages = new Map<string, UpgradeStage>()
-  /** What was read for the next run of an idle session as its input was admitted. */
-  readonly #ahead = new Map<string, ReadAhead>()
   #stopped = false
 
   constructor(d: RunsDeps) {
@@ -111,34 +109,8 @@ export class Runs {
     return this.#active.get(sessionId)?.started
   }
 
-  /**
-   * A message for the session is being admitted: if the session is free, what its run will
-   * need first is read now, while the admission commits (launch.ts, ReadAhead). Nothing is
-   * written; the kick after the commit takes it, or it is dropped (dropReadAhead).
-   */
-  readAhead(sessionId: string): void {
-    if (this.#stopped || this.busy(sessionId) || !this.#d.core.row(sessionId)) return
-    try {
-      this.#ahead.set(sessionId, readAhead(this.#d, sessionId))
-    } catch (err) {
-      this.#d.onError(err)
-    }
-  }
-
-  /** The admission that read ahead has been answered: an unused read-ahead goes. */
-  dropReadAhead(sessionId: string): void {
-    this.#ahead.delete(sessionId)
-  }
-
-  #takeReadAhead(sessionId: string): ReadAhead | undefined {
-    const ahead = this.#ahead.get(sessionId)
-    this.#ahead.delete(sessionId)
-    return ahead && performance.now() - ahead.at < READ_AHEAD_MS ? ahead : undefined
-  }
-
   /** Starts the next run of a session if it is free and inputs wait. */
   kick(sessionId: string): void {
-    const ahead = this.#takeReadAhead(sessionId)
     if (this.#stopped || this.#active.has(sessionId) || this.#held.has(sessionId)) return
     try {
       const started = startRun(this.#d.core, sessionId)
@@ -146,7 +118,7 @@ export class Runs {
       const run = newActiveRun(started)
       this.#active.set(sessionId, run)
       this.#d.core.live.set(sessionId, run.live)
-      launchRun(this.#moves, sessionId, run, ahead)
+      launchRun(this.#moves, sessionId, run)
     } catch (err) {
       this.#d.onError(err)
     }
@@ -168,12 +140,16 @@ export class Runs {
     const request = this.#assemble(sessionId, run)
     if (row && settings && autoCompactionDue(settings, run.window, request.estimate.total)) {
       run.compacting = true
-      void compactInRun(this.#d, sessionId, run, row, settings, request.estimate).then(() => {
-        run.compacting = false
-        if (run.finished) return
-        sendAssembled(this.#d, sessionId, run, this.#assemble(sessionId, run))
-        this.#settleCache(run)
-      })
+      // Its summary request goes to the model too: only once the run's input is durable.
+      const durable = this.#d.core.hub.settled() ?? Promise.resolve()
+      void durable
+        .then(() => compactInRun(this.#d, sessionId, run, row, settings, request.estimate))
+        .then(() => {
+          run.compacting = false
+          if (run.finished) return
+          sendAssembled(this.#d, sessionId, run, this.#assemble(sessionId, run))
+          this.#settleCache(run)
+        })
       return
     }
     sendAssembled(this.#d, sessionId, run, request)
@@ -288,7 +264,7 @@ export class Runs {
         tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
       })
       // Not sent yet, waiting for a person or compacting: no step runs that needs stopping.
-      if (!run.sent || run.approvalWaiters.size > 0 || run.compacting) {
+      if (!run.sent || run.stepHeld || run.approvalWaiters.size > 0 || run.compacting) {
         run.abort.abort()
         run.compactAbort?.abort()
         this.#finish(sessionId, run, 'interrupted', null)

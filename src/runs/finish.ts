@@ -138,7 +138,8 @@ export function finishRun(
         tx.now,
         sessionId,
       )
-    nameFromExchange(core, sessionId, answer)
+    // A session named already (every used one) keeps its name: nothing to compute.
+    if (s.automatic_name === '') nameFromExchange(core, sessionId, answer)
     indexSession(core, s)
     for (const entry of added) tx.append(sessionId, 'entry.added', { entry })
     tx.append(sessionId, 'run.ended', { run_id: runId, outcome: r.outcome, problem: r.problem, usage })

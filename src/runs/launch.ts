@@ -2,9 +2,9 @@
 // or unsupported one fails the run at once), the session's kernel is taken and listened to,
 // and then the kernel's start, the run's credential, the model's window and the session's
 // MCP servers are awaited together, so the first step waits for the slowest of them only. The
-// environment block (its git state read from the workspace's repository) is read meanwhile,
-// or was read already: as a message for an idle session is admitted, its tool scope and
-// environment facts are read ahead (readAhead), while the admission's commit is fsynced.
+// environment block (its git state read from the workspace's repository) is read meanwhile.
+// A run that an input starts begins right after the input's commit, before its sync
+// (inputs/group-commit.ts), so those waits overlap the sync.
 
 import { type EnvironmentFacts, environmentBlock, environmentFacts } from '../instructions/environment.ts'
 import type { Kernel } from '../kernel/pool.ts'
@@ -44,43 +44,21 @@ export async function nextEnvironment(d: RunsDeps, sessionId: string): Promise<s
   return environmentBlock(await environmentFacts(scope, d.kernels.sandbox))
 }
 
-/**
- * What a run's start reads that does not depend on the input it takes: the session's tool
- * scope and, when the settings ask for the block, its environment facts (reading them is
- * mostly waiting for the file system, which goes on while the admission is committed).
- */
-export interface ReadAhead {
-  at: number
-  scope: RunToolScope
-  facts: Promise<EnvironmentFacts> | null
-}
-
-/** How long a read-ahead stays good for the run its input starts. */
-export const READ_AHEAD_MS = 1000
-
-export function readAhead(d: RunsDeps, sessionId: string): ReadAhead {
-  const scope = scopeOf(d.core, sessionId, d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
-  return { at: performance.now(), scope, facts: factsOf(d, scope) }
-}
-
 /** The environment facts of `scope` now; not read at all when the settings leave the block out. */
 function factsOf(d: RunsDeps, scope: RunToolScope): Promise<EnvironmentFacts> | null {
   return d.core.instructions.settings().environment ? environmentFacts(scope, null) : null
 }
 
-/**
- * Prepares the run's first step and sends it once all it needs has come (or ends the run).
- * `ahead`: what was read as its input was admitted, if it is still fresh.
- */
-export function launchRun(m: RunMoves, sessionId: string, run: ActiveRun, ahead?: ReadAhead): void {
+/** Prepares the run's first step and sends it once all it needs has come (or ends the run). */
+export function launchRun(m: RunMoves, sessionId: string, run: ActiveRun): void {
   const profile = resolveProfile(m.d, sessionId, run.started)
   if ('problem' in profile) {
     m.finish(sessionId, run, 'failed', profile.problem)
     return
   }
   const kernel = attachKernel(m, sessionId, run)
-  settleRun(m.d, sessionId, run, profile.ok, ahead?.scope)
-  const facts = ahead ? ahead.facts : factsOf(m.d, run.scope)
+  settleRun(m.d, sessionId, run, profile.ok)
+  const facts = factsOf(m.d, run.scope)
   awaitFirstStep(m, sessionId, run, { profile: profile.ok, kernel, facts })
 }
 
@@ -148,17 +126,11 @@ function attachKernel(m: RunMoves, sessionId: string, run: ActiveRun): Kernel {
 }
 
 /** What the whole run keeps: its model, effort, tool scope and profile as they are at its start. */
-function settleRun(
-  d: RunsDeps,
-  sessionId: string,
-  run: ActiveRun,
-  profile: ResolvedProfile,
-  scope?: RunToolScope,
-): void {
+function settleRun(d: RunsDeps, sessionId: string, run: ActiveRun, profile: ResolvedProfile): void {
   // The session's resolved model goes upstream; the profile's only fills a session without one.
   run.model = run.started.model || profile.transport.model
   run.effort = run.started.effort ?? profile.effort
-  run.scope = scope ?? scopeOf(d.core, sessionId, d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
+  run.scope = scopeOf(d.core, sessionId, d.tools?.() ?? DEFAULT_TOOL_SETTINGS)
   run.profile = profile
 }
 

@@ -79,7 +79,7 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
       .get(sessionId) as { grp: number }
     let position = s.transcript_count
     // Notes left for the session go just before the run's user messages (work/notes.ts).
-    const notes = takeNotes(core.db, sessionId).map((note) =>
+    const notes = takeNotes((text) => core.sql(text), sessionId).map((note) =>
       addNoteEntry(core, sessionId, note, ++position, grp),
     )
     const users = inputs.map((input) => {
@@ -106,7 +106,8 @@ export function startRun(core: SessionsCore, sessionId: string): StartedRun | un
            preview_text = ?, preview_truncated = ?, activity_ms = ?, loaded_revision = desired_revision WHERE id = ?`,
       )
       .run(runId, position, preview.text, Number(preview.truncated), tx.now, sessionId)
-    nameFromExchange(core, sessionId, (inputs[0] as InputRow).text)
+    // A session named already (every used one) keeps its name: nothing to compute.
+    if (s.automatic_name === '') nameFromExchange(core, sessionId, (inputs[0] as InputRow).text)
     // A run resolves the profile and model as they are now: it runs the desired composition.
     indexSession(core, s)
     const inputIds = inputs.map((i) => i.id)

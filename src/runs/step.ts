@@ -14,7 +14,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { estimateRequest, type RequestEstimate } from '../context/estimate.ts'
 import { recordRequest } from '../context/requests.ts'
 import { type CompactionSettings, strategyOf } from '../context/summary.ts'
-import type { FromKernel } from '../kernel/protocol.ts'
+import type { FromKernel, ToKernel } from '../kernel/protocol.ts'
 import { replaysReasoningText } from '../providers/registry.ts'
 import type { EncryptedReasoningPart, NeutralEvent } from '../providers/types.ts'
 import { type ProblemCode, problemBody } from '../schemas/problems.ts'
@@ -65,14 +65,24 @@ export function sendAssembled(d: RunsDeps, sessionId: string, run: ActiveRun, a:
     sandbox,
     skills_off: skillsOff,
   }
-  run.kernel?.send({
+  const message: ToKernel = {
     type: 'step',
     step_id: run.stepId,
     run_id: run.started.run_id,
     ...run.transport,
     request: a.request,
     tool_context: context,
-  })
+  }
+  // Prepared while the input's admission syncs (inputs/group-commit.ts); it leaves once the
+  // input is durable, so the model is never asked about an input a power loss could take back.
+  const settled = d.core.hub.settled()
+  if (settled) {
+    run.stepHeld = true
+    void settled.then(() => {
+      run.stepHeld = false
+      if (!run.finished) run.kernel?.send(message)
+    })
+  } else run.kernel?.send(message)
   try {
     recordRequest(d.core, sessionId, {
       run_id: run.started.run_id,

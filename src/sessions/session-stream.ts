@@ -188,6 +188,15 @@ export class SessionStream {
 
   /** The next frames to send, waiting for live events; null once the stream is over. */
   async next(): Promise<Frame[] | null> {
+    const frames = await this.#take()
+    // A snapshot or a replay read from the store may show a commit whose sync runs still
+    // (live events come from the hub, which holds them until then).
+    const settled = this.#core.hub.settled()
+    if (settled) await settled
+    return frames
+  }
+
+  async #take(): Promise<Frame[] | null> {
     for (;;) {
       if (this.#queue.length > 0) {
         const out = this.#queue

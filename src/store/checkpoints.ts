@@ -9,7 +9,9 @@
 // While writing goes on, the WAL is also flushed to disk on the thread pool each poll: a
 // checkpoint starts by syncing the WAL, and that sync (on the event loop) otherwise has to
 // write everything since the last checkpoint: ~30 ms of the ~40 ms a 4,000-page backstop
-// checkpoint took here. Durability does not depend on it; SQLite still syncs as before.
+// checkpoint took here. The same flusher makes an admission durable (syncWal): its commit
+// does not sync inline, its fdatasync runs here while the event loop goes on
+// (inputs/group-commit.ts).
 import { closeSync, fdatasync, openSync } from 'node:fs'
 import type { Db } from './db.ts'
 
@@ -32,6 +34,20 @@ const flushers = new WeakMap<Db, WalFlusher>()
  */
 export function flushWal(db: Db): void {
   flushers.get(db)?.flush()
+}
+
+/**
+ * Makes what `db` has committed so far durable: an fdatasync of the WAL, begun after this
+ * call, on the thread pool (the event loop goes on meanwhile). Undefined when `db` has no
+ * flusher (no idle checkpoints run on it): its commits must then sync themselves.
+ */
+export function syncWal(db: Db): Promise<void> | undefined {
+  return flushers.get(db)?.sync()
+}
+
+/** Whether syncWal can sync `db`'s commits (idle checkpoints run on it). */
+export function walSyncs(db: Db): boolean {
+  return flushers.has(db)
 }
 
 export interface IdleCheckpointOptions {
@@ -135,13 +151,27 @@ class WalFlusher {
   #busy = false
   #again = false
   #closed = false
+  /** Waiting for the flush under way, and for the next one (pages written after it began). */
+  #running: Waiter[] = []
+  #next: Waiter[] = []
 
   constructor(path: string) {
     this.#path = path
   }
 
+  /** Resolves once a flush begun after this call has ended; rejects if it failed. */
+  sync(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#next.push({ resolve, reject })
+      this.flush()
+    })
+  }
+
   flush(): void {
-    if (this.#closed) return
+    if (this.#closed) {
+      this.#settle(this.#next.splice(0), new Error('the store is closed'))
+      return
+    }
     // Pages written while a flush runs may have missed it: one more follows.
     if (this.#busy) {
       this.#again = true
@@ -150,15 +180,21 @@ class WalFlusher {
     if (this.#fd === undefined) {
       try {
         this.#fd = openSync(this.#path, 'r')
-      } catch {
-        return // not created yet
+      } catch (error) {
+        // Not created yet: nothing was committed to it, unless someone waits for a commit.
+        this.#settle(this.#next.splice(0), error as Error)
+        return
       }
     }
     this.#busy = true
-    fdatasync(this.#fd, () => {
+    this.#running = this.#next
+    this.#next = []
+    fdatasync(this.#fd, (error) => {
       this.#busy = false
+      this.#settle(this.#running, error)
+      this.#running = []
       if (this.#closed) this.#release()
-      else if (this.#again) {
+      if (this.#again || this.#next.length > 0) {
         this.#again = false
         this.flush()
       }
@@ -167,7 +203,17 @@ class WalFlusher {
 
   close(): void {
     this.#closed = true
-    if (!this.#busy) this.#release()
+    if (!this.#busy) {
+      this.#release()
+      this.#settle(this.#next.splice(0), new Error('the store is closed'))
+    }
+  }
+
+  #settle(waiters: Waiter[], error: Error | null): void {
+    for (const w of waiters) {
+      if (error) w.reject(error)
+      else w.resolve()
+    }
   }
 
   #release(): void {
@@ -175,4 +221,9 @@ class WalFlusher {
     closeSync(this.#fd)
     this.#fd = undefined
   }
+}
+
+interface Waiter {
+  resolve: () => void
+  reject: (error: Error) => void
 }

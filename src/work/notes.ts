@@ -3,6 +3,7 @@
 // into its history as an entry of kind `note`, just before that run's user messages, in the
 // transaction that starts the run (runs/start.ts); the model reads it with them.
 
+import type { Statement } from 'better-sqlite3'
 import { HearthError } from '../schemas/problems.ts'
 import type { WorkNotification } from '../schemas/work.ts'
 import { type Db, fullySynced } from '../store/db.ts'
@@ -40,11 +41,14 @@ export interface TakenNote {
   created_at: string
 }
 
-/** Takes every note waiting for `sessionId`, oldest first (inside the caller's transaction). */
-export function takeNotes(db: Db, sessionId: string): TakenNote[] {
-  const notes = db
-    .prepare('SELECT source, text, created_at FROM session_notes WHERE session_id = ? ORDER BY seq')
-    .all(sessionId) as TakenNote[]
-  if (notes.length > 0) db.prepare('DELETE FROM session_notes WHERE session_id = ?').run(sessionId)
+/**
+ * Takes every note waiting for `sessionId`, oldest first (inside the caller's transaction).
+ * `sql` gives the statements prepared once (SessionsCore.sql): every run's start asks.
+ */
+export function takeNotes(sql: (text: string) => Statement, sessionId: string): TakenNote[] {
+  const notes = sql(
+    'SELECT source, text, created_at FROM session_notes WHERE session_id = ? ORDER BY seq',
+  ).all(sessionId) as TakenNote[]
+  if (notes.length > 0) sql('DELETE FROM session_notes WHERE session_id = ?').run(sessionId)
   return notes
 }

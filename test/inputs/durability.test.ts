@@ -113,6 +113,39 @@ describe('durability of inputs', () => {
     }
   })
 
+  it('keeps an input killed with -9 right after its 202, and recovery ends the run it started', async () => {
+    // The admission's sync runs beside the run's start: the 202 still comes after it.
+    const first = await startWithUpstream()
+    const sid = await createSession(first.d)
+    const sent = await putInput(first.d, sid, message('right after'))
+    first.d.proc.kill('SIGKILL')
+    assert.equal(sent.status, 202)
+    await first.d.exited
+    const second = await startWithUpstream({ home: first.d.home, upstream: first.upstream })
+    try {
+      const input = await second.d.request({ path: `/sessions/${sid}/inputs/${sent.inputId}` })
+      assert.equal(input.status, 200, input.text())
+      assert.equal(input.json().acceptance_order, sent.json().acceptance_order)
+      const s = await waitSession(second.d, sid, (x) => idle(x) && x.history.items.length > 0)
+      assert.equal(s.history.items[0].kind, 'user')
+      assert.equal(s.history.items[0].content.text, 'right after')
+      const after = await second.d.request({ path: `/sessions/${sid}/inputs/${sent.inputId}` })
+      assert.ok(['interrupted', 'completed'].includes(after.json().delivery), after.text())
+      // The session goes on: the next input runs.
+      const next = await putInput(second.d, sid, message('next'))
+      await waitSession(
+        second.d,
+        sid,
+        (x) => idle(x) && x.history.items.some((e: any) => e.content.text === 'next'),
+      )
+      const ran = await second.d.request({ path: `/sessions/${sid}/inputs/${next.inputId}` })
+      assert.equal(ran.json().delivery, 'completed', ran.text())
+    } finally {
+      await second.d.stop()
+      await first.upstream.close()
+    }
+  })
+
   it('prunes decisions that became terminal more than seven days ago, at start', async () => {
     let d = await startDaemon({ env: { HEARTH_KERNEL_SPARE: '0' } })
     const sid = await createSession(d)
