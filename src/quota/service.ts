@@ -43,12 +43,12 @@ export function quotaService(d: QuotaServiceDeps): QuotaPoller {
   return new QuotaPoller({
     clock,
     settings: () => quotaSettings(d.settings),
-    discover() {
-      if (!swept) sweepLeftovers() // once, at the first round: what a killed daemon left
-      swept = true
-      return discoverAccounts(d.settings.files(), d.plugins)
-    },
+    discover: () => discoverAccounts(d.settings.files(), d.plugins),
     async poll(account, signal) {
+      // Once, before the first call: what a killed daemon left. Not at start: a daemon with
+      // no account to poll does not read the temp directory at all.
+      if (!swept) sweepLeftovers()
+      swept = true
       const got = await handoffFor(account, accounts)
       if (got.kind === 'gone') return got
       if (got.kind === 'auth_failure') return { kind: 'report', report: got.report }
