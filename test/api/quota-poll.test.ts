@@ -178,8 +178,13 @@ describe('quota polling in the daemon', () => {
     }
     const codex = calls.find((c) => c.feed === 'codex')!
     assert.deepEqual(JSON.parse(codex.files.authJson!), {
-      tokens: { access_token: 'chatgpt-access-token', account_id: 'ws-1' },
+      tokens: { access_token: 'chatgpt-access-token', refresh_token: '', account_id: 'ws-1' },
+      last_refresh: JSON.parse(codex.files.authJson!).last_refresh,
     })
+    assert.ok(
+      Date.now() - Date.parse(JSON.parse(codex.files.authJson!).last_refresh) < 60_000,
+      'a fresh last_refresh',
+    )
     const ag = JSON.parse(calls.find((c) => c.feed === 'antigravity')!.env.ANTIGRAVITY_OAUTH_CREDENTIALS_JSON)
     assert.deepEqual(Object.keys(ag).sort(), ['access_token', 'email', 'expiry_date', 'project_id'])
     assert.equal(ag.project_id, 'proj-7')

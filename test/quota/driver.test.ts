@@ -86,8 +86,13 @@ describe('the usage core driver', () => {
       'PATH',
     ])
     assert.deepEqual(JSON.parse(call.files.authJson!), {
-      tokens: { access_token: ACCESS, account_id: 'ws-123' },
+      tokens: { access_token: ACCESS, refresh_token: '', account_id: 'ws-123' },
+      last_refresh: JSON.parse(call.files.authJson!).last_refresh,
     })
+    assert.ok(
+      Date.now() - Date.parse(JSON.parse(call.files.authJson!).last_refresh) < 60_000,
+      'a fresh last_refresh',
+    )
     assert.equal(call.files.authMode, 0o600)
     assert.equal(call.files.homeMode, 0o700)
     const seen = JSON.stringify(call)
