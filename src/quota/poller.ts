@@ -271,8 +271,9 @@ export class QuotaPoller {
     if (this.#stop.signal.aborted || !this.#enabled) return
     let next = this.#nextDiscovery
     const slotFree = this.#inFlight.size < MAX_POLLS_AT_ONCE
+    const now = this.#d.clock.now()
     for (const e of this.#entries.values())
-      if (!e.inFlight && e.dueAt < next && (slotFree || e.dueAt > this.#d.clock.now())) next = e.dueAt
+      if (!e.inFlight && e.dueAt < next && (slotFree || e.dueAt > now)) next = e.dueAt
     this.#arm(next)
   }
 

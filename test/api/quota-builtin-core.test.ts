@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { FakeUsageEndpoints, ISSUED } from '../fakes/usage-endpoints.ts'
 import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
-import { HOUR, writeHome } from '../helpers/quota-poll.ts'
+import { chatgptAccount, HOUR, writeHome } from '../helpers/quota-poll.ts'
 
 interface Served {
   provider: string
@@ -34,14 +34,7 @@ describe('quota with the built-in usage core', () => {
       },
       creds: {
         accounts: {
-          chatgpt: {
-            access: ISSUED.chatgptToken,
-            refresh: 'chatgpt-refresh-token',
-            expires: Date.now() + HOUR,
-            account_id: ISSUED.chatgptAccount,
-            user_id: 'user-1',
-            email: 'ann@example.test',
-          },
+          chatgpt: chatgptAccount({ access: ISSUED.chatgptToken, account_id: ISSUED.chatgptAccount }),
           claude: {
             type: 'oauth',
             access: ISSUED.claudeToken,

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import { FakeClaudeAuth } from '../fakes/claude-auth.ts'
 import { StandInCore, usageReport } from '../fakes/stand-in-core.ts'
 import { logLines, startDaemon, type TestDaemon, tempHome, until } from '../helpers/daemon.ts'
-import { creds, HOUR, readings, waitReadings, writeHome } from '../helpers/quota-poll.ts'
+import { chatgptAccount, creds, HOUR, readings, waitReadings, writeHome } from '../helpers/quota-poll.ts'
 import { running } from '../inputs/helpers.ts'
 
 describe('quota polling that cannot authenticate or run the core', () => {
@@ -23,14 +23,7 @@ describe('quota polling that cannot authenticate or run the core', () => {
     writeHome(home, {
       creds: {
         accounts: {
-          chatgpt: {
-            access: 'chatgpt-access-token',
-            refresh: 'chatgpt-refresh-token',
-            expires: Date.now() + HOUR,
-            account_id: 'ws-1',
-            user_id: 'user-1',
-            email: 'ann@example.test',
-          },
+          chatgpt: chatgptAccount(),
           claude: [
             // No refresh token, expired: kept, its auth failure recorded.
             {
@@ -114,13 +107,7 @@ describe('a kill -9 during a poll', () => {
     writeHome(home, {
       creds: {
         accounts: {
-          chatgpt: {
-            access: 'a',
-            refresh: 'r',
-            expires: Date.now() + HOUR,
-            account_id: 'ws',
-            email: 'ann@example.test',
-          },
+          chatgpt: chatgptAccount({ access: 'a', refresh: 'r', account_id: 'ws', user_id: undefined }),
         },
       },
     })
@@ -149,13 +136,7 @@ describe('the daemon’s drain during a poll', () => {
     writeHome(home, {
       creds: {
         accounts: {
-          chatgpt: {
-            access: 'a',
-            refresh: 'r',
-            expires: Date.now() + HOUR,
-            account_id: 'ws',
-            email: 'ann@example.test',
-          },
+          chatgpt: chatgptAccount({ access: 'a', refresh: 'r', account_id: 'ws', user_id: undefined }),
         },
       },
     })

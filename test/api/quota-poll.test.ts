@@ -12,7 +12,14 @@ import { type FakeClaudeAccount, FakeClaudeAuth } from '../fakes/claude-auth.ts'
 import { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
 import { StandInCore, usageReport } from '../fakes/stand-in-core.ts'
 import { startDaemon, type TestDaemon, tempHome, until } from '../helpers/daemon.ts'
-import { creds, HeldTokenEndpoint, HOUR, waitReadings, writeHome } from '../helpers/quota-poll.ts'
+import {
+  chatgptAccount,
+  creds,
+  HeldTokenEndpoint,
+  HOUR,
+  waitReadings,
+  writeHome,
+} from '../helpers/quota-poll.ts'
 import { getSession, idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 
@@ -74,14 +81,7 @@ describe('quota polling in the daemon', () => {
       },
       creds: {
         accounts: {
-          chatgpt: {
-            access: 'chatgpt-access-token',
-            refresh: 'chatgpt-refresh-token',
-            expires: Date.now() + HOUR,
-            account_id: 'ws-1',
-            user_id: 'user-1',
-            email: 'ann@example.test',
-          },
+          chatgpt: chatgptAccount(),
           claude: ben,
           antigravity: {
             type: 'oauth',

@@ -42,6 +42,19 @@ export const waitReadings = (home: string, what: string, check: (rows: Row[]) =>
     20,
   )
 
+/** A signed-in ChatGPT account as creds.json stores it, its token valid for an hour. */
+export function chatgptAccount(fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    access: 'chatgpt-access-token',
+    refresh: 'chatgpt-refresh-token',
+    expires: Date.now() + HOUR,
+    account_id: 'ws-1',
+    user_id: 'user-1',
+    email: 'ann@example.test',
+    ...fields,
+  }
+}
+
 export function writeHome(home: string, files: { config?: object; creds: object; extensions?: object }) {
   mkdirSync(home, { recursive: true })
   writeFileSync(join(home, 'config.json'), JSON.stringify(files.config ?? {}))

@@ -80,31 +80,14 @@ export interface SeedReading {
   observed: number
 }
 
-/** A codex session-limit reading of a@example.test unless `r` says otherwise. */
-export function seedRow(r: SeedReading) {
-  return {
-    account: 'a@example.test',
-    provider: 'codex',
-    plan: 'plus',
-    limit_id: 'primary',
-    limit_label: 'session',
-    used_percent: 10,
-    window_label: '5h',
-    window_seconds: 18_000,
-    reset_at_ms: r.observed + 3_600_000,
-    scope: null,
-    status: null,
-    error: null,
-    ...r,
-  }
-}
-
 /** Records `readings` into HOME/state.db in one poll, oldest first (ids follow observation time). */
 export function seedReadings(home: string, readings: SeedReading[]): void {
-  const rows = readings
-    .map(seedRow)
+  const rows = [...readings]
     .sort((a, b) => a.observed - b.observed)
-    .map(({ observed, ...r }) => readingRow({ ...r, observed_at_ms: observed }))
+    .map(({ observed, ...r }) =>
+      // The clients' fixture names its limits in lower case and reports no status.
+      readingRow({ limit_label: 'session', status: null, ...r, observed_at_ms: observed }),
+    )
   seedQuota(home, [rows])
 }
 
