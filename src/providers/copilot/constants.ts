@@ -38,3 +38,17 @@ export function githubUrls(hostOrBase: string): GitHubUrls {
     api: host === GITHUB_HOST ? 'https://api.github.com' : `https://api.${host}`,
   }
 }
+
+/** Copilot's API when neither the Copilot token nor its answer names one (opencode's default). */
+export const COPILOT_API_URL = 'https://api.githubcopilot.com'
+/**
+ * What the editor plugins send and pi sends on the token exchange and the API (pi 83378aa).
+ * Whether the exchange insists on them is unverified; sending another program's names is a
+ * product decision left open (COPILOT-PROGRESS.md).
+ */
+export const EDITOR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'user-agent': 'GitHubCopilotChat/0.35.0',
+  'editor-version': 'vscode/1.107.0',
+  'editor-plugin-version': 'copilot-chat/0.35.0',
+  'copilot-integration-id': 'vscode-chat',
+})
