@@ -43,8 +43,8 @@ export function githubUrls(hostOrBase: string): GitHubUrls {
 export const COPILOT_API_URL = 'https://api.githubcopilot.com'
 /**
  * What the editor plugins send and pi sends on the token exchange and the API (pi 83378aa).
- * Whether the exchange insists on them is unverified; sending another program's names is a
- * product decision left open (COPILOT-PROGRESS.md).
+ * Whether the exchange insists on them is unverified, and whether hearth should send another
+ * program's names is not decided yet.
  */
 export const EDITOR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'user-agent': 'GitHubCopilotChat/0.35.0',
