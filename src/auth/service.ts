@@ -64,7 +64,7 @@ export class AuthService {
         label: p.label,
         detail: p.detail,
         protocol: p.protocol,
-        flows: ['browser' as const, 'manual' as const],
+        flows: p.protocol === 'oauth2_device' ? ['device' as const] : ['browser' as const, 'manual' as const],
         form: { fields: [] },
         status: listAccounts(files, p.accountsKey).some((c) => isSignedIn(p, c, this.#d.now()))
           ? ('signed in' as const)

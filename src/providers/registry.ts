@@ -23,6 +23,7 @@ import { antigravity } from './antigravity/descriptor.ts'
 import { bedrock } from './bedrock/descriptor.ts'
 import { chatgpt } from './chatgpt/descriptor.ts'
 import { claude } from './claude/descriptor.ts'
+import { copilot } from './copilot/descriptor.ts'
 import type { ProviderDescriptor } from './descriptor.ts'
 import { openaiCompatible } from './openai-compatible/descriptor.ts'
 import { vertex } from './vertex/descriptor.ts'
@@ -37,6 +38,7 @@ export const PROVIDERS: readonly ProviderDescriptor[] = [
   antigravity,
   bedrock,
   vertex,
+  copilot,
 ]
 
 const BY_ID: ReadonlyMap<string, ProviderDescriptor> = new Map(PROVIDERS.map((p) => [p.id, p]))

@@ -1,4 +1,4 @@
-// Group `auth`: provider sign-in (browser OAuth run by the daemon) and saved accounts.
+// Group `auth`: provider sign-in (browser and device OAuth run by the daemon) and saved accounts.
 // Callback and PKCE material never appear here: not in a Login, not in a problem.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
@@ -28,7 +28,7 @@ export const Login = Type.Object(
   {
     id: Type.String(),
     provider: Type.String(),
-    flow: Type.Enum(['browser', 'manual']),
+    flow: Type.Enum(['browser', 'manual', 'device']),
     url: Type.String({ description: 'Open this in a browser to sign in' }),
     expires_at: Timestamp,
     state: Type.Enum([...LOGIN_STATES]),
@@ -46,8 +46,9 @@ export type Login = Static<typeof Login>
 export const LoginRequest = Type.Object(
   {
     provider: Type.String({ minLength: 1, maxLength: 64, examples: ['chatgpt'] }),
-    flow: Type.Enum(['browser', 'manual'], {
-      description: 'browser: the daemon listens for the redirect; manual: paste the response',
+    flow: Type.Enum(['browser', 'manual', 'device'], {
+      description:
+        "browser: the daemon listens for the redirect; manual: paste the response; device: enter the code the login's instructions show at its URL, and the daemon polls the provider (the provider's `flows` say which it offers)",
     }),
     values: Type.Object({}, { additionalProperties: false, description: 'Empty for both flows' }),
   },
@@ -71,8 +72,11 @@ export const AuthProvider = Type.Object(
     extension: Type.String(),
     label: Type.String(),
     detail: Type.String(),
-    protocol: Type.Literal('oauth2_pkce'),
-    flows: Type.Array(Type.Enum(['browser', 'manual'])),
+    protocol: Type.Enum(['oauth2_pkce', 'oauth2_device'], {
+      description:
+        'oauth2_pkce: a browser sign-in (flows browser and manual); oauth2_device: a device code (flow device)',
+    }),
+    flows: Type.Array(Type.Enum(['browser', 'manual', 'device'])),
     form: Type.Object(
       { fields: Type.Array(Type.Unknown(), { description: 'Values a flow asks for; none for these flows' }) },
       { additionalProperties: false },

@@ -13,6 +13,7 @@ export const PROVIDER_EXTENSIONS = [
   'antigravity',
   'bedrock',
   'vertex',
+  'copilot',
 ] as const
 
 /** Extensions hearth knows: the model catalogue, the providers, and work and paperclips. */
@@ -23,7 +24,12 @@ export type Extension = (typeof EXTENSIONS)[number]
 export const DEFAULT_EXTENSION = 'openai-compatible' satisfies Extension
 
 /** Provider extensions whose accounts sign in (GET /auth offers them, in this order). */
-export const SIGN_IN_EXTENSIONS = ['chatgpt', 'claude', 'antigravity'] as const satisfies readonly Extension[]
+export const SIGN_IN_EXTENSIONS = [
+  'chatgpt',
+  'claude',
+  'antigravity',
+  'copilot',
+] as const satisfies readonly Extension[]
 
 /** What `hearth login` signs in to when no provider is named. */
 export const DEFAULT_SIGN_IN = 'chatgpt' satisfies (typeof SIGN_IN_EXTENSIONS)[number]

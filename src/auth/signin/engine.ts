@@ -5,6 +5,7 @@
 // minutes of terminal records, and saving the account under the credential lock.
 
 import {
+  type BrowserPlugin,
   SignInError,
   type SignInPlugin,
   type StoredCredential,
@@ -41,7 +42,7 @@ export interface SignInDeps {
 /** What only this process knows of an unfinished flow; never stored, never returned. */
 interface Flow {
   secrets: FlowSecrets
-  plugin: SignInPlugin
+  plugin: BrowserPlugin
   redirectUri: string
   port: number | null
   timer: NodeJS.Timeout
@@ -102,6 +103,11 @@ export class SignInEngine {
         'too_many_logins',
         `${MAX_UNFINISHED} logins are unfinished; finish or cancel one`,
       )
+    if (plugin.protocol === 'oauth2_device')
+      throw new HearthError(
+        'unknown_provider',
+        `${plugin.label} signs in with a device code, not offered yet`,
+      )
     return { status: 201, row: await this.#begin(id, req, plugin, intent) }
   }
 
@@ -141,7 +147,7 @@ export class SignInEngine {
     this.#rows.finish(id, 'cancelled', { failure: null, progress: 'cancelled' }, this.#d.now())
   }
 
-  async #begin(id: string, req: LoginRequest, plugin: SignInPlugin, intent: string): Promise<LoginRow> {
+  async #begin(id: string, req: LoginRequest, plugin: BrowserPlugin, intent: string): Promise<LoginRow> {
     const now = this.#d.now()
     const secrets = newFlowSecrets()
     const abort = new AbortController()

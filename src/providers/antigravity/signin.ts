@@ -10,8 +10,9 @@ import { createHash } from 'node:crypto'
 import type { SignIn } from '../descriptor.ts'
 import { describe, redact } from '../shared/errors.ts'
 import {
+  type AccountExtras,
   type AccountIdentity,
-  type AccountPlugin,
+  type BrowserPlugin,
   SignInError,
   type StoredCredential,
 } from '../shared/sign-in-plugin.ts'
@@ -71,7 +72,7 @@ export function antigravityConfig(env: NodeJS.ProcessEnv = process.env): Antigra
   }
 }
 
-export function antigravitySignIn(config: AntigravitySignInConfig): AccountPlugin {
+export function antigravitySignIn(config: AntigravitySignInConfig): BrowserPlugin & AccountExtras {
   const fetchFn = config.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const now = config.now ?? Date.now
   const userAgent = config.userAgent ?? (async () => userAgentOf(await antigravityVersion()))

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto'
 import type { SignIn } from '../descriptor.ts'
 import {
   type AccountIdentity,
+  type BrowserPlugin,
   SignInError,
-  type SignInPlugin,
   type StoredCredential,
 } from '../shared/sign-in-plugin.ts'
 import { postToken as post, str } from '../shared/token-request.ts'
@@ -43,7 +43,7 @@ export interface ChatgptSignInConfig {
   now?: () => number
 }
 
-export function chatgptSignIn(config: ChatgptSignInConfig): SignInPlugin {
+export function chatgptSignIn(config: ChatgptSignInConfig): BrowserPlugin {
   const issuer = config.issuer.replace(/\/+$/, '')
   const tokenUrl = `${issuer}/oauth/token`
   const fetchFn = config.fetch ?? ((input, init) => globalThis.fetch(input, init))

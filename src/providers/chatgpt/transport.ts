@@ -4,12 +4,11 @@
 // and abort are the openai-compatible layer's. A refused token ends the step with
 // `upstream_unauthorized` and a message ending in `run /login`; a used-up plan (429
 // `usage_limit_reached` / `usage_not_included`) is not retried and says when it resets.
-import { arch, platform, release } from 'node:os'
-import { VERSION } from '../../build-info.ts'
 import { openaiDecoder, streamStep } from '../openai-compatible/transport.ts'
 import { responsesBody } from '../openai-responses/encode.ts'
 import { type ErrorEvent, errorEvent, redact } from '../shared/errors.ts'
 import { type FailurePolicy, retryAfter } from '../shared/http.ts'
+import { userAgent } from '../shared/user-agent.ts'
 import type {
   EncodedRequest,
   NeutralEvent,
@@ -29,10 +28,7 @@ const OWNED = new Set(['authorization', 'accept', 'content-type'])
 const USAGE_LIMIT = new Set(['usage_limit_reached', 'usage_not_included'])
 const LOGIN_ADVICE = 'run /login'
 
-/** `hearth/<version> (<platform> <release>; <arch>)`. */
-export function userAgent(): string {
-  return `hearth/${VERSION} (${platform()} ${release()}; ${arch()})`
-}
+export { userAgent }
 
 /** `{endpoint}/codex/responses`; an empty endpoint is the ChatGPT backend. Throws on a non-URL. */
 export function chatgptUrl(endpoint: string): string {

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto'
 import type { SignIn } from '../descriptor.ts'
 import {
   type AccountIdentity,
+  type BrowserPlugin,
   SignInError,
-  type SignInPlugin,
   type StoredCredential,
 } from '../shared/sign-in-plugin.ts'
 import { postToken, str } from '../shared/token-request.ts'
@@ -47,7 +47,7 @@ export function claudeTokenUrl(env: NodeJS.ProcessEnv = process.env): string {
 
 const ACCOUNT_ID = /^claude-[0-9a-f]{16}$/
 
-export function claudeSignIn(config: ClaudeSignInConfig): SignInPlugin {
+export function claudeSignIn(config: ClaudeSignInConfig): BrowserPlugin {
   const tokenUrl = config.tokenUrl ?? claudeTokenUrl()
   const fetchFn = config.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const now = config.now ?? Date.now

@@ -1,5 +1,5 @@
-// GitHub Copilot's public facts (docs/providers.md, "copilot"). The provider is not yet
-// registered: nothing outside this folder and its tests uses these.
+// GitHub Copilot's public facts (docs/providers.md, "copilot").
+import { userAgent } from '../shared/user-agent.ts'
 
 /** The Copilot editor plugins' OAuth app, whose tokens the Copilot token exchange accepts. */
 export const COPILOT_EDITOR_CLIENT_ID = 'Iv1.b507a08c87ecfe98'
@@ -41,14 +41,33 @@ export function githubUrls(hostOrBase: string): GitHubUrls {
 
 /** Copilot's API when neither the Copilot token nor its answer names one (opencode's default). */
 export const COPILOT_API_URL = 'https://api.githubcopilot.com'
+
+/** The API of a direct credential; `HEARTH_COPILOT_API_URL` points tests at a fake. */
+export const defaultApi = (): string => process.env.HEARTH_COPILOT_API_URL || COPILOT_API_URL
+
 /**
- * What the editor plugins send and pi sends on the token exchange and the API (pi 83378aa).
- * Whether the exchange insists on them is unverified, and whether hearth should send another
- * program's names is not decided yet.
+ * What the editor plugins send on the token exchange and the API, as pi sends it (pi
+ * 83378aa). The exchange serves the editor plugins' OAuth app, and a token it issued is
+ * used as that app uses it.
  */
 export const EDITOR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'user-agent': 'GitHubCopilotChat/0.35.0',
   'editor-version': 'vscode/1.107.0',
   'editor-plugin-version': 'copilot-chat/0.35.0',
   'copilot-integration-id': 'vscode-chat',
+})
+
+/** `Openai-Intent` as both opencode and pi send it on model requests. */
+const INTENT = { 'openai-intent': 'conversation-edits' }
+
+/** Steps of an account whose GitHub token was exchanged. */
+export const EXCHANGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...EDITOR_HEADERS,
+  ...INTENT,
+})
+
+/** Steps that send a GitHub token as it is (hearth's own name, as opencode sends its own). */
+export const DIRECT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'user-agent': userAgent(),
+  ...INTENT,
 })

@@ -53,21 +53,15 @@ export interface ExchangeInput {
   signal: AbortSignal
 }
 
-/** One provider's browser sign-in, vendor facts only; the daemon owns everything else. */
-export interface SignInPlugin {
+/** What every sign-in plugin says, whatever its flow. */
+interface PluginBase {
   /** The profile extension it serves, e.g. `chatgpt`. */
   extension: string
   /** Chooser label and detail, e.g. "ChatGPT" / "Plus or Pro subscription". */
   label: string
   detail: string
-  protocol: 'oauth2_pkce'
   /** Store key under creds.json `accounts`. */
   accountsKey: string
-  callback: CallbackSpec
-  /** The provider's authorization URL. */
-  authorize(input: AuthorizeInput): string
-  /** Trades the code for the credential object to store. Throws SignInError on a refusal. */
-  exchange(input: ExchangeInput): Promise<StoredCredential>
   /** Names a stored credential. */
   account(credential: StoredCredential): AccountIdentity
   /** Epoch ms when the access token expires, or null when unknown. */
@@ -76,12 +70,66 @@ export interface SignInPlugin {
   refresh(credential: StoredCredential, signal: AbortSignal): Promise<StoredCredential>
 }
 
+/** One provider's browser sign-in (PKCE), vendor facts only; the daemon owns everything else. */
+export interface BrowserPlugin extends PluginBase {
+  protocol: 'oauth2_pkce'
+  callback: CallbackSpec
+  /** The provider's authorization URL. */
+  authorize(input: AuthorizeInput): string
+  /** Trades the code for the credential object to store. Throws SignInError on a refusal. */
+  exchange(input: ExchangeInput): Promise<StoredCredential>
+}
+
+/** A device code as the provider gave it (RFC 8628 §3.2). */
+export interface DeviceCode {
+  /** Kept by the daemon only; never stored, returned or logged. */
+  deviceCode: string
+  /** What the person types at `url` (`WDJB-MJHT`); not a secret. */
+  userCode: string
+  /** Where the person enters it. */
+  url: string
+  /** How long the code lives (the login's deadline). */
+  expiresInMs: number
+  /** The polling interval the provider asks for. */
+  intervalMs: number
+}
+
+/** One poll's answer: still waiting, wait longer between polls, or the provider's token. */
+export type DevicePoll =
+  | { kind: 'pending' }
+  | { kind: 'slow_down'; intervalMs: number }
+  | { kind: 'token'; token: string }
+
+/**
+ * One provider's device sign-in (RFC 8628): the daemon asks for a code, shows it, and polls
+ * at the interval the provider gives until a token, a refusal or the code's expiry.
+ */
+export interface DevicePlugin extends PluginBase {
+  protocol: 'oauth2_device'
+  /** Asks for a device code. Throws SignInError on a refusal. */
+  startDevice(signal: AbortSignal): Promise<DeviceCode>
+  /**
+   * One poll of the token endpoint; `intervalMs` is the interval in force (a `slow_down`
+   * naming none adds five seconds to it). Throws SignInError: `expired_token`,
+   * `access_denied` or the provider's other codes.
+   */
+  pollDevice(input: { deviceCode: string; intervalMs: number; signal: AbortSignal }): Promise<DevicePoll>
+  /** Turns the provider's token into the credential to store (identity, any exchange). */
+  finish(input: {
+    token: string
+    progress: (text: string) => void
+    signal: AbortSignal
+  }): Promise<StoredCredential>
+}
+
+export type SignInPlugin = BrowserPlugin | DevicePlugin
+
 /**
  * A sign-in plugin, optionally naming the refresh token of its credential. Without
  * `refreshToken` the store looks for the conventional fields `refresh`, `refresh_token`
  * and `refreshToken`.
  */
-export type AccountPlugin = SignInPlugin & {
+export interface AccountExtras {
   refreshToken?: (credential: StoredCredential) => string | null
   /**
    * A refresh refused with `invalid_grant` removes the refresh token from the stored
@@ -90,6 +138,7 @@ export type AccountPlugin = SignInPlugin & {
    */
   forgetRevokedRefresh?: boolean
 }
+export type AccountPlugin = SignInPlugin & AccountExtras
 
 /**
  * A refusal by the provider, with a stable code (e.g. `invalid_grant`) and a message safe to

@@ -3,8 +3,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import { CHATGPT_DEFAULTS, chatgptAccountId, chatgptSignIn } from '../../../src/providers/chatgpt/signin.ts'
 import {
+  type BrowserPlugin,
   SignInError,
-  type SignInPlugin,
   type StoredCredential,
 } from '../../../src/providers/shared/sign-in-plugin.ts'
 import { FakeChatgptBackend, type FakeSeat, fakeJwt, s256 } from '../../fakes/chatgpt-backend.ts'
@@ -26,7 +26,7 @@ const ALICE_HOME: FakeSeat = {
 }
 
 let fake: FakeChatgptBackend
-let plugin: SignInPlugin
+let plugin: BrowserPlugin
 
 beforeEach(async () => {
   fake = await FakeChatgptBackend.start()

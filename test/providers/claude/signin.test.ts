@@ -11,7 +11,7 @@ import {
   claudeTokenUrl,
   identityOf,
 } from '../../../src/providers/claude/signin.ts'
-import { SignInError, type SignInPlugin } from '../../../src/providers/shared/sign-in-plugin.ts'
+import { type BrowserPlugin, SignInError } from '../../../src/providers/shared/sign-in-plugin.ts'
 import { s256 } from '../../fakes/chatgpt-backend.ts'
 import { type FakeClaudeAccount, FakeClaudeAuth } from '../../fakes/claude-auth.ts'
 
@@ -20,7 +20,7 @@ const REDIRECT = 'http://localhost:53692/callback'
 const ALICE: FakeClaudeAccount = { uuid: 'acc-alice', email: 'alice@example.com' }
 
 let fake: FakeClaudeAuth
-let plugin: SignInPlugin
+let plugin: BrowserPlugin
 
 beforeEach(async () => {
   fake = await FakeClaudeAuth.start()
