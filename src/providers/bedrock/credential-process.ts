@@ -4,15 +4,12 @@
 // quotes honoured, nothing expanded: no `~`, no `$VAR`, no pipes) and run without a shell,
 // with the daemon's environment. Its output is capped at 64 KiB and its run at 30 s; it runs
 // again on every model step. Its stdout holds secrets, so no message ever quotes it.
-import { spawn } from 'node:child_process'
 import { split } from 'shlex'
+import { ProgramError, runProgram } from '../shared/run-program.ts'
 import type { Env } from './aws-files.ts'
 
 export const PROCESS_MAX_BYTES = 64 * 1024
 export const PROCESS_TIMEOUT_MS = 30_000
-/** How much of the program's stderr a failure message quotes. */
-const STDERR_SHOWN = 300
-
 export interface ProcessCredentials {
   accessKeyId: string
   secretAccessKey: string
@@ -54,50 +51,19 @@ export async function runCredentialProcess(
 }
 
 /** The program's stdout, once it exited 0 within the limits. */
-function collect(program: string, args: string[], opts: ProcessOptions): Promise<string> {
-  const maxBytes = opts.maxBytes ?? PROCESS_MAX_BYTES
-  const timeoutMs = opts.timeoutMs ?? PROCESS_TIMEOUT_MS
-  const fail = (why: string) => new CredentialProcessError(`credential_process ${program} ${why}`)
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, {
-      env: { ...opts.env } as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      shell: false,
+async function collect(program: string, args: string[], opts: ProcessOptions): Promise<string> {
+  try {
+    return await runProgram(program, args, {
+      env: opts.env,
       signal: opts.signal,
+      timeoutMs: opts.timeoutMs ?? PROCESS_TIMEOUT_MS,
+      maxBytes: opts.maxBytes ?? PROCESS_MAX_BYTES,
+      name: `credential_process ${program}`,
     })
-    const out: Buffer[] = []
-    let outBytes = 0
-    let err = ''
-    let settled = false
-    const finish = (error: CredentialProcessError | null) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      if (error) {
-        child.kill('SIGKILL')
-        reject(error)
-      } else resolve(Buffer.concat(out).toString('utf8'))
-    }
-    const timer = setTimeout(() => finish(fail(`did not finish within ${timeoutMs / 1000} s`)), timeoutMs)
-    child.stdout.on('data', (chunk: Buffer) => {
-      outBytes += chunk.length
-      if (outBytes > maxBytes) finish(fail(`printed more than ${maxBytes} bytes`))
-      else out.push(chunk)
-    })
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (err.length < STDERR_SHOWN * 4) err += chunk.toString('utf8')
-    })
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.name === 'AbortError') finish(fail('was stopped: the step was aborted'))
-      else finish(fail(`could not be started (${e.code ?? e.message})`))
-    })
-    child.on('close', (code, signal) => {
-      if (code === 0) return finish(null)
-      const said = err.trim().slice(-STDERR_SHOWN)
-      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`
-      finish(fail(said ? `${how}: ${said}` : how))
-    })
-  })
+  } catch (err) {
+    if (err instanceof ProgramError) throw new CredentialProcessError(err.message)
+    throw err
+  }
 }
 
 /** The credentials in the program's JSON; messages name the field at fault, never a value. */
