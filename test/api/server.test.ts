@@ -65,6 +65,7 @@ describe('GET /server and POST /server/shutdown', () => {
       { name: 'antigravity', version: 1 },
       { name: 'bedrock', version: 1 },
       { name: 'vertex', version: 1 },
+      { name: 'copilot', version: 1 },
       { name: 'work', version: 1 },
       { name: 'paperclips', version: 1 },
     ])

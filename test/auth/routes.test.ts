@@ -60,7 +60,7 @@ describe('provider auth routes (chatgpt against a fake issuer)', () => {
     await fake.close()
   })
 
-  it('lists chatgpt, claude and antigravity as signed out with no accounts and no logins', async () => {
+  it('lists chatgpt, claude, antigravity and copilot as signed out with no accounts and no logins', async () => {
     const auth = (await req({ path: '/auth' })).json()
     assert.deepEqual(
       auth.providers.map((p: any) => [p.extension, p.status, p.flows]),
@@ -68,6 +68,7 @@ describe('provider auth routes (chatgpt against a fake issuer)', () => {
         ['chatgpt', 'signed out', ['browser', 'manual']],
         ['claude', 'signed out', ['browser', 'manual']],
         ['antigravity', 'signed out', ['browser', 'manual']],
+        ['copilot', 'signed out', ['device']],
       ],
     )
     assert.deepEqual(auth.accounts, [])

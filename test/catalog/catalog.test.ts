@@ -82,7 +82,7 @@ describe('catalog', () => {
     const order = ['extensions', 'skills', 'instructions', 'mcp', 'commands']
     for (let i = 1; i < kinds.length; i++) assert.ok(order.indexOf(kinds[i - 1]) <= order.indexOf(kinds[i]))
     const count = (k: string) => kinds.filter((x) => x === k).length
-    assert.equal(count('extensions'), 9)
+    assert.equal(count('extensions'), 10)
     assert.equal(count('skills'), 33)
     assert.equal(count('instructions'), 1)
     assert.equal(count('mcp'), 3)
