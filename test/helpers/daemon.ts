@@ -17,8 +17,14 @@ for (const name of [
   'HEARTH_CLAUDE_USAGE_URL',
   'HEARTH_ZAI_USAGE_URL',
   'HEARTH_MINIMAX_USAGE_URL',
+  // GitHub (the device flow, its REST API, Copilot usage) and the Copilot API.
+  'HEARTH_COPILOT_GITHUB_URL',
+  'HEARTH_COPILOT_API_URL',
 ])
   process.env[name] ??= 'http://127.0.0.1:9'
+// The GitHub CLI a copilot profile borrows a token from: a program that does not exist, so
+// no test reads the machine's own `gh`, unless it names its stand-in.
+process.env.HEARTH_COPILOT_GH ??= join(tmpdir(), 'hearth-test-no-gh')
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const BIN = join(ROOT, 'bin/hearth.mjs')
