@@ -62,10 +62,22 @@ const signInFields = {
 }
 /** The Claude client: its authorize and token hosts differ, so only the client and port are set here. */
 const claudeSignInFields = { client_id: signInFields.client_id, callback_port: signInFields.callback_port }
+/** The Copilot device flow: its client and the GitHub host (github.com, or a GitHub Enterprise Cloud host). */
+const copilotSignInFields = {
+  client_id: signInFields.client_id,
+  host: Type.String({
+    minLength: 1,
+    maxLength: 253,
+    pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$',
+    description:
+      'The GitHub host signed in to: github.com, or a GitHub Enterprise Cloud host such as octocorp.ghe.com',
+  }),
+}
 const ChatgptSignInRead = Type.Object(signInFields, { additionalProperties: false })
 const ClaudeSignInRead = Type.Object(claudeSignInFields, { additionalProperties: false })
+const CopilotSignInRead = Type.Object(copilotSignInFields, { additionalProperties: false })
 const SignInRead = Type.Object(
-  { chatgpt: ChatgptSignInRead, claude: ClaudeSignInRead },
+  { chatgpt: ChatgptSignInRead, claude: ClaudeSignInRead, copilot: CopilotSignInRead },
   { additionalProperties: false },
 )
 const removableFields = (fields: Record<string, TSchema>) =>
@@ -75,7 +87,11 @@ const removableFields = (fields: Record<string, TSchema>) =>
     }),
   )
 const SignInPatch = Type.Object(
-  { chatgpt: removableFields(signInFields), claude: removableFields(claudeSignInFields) },
+  {
+    chatgpt: removableFields(signInFields),
+    claude: removableFields(claudeSignInFields),
+    copilot: removableFields(copilotSignInFields),
+  },
   { additionalProperties: false },
 )
 
