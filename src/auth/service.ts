@@ -18,7 +18,7 @@ import {
   removeAccount,
   saveAccount,
 } from './accounts.ts'
-import { SignInEngine } from './signin/engine.ts'
+import { flowsOf, SignInEngine } from './signin/engine.ts'
 
 export interface AuthDeps {
   db: Db
@@ -64,7 +64,7 @@ export class AuthService {
         label: p.label,
         detail: p.detail,
         protocol: p.protocol,
-        flows: p.protocol === 'oauth2_device' ? ['device' as const] : ['browser' as const, 'manual' as const],
+        flows: flowsOf(p),
         form: { fields: [] },
         status: listAccounts(files, p.accountsKey).some((c) => isSignedIn(p, c, this.#d.now()))
           ? ('signed in' as const)
