@@ -18,7 +18,8 @@ import {
   removeAccount,
   saveAccount,
 } from './accounts.ts'
-import { flowsOf, SignInEngine } from './signin/engine.ts'
+import { flowsOf } from './signin/device.ts'
+import { SignInEngine } from './signin/engine.ts'
 
 export interface AuthDeps {
   db: Db

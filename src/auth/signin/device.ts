@@ -8,7 +8,9 @@ import {
   type DevicePlugin,
   type DevicePoll,
   SignInError,
+  type SignInPlugin,
 } from '../../providers/shared/sign-in-plugin.ts'
+import type { LoginRequest } from '../../schemas/auth.ts'
 import type { NewLogin } from './rows.ts'
 
 /**
@@ -18,6 +20,12 @@ import type { NewLogin } from './rows.ts'
 export const POLL_MARGIN_MS = 50
 /** How long one poll (or the code request) may take before it counts as unanswered. */
 export const DEVICE_REQUEST_TIMEOUT_MS = 30_000
+/** The flows a plugin offers (GET /auth `flows`; a PUT with another is `flow_not_offered`). */
+export function flowsOf(plugin: SignInPlugin): LoginRequest['flow'][] {
+  if (plugin.protocol === 'oauth2_pkce') return ['browser', 'manual']
+  return plugin.fromCli ? ['device', 'cli'] : ['device']
+}
+
 /** Refusals that say nothing about the code: the next poll may well be answered. */
 const TRANSIENT = new Set(['unreachable', 'server_error'])
 
@@ -114,6 +122,10 @@ export function deviceFailure(err: unknown): string {
   if (err.code === 'access_denied') return 'provider_refused'
   return safeCode(err.code) || 'exchange_failed'
 }
+
+/** What a refusal tells the person to do, in place of the login's instructions. */
+export const instructionsOf = (err: unknown): string | undefined =>
+  err instanceof SignInError ? (err.instructions ?? undefined) : undefined
 
 /** Only the code is kept, never the message: a provider's text may quote what was sent. */
 export const safeCode = (code: string): string => code.replace(/[^a-z0-9_]/gi, '').slice(0, 64)

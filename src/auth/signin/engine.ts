@@ -21,11 +21,13 @@ import type { Db } from '../../store/db.ts'
 import { intentOf } from '../../util/canonical.ts'
 import { requireIfMatch } from '../../util/preconditions.ts'
 import { uuidV7Time } from '../../util/uuid.ts'
-import { type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
+import { browserInstructions, type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
 import {
   cliLogin,
   deviceFailure,
   deviceLogin,
+  flowsOf,
+  instructionsOf,
   pollForToken,
   requestCode,
   safeCode,
@@ -75,13 +77,6 @@ interface DeviceFlow {
 }
 
 type Flow = BrowserFlow | DeviceFlow
-type LoginFlowName = LoginRequest['flow']
-
-/** The flows a plugin offers (GET /auth `flows`). */
-export function flowsOf(plugin: SignInPlugin): LoginFlowName[] {
-  if (plugin.protocol === 'oauth2_pkce') return ['browser', 'manual']
-  return plugin.fromCli ? ['device', 'cli'] : ['device']
-}
 
 /** A PUT waiting for the provider's device code: its row does not exist yet. */
 interface Starting {
@@ -231,12 +226,7 @@ export class SignInEngine {
       verifier: secrets.verifier,
       challenge: secrets.challenge,
     })
-    const instructions =
-      failure === 'callback_port_busy'
-        ? `Port ${plugin.callback.port} is in use by another program, so the browser cannot return here. Close it and start a new sign-in, or use the manual flow.`
-        : req.flow === 'browser'
-          ? `Open the URL and sign in to ${plugin.label}; this finishes by itself when the browser returns. If the browser cannot reach this machine, paste the address it ends on.`
-          : `Open the URL and sign in to ${plugin.label}, then paste the address the browser ends on (or the code it shows).`
+    const instructions = browserInstructions(plugin, req.flow, failure)
     this.#rows.insert({
       id,
       provider: plugin.extension,
@@ -304,8 +294,7 @@ export class SignInEngine {
     } catch (err) {
       if (flow.abort.signal.aborted) return // cancelled, timed out or stopped: already recorded
       if (!(err instanceof SignInError)) this.#d.onError(err)
-      const instructions = err instanceof SignInError ? (err.instructions ?? undefined) : undefined
-      this.#fail(id, flow, deviceFailure(err), 'failed', instructions)
+      this.#fail(id, flow, deviceFailure(err), 'failed', instructionsOf(err))
       return
     }
     await this.#obtain(id, flow, 'reading the account', (progress, signal) =>
@@ -315,12 +304,12 @@ export class SignInEngine {
 
   /** A cli login: the PUT answers once the tool's token was saved, or why it was not. */
   async #beginCli(id: string, plugin: DevicePlugin, intent: string): Promise<LoginRow> {
+    const fromCli = plugin.fromCli?.bind(plugin)
+    if (!fromCli) throw new Error(`${plugin.extension} has no cli flow`) // flowsOf said it has
     const now = this.#d.now()
     this.#rows.insert(cliLogin({ id, provider: plugin.extension, intent }, plugin, now, this.#timeoutMs))
     const flow: DeviceFlow = { kind: 'device', plugin, timer: null, abort: new AbortController() }
     this.#flows.set(id, flow)
-    const fromCli = plugin.fromCli?.bind(plugin)
-    if (!fromCli) throw new Error(`${plugin.extension} has no cli flow`) // flowsOf said it has
     await this.#obtain(id, flow, 'reading the token', (progress, signal) =>
       fromCli({ progress, signal: AbortSignal.any([signal, AbortSignal.timeout(this.#timeoutMs)]) }),
     )
@@ -387,8 +376,7 @@ export class SignInEngine {
       // Only the code is kept, never the message: a provider's text may quote what we sent.
       const failure = err instanceof SignInError ? safeCode(err.code) : 'exchange_failed'
       if (!(err instanceof SignInError)) this.#d.onError(err)
-      const instructions = err instanceof SignInError ? (err.instructions ?? undefined) : undefined
-      this.#fail(id, flow, failure || 'exchange_failed', 'failed', instructions)
+      this.#fail(id, flow, failure || 'exchange_failed', 'failed', instructionsOf(err))
     }
   }
 
