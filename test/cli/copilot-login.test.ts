@@ -6,7 +6,8 @@ import { chmodSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { FakeGitHub } from '../fakes/github.ts'
-import { startCli, startDaemon, type TestDaemon, tempHome, until } from '../helpers/daemon.ts'
+import { BIN, startCli, startDaemon, type TestDaemon, tempHome, until } from '../helpers/daemon.ts'
+import { Tmux } from '../helpers/tmux.ts'
 
 const OCTOCAT = { id: 583231, login: 'octocat', copilot: true }
 const GH_CLIENT = 'gh-cli-app'
@@ -21,7 +22,9 @@ describe('hearth login copilot', () => {
       { HEARTH_NO_BROWSER: '1' },
       { timeoutMs: 30_000 },
     )
-  const codeIn = (text: string) => /enter the code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1]
+  /** The code, once the command printed all it prints before waiting. */
+  const codeIn = (text: string) =>
+    text.includes('cancels') ? /enter the code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1] : undefined
 
   before(async () => {
     gh = await FakeGitHub.start()
@@ -65,6 +68,27 @@ describe('hearth login copilot', () => {
     assert.equal(done.code, 130, done.stdout + done.stderr)
     const auth = (await d.request({ path: '/auth' })).json()
     assert.equal(auth.logins.length, 0, 'no login left waiting')
+  })
+
+  it('Esc on a terminal cancels the login', async () => {
+    const t = Tmux.start(
+      ['env', 'HEARTH_NO_BROWSER=1', process.execPath, BIN, 'login', 'copilot', '--home', d.home],
+      { columns: 120, rows: 30, cwd: d.home },
+    )
+    try {
+      const screen = await t.waitFor((x) => codeIn(x) !== undefined, 'the code')
+      assert.match(screen, /Esc or Ctrl-C cancels/)
+      const code = codeIn(screen) as string
+      const waiting = (await d.request({ path: '/auth' }))
+        .json()
+        .logins.find((l: any) => l.instructions.includes(code))
+      t.keys('Escape')
+      await until('the command ended', () => t.ended, 15_000, 20)
+      const after = (await d.request({ path: `/auth/logins/${waiting.id}` })).json()
+      assert.equal(after.state, 'cancelled')
+    } finally {
+      t.kill()
+    }
   })
 
   it('--gh saves the signed-in GitHub CLI token; without gh it says to install it', async () => {
