@@ -268,7 +268,7 @@ export class SignInEngine {
       code = await requestCode(plugin, abort.signal)
     } catch (err) {
       if (!abort.signal.aborted) failure = startFailure(err)
-      if (!(err instanceof SignInError) && !abort.signal.aborted) this.#d.onError(err)
+      if (!abort.signal.aborted && !(err instanceof SignInError)) this.#d.onError(err) // e.g. no answer in time
     }
     const now = this.#d.now()
     this.#rows.insert(deviceLogin({ id, provider: plugin.extension, intent }, plugin, code, now))
@@ -298,7 +298,11 @@ export class SignInEngine {
       return
     }
     await this.#obtain(id, flow, 'reading the account', (progress, signal) =>
-      flow.plugin.finish({ token, progress, signal }),
+      flow.plugin.finish({
+        token,
+        progress,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.#timeoutMs)]),
+      }),
     )
   }
 
