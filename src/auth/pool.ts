@@ -221,7 +221,7 @@ export class AccountPool {
 /** The credential without its refresh token (every field the store reads one from). */
 function withoutRefresh(plugin: AccountPlugin, credential: StoredCredential): StoredCredential {
   const out = { ...credential }
-  for (const field of ['refresh', 'refresh_token', 'refreshToken']) delete out[field]
+  for (const field of plugin.refreshFields ?? ['refresh', 'refresh_token', 'refreshToken']) delete out[field]
   return refreshTokenOf(plugin, out) === null ? out : credential
 }
 

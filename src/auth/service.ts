@@ -18,6 +18,7 @@ import {
   removeAccount,
   saveAccount,
 } from './accounts.ts'
+import { flowsOf } from './signin/device.ts'
 import { SignInEngine } from './signin/engine.ts'
 
 export interface AuthDeps {
@@ -64,7 +65,7 @@ export class AuthService {
         label: p.label,
         detail: p.detail,
         protocol: p.protocol,
-        flows: p.protocol === 'oauth2_device' ? ['device' as const] : ['browser' as const, 'manual' as const],
+        flows: flowsOf(p),
         form: { fields: [] },
         status: listAccounts(files, p.accountsKey).some((c) => isSignedIn(p, c, this.#d.now()))
           ? ('signed in' as const)

@@ -96,12 +96,16 @@ Usage: hearth [--home DIR] COMMAND ...
                            models.catalogue_url, else https://models.dev/api.json)
                            into HOME/cache/models.json;
                            a running daemon uses it from its next request
-  hearth login [PROVIDER] [--manual] [--home DIR]
-                           sign in to a provider (chatgpt, the default, or
-                           claude): prints what the provider's terms allow,
-                           opens the browser (unless HEARTH_NO_BROWSER is set;
-                           the URL is printed either way) and waits; a pasted
-                           callback address or code also finishes it
+  hearth login [PROVIDER] [--manual] [--gh] [--home DIR]
+                           sign in to a provider (chatgpt, the default, claude,
+                           antigravity or copilot): prints what the provider's
+                           terms allow, opens the browser (unless
+                           HEARTH_NO_BROWSER is set; the URL is printed either
+                           way) and waits; a pasted callback address or code
+                           also finishes it. copilot shows a code to enter at
+                           GitHub and finishes by itself (Esc or Ctrl-C
+                           cancels); --gh saves the token of the signed-in
+                           GitHub CLI instead (gh auth token)
   hearth accounts [--home DIR]
                            list the signed-in accounts (never their tokens)
   hearth logout ACCOUNT [--home DIR]

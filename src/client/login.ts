@@ -1,7 +1,8 @@
 // One sign-in as a client runs it, shared by `hearth login` and the terminal client's login
 // screen: start a login (client-generated id), follow its state until it ends, pass on a
 // pasted response with the ETag last read, cancel. The daemon runs the OAuth flow itself
-// (listener, PKCE, exchange); opening the browser is the client's policy (HEARTH_NO_BROWSER).
+// (listener, PKCE, exchange; or a device code's polling); opening the browser is the
+// client's policy (HEARTH_NO_BROWSER).
 import { spawn } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { v7 as uuidv7 } from 'uuid'
@@ -52,7 +53,7 @@ export class LoginFlow {
   static async start(
     client: HearthClient,
     provider: string,
-    flow: 'browser' | 'manual' = 'browser',
+    flow: Login['flow'] = 'browser',
   ): Promise<LoginFlow> {
     const id = uuidv7()
     const r = await client.call('auth.login.put', {
@@ -127,6 +128,16 @@ export class LoginFlow {
     this.stop()
     await this.#client.call('auth.login.delete', { params: { login_id: this.id } })
   }
+}
+
+/** The flow a client starts for a provider of GET /auth: its device flow when it has one. */
+export function defaultFlow(provider: { flows: readonly string[] } | undefined): 'browser' | 'device' {
+  return provider?.flows.includes('device') ? 'device' : 'browser'
+}
+
+/** The code a device login's instructions ask the person to enter, or null. */
+export function userCodeOf(login: Login): string | null {
+  return login.flow === 'device' ? (/enter the code (\S+?);/.exec(login.instructions)?.[1] ?? null) : null
 }
 
 /** Whether a problem advises signing in (its message ends in `run /login`). */

@@ -28,15 +28,21 @@ export const Login = Type.Object(
   {
     id: Type.String(),
     provider: Type.String(),
-    flow: Type.Enum(['browser', 'manual', 'device']),
-    url: Type.String({ description: 'Open this in a browser to sign in' }),
+    flow: Type.Enum(['browser', 'manual', 'device', 'cli']),
+    url: Type.String({
+      description:
+        'Open this in a browser to sign in (device: where the code is entered; empty for the cli flow)',
+    }),
     expires_at: Timestamp,
     state: Type.Enum([...LOGIN_STATES]),
     instructions: Type.String(),
     progress: Type.String(),
     accounts: Type.Array(AccountDescriptor, { description: 'Accounts this login saved' }),
     failure: Nullable(
-      Type.String({ description: 'Why it failed, e.g. daemon_restarted, timed_out, callback_port_busy' }),
+      Type.String({
+        description:
+          'Why it failed, e.g. daemon_restarted, timed_out, callback_port_busy, provider_refused, cli_missing',
+      }),
     ),
   },
   { additionalProperties: false, $id: 'Login' },
@@ -46,11 +52,11 @@ export type Login = Static<typeof Login>
 export const LoginRequest = Type.Object(
   {
     provider: Type.String({ minLength: 1, maxLength: 64, examples: ['chatgpt'] }),
-    flow: Type.Enum(['browser', 'manual', 'device'], {
+    flow: Type.Enum(['browser', 'manual', 'device', 'cli'], {
       description:
-        "browser: the daemon listens for the redirect; manual: paste the response; device: enter the code the login's instructions show at its URL, and the daemon polls the provider (the provider's `flows` say which it offers)",
+        "browser: the daemon listens for the redirect; manual: paste the response; device: enter the code the login's instructions show at its URL, and the daemon polls the provider; cli: the daemon takes the token of the provider's signed-in command-line tool and saves it (the provider's `flows` say which it offers)",
     }),
-    values: Type.Object({}, { additionalProperties: false, description: 'Empty for both flows' }),
+    values: Type.Object({}, { additionalProperties: false, description: 'Empty for every flow' }),
   },
   { additionalProperties: false, $id: 'LoginRequest' },
 )
@@ -74,9 +80,9 @@ export const AuthProvider = Type.Object(
     detail: Type.String(),
     protocol: Type.Enum(['oauth2_pkce', 'oauth2_device'], {
       description:
-        'oauth2_pkce: a browser sign-in (flows browser and manual); oauth2_device: a device code (flow device)',
+        'oauth2_pkce: a browser sign-in (flows browser and manual); oauth2_device: a device code (flow device, and cli where the provider has a command-line tool to borrow from)',
     }),
-    flows: Type.Array(Type.Enum(['browser', 'manual', 'device'])),
+    flows: Type.Array(Type.Enum(['browser', 'manual', 'device', 'cli'])),
     form: Type.Object(
       { fields: Type.Array(Type.Unknown(), { description: 'Values a flow asks for; none for these flows' }) },
       { additionalProperties: false },
@@ -119,7 +125,7 @@ export const authOps = defineOps({
     path: '/auth/logins/{login_id}',
     summary: 'Start a sign-in (idempotent by id)',
     description:
-      'Creates the login (201 with Location and ETag). A repeat with the same intent returns the same login with 200 and starts nothing; a different intent on the same id is 409. At most eight unfinished logins.',
+      'Creates the login (201 with Location and ETag). A repeat with the same intent returns the same login with 200 and starts nothing; a different intent on the same id is 409. At most eight unfinished logins. A device login answers once the provider gave its code; a cli login answers once it ended (complete or failed).',
     tags: ['auth'],
     capability: CAP,
     params: LoginParams,
@@ -135,6 +141,7 @@ export const authOps = defineOps({
       'too_many_logins',
       'unknown_provider',
       'extension_disabled',
+      'flow_not_offered',
     ],
   },
   'auth.login.get': {
@@ -154,7 +161,7 @@ export const authOps = defineOps({
     path: '/auth/logins/{login_id}',
     summary: 'Answer a login with the pasted response',
     description:
-      'The pasted response races the browser callback: exactly one of them is exchanged. A response carrying a state must match the login.',
+      'The pasted response races the browser callback: exactly one of them is exchanged. A response carrying a state must match the login. A device or cli login takes no response (400 invalid_login_response): it finishes by itself.',
     tags: ['auth'],
     capability: CAP,
     params: LoginParams,

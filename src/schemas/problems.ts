@@ -211,6 +211,10 @@ export const PROBLEMS = {
   },
   invalid_login_response: { status: 400, title: 'The response holds no authorization code' },
   unknown_provider: { status: 400, title: 'No sign-in is offered for this provider' },
+  flow_not_offered: {
+    status: 422,
+    title: "The provider does not sign in with this flow; GET /auth lists each provider's flows",
+  },
   extension_disabled: { status: 409, title: 'The extension is turned off in settings' },
   account_not_found: { status: 404, title: 'No saved account has this id' },
   account_in_use: { status: 409, title: 'A saved profile is bound to this account' },

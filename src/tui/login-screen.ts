@@ -1,14 +1,15 @@
 // The login screen (/login): the sign-in providers of GET /auth with their chooser label,
 // account state and detail (policy warnings included), then one sign-in through the
 // shared client flow (src/client/login.ts): the URL shown whole (and opened in the browser
-// unless HEARTH_NO_BROWSER), a line for the pasted callback address or code, the progress,
-// and the result. It also opens by itself, for the provider concerned, when a run from the
+// unless HEARTH_NO_BROWSER), a line for the pasted callback address or code (a device
+// login shows its code instead and finishes by itself), the progress, and the result. A
+// provider with a `cli` flow also offers it (key g: the token of its signed-in tool). It also opens by itself, for the provider concerned, when a run from the
 // open chat fails with `run /login`, and when the model picker's chosen profile is signed out.
 
 import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { HearthClient } from '../client/client.ts'
-import { LoginFlow, openBrowser, signedInAs } from '../client/login.ts'
+import { defaultFlow, LoginFlow, openBrowser, signedInAs, userCodeOf } from '../client/login.ts'
 import type { AuthProvider, Login } from '../schemas/auth.ts'
 import { type Component, type Focusable, matchesKey, truncateToWidth, wrapTextWithAnsi } from './pi.ts'
 import type { Theme } from './theme.ts'
@@ -77,23 +78,23 @@ export class LoginScreen implements Component, Focusable {
     this.#o.requestRender()
   }
 
-  async #start(p: Provider): Promise<void> {
+  async #start(p: Provider, kind: Login['flow'] = defaultFlow(p)): Promise<void> {
     if (this.#starting) return
     this.#starting = true
     try {
-      await this.#run(p)
+      await this.#run(p, kind)
     } finally {
       this.#starting = false
     }
   }
 
-  async #run(p: Provider): Promise<void> {
+  async #run(p: Provider, kind: Login['flow']): Promise<void> {
     this.#pasted = ''
     this.#browser = undefined
     this.#say(`starting the sign-in to ${p.label}…`)
     let flow: LoginFlow
     try {
-      flow = await LoginFlow.start(this.#o.client(), p.extension, 'browser')
+      flow = await LoginFlow.start(this.#o.client(), p.extension, kind)
     } catch (err) {
       this.#say(`could not start: ${(err as Error).message}`, 'error')
       return
@@ -104,7 +105,7 @@ export class LoginScreen implements Component, Focusable {
     }
     this.#flow = flow
     this.#login = flow.login
-    if (flow.login.state === 'waiting')
+    if (flow.login.state === 'waiting' && flow.login.url !== '')
       this.#browser = openBrowser(flow.login.url, this.#o.env) ? 'opened' : 'not opened'
     this.#say('')
     this.#starting = false
@@ -195,10 +196,9 @@ export class LoginScreen implements Component, Focusable {
       this.#o.requestRender()
       return
     }
-    if (matchesKey(data, 'enter')) {
-      const p = this.#providers[this.#selected]
-      if (p) void this.#start(p)
-    }
+    const p = this.#providers[this.#selected]
+    if (p && matchesKey(data, 'enter')) void this.#start(p)
+    else if (p?.flows.includes('cli') && data === 'g') void this.#start(p, 'cli')
   }
 
   #flowKey(data: string): void {
@@ -206,6 +206,7 @@ export class LoginScreen implements Component, Focusable {
       if (matchesKey(data, 'enter')) this.#back()
       return
     }
+    if (this.#login?.flow === 'device' || this.#login?.flow === 'cli') return // nothing to paste
     if (matchesKey(data, 'enter')) {
       this.#send()
       return
@@ -239,8 +240,12 @@ export class LoginScreen implements Component, Focusable {
     const hint = this.#login
       ? this.#flow?.done
         ? 'Enter or Esc back'
-        : 'paste the address the browser ends on (or the code), Enter send · Esc cancel'
-      : 'Up/Down choose · Enter sign in · Esc back'
+        : this.#login.flow === 'device' || this.#login.flow === 'cli'
+          ? 'this finishes by itself · Esc cancel'
+          : 'paste the address the browser ends on (or the code), Enter send · Esc cancel'
+      : this.#providers[this.#selected]?.flows.includes('cli')
+        ? 'Up/Down choose · Enter sign in · g use the signed-in command-line tool · Esc back'
+        : 'Up/Down choose · Enter sign in · Esc back'
     const foot = [t.dim('─'.repeat(width)), ...wrapTextWithAnsi(footer, width), t.dim(hint)]
     const height = Math.max(1, rows - foot.length)
     const lines = body.slice(0, height)
@@ -258,6 +263,8 @@ export class LoginScreen implements Component, Focusable {
       const line = `${i === this.#selected ? '› ' : '  '}${p.label} (${p.extension})  ${state}`
       out.push(i === this.#selected ? t.inverse(truncateToWidth(line, width)) : line)
       for (const l of wrapTextWithAnsi(p.detail, Math.max(1, width - 4))) out.push(`    ${t.dim(l)}`)
+      if (p.flows.includes('cli'))
+        out.push(`    ${t.dim('g: take the token of the signed-in command-line tool (gh auth token)')}`)
     })
     if (!this.#loading && this.#providers.length === 0) out.push(t.dim('  (none)'))
     return out
@@ -268,14 +275,15 @@ export class LoginScreen implements Component, Focusable {
     const p = this.#providers.find((x) => x.extension === l.provider)
     const out = [t.bold(`Sign in to ${p?.label ?? l.provider}`), t.dim('─'.repeat(width))]
     out.push(...wrapTextWithAnsi(l.instructions, width), '')
-    out.push(...urlRows(l.url, width))
-    out.push('')
+    if (l.url !== '') out.push(...urlRows(l.url, width), '')
+    const code = l.state === 'waiting' ? userCodeOf(l) : null
+    if (code) out.push(`${t.dim('code:')} ${t.bold(code)}`, '')
     if (this.#browser === 'opened') out.push(t.dim('opened in the browser'))
     else if (this.#browser === 'not opened')
       out.push(...wrapTextWithAnsi(t.dim('HEARTH_NO_BROWSER is set: open the address yourself'), width))
     const progress = l.progress ? ` · ${l.progress}` : ''
     out.push(...wrapTextWithAnsi(`${t.dim('state:')} ${l.state}${progress}`, width))
-    if (!this.#flow?.done) {
+    if (!this.#flow?.done && (l.flow === 'browser' || l.flow === 'manual')) {
       // A long paste shows its end, where the typing goes on.
       const room = Math.max(1, width - 9)
       const shown = this.#pasted.length > room ? `…${this.#pasted.slice(-(room - 1))}` : this.#pasted

@@ -68,7 +68,7 @@ describe('provider auth routes (chatgpt against a fake issuer)', () => {
         ['chatgpt', 'signed out', ['browser', 'manual']],
         ['claude', 'signed out', ['browser', 'manual']],
         ['antigravity', 'signed out', ['browser', 'manual']],
-        ['copilot', 'signed out', ['device']],
+        ['copilot', 'signed out', ['device', 'cli']],
       ],
     )
     assert.deepEqual(auth.accounts, [])

@@ -58,9 +58,14 @@ export class FakeGitHub {
   readonly apiUrl: string
   /** The Copilot API's stand-in (what the Copilot token's `endpoints.api` names). */
   readonly copilotUrl: string
-  /** Every request: method, path, headers, body as sent. */
-  readonly requests: { method: string; path: string; headers: IncomingMessage['headers']; body: string }[] =
-    []
+  /** Every request: method, path, headers, body as sent, and when it arrived (epoch ms). */
+  readonly requests: {
+    method: string
+    path: string
+    headers: IncomingMessage['headers']
+    body: string
+    at: number
+  }[] = []
   /** Seconds a device code lives (GitHub: 900) and the polling interval (GitHub: 5). */
   expiresIn = 900
   interval = 5
@@ -72,6 +77,8 @@ export class FakeGitHub {
   copilotTokenTtl = 1800
   /** The next n polls answer `slow_down` whatever their timing. */
   slowDowns = 0
+  /** Seconds each `slow_down` adds to the interval (GitHub: 5); tests make it small. */
+  slowDownStep = 5
   /** Epoch ms now; tests move time instead of waiting. */
   now: () => number = Date.now
   readonly #server: LoopbackServer
@@ -107,6 +114,12 @@ export class FakeGitHub {
     const code = this.#byUserCode(userCode)
     code.state = 'approved'
     code.account = account
+  }
+
+  /** The device code a user code belongs to (what a client's polls carry). */
+  deviceCodeOf(userCode: string): string {
+    for (const [deviceCode, code] of this.#codes) if (code.userCode === userCode) return deviceCode
+    throw new Error(`no device code has the user code ${userCode}`)
   }
 
   /** The person presses Cancel. */
@@ -145,7 +158,7 @@ export class FakeGitHub {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req)
     const path = (req.url ?? '/').split('?')[0]!
-    this.requests.push({ method: req.method ?? '', path, headers: req.headers, body })
+    this.requests.push({ method: req.method ?? '', path, headers: req.headers, body, at: Date.now() })
     const route = `${req.method} ${path}`
     const [status, answerBody] = this.#route(route, req, body)
     send(res, status, answerBody)
@@ -198,7 +211,7 @@ export class FakeGitHub {
     if (code.state === 'expired' || now >= code.expiresAtMs) return answer(200, { error: 'expired_token' })
     if (early || this.slowDowns > 0) {
       if (!early) this.slowDowns--
-      code.intervalS += 5
+      code.intervalS += this.slowDownStep
       return answer(200, { error: 'slow_down', interval: code.intervalS })
     }
     if (code.state === 'denied') return answer(200, { error: 'access_denied' })

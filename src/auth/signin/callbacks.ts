@@ -3,7 +3,7 @@
 // dispatched by the `state` query parameter; it closes when its last login stops waiting.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { CallbackSpec } from '../../providers/shared/sign-in-plugin.ts'
+import type { BrowserPlugin, CallbackSpec } from '../../providers/shared/sign-in-plugin.ts'
 
 export interface CallbackHit {
   code: string | null
@@ -112,4 +112,13 @@ export class CallbackListeners {
     this.#byPort.set(port, listener)
     return listener
   }
+}
+
+/** A browser login's instructions: where the browser returns, or why it cannot. */
+export function browserInstructions(plugin: BrowserPlugin, flow: string, failure: string | null): string {
+  if (failure === 'callback_port_busy')
+    return `Port ${plugin.callback.port} is in use by another program, so the browser cannot return here. Close it and start a new sign-in, or use the manual flow.`
+  return flow === 'browser'
+    ? `Open the URL and sign in to ${plugin.label}; this finishes by itself when the browser returns. If the browser cannot reach this machine, paste the address it ends on.`
+    : `Open the URL and sign in to ${plugin.label}, then paste the address the browser ends on (or the code it shows).`
 }

@@ -2,10 +2,15 @@
 // token shapes; the engine owns the rest: the login resource and its states, the loopback
 // callback listener, PKCE and state, the race between the callback and a pasted response
 // (exactly one exchange), the five-minute timeout, the eight-unfinished limit, fifteen
-// minutes of terminal records, and saving the account under the credential lock.
+// minutes of terminal records, and saving the account under the credential lock. Device
+// plugins run the same way with a poll loop (device.ts) in place of the callback, and the
+// provider's deadline in place of the timeout; their `cli` flow saves a command-line
+// tool's token within the PUT.
 
 import {
   type BrowserPlugin,
+  type DeviceCode,
+  type DevicePlugin,
   SignInError,
   type SignInPlugin,
   type StoredCredential,
@@ -16,9 +21,22 @@ import type { Db } from '../../store/db.ts'
 import { intentOf } from '../../util/canonical.ts'
 import { requireIfMatch } from '../../util/preconditions.ts'
 import { uuidV7Time } from '../../util/uuid.ts'
-import { type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
+import { browserInstructions, type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
+import {
+  cliLogin,
+  deviceFailure,
+  deviceLogin,
+  flowsOf,
+  instructionsOf,
+  pollForToken,
+  requestCode,
+  safeCode,
+  startFailure,
+} from './device.ts'
 import { type FlowSecrets, newFlowSecrets, parsePastedResponse } from './pkce.ts'
-import { type LoginRow, LoginRows } from './rows.ts'
+import { etagOf, type LoginRow, LoginRows, toLogin } from './rows.ts'
+
+export { etagOf, toLogin }
 
 export const SIGN_IN_TIMEOUT_MS = 5 * 60_000
 export const TERMINAL_RETENTION_MS = 15 * 60_000
@@ -40,7 +58,8 @@ export interface SignInDeps {
 }
 
 /** What only this process knows of an unfinished flow; never stored, never returned. */
-interface Flow {
+interface BrowserFlow {
+  kind: 'browser'
   secrets: FlowSecrets
   plugin: BrowserPlugin
   redirectUri: string
@@ -49,11 +68,29 @@ interface Flow {
   abort: AbortController
 }
 
+/** A device or cli flow: its deadline, and the signal that stops its polls and requests. */
+interface DeviceFlow {
+  kind: 'device'
+  plugin: DevicePlugin
+  timer: NodeJS.Timeout | null
+  abort: AbortController
+}
+
+type Flow = BrowserFlow | DeviceFlow
+
+/** A PUT waiting for the provider's device code: its row does not exist yet. */
+interface Starting {
+  intent: string
+  abort: AbortController
+  done: Promise<unknown>
+}
+
 export class SignInEngine {
   readonly #d: SignInDeps
   readonly #rows: LoginRows
   readonly #listeners = new CallbackListeners()
   readonly #flows = new Map<string, Flow>()
+  readonly #starting = new Map<string, Starting>()
 
   get #timeoutMs(): number {
     return this.#d.timeoutMs ?? SIGN_IN_TIMEOUT_MS
@@ -72,6 +109,7 @@ export class SignInEngine {
 
   stop(): void {
     for (const [id, flow] of this.#flows) this.#end(id, flow)
+    for (const s of this.#starting.values()) s.abort.abort()
     this.#listeners.closeAll()
   }
 
@@ -92,23 +130,41 @@ export class SignInEngine {
         throw new HearthError('login_conflict', `Login ${id} was started with another request`)
       return { status: 200, row: known }
     }
+    const starting = this.#starting.get(id)
+    if (starting) {
+      if (starting.intent !== intent)
+        throw new HearthError('login_conflict', `Login ${id} was started with another request`)
+      await starting.done.catch(() => {})
+      return { status: 200, row: this.get(id) }
+    }
     this.#checkAge(id)
     const req = validate()
     const plugin = this.#d.plugins().get(req.provider)
     if (!plugin) throw new HearthError('unknown_provider', `No sign-in is offered for ${req.provider}`)
     if (!this.#d.enabled(plugin.extension))
       throw new HearthError('extension_disabled', `${plugin.extension} is turned off in settings`)
-    if (this.#rows.unfinishedCount() >= MAX_UNFINISHED)
+    const offered = flowsOf(plugin)
+    if (!offered.includes(req.flow))
+      throw new HearthError(
+        'flow_not_offered',
+        `${plugin.label} signs in with the flow ${offered.join(' or ')}, not ${req.flow}`,
+      )
+    if (this.#rows.unfinishedCount() + this.#starting.size >= MAX_UNFINISHED)
       throw new HearthError(
         'too_many_logins',
         `${MAX_UNFINISHED} logins are unfinished; finish or cancel one`,
       )
-    if (plugin.protocol === 'oauth2_device')
-      throw new HearthError(
-        'unknown_provider',
-        `${plugin.label} signs in with a device code, not offered yet`,
-      )
-    return { status: 201, row: await this.#begin(id, req, plugin, intent) }
+    if (plugin.protocol === 'oauth2_pkce')
+      return { status: 201, row: await this.#begin(id, req, plugin, intent) }
+    if (req.flow === 'cli') return { status: 201, row: await this.#beginCli(id, plugin, intent) }
+    const abort = new AbortController()
+    const done = this.#beginDevice(id, plugin, intent, abort)
+    this.#starting.set(id, { intent, abort, done })
+    try {
+      return { status: 201, row: await done }
+    } finally {
+      this.#starting.delete(id)
+    }
   }
 
   get(id: string): LoginRow {
@@ -121,9 +177,11 @@ export class SignInEngine {
   /** PATCH: the pasted response, racing the callback. Answers once the exchange ended. */
   async answer(id: string, ifMatch: string | undefined, response: string): Promise<LoginRow> {
     const row = this.get(id)
+    if (row.flow === 'device' || row.flow === 'cli')
+      throw new HearthError('invalid_login_response', 'This sign-in finishes by itself; nothing is pasted')
     requireIfMatch(ifMatch, etagOf(row))
     const flow = this.#flows.get(id)
-    if (row.state !== 'waiting' || !flow)
+    if (row.state !== 'waiting' || flow?.kind !== 'browser')
       throw new HearthError('login_not_waiting', `Login ${id} is ${row.state}`)
     const pasted = parsePastedResponse(response)
     if (pasted.state !== null && pasted.state !== flow.secrets.state)
@@ -168,12 +226,7 @@ export class SignInEngine {
       verifier: secrets.verifier,
       challenge: secrets.challenge,
     })
-    const instructions =
-      failure === 'callback_port_busy'
-        ? `Port ${plugin.callback.port} is in use by another program, so the browser cannot return here. Close it and start a new sign-in, or use the manual flow.`
-        : req.flow === 'browser'
-          ? `Open the URL and sign in to ${plugin.label}; this finishes by itself when the browser returns. If the browser cannot reach this machine, paste the address it ends on.`
-          : `Open the URL and sign in to ${plugin.label}, then paste the address the browser ends on (or the code it shows).`
+    const instructions = browserInstructions(plugin, req.flow, failure)
     this.#rows.insert({
       id,
       provider: plugin.extension,
@@ -181,6 +234,7 @@ export class SignInEngine {
       intent,
       url,
       instructions,
+      progress: 'waiting for the browser',
       created_ms: now,
       expires_ms: now + this.#timeoutMs,
     })
@@ -193,14 +247,84 @@ export class SignInEngine {
       this.#timeoutMs,
     )
     timer.unref()
-    this.#flows.set(id, { secrets, plugin, redirectUri, port, timer, abort })
+    this.#flows.set(id, { kind: 'browser', secrets, plugin, redirectUri, port, timer, abort })
+    return this.get(id)
+  }
+
+  /**
+   * A device login: the PUT answers once the provider gave its code (a refusal is a failed
+   * login, as a busy callback port is); the login lives until the code's deadline while the
+   * poll loop waits for the person to approve.
+   */
+  async #beginDevice(
+    id: string,
+    plugin: DevicePlugin,
+    intent: string,
+    abort: AbortController,
+  ): Promise<LoginRow> {
+    let code: DeviceCode | null = null
+    let failure = 'daemon_restarted' // stopped while asking: what the next start would say
+    try {
+      code = await requestCode(plugin, abort.signal)
+    } catch (err) {
+      if (!abort.signal.aborted) failure = startFailure(err)
+      if (!abort.signal.aborted && !(err instanceof SignInError)) this.#d.onError(err) // e.g. no answer in time
+    }
+    const now = this.#d.now()
+    this.#rows.insert(deviceLogin({ id, provider: plugin.extension, intent }, plugin, code, now))
+    if (!code || abort.signal.aborted) {
+      this.#rows.finish(id, 'failed', { failure, progress: 'failed' }, now)
+      return this.get(id)
+    }
+    const timer = setTimeout(
+      () => this.#fail(id, this.#flows.get(id), 'timed_out', 'timed out'),
+      code.expiresInMs,
+    )
+    timer.unref()
+    const flow: DeviceFlow = { kind: 'device', plugin, timer, abort }
+    this.#flows.set(id, flow)
+    void this.#pollDevice(id, flow, code)
+    return this.get(id)
+  }
+
+  async #pollDevice(id: string, flow: DeviceFlow, code: DeviceCode): Promise<void> {
+    let token: string
+    try {
+      token = await pollForToken(flow.plugin, code, flow.abort.signal)
+    } catch (err) {
+      if (flow.abort.signal.aborted) return // cancelled, timed out or stopped: already recorded
+      if (!(err instanceof SignInError)) this.#d.onError(err)
+      this.#fail(id, flow, deviceFailure(err), 'failed', instructionsOf(err))
+      return
+    }
+    await this.#obtain(id, flow, 'reading the account', (progress, signal) =>
+      flow.plugin.finish({
+        token,
+        progress,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.#timeoutMs)]),
+      }),
+    )
+  }
+
+  /** A cli login: the PUT answers once the tool's token was saved, or why it was not. */
+  async #beginCli(id: string, plugin: DevicePlugin, intent: string): Promise<LoginRow> {
+    const fromCli = plugin.fromCli?.bind(plugin)
+    if (!fromCli) throw new Error(`${plugin.extension} has no cli flow`) // flowsOf said it has
+    const now = this.#d.now()
+    this.#rows.insert(cliLogin({ id, provider: plugin.extension, intent }, plugin, now, this.#timeoutMs))
+    const flow: DeviceFlow = { kind: 'device', plugin, timer: null, abort: new AbortController() }
+    this.#flows.set(id, flow)
+    await this.#obtain(id, flow, 'reading the token', (progress, signal) =>
+      fromCli({ progress, signal: AbortSignal.any([signal, AbortSignal.timeout(this.#timeoutMs)]) }),
+    )
     return this.get(id)
   }
 
   async #onCallback(id: string, hit: CallbackHit): Promise<{ ok: boolean; message: string }> {
     const flow = this.#flows.get(id)
     const row = this.#rows.get(id)
-    if (!flow || row?.state !== 'waiting') return { ok: false, message: 'This sign-in was already handled.' }
+    if (flow?.kind !== 'browser' || row?.state !== 'waiting')
+      return { ok: false, message: 'This sign-in was already handled.' }
     if (hit.error !== null || hit.code === null) {
       this.#fail(id, flow, 'provider_refused', 'The provider refused the sign-in')
       return { ok: false, message: 'The provider refused the sign-in. You can close this tab.' }
@@ -213,18 +337,36 @@ export class SignInEngine {
   }
 
   /** The one exchange: whoever moves the login from waiting to exchanging first runs it. */
-  async #exchange(id: string, flow: Flow, code: string): Promise<void> {
-    if (!this.#rows.claim(id, 'exchanging the code')) return
-    this.#release(flow)
-    try {
-      const credential = await flow.plugin.exchange({
+  #exchange(id: string, flow: BrowserFlow, code: string): Promise<void> {
+    return this.#obtain(id, flow, 'exchanging the code', (progress, signal) =>
+      flow.plugin.exchange({
         code,
         redirectUri: flow.redirectUri,
         verifier: flow.secrets.verifier,
         state: flow.secrets.state,
-        progress: (text) => this.#rows.progress(id, text.slice(0, 200)),
-        signal: flow.abort.signal,
-      })
+        progress,
+        signal,
+      }),
+    )
+  }
+
+  /**
+   * Claims the login (waiting → exchanging; only one caller wins), obtains the credential,
+   * saves it under the lock and completes the login, or fails it with the refusal's code.
+   */
+  async #obtain(
+    id: string,
+    flow: Flow,
+    claimed: string,
+    obtain: (progress: (text: string) => void, signal: AbortSignal) => Promise<StoredCredential>,
+  ): Promise<void> {
+    if (!this.#rows.claim(id, claimed)) return
+    this.#release(flow)
+    try {
+      const credential = await obtain(
+        (text) => this.#rows.progress(id, text.slice(0, 200)),
+        flow.abort.signal,
+      )
       this.#rows.progress(id, 'saving the account')
       const account = await this.#d.save(flow.plugin, credential)
       this.#flows.delete(id)
@@ -236,11 +378,9 @@ export class SignInEngine {
       )
     } catch (err) {
       // Only the code is kept, never the message: a provider's text may quote what we sent.
-      const failure =
-        err instanceof SignInError ? err.code.replace(/[^a-z0-9_]/gi, '').slice(0, 64) : 'exchange_failed'
+      const failure = err instanceof SignInError ? safeCode(err.code) : 'exchange_failed'
       if (!(err instanceof SignInError)) this.#d.onError(err)
-      const instructions = err instanceof SignInError ? (err.instructions ?? undefined) : undefined
-      this.#fail(id, flow, failure || 'exchange_failed', 'failed', instructions)
+      this.#fail(id, flow, failure || 'exchange_failed', 'failed', instructionsOf(err))
     }
   }
 
@@ -249,9 +389,10 @@ export class SignInEngine {
     this.#rows.finish(id, 'failed', { failure, progress, instructions }, this.#d.now())
   }
 
-  /** Stops listening for this flow's callback (the exchange has its own abort). */
+  /** Stops the flow's deadline and its callback listener (the exchange has its own abort). */
   #release(flow: Flow): void {
-    clearTimeout(flow.timer)
+    if (flow.timer) clearTimeout(flow.timer)
+    if (flow.kind !== 'browser') return
     if (flow.port !== null) this.#listeners.remove(flow.port, flow.secrets.state)
     flow.port = null
   }
@@ -279,22 +420,5 @@ export class SignInEngine {
   #checkAge(id: string): void {
     if (uuidV7Time(id) < this.#d.now() - TERMINAL_RETENTION_MS)
       throw new HearthError('login_expired', `Login id ${id} is older than fifteen minutes`)
-  }
-}
-
-export const etagOf = (row: LoginRow) => `"${row.revision}"`
-
-export function toLogin(row: LoginRow): Login {
-  return {
-    id: row.id,
-    provider: row.provider,
-    flow: row.flow as Login['flow'],
-    url: row.url,
-    expires_at: new Date(row.expires_ms).toISOString(),
-    state: row.state as Login['state'],
-    instructions: row.instructions,
-    progress: row.progress,
-    accounts: JSON.parse(row.accounts) as AccountDescriptor[],
-    failure: row.failure,
   }
 }

@@ -1,6 +1,7 @@
 // The logins table. A state change bumps `revision` (the ETag); a terminal state is set
 // once (`ended_ms IS NULL` guards it), so a late timeout or a cancelled exchange cannot
 // overwrite the outcome that came first.
+import type { AccountDescriptor, Login } from '../../schemas/auth.ts'
 import type { Db } from '../../store/db.ts'
 
 export interface LoginRow {
@@ -20,9 +21,9 @@ export interface LoginRow {
   ended_ms: number | null
 }
 
-type NewLogin = Pick<
+export type NewLogin = Pick<
   LoginRow,
-  'id' | 'provider' | 'flow' | 'intent' | 'url' | 'instructions' | 'created_ms' | 'expires_ms'
+  'id' | 'provider' | 'flow' | 'intent' | 'url' | 'instructions' | 'progress' | 'created_ms' | 'expires_ms'
 >
 
 export class LoginRows {
@@ -40,9 +41,9 @@ export class LoginRows {
     this.#db
       .prepare(
         `INSERT INTO logins (id, provider, flow, intent, state, url, instructions, progress, created_ms, expires_ms)
-         VALUES (?, ?, ?, ?, 'waiting', ?, ?, 'waiting for the browser', ?, ?)`,
+         VALUES (?, ?, ?, ?, 'waiting', ?, ?, ?, ?, ?)`,
       )
-      .run(l.id, l.provider, l.flow, l.intent, l.url, l.instructions, l.created_ms, l.expires_ms)
+      .run(l.id, l.provider, l.flow, l.intent, l.url, l.instructions, l.progress, l.created_ms, l.expires_ms)
   }
 
   unfinished(): LoginRow[] {
@@ -109,5 +110,22 @@ export class LoginRows {
 
   prune(before: number): number {
     return this.#db.prepare('DELETE FROM logins WHERE ended_ms < ?').run(before).changes
+  }
+}
+
+export const etagOf = (row: LoginRow) => `"${row.revision}"`
+
+export function toLogin(row: LoginRow): Login {
+  return {
+    id: row.id,
+    provider: row.provider,
+    flow: row.flow as Login['flow'],
+    url: row.url,
+    expires_at: new Date(row.expires_ms).toISOString(),
+    state: row.state as Login['state'],
+    instructions: row.instructions,
+    progress: row.progress,
+    accounts: JSON.parse(row.accounts) as AccountDescriptor[],
+    failure: row.failure,
   }
 }

@@ -7,7 +7,13 @@
 // token (refreshed 60 s before expiry like any access token), and a client id (or a token)
 // the exchange refuses, whose GitHub token goes to the API as it is ("direct").
 import type { SignIn } from '../descriptor.ts'
-import { type DevicePlugin, SignInError, type StoredCredential } from '../shared/sign-in-plugin.ts'
+import { describe, redact } from '../shared/errors.ts'
+import {
+  type AccountExtras,
+  type DevicePlugin,
+  SignInError,
+  type StoredCredential,
+} from '../shared/sign-in-plugin.ts'
 import { str } from '../shared/token-request.ts'
 import { exchangeCopilotToken, type GitHubCall, githubUser, identityOf, refreshCopilot } from './account.ts'
 import {
@@ -20,6 +26,14 @@ import {
   githubUrls,
 } from './constants.ts'
 import { pollDevice, startDevice } from './device.ts'
+import { ghAuthToken } from './gh.ts'
+
+/** Said before a sign-in starts (the chooser detail, `hearth login copilot`); docs/providers.md "Policy". */
+export const COPILOT_POLICY =
+  "GitHub's terms cover Copilot in its editors and tools; hearth signs in the way the Copilot editor plugins do, which GitHub does not document for other programs, and every request counts against your Copilot plan's quota."
+
+/** What the person can do instead when the GitHub CLI's token does not work. */
+const USE_A_CODE = 'Or sign in with a code: hearth login copilot (or /login in the terminal client).'
 
 export interface CopilotSignInConfig {
   clientId: string
@@ -36,7 +50,7 @@ function hostOf(config: CopilotSignInConfig): string {
   return process.env.HEARTH_COPILOT_GITHUB_URL || config.host
 }
 
-export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin {
+export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin & AccountExtras {
   const fetchFn = config.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const call = (signal: AbortSignal): GitHubCall => ({
     urls: githubUrls(hostOf(config)),
@@ -49,8 +63,13 @@ export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin {
     extension: 'copilot',
     accountsKey: 'copilot',
     label: 'GitHub Copilot',
-    detail: 'Copilot Free, Pro, Pro+, Business or Enterprise, signed in with a code at GitHub',
+    detail: `Copilot Free, Pro, Pro+, Business or Enterprise, signed in with a code at GitHub or with the GitHub CLI (gh). ${COPILOT_POLICY}`,
     protocol: 'oauth2_device',
+    // The GitHub token is the account's refresh token: the exchange runs again on it, and a
+    // 401 there (the person revoked the app) removes it, so the account reads signed out.
+    refreshToken: githubTokenOf,
+    forgetRevokedRefresh: true,
+    refreshFields: ['github'],
 
     startDevice: (signal) => startDevice(device(signal), COPILOT_SCOPE),
 
@@ -72,6 +91,28 @@ export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin {
         if (!(err instanceof SignInError) || err.code !== 'exchange_refused') throw err
         return directCredential(host, token, user)
       }
+    },
+
+    async fromCli({ progress, signal }) {
+      progress('reading the token of the GitHub CLI (gh auth token)')
+      const host = hostOf(config)
+      const token = await ghAuthToken(host, signal).catch((err: unknown) => {
+        throw withCliInstructions(err)
+      })
+      progress('reading the GitHub account')
+      const user = await githubUser(call(signal), token).catch((err: unknown) => {
+        throw refusedToken(err, 'GitHub does not accept the token gh printed; run gh auth login again.')
+      })
+      progress('checking that Copilot takes the token')
+      try {
+        const copilot = await exchangeCopilotToken(call(signal), token)
+        return { type: 'oauth', github: token, ...copilot, host, user_id: user.id, login: user.login }
+      } catch (err) {
+        if (!(err instanceof SignInError) || err.code !== 'exchange_refused') throw refusedToken(err)
+      }
+      // The exchange refuses the GitHub CLI's OAuth app: its token must work on the API as it is.
+      await probeCopilotApi(fetchFn, token, signal)
+      return directCredential(host, token, user)
     },
 
     account: identityOf,
@@ -104,6 +145,66 @@ export function directCredential(
     user_id: user.id,
     login: user.login,
   }
+}
+
+/** A failure of `gh auth token` with what to do about it. */
+function withCliInstructions(err: unknown): unknown {
+  if (!(err instanceof SignInError)) return err
+  const what =
+    err.code === 'cli_missing'
+      ? 'The GitHub CLI (gh) is not installed or not on the PATH of the hearth daemon: install it from https://cli.github.com, run gh auth login, then try again.'
+      : err.code === 'cli_signed_out'
+        ? 'The GitHub CLI (gh) is not signed in: run gh auth login, then try again.'
+        : `gh auth token did not answer (${err.message}); check that gh auth token works in a terminal, then try again.`
+  return new SignInError(err.code, err.message, `${what} ${USE_A_CODE}`)
+}
+
+/** A refusal of the GitHub CLI's token by GitHub or Copilot, said plainly. */
+function refusedToken(err: unknown, what?: string): unknown {
+  if (!(err instanceof SignInError)) return err
+  if (err.code === 'no_copilot')
+    return new SignInError(
+      err.code,
+      err.message,
+      'The GitHub account gh is signed in to has no Copilot subscription; sign gh in to an account that has one (gh auth login), or sign in with a code.',
+    )
+  if (err.code === 'invalid_grant')
+    return new SignInError(
+      'cli_refused',
+      err.message,
+      `${what ?? 'GitHub refused the token gh printed.'} ${USE_A_CODE}`,
+    )
+  return err
+}
+
+/**
+ * `GET {api}/models` with a direct token: 401 or 403 mean Copilot does not take the GitHub
+ * CLI's token (`cli_refused`); anything else that is not 2xx is `unreachable`/`server_error`.
+ */
+async function probeCopilotApi(fetchFn: typeof globalThis.fetch, token: string, signal: AbortSignal) {
+  let status: number
+  try {
+    const res = await fetchFn(`${defaultApi()}/models`, {
+      headers: { ...DIRECT_HEADERS, accept: 'application/json', authorization: `Bearer ${token}` },
+      signal,
+    })
+    status = res.status
+    await res.body?.cancel()
+  } catch (err) {
+    if (signal.aborted) throw err
+    throw new SignInError('unreachable', redact(`could not reach Copilot: ${describe(err)}`, token))
+  }
+  if (status === 401 || status === 403)
+    throw new SignInError(
+      'cli_refused',
+      `Copilot refused the GitHub CLI's token (HTTP ${status})`,
+      `Copilot does not accept the token of the GitHub CLI (gh) for this account. ${USE_A_CODE}`,
+    )
+  if (status >= 400)
+    throw new SignInError(
+      status >= 500 ? 'server_error' : 'token_request_failed',
+      `Copilot answered HTTP ${status}`,
+    )
 }
 
 /** The GitHub token of a stored account: the exchange's input, and the usage feed's credential. */

@@ -120,6 +120,13 @@ export interface DevicePlugin extends PluginBase {
     progress: (text: string) => void
     signal: AbortSignal
   }): Promise<StoredCredential>
+  /**
+   * The `cli` flow, for providers with a command-line tool people sign in with: takes that
+   * tool's token (a child process) and turns it into the credential to store. Throws
+   * SignInError with `instructions` saying what to do (install it, sign in with it, or
+   * that the provider does not take its token).
+   */
+  fromCli?(input: { progress: (text: string) => void; signal: AbortSignal }): Promise<StoredCredential>
 }
 
 export type SignInPlugin = BrowserPlugin | DevicePlugin
@@ -137,6 +144,11 @@ export interface AccountExtras {
    * skipped once its access token has expired, until a new sign-in replaces it.
    */
   forgetRevokedRefresh?: boolean
+  /**
+   * The fields that hold the refresh token, removed when a revoked one is forgotten
+   * (default `refresh`, `refresh_token`, `refreshToken`).
+   */
+  refreshFields?: readonly string[]
 }
 export type AccountPlugin = SignInPlugin & AccountExtras
 
