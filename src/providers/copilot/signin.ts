@@ -7,7 +7,12 @@
 // token (refreshed 60 s before expiry like any access token), and a client id (or a token)
 // the exchange refuses, whose GitHub token goes to the API as it is ("direct").
 import type { SignIn } from '../descriptor.ts'
-import { type DevicePlugin, SignInError, type StoredCredential } from '../shared/sign-in-plugin.ts'
+import {
+  type AccountExtras,
+  type DevicePlugin,
+  SignInError,
+  type StoredCredential,
+} from '../shared/sign-in-plugin.ts'
 import { str } from '../shared/token-request.ts'
 import { exchangeCopilotToken, type GitHubCall, githubUser, identityOf, refreshCopilot } from './account.ts'
 import {
@@ -36,7 +41,7 @@ function hostOf(config: CopilotSignInConfig): string {
   return process.env.HEARTH_COPILOT_GITHUB_URL || config.host
 }
 
-export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin {
+export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin & AccountExtras {
   const fetchFn = config.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const call = (signal: AbortSignal): GitHubCall => ({
     urls: githubUrls(hostOf(config)),
@@ -81,9 +86,17 @@ export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin {
       return typeof expires === 'number' && Number.isFinite(expires) ? expires : null
     },
 
+    // The GitHub token plays the refresh token's part; GitHub refusing it (401 →
+    // `invalid_grant`) forgets it, and the account reads signed out.
+    refreshToken: (credential) => str(credential.github) ?? null,
+    forgetRevokedRefresh: true,
+
     async refresh(credential, signal) {
-      if (credential.mode === 'direct') return credential
-      return refreshCopilot(call(signal), credential)
+      if (credential.mode !== 'direct') return refreshCopilot(call(signal), credential)
+      // A direct token is only "expired" by a refused step: GitHub says whether it still stands.
+      await githubUser(call(signal), String(credential.github ?? ''))
+      const { expires: _refused, ...kept } = credential
+      return kept
     },
   }
 }
