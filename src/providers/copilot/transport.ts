@@ -55,7 +55,7 @@ export function hasImages(req: NeutralRequest): boolean {
 /**
  * The body: the shared encoding of the profile's wire, without what Copilot refuses or
  * ignores. Chat Completions: no `store`, the system text as a `system` message (never
- * `developer`), no `reasoning_effort` (pi's compat for Copilot). Responses: no
+ * `developer`), no `reasoning_effort` (pi's compat for Copilot), no `reasoning_content`. Responses: no
  * `max_output_tokens` (Copilot's own clients leave it out for GPT models), the effort as
  * `reasoning: {effort}`. Neither carries a `prompt_cache_key`: Copilot takes no cache hints.
  */
@@ -70,6 +70,8 @@ export function copilotBody(profile: TransportProfile, req: NeutralRequest): Rec
   delete body.store
   delete body.reasoning_effort
   delete body.prompt_cache_key
+  // `reasoning_content` is DeepSeek's replay field, outside OpenAI's message params.
+  for (const message of body.messages as Record<string, unknown>[]) delete message.reasoning_content
   return body
 }
 
