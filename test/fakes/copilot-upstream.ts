@@ -6,7 +6,10 @@
 // not allow (400, openai-params.ts), a `developer` message on Chat Completions, tool calls
 // and results that do not pair up. Scripted refusals (`refuse`) answer Copilot's error
 // bodies: 402 `quota_exceeded`, 429 with Retry-After, 400 `model_not_supported`.
+import { renameSync, writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { join } from 'node:path'
+import type { FakeGitHub, FakeGitHubAccount } from './github.ts'
 import { playFrames, type RecordedRequest, readBody, recordOf } from './http-record.ts'
 import { LoopbackServer } from './loopback-server.ts'
 import {
@@ -147,4 +150,40 @@ function refuse(res: ServerResponse, record: RecordedRequest, r: CopilotRefusal[
   res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers })
   res.end(JSON.stringify(r.body))
   record.completed = true
+}
+
+/**
+ * A copilot account as a sign-in stores it (creds.json `accounts.copilot`): a GitHub token
+ * the fake GitHub issued and the Copilot token its exchange gave; `over` replaces fields
+ * (an `expires` inside the refresh lead, say).
+ */
+export async function copilotAccount(
+  github: FakeGitHub,
+  account: FakeGitHubAccount,
+  over: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const token = github.issue(account)
+  const res = await fetch(`${github.apiUrl}/copilot_internal/v2/token`, {
+    headers: { authorization: `token ${token}` },
+  })
+  const body = (await res.json()) as { token: string; expires_at: number; endpoints: { api: string } }
+  return {
+    type: 'oauth',
+    github: token,
+    access: body.token,
+    expires: body.expires_at * 1000,
+    api: body.endpoints.api,
+    host: github.url,
+    user_id: account.id,
+    login: account.login,
+    ...over,
+  }
+}
+
+/** Writes the accounts into the home's creds.json at once (a running daemon reads it anew). */
+export function writeCopilotAccounts(home: string, accounts: Record<string, unknown>[]): void {
+  const path = join(home, 'creds.json')
+  const temp = `${path}.${process.pid}.tmp`
+  writeFileSync(temp, JSON.stringify({ accounts: { copilot: accounts } }), { mode: 0o600 })
+  renameSync(temp, path)
 }
