@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { EXCHANGE_HEADERS } from '../../src/providers/copilot/constants.ts'
+import { DIRECT_HEADERS, EXCHANGE_HEADERS } from '../../src/providers/copilot/constants.ts'
 import { nextMonthUtc } from '../../src/providers/copilot/limits.ts'
 import {
   copilotAccount,
@@ -31,8 +31,7 @@ import { createSession } from '../streams/sse-client.ts'
 const ADA: FakeGitHubAccount = { id: 101, login: 'ada', copilot: true }
 const BOB: FakeGitHubAccount = { id: 202, login: 'bob', copilot: true }
 /** A 1×1 PNG. */
-const PNG =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 
 describe('copilot turns through the daemon', () => {
   let github: FakeGitHub
@@ -88,7 +87,12 @@ describe('copilot turns through the daemon', () => {
         providers: {
           default_profile: 'cp',
           profiles: {
-            cp: { extension: 'copilot', protocol: 'chat_completions', model: 'gpt-4.1', request_max_retries: 0 },
+            cp: {
+              extension: 'copilot',
+              protocol: 'chat_completions',
+              model: 'gpt-4.1',
+              request_max_retries: 0,
+            },
             cpr: {
               extension: 'copilot',
               protocol: 'responses',
@@ -174,7 +178,11 @@ describe('copilot turns through the daemon', () => {
     const limited = await turn(sid, 'two')
     assert.equal(limited.outcome, 'failed')
     assert.equal(limited.code, 'upstream_rate_limited')
-    assert.equal(loginOf(limited.token), loginOf(first.token), 'the session stays on its account until marked')
+    assert.equal(
+      loginOf(limited.token),
+      loginOf(first.token),
+      'the session stays on its account until marked',
+    )
     const marked = await until(
       () => stored().find((c) => c.login === loginOf(limited.token)),
       (c) => typeof c?.limitedUntil === 'number',
@@ -212,7 +220,11 @@ describe('copilot turns through the daemon', () => {
     assert.equal(refused.code, 'upstream_unauthorized')
     assert.match(refused.detail, /run \/login$/)
     assert.ok(!refused.detail.includes(String(ada.access)))
-    await until(() => stored()[0], (c) => c.expires === 0, 'the token marked expired')
+    await until(
+      () => stored()[0],
+      (c) => c.expires === 0,
+      'the token marked expired',
+    )
     const before = exchanges()
     const next = await turn(sid, 'again')
     assert.equal(next.outcome, 'completed', next.detail)
@@ -229,7 +241,11 @@ describe('copilot turns through the daemon', () => {
     upstream.refuse({ status: 401, body: { error: { message: 'unauthorized: token expired' } } })
     const refused = await turn(sid, 'refused')
     assert.match(refused.detail, /run \/login$/)
-    await until(() => stored()[0], (c) => c.expires === 0, 'the token marked expired')
+    await until(
+      () => stored()[0],
+      (c) => c.expires === 0,
+      'the token marked expired',
+    )
     const next = await turn(sid, 'again')
     assert.equal(next.outcome, 'failed')
     assert.equal(next.sent.length, 0, 'nothing went to Copilot')
@@ -237,5 +253,60 @@ describe('copilot turns through the daemon', () => {
     const [after] = stored()
     assert.equal(after.github, undefined, 'the revoked GitHub token is forgotten')
     assert.equal((await copilotAuth()).provider.status, 'signed out')
+  })
+
+  it("a direct account sends its GitHub token with hearth's headers; a 401 asks GitHub, and a revoked token signs out", async () => {
+    const token = github.issue(BOB, 'Ov23direct')
+    const direct = {
+      type: 'oauth',
+      mode: 'direct',
+      github: token,
+      access: token,
+      api: upstream.url,
+      host: github.url,
+      user_id: BOB.id,
+      login: BOB.login,
+    }
+    writeCopilotAccounts(d.home, [direct])
+    upstream.accepts = (t) => t === token
+    try {
+      const sid = await session()
+      const t = await turn(sid, 'hello')
+      assert.equal(t.outcome, 'completed', t.detail)
+      const r = t.sent[0]!
+      assert.equal(r.headers.authorization, `Bearer ${token}`)
+      assert.equal(r.headers['user-agent'], DIRECT_HEADERS['user-agent'])
+      assert.equal(r.headers['editor-version'], undefined, 'no editor headers on a direct token')
+      assert.equal(r.headers['openai-intent'], 'conversation-edits')
+
+      // A refused step: GitHub still takes the token, so the account stays as it was.
+      upstream.refuse({ status: 401, body: { error: { message: 'unauthorized' } } })
+      assert.match((await turn(sid, 'refused')).detail, /run \/login$/)
+      await until(
+        () => stored()[0],
+        (c) => c.expires === 0,
+        'the token marked expired',
+      )
+      const again = await turn(sid, 'again')
+      assert.equal(again.outcome, 'completed', again.detail)
+      assert.equal(stored()[0].expires, undefined, 'a direct token has no expiry again')
+
+      // GitHub revokes it: the next check signs the account out.
+      github.revoke(token)
+      upstream.refuse({ status: 401, body: { error: { message: 'unauthorized' } } })
+      await turn(sid, 'refused again')
+      await until(
+        () => stored()[0],
+        (c) => c.expires === 0,
+        'the token marked expired',
+      )
+      const out = await turn(sid, 'signed out')
+      assert.equal(out.outcome, 'failed')
+      assert.equal(out.sent.length, 0)
+      assert.equal(stored()[0].access, undefined, 'the refused token is forgotten')
+      assert.equal((await copilotAuth()).provider.status, 'signed out')
+    } finally {
+      upstream.accepts = (t) => github.copilotTokenLive(t)
+    }
   })
 })

@@ -219,6 +219,14 @@ describe('copilot transport', () => {
     ok(error.limited_until_ms >= before + 30_000 && error.limited_until_ms <= Date.now() + 30_000)
   })
 
+  test('429 without Retry-After: the account is set aside a minute', async () => {
+    fake.refuse({ status: 429, body: { error: { message: 'rate limited' } } })
+    const before = Date.now()
+    const error = errorOf(await stream(profile('chat_completions'), request(), { maxRetries: 0 }))
+    equal(error.code, 'upstream_rate_limited')
+    ok(error.limited_until_ms >= before + 60_000 && error.limited_until_ms <= Date.now() + 60_000)
+  })
+
   test('429 then success: the step completes', async () => {
     fake.refuse(rateLimited(0))
     const events = await stream(profile('chat_completions'))
