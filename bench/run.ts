@@ -5,6 +5,7 @@ import { machine, printTable, type Row, type Section } from './lib.ts'
 import { bedrock } from './sections/bedrock.ts'
 import { claude } from './sections/claude.ts'
 import { context } from './sections/context.ts'
+import { copilot } from './sections/copilot.ts'
 import { http } from './sections/http.ts'
 import { kernels } from './sections/kernels.ts'
 import { mcp } from './sections/mcp.ts'
@@ -28,6 +29,7 @@ const DEFAULT: readonly Section[] = [
   runs,
   providers,
   claude,
+  copilot,
   bedrock,
   kernels,
   tools,

@@ -218,12 +218,20 @@ export class AccountPool {
   }
 }
 
-/** The credential without its refresh token (every field the store reads one from). */
+/**
+ * The credential without its refresh token: every field the store reads one from, and any
+ * field holding it (a plugin that names its own, as copilot's GitHub token).
+ */
 function withoutRefresh(plugin: AccountPlugin, credential: StoredCredential): StoredCredential {
+  const token = refreshTokenOf(plugin, credential)
   const out = { ...credential }
-  for (const field of plugin.refreshFields ?? ['refresh', 'refresh_token', 'refreshToken']) delete out[field]
+  const named = new Set(plugin.refreshFields ?? REFRESH_FIELDS)
+  for (const [field, value] of Object.entries(out))
+    if (named.has(field) || (token !== null && value === token)) delete out[field]
   return refreshTokenOf(plugin, out) === null ? out : credential
 }
+
+const REFRESH_FIELDS = new Set(['refresh', 'refresh_token', 'refreshToken'])
 
 function reasonOf(err: unknown): string {
   if (err instanceof SignInError) return err.code

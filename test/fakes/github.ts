@@ -75,6 +75,8 @@ export class FakeGitHub {
   directClients = new Set<string>()
   /** Seconds a Copilot token lives. */
   copilotTokenTtl = 1800
+  /** The API base the exchange names (`endpoints.api`): `/copilot` here, or another fake's URL. */
+  copilotApi: string
   /** The next n polls answer `slow_down` whatever their timing. */
   slowDowns = 0
   /** Seconds each `slow_down` adds to the interval (GitHub: 5); tests make it small. */
@@ -91,6 +93,7 @@ export class FakeGitHub {
     this.url = server.url
     this.apiUrl = `${server.url}/api`
     this.copilotUrl = `${server.url}/copilot`
+    this.copilotApi = this.copilotUrl
   }
 
   static async start(): Promise<FakeGitHub> {
@@ -233,7 +236,7 @@ export class FakeGitHub {
       token,
       expires_at: expiresAt,
       refresh_in: this.copilotTokenTtl - 300,
-      endpoints: { api: this.copilotUrl },
+      endpoints: { api: this.copilotApi },
     })
   }
 

@@ -123,8 +123,11 @@ export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin & Accou
     },
 
     async refresh(credential, signal) {
-      if (credential.mode === 'direct') return credential
-      return refreshCopilot(call(signal), credential)
+      if (credential.mode !== 'direct') return refreshCopilot(call(signal), credential)
+      // A direct token is only "expired" by a refused step: GitHub says whether it still stands.
+      await githubUser(call(signal), String(credential.github ?? ''))
+      const { expires: _refused, ...kept } = credential
+      return kept
     },
   }
 }
