@@ -96,7 +96,7 @@ export function composeServices(d: ServicesDeps): Services {
     kernels: d.kernels,
     profiles: d.profiles,
     onError: d.onError,
-    credentials: runCredentials(auth, d.settings),
+    credentials: runCredentials(auth, d.settings, { home: d.home }),
     tools: () => toolsSettingsOf(d.settings),
     mcp: (workspace, selection) => mcpServersOfSettings(d.settings, workspace, selection),
     onNotice: d.onNotice,

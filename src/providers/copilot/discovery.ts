@@ -1,0 +1,26 @@
+// Copilot's models as GET /models lists them for a copilot profile: the account's own list
+// (model-cache.ts), each model's facts from its `capabilities`.
+import type { DiscoveredModel, ModelDiscovery } from '../descriptor.ts'
+import { copilotModelCache } from './model-cache.ts'
+import type { CopilotModel } from './models.ts'
+
+function discovered(m: CopilotModel): DiscoveredModel {
+  return {
+    id: m.id,
+    name: m.name,
+    context_window: m.contextWindow,
+    max_output_tokens: m.maxOutputTokens,
+    reasoning: m.efforts.length > 0 ? true : null,
+    image_input: m.imageInput,
+    tool_call: m.toolCalls,
+  }
+}
+
+export const copilotDiscovery: ModelDiscovery = {
+  cached(home) {
+    const list = copilotModelCache(home).current()
+    return list && { fetchedAt: list.fetchedAt, models: list.models.map(discovered) }
+  },
+  stale: (home) => copilotModelCache(home).stale(),
+  refresh: (home, credential, signal) => copilotModelCache(home).refresh(credential, signal),
+}
