@@ -88,6 +88,30 @@ export function runCredentials(auth: AuthService, settings: Settings, context: R
   }
 }
 
+/**
+ * A credential to list a provider's models with (GET /models): the profile's bound account,
+ * else the pool's first usable one, else one the sign-in lends; null when none can be had.
+ */
+export function listingCredential(auth: AuthService, settings: Settings) {
+  return async (extension: string, accountId: string | null): Promise<StoredCredential | null> => {
+    const plugin = auth.plugins().get(extension)
+    const signIn = providerOf(extension)?.signIn ?? undefined
+    if (!plugin || !signIn) return null
+    try {
+      return (await new AccountPool({ settings, plugin }).credentialFor({ accountId })).credential
+    } catch (err) {
+      if (!(err instanceof AccountError)) throw err
+    }
+    if (!signIn.borrow || accountId !== null) return null
+    try {
+      return await borrowed(settings, signIn, extension, new AbortController().signal)
+    } catch (err) {
+      if (err instanceof HearthError) return null
+      throw err
+    }
+  }
+}
+
 /** The credential the sign-in lends for one run; a refusal is the run's `signed_out`, saying why. */
 async function borrowed(
   settings: Settings,

@@ -68,6 +68,8 @@ export interface ModelDiscovery {
   stale(home: string): boolean
   /** Lists the models again with `credential`; a failure keeps the cache and resolves false. */
   refresh(home: string, credential: StoredCredential, signal?: AbortSignal): Promise<boolean>
+  /** Marks the cached list stale (kept for use until listed again): a catalogue refresh did. */
+  expire(home: string): Promise<void>
 }
 
 /** What a provider's model list says of one model (null: it does not say). */

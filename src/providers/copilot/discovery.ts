@@ -23,4 +23,5 @@ export const copilotDiscovery: ModelDiscovery = {
   },
   stale: (home) => copilotModelCache(home).stale(),
   refresh: (home, credential, signal) => copilotModelCache(home).refresh(credential, signal),
+  expire: (home) => copilotModelCache(home).expire(),
 }

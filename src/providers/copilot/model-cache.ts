@@ -132,6 +132,18 @@ export class CopilotModelCache {
     return this.#inFlight
   }
 
+  /** Keeps the list but dates it stale, so the next reader with a credential lists again. */
+  async expire(): Promise<void> {
+    const list = this.current()
+    if (list) await this.#write(0, list.models)
+  }
+
+  async #write(fetchedAt: number, models: readonly CopilotModel[]): Promise<void> {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 })
+    const body = { version: 1, fetched_at: fetchedAt, models }
+    await writeFileAtomic(this.path, `${JSON.stringify(body)}\n`, { mode: 0o600 })
+  }
+
   async #list(credential: StoredCredential, signal?: AbortSignal): Promise<boolean> {
     const timeout = AbortSignal.timeout(LIST_TIMEOUT_MS)
     const bounded = signal ? AbortSignal.any([signal, timeout]) : timeout
@@ -142,9 +154,7 @@ export class CopilotModelCache {
       return false // aborted or timed out
     }
     if (!result.ok) return false
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 })
-    const body = { version: 1, fetched_at: Date.now(), models: result.models }
-    await writeFileAtomic(this.path, `${JSON.stringify(body)}\n`, { mode: 0o600 })
+    await this.#write(Date.now(), result.models)
     return true
   }
 }
