@@ -4,10 +4,12 @@
 // run's step goes to the wire Copilot serves the session's model on.
 import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { FakeOpenAIUpstream } from '../fakes/openai-upstream.ts'
-import { startDaemon, type TestDaemon, until } from '../helpers/daemon.ts'
+import { runCli, startDaemon, type TestDaemon, until } from '../helpers/daemon.ts'
 import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 import { ACCOUNT, COPILOT_MODELS, copilotHome } from './copilot-helpers.ts'
@@ -138,6 +140,38 @@ describe('copilot models through the daemon', () => {
       JSON.parse(readFileSync(cachePath(d.home), 'utf8')).models.some((m: any) => m.id === 'gpt-4o'),
     )
     assert.ok((await listed()).items.some((m: any) => m.id === 'gpt-4o'))
+  })
+
+  it('hearth models refresh dates the list stale; catalogue rows add the facts the list leaves out', async () => {
+    const catalogue = {
+      'github-copilot': {
+        id: 'github-copilot',
+        models: {
+          'gpt-4.1': { id: 'gpt-4.1', name: 'ignored', knowledge: '2024-04', cost: { input: 0, output: 0 } },
+        },
+      },
+    }
+    const server = createServer((_req, res) => res.writeHead(200).end(JSON.stringify(catalogue)))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api.json`
+      const r = await runCli(['models', 'refresh', '--url', url, '--home', d.home])
+      assert.equal(r.code, 0, r.stderr)
+    } finally {
+      server.close()
+    }
+    const dated = JSON.parse(readFileSync(cachePath(d.home), 'utf8'))
+    assert.equal(dated.fetched_at, 0, 'stale')
+    assert.ok(dated.models.length >= 2, 'kept for use')
+    const before = listings().length
+    const body = await listed()
+    const chat = body.items.find((m: any) => m.id === 'gpt-4.1')
+    assert.equal(chat.name, 'GPT-4.1', 'the list’s own facts win')
+    assert.equal(chat.context_window, 128000)
+    assert.equal(chat.knowledge, '2024-04', 'the catalogue adds what the list leaves out')
+    assert.deepEqual(chat.cost, { input: 0, output: 0, cache_read: null, cache_write: null })
+    await until('listed again', () => listings().length > before)
+    await until('a fresh list', () => JSON.parse(readFileSync(cachePath(d.home), 'utf8')).fetched_at > 0)
   })
 
   it('keeps listing the cached models with the API gone, stale or not', async () => {
