@@ -95,7 +95,7 @@ describe('a copilot profile on the signed-in GitHub CLI', () => {
     const r = await d.request({ path: '/models?provider_profile=cp' })
     assert.deepEqual(
       r.json().items.map((m: any) => m.id),
-      ['gpt-4.1', 'gpt-5.2-codex'],
+      ['gpt-4.1', 'gpt-5-mini', 'gpt-5.2-codex'],
     )
     const listing = api.requests.find((x) => x.path === '/v1/models')
     assert.equal(listing?.headers.authorization, `Bearer ${TOKEN}`)

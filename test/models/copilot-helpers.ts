@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempHome } from '../helpers/daemon.ts'
 
-/** Copilot's `/models` items: one model on /responses, one on /chat/completions, one Messages-only. */
+/** Copilot's `/models` items: on /responses, on /chat/completions, on both, and on Messages only. */
 export const COPILOT_MODELS = [
   {
     id: 'gpt-5.2-codex',
@@ -24,6 +24,13 @@ export const COPILOT_MODELS = [
       limits: { max_context_window_tokens: 128000, max_output_tokens: 16384 },
       supports: { tool_calls: true, vision: true },
     },
+  },
+  {
+    // Served on both: Responses is taken, where the name alone would say Chat Completions.
+    id: 'gpt-5-mini',
+    name: 'GPT-5 mini',
+    supported_endpoints: ['/chat/completions', '/responses'],
+    capabilities: { limits: { max_context_window_tokens: 264000 }, supports: { tool_calls: true } },
   },
   {
     id: 'claude-opus-4.5',

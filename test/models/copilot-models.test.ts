@@ -47,10 +47,10 @@ describe('copilot models through the daemon', () => {
     assert.equal(body.source.kind, 'cache')
     assert.deepEqual(
       body.items.map((m: any) => m.id),
-      ['gpt-4.1', 'gpt-5.2-codex'],
+      ['gpt-4.1', 'gpt-5-mini', 'gpt-5.2-codex'],
       'the Messages-only model is left out',
     )
-    const [chat, codex] = body.items
+    const [chat, , codex] = body.items
     assert.equal(codex.name, 'GPT-5.2-Codex')
     assert.equal(codex.context_window, 400000)
     assert.equal(codex.max_output_tokens, 128000)
@@ -71,6 +71,7 @@ describe('copilot models through the daemon', () => {
       [
         ['gpt-5.2-codex', 'responses'],
         ['gpt-4.1', 'chat_completions'],
+        ['gpt-5-mini', 'responses'],
       ],
     )
     // One model's row, and the same listing again from the cache (no second listing).
@@ -89,7 +90,9 @@ describe('copilot models through the daemon', () => {
       model: 'gpt-5.2-codex',
     })
     await putInput(d, onResponses, message('which wire'))
-    assert.equal((await waitSession(d, onResponses, idle)).latest_answer.outcome, 'completed')
+    const done = await waitSession(d, onResponses, idle)
+    assert.equal(done.latest_answer.outcome, 'completed')
+    assert.equal(done.usage.context_window_tokens, 400000, 'the window Copilot’s list gives')
     const onChat = await createSession(d, {
       kind: 'new',
       workspace: d.home,
@@ -98,12 +101,21 @@ describe('copilot models through the daemon', () => {
     })
     await putInput(d, onChat, message('which wire'))
     assert.equal((await waitSession(d, onChat, idle)).latest_answer.outcome, 'completed')
+    const onBoth = await createSession(d, {
+      kind: 'new',
+      workspace: d.home,
+      provider_profile: 'cp',
+      model: 'gpt-5-mini',
+    })
+    await putInput(d, onBoth, message('which wire'))
+    assert.equal((await waitSession(d, onBoth, idle)).latest_answer.outcome, 'completed')
     const steps = api.requests.slice(asked).filter((r) => r.method === 'POST')
     assert.deepEqual(
       steps.map((r) => [r.path, r.body.model]),
       [
         ['/v1/responses', 'gpt-5.2-codex'],
         ['/v1/chat/completions', 'gpt-4.1'],
+        ['/v1/responses', 'gpt-5-mini'],
       ],
     )
     assert.equal(steps[0].headers.authorization, `Bearer ${ACCOUNT.access}`)
@@ -187,7 +199,7 @@ describe('copilot models through the daemon', () => {
       return r.json().items.map((m: any) => m.id)
     }
     try {
-      assert.deepEqual(await ids(), ['gpt-4.1', 'gpt-5.2-codex'])
+      assert.deepEqual(await ids(), ['gpt-4.1', 'gpt-5-mini', 'gpt-5.2-codex'])
       const path = cachePath(offline.home)
       const file = JSON.parse(readFileSync(path, 'utf8'))
       // Stale, and the API refuses the listing: the cached models are answered and kept.
@@ -195,16 +207,28 @@ describe('copilot models through the daemon', () => {
       const stale = Date.now() - 2 * 3600_000
       writeFileSync(path, JSON.stringify({ ...file, fetched_at: stale }))
       const before = gone.requests.length
-      assert.deepEqual(await ids(), ['gpt-4.1', 'gpt-5.2-codex'], 'stale: answered from the cache')
+      assert.deepEqual(
+        await ids(),
+        ['gpt-4.1', 'gpt-5-mini', 'gpt-5.2-codex'],
+        'stale: answered from the cache',
+      )
       await until('the listing refused', () =>
         gone.requests.slice(before).some((r) => r.path === '/v1/models' && r.completed),
       )
-      assert.deepEqual(await ids(), ['gpt-4.1', 'gpt-5.2-codex'], 'the failed listing kept the list')
+      assert.deepEqual(
+        await ids(),
+        ['gpt-4.1', 'gpt-5-mini', 'gpt-5.2-codex'],
+        'the failed listing kept the list',
+      )
       assert.equal(JSON.parse(readFileSync(path, 'utf8')).fetched_at, stale)
       // Fresh again, and the API gone: the models are read from the cache alone.
       writeFileSync(path, JSON.stringify(file))
       await gone.close()
-      assert.deepEqual(await ids(), ['gpt-4.1', 'gpt-5.2-codex'], 'offline: read from the cache')
+      assert.deepEqual(
+        await ids(),
+        ['gpt-4.1', 'gpt-5-mini', 'gpt-5.2-codex'],
+        'offline: read from the cache',
+      )
     } finally {
       await offline.stop()
     }

@@ -1,6 +1,7 @@
 // Copilot's models as GET /models lists them for a copilot profile: the account's own list
 // (model-cache.ts), each model's facts from its `capabilities`.
 import type { DiscoveredModel, ModelDiscovery } from '../descriptor.ts'
+import type { CopilotModelList } from './model-cache.ts'
 import { copilotModelCache } from './model-cache.ts'
 import type { CopilotModel } from './models.ts'
 
@@ -16,10 +17,19 @@ function discovered(m: CopilotModel): DiscoveredModel {
   }
 }
 
+/** Each list read once mapped (a session's context window reads it per stream). */
+const mapped = new WeakMap<CopilotModelList, { fetchedAt: number; models: DiscoveredModel[] }>()
+
 export const copilotDiscovery: ModelDiscovery = {
   cached(home) {
     const list = copilotModelCache(home).current()
-    return list && { fetchedAt: list.fetchedAt, models: list.models.map(discovered) }
+    if (!list) return null
+    let rows = mapped.get(list)
+    if (!rows) {
+      rows = { fetchedAt: list.fetchedAt, models: list.models.map(discovered) }
+      mapped.set(list, rows)
+    }
+    return rows
   },
   stale: (home) => copilotModelCache(home).stale(),
   refresh: (home, credential, signal) => copilotModelCache(home).refresh(credential, signal),
