@@ -3,7 +3,7 @@
 // requests to them (src/api/index.ts); what they do in the background (resuming work a
 // previous run left, pruning, the reserve kernel) starts and stops here.
 import type { ServicesOfApi } from '../api/index.ts'
-import { runCredentials } from '../auth/run-credentials.ts'
+import { listingCredential, runCredentials } from '../auth/run-credentials.ts'
 import { AuthService } from '../auth/service.ts'
 import { type CatalogSources, sessionSide } from '../catalog/candidates.ts'
 import { catalogRevisionHolds } from '../catalog/page.ts'
@@ -88,6 +88,7 @@ export function composeServices(d: ServicesDeps): Services {
     profiles: d.profiles,
     cacheRules,
     overrides: () => modelsSettingsOf(d.settings).overrides,
+    discovery: { home: d.home, credential: listingCredential(auth, d.settings) },
   })
   const window = (row: SessionRow) => models.contextWindow(row.provider_profile, row.model)
   const compaction = () => compactionSettingsOf(d.settings)
@@ -96,7 +97,7 @@ export function composeServices(d: ServicesDeps): Services {
     kernels: d.kernels,
     profiles: d.profiles,
     onError: d.onError,
-    credentials: runCredentials(auth, d.settings),
+    credentials: runCredentials(auth, d.settings, { home: d.home }),
     tools: () => toolsSettingsOf(d.settings),
     mcp: (workspace, selection) => mcpServersOfSettings(d.settings, workspace, selection),
     onNotice: d.onNotice,

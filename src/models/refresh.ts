@@ -2,10 +2,13 @@
 // shape and writes it to HOME/cache/models.json in one atomic rename. Used by `hearth models
 // refresh` and by a session's reload of `models`; the daemon notices the new file on its
 // next catalogue read (it stats the file per request). A failure leaves the cache unchanged.
+// A refresh also dates the providers' own model lists (Copilot's) stale: kept for use, they
+// are listed again by the next run or listing that holds a credential.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { ensureHome } from '../home.ts'
+import { PROVIDERS } from '../providers/registry.ts'
 import { checkCatalogue, modelsCachePath } from './catalogue-shape.ts'
 
 /** models.dev's api.json is a few MB; far more than that is not a catalogue. */
@@ -67,5 +70,6 @@ export async function refreshCatalogue(
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   // The bytes as downloaded: the cache stays the catalogue itself, not hearth's reading of it.
   await writeFileAtomic(path, text)
+  for (const p of PROVIDERS) await p.catalogue.discover?.expire(home)
   return { providers: Object.keys(check.catalogue).length, models: check.models, path }
 }

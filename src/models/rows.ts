@@ -1,5 +1,6 @@
 // Catalogue entries as ModelInfo rows. Every fact the catalogue does not state (or states
 // with the wrong type) is null: a client must be able to tell "unknown" from "no".
+import type { DiscoveredModel } from '../providers/descriptor.ts'
 import type { ModelInfo } from '../schemas/models.ts'
 import type { RawModel } from './catalogue-shape.ts'
 
@@ -75,6 +76,32 @@ export function manualRow(provider: string | null, id: string): ModelInfo {
     release_date: null,
     last_updated: null,
     cost: { input: null, output: null, cache_read: null, cache_write: null },
+  }
+}
+
+/**
+ * A model of a provider's own list (Copilot's models endpoint): what the list states, the
+ * catalogue's row of the same id (when one is known) filling the facts it leaves unknown.
+ */
+export function discoveredRow(
+  provider: string | null,
+  m: DiscoveredModel,
+  catalogued?: ModelInfo,
+): ModelInfo {
+  const base = catalogued ?? manualRow(provider, m.id)
+  const pick = <T>(own: T | null, known: T | null) => (own === null ? known : own)
+  return {
+    ...base,
+    id: m.id,
+    provider,
+    cap_key: capKey(provider, m.id, true),
+    listed: true,
+    name: pick(m.name, base.name),
+    context_window: pick(m.context_window, base.context_window),
+    max_output_tokens: pick(m.max_output_tokens, base.max_output_tokens),
+    reasoning: pick(m.reasoning, base.reasoning),
+    tool_call: pick(m.tool_call, base.tool_call),
+    image_input: pick(m.image_input, base.image_input),
   }
 }
 

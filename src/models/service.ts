@@ -1,13 +1,16 @@
 // GET /models without HTTP: which parameters go together, the provider a request maps to,
 // the rows of a page, and the cache policy. The handler adds the continuation tokens.
+import type { DiscoveredModel } from '../providers/descriptor.ts'
 import { providerOf } from '../providers/registry.ts'
+import type { StoredCredential } from '../providers/shared/sign-in-plugin.ts'
 import type { ModelCachePolicy, ModelCatalogue, ModelInfo, ModelsQuery } from '../schemas/models.ts'
 import { HearthError } from '../schemas/problems.ts'
 import type { ResolvedProfile } from '../settings/profiles.ts'
 import { type CacheRule, matchCachePolicy } from './cache-policy.ts'
 import type { Catalogue, CatalogueState } from './catalogue.ts'
+import { discoveredList } from './discovered.ts'
 import { catalogueProviderOf, isExtension } from './provider-map.ts'
-import { byId, manualRow } from './rows.ts'
+import { byId, discoveredRow, manualRow } from './rows.ts'
 
 export interface ModelsServiceDeps {
   catalogue: Catalogue
@@ -16,6 +19,21 @@ export interface ModelsServiceDeps {
   cacheRules: () => readonly CacheRule[]
   /** Facts per model id from settings (`models.overrides`) that win over the catalogue. */
   overrides?: () => Readonly<Record<string, Partial<ModelInfo>>>
+  /** Providers' own model lists (their descriptor's `catalogue.discover`), when the daemon has them. */
+  discovery?: DiscoveryDeps
+}
+
+export interface DiscoveryDeps {
+  /** The home the lists are cached in. */
+  home: string
+  /** A credential to list a provider's models with (a profile's bound account), or null: none. */
+  credential(extension: string, accountId: string | null): Promise<StoredCredential | null>
+}
+
+/** A provider's own model list as a listing uses it. */
+export interface DiscoveredList {
+  fetchedAt: number
+  models: readonly DiscoveredModel[]
 }
 
 /** Overridable facts (settings `models.overrides`); any other key there is ignored. */
@@ -39,6 +57,8 @@ export interface CataloguePlan {
   model: string | null
   /** A profile's configured model, listed as a manual row when the catalogue lacks it. */
   profileModel: string | null
+  /** The provider's own model list (they are the listing), or null when it has none. */
+  discovered: DiscoveredList | null
 }
 
 export interface CataloguePage {
@@ -46,6 +66,9 @@ export interface CataloguePage {
   /** The id of the last row when more rows follow, else null. */
   last: string | null
 }
+
+/** A plan before its query's model and its discovered list are added. */
+type Planned = Omit<CataloguePlan, 'model' | 'discovered'> & { accountId: string | null }
 
 const CATALOGUE_ONLY = ['provider_profile', 'provider', 'endpoint', 'model', 'limit', 'next'] as const
 const POLICY_ONLY = ['extension', 'host'] as const
@@ -90,10 +113,11 @@ export class ModelsService {
     const state = await this.#d.catalogue.current()
     const plan =
       q.provider_profile !== undefined ? this.#ofProfile(q.provider_profile) : this.#ofProvider(q, state)
-    return { plan: { ...plan, model: q.model ?? null }, state }
+    const discovered = await discoveredList(this.#d.discovery, plan.extension, plan.accountId)
+    return { plan: { ...plan, model: q.model ?? null, discovered }, state }
   }
 
-  #ofProfile(name: string): Omit<CataloguePlan, 'model'> {
+  #ofProfile(name: string): Planned {
     const p = this.#d.profiles.resolve(name)
     if (!p) throw new HearthError('profile_not_found', `No provider profile is named ${name}`)
     const endpoint = p.transport.endpoint || null
@@ -103,14 +127,15 @@ export class ModelsService {
       endpoint,
       provider: catalogueProviderOf(p.extension, endpoint),
       profileModel: p.transport.model || null,
+      accountId: p.account_id,
     }
   }
 
   /** An extension name maps like a profile would; otherwise it is a catalogue provider id. */
-  #ofProvider(q: ModelsQuery, state: CatalogueState): Omit<CataloguePlan, 'model'> {
+  #ofProvider(q: ModelsQuery, state: CatalogueState): Planned {
     const name = q.provider as string
     const endpoint = q.endpoint ?? null
-    const base = { provider_profile: null, endpoint, profileModel: null }
+    const base = { provider_profile: null, endpoint, profileModel: null, accountId: null }
     if (isExtension(name)) return { ...base, extension: name, provider: catalogueProviderOf(name, endpoint) }
     if (!state.has(name))
       throw new HearthError('provider_not_found', `${name} is neither an extension nor a catalogue provider`)
@@ -125,7 +150,9 @@ export class ModelsService {
       extension: plan.extension,
       endpoint: plan.endpoint,
       provider: plan.provider,
-      source: { kind: state.kind, updated_at: state.updatedAt },
+      source: plan.discovered
+        ? { kind: 'cache' as const, updated_at: new Date(plan.discovered.fetchedAt).toISOString() }
+        : { kind: state.kind, updated_at: state.updatedAt },
     }
     const overrides = this.#d.overrides?.() ?? {}
     const shown = (r: ModelInfo) => withOverrides(r, overrides[r.id])
@@ -155,13 +182,14 @@ export class ModelsService {
     const state = p && this.#d.catalogue.peek()
     if (!p || !state) return null
     const provider = catalogueProviderOf(p.extension, p.transport.endpoint || null)
-    const row = rowOf(state, p.extension, provider, model)
+    const discovered = cachedList(this.#d.discovery, p.extension)
+    const row = rowOf(state, p.extension, provider, model, discovered)
     const shown = withOverrides(row, this.#d.overrides?.()[model])
     return typeof shown.context_window === 'number' ? shown.context_window : null
   }
 
   #one(plan: CataloguePlan, state: CatalogueState, model: string): ModelInfo {
-    return rowOf(state, plan.extension, plan.provider, model)
+    return rowOf(state, plan.extension, plan.provider, model, plan.discovered)
   }
 
   /**
@@ -169,25 +197,48 @@ export class ModelsService {
    * families), with the profile's model added when unlisted (its row, else a manual one).
    */
   #all(plan: CataloguePlan, state: CatalogueState): readonly ModelInfo[] {
+    const listed = plan.discovered
+      ? plan.discovered.models.map((m) =>
+          discoveredRow(plan.provider, m, catalogued(state, plan.provider, m.id)),
+        )
+      : this.#catalogueRows(plan, state)
+    const extra = plan.profileModel
+    if (extra === null || listed.some((r) => r.id === extra))
+      return plan.discovered ? [...listed].sort(byId) : listed
+    return [...listed, rowOf(state, plan.extension, plan.provider, extra, plan.discovered)].sort(byId)
+  }
+
+  #catalogueRows(plan: CataloguePlan, state: CatalogueState): readonly ModelInfo[] {
     const rows = plan.provider === null ? [] : state.rows(plan.provider)
     const lists = plan.extension === null ? undefined : providerOf(plan.extension)?.catalogue.lists
-    const listed = lists ? rows.filter((r) => lists(r.id)) : rows
-    const extra = plan.profileModel
-    if (extra === null || listed.some((r) => r.id === extra)) return listed
-    return [...listed, rowOf(state, plan.extension, plan.provider, extra)].sort(byId)
+    return lists ? rows.filter((r) => lists(r.id)) : rows
   }
 }
 
+/** The provider's own list as cached now (no fetch), for callers that cannot wait. */
+function cachedList(discovery: DiscoveryDeps | undefined, extension: string): DiscoveredList | null {
+  const discover = providerOf(extension)?.catalogue.discover
+  return discovery && discover ? discover.cached(discovery.home) : null
+}
+
+function catalogued(state: CatalogueState, provider: string | null, model: string): ModelInfo | undefined {
+  return provider === null ? undefined : state.row(provider, model)
+}
+
 /**
- * A model's row: the catalogue's, else that of the model it stands for (a bedrock inference
- * profile's: the facts of the model it routes to, under its own id), else manual.
+ * A model's row: the provider's own list's (catalogue facts added), else the catalogue's,
+ * else that of the model it stands for (a bedrock inference profile's: the facts of the
+ * model it routes to, under its own id), else manual.
  */
 function rowOf(
   state: CatalogueState,
   extension: string | null,
   provider: string | null,
   model: string,
+  discovered: DiscoveredList | null = null,
 ): ModelInfo {
+  const own = discovered?.models.find((m) => m.id === model)
+  if (own) return discoveredRow(provider, own, catalogued(state, provider, model))
   if (provider === null) return manualRow(provider, model)
   const listed = state.row(provider, model)
   if (listed) return listed

@@ -52,6 +52,35 @@ export interface CatalogueFacts {
   lists?: (model: string) => boolean
   /** The listed model an unlisted id stands for (a routing prefix removed), or null. */
   baseModel?: (model: string) => string | null
+  /**
+   * The provider's own model list, when it serves one per account (Copilot's models
+   * endpoint): its models are the listing of a profile of this extension, and catalogue
+   * rows of the same id add the facts it does not state.
+   */
+  discover?: ModelDiscovery
+}
+
+/** A provider's model list, cached under the daemon's home; see CatalogueFacts.discover. */
+export interface ModelDiscovery {
+  /** The models listed last and when (epoch ms), or null when none are cached. Never fetches. */
+  cached(home: string): { fetchedAt: number; models: readonly DiscoveredModel[] } | null
+  /** Whether there is no list or it is older than the provider's time to live. */
+  stale(home: string): boolean
+  /** Lists the models again with `credential`; a failure keeps the cache and resolves false. */
+  refresh(home: string, credential: StoredCredential, signal?: AbortSignal): Promise<boolean>
+  /** Marks the cached list stale (kept for use until listed again): a catalogue refresh did. */
+  expire(home: string): Promise<void>
+}
+
+/** What a provider's model list says of one model (null: it does not say). */
+export interface DiscoveredModel {
+  id: string
+  name: string | null
+  context_window: number | null
+  max_output_tokens: number | null
+  reasoning: boolean | null
+  image_input: boolean | null
+  tool_call: boolean | null
 }
 
 export interface ProfileRules {
@@ -82,12 +111,28 @@ export interface SignInFacts extends SignIn {
 export interface SignIn {
   /** The plugin for the sign-in settings (`providers.sign_in.<id>` with its defaults). */
   plugin(settings: Readonly<Record<string, unknown>>): SignInPlugin
-  /** The transport profile a run's steps use on the account holding `credential`. */
+  /**
+   * The transport profile a run's steps use on the account holding `credential`; `profile`
+   * carries the run's model.
+   */
   runProfile(
     profile: TransportProfile,
     credential: StoredCredential,
     sessionId: string,
+    context: RunContext,
   ): TransportProfile | Promise<TransportProfile>
+  /**
+   * A credential lent for a run when no account of the provider can be used (the signed-in
+   * GitHub CLI's token), given the sign-in settings; read for each run, never stored. Throws
+   * a SignInError whose message says plainly why it cannot be had.
+   */
+  borrow?(settings: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<StoredCredential>
+}
+
+/** What the daemon tells a sign-in's runProfile beside the credential. */
+export interface RunContext {
+  /** The daemon's home (its caches live under HOME/cache). */
+  home: string
 }
 
 /** Prompt-cache policies (what each vendor supports is said in its descriptor). */

@@ -63,6 +63,8 @@ export class FakeOpenAIUpstream {
   defaultScript: FakeScript = DEFAULT_SCRIPT
   /** Checked before a Messages request is answered (see bedrock-auth.ts); null lets all in. */
   gate: FakeGate | null = null
+  /** Items `GET /v1/models` answers in `{data}` (Copilot's model list); null: no such route. */
+  models: unknown[] | null = null
   readonly #queue: FakeReply[] = []
   readonly #http: LoopbackServer
 
@@ -113,6 +115,12 @@ export class FakeOpenAIUpstream {
     const raw = await readBody(req)
     const record = recordOf(req, res, raw)
     this.requests.push(record)
+    if (req.method === 'GET' && record.path === '/v1/models' && this.models) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ data: this.models, object: 'list' }))
+      record.completed = true
+      return
+    }
     const script = scriptFor(this.#queue.shift() ?? this.defaultScript, record)
     const protocol = protocolOf(record.path)
     if (script.firstByteDelayMs) await sleep(script.firstByteDelayMs)

@@ -9,8 +9,16 @@ export type CopilotWire = 'responses' | 'chat_completions'
 export interface CopilotModel {
   id: string
   wire: CopilotWire
+  /** `name`, or null. */
+  name: string | null
+  /** `capabilities.limits.max_context_window_tokens`, or null. */
+  contextWindow: number | null
   /** `capabilities.limits.max_output_tokens`, or null. */
   maxOutputTokens: number | null
+  /** `capabilities.supports.vision`, or null when the item does not say. */
+  imageInput: boolean | null
+  /** `capabilities.supports.tool_calls`, or null when the item does not say. */
+  toolCalls: boolean | null
   /** `capabilities.supports.reasoning_effort`, empty when the model takes none. */
   efforts: string[]
 }
@@ -44,14 +52,33 @@ export function modelOf(item: unknown): CopilotModel | null {
   if (typeof it.id !== 'string' || it.id === '') return null
   const wire = wireOf(it)
   if (!wire) return null
-  const max = it.capabilities?.limits?.max_output_tokens
-  const efforts = it.capabilities?.supports?.reasoning_effort
+  const limits = it.capabilities?.limits ?? {}
+  const supports = it.capabilities?.supports ?? {}
+  const efforts = supports.reasoning_effort
   return {
     id: it.id,
     wire,
-    maxOutputTokens: typeof max === 'number' && Number.isFinite(max) ? max : null,
+    name: typeof it.name === 'string' && it.name !== '' ? it.name : null,
+    contextWindow: count(limits.max_context_window_tokens),
+    maxOutputTokens: count(limits.max_output_tokens),
+    imageInput: typeof supports.vision === 'boolean' ? supports.vision : null,
+    toolCalls: typeof supports.tool_calls === 'boolean' ? supports.tool_calls : null,
     efforts: Array.isArray(efforts) ? efforts.filter((e): e is string => typeof e === 'string') : [],
   }
+}
+
+const count = (v: unknown): number | null =>
+  Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : null
+
+/**
+ * The wire of a model no cached list names, by its name, as opencode routes Copilot models:
+ * `gpt-<n>` with n ≥ 5 on Responses (Copilot serves its newest OpenAI models there only),
+ * except `gpt-5-mini`; every other model (Claude, Gemini, GPT-4.1, o-series) on Chat
+ * Completions.
+ */
+export function wireByName(model: string): CopilotWire {
+  const major = /^gpt-(\d+)/.exec(model)
+  return major && Number(major[1]) >= 5 && !model.startsWith('gpt-5-mini') ? 'responses' : 'chat_completions'
 }
 
 /** Lists the account's models. Never throws but on abort; the token never appears in a message. */

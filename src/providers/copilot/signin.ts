@@ -27,6 +27,8 @@ import {
 } from './constants.ts'
 import { pollDevice, startDevice } from './device.ts'
 import { ghAuthToken } from './gh.ts'
+import { copilotModelCache } from './model-cache.ts'
+import { wireByName } from './models.ts'
 
 /** Said before a sign-in starts (the chooser detail, `hearth login copilot`); docs/providers.md "Policy". */
 export const COPILOT_POLICY =
@@ -215,7 +217,9 @@ export const githubTokenOf = (credential: StoredCredential): string | null => st
 
 /**
  * The sign-in as the daemon runs it. A step sends the account's Copilot token (or GitHub
- * token, direct) to the API base the token named; transport.ts adds the headers.
+ * token, direct) to the API base the token named, on the wire Copilot serves the run's
+ * model on: the cached model list's, else by the model's name (models.ts `wireByName`); a
+ * stale or absent list is listed again in the background. transport.ts adds the headers.
  */
 export const signIn: SignIn = {
   plugin: (settings) =>
@@ -223,13 +227,40 @@ export const signIn: SignIn = {
       clientId: String(settings.client_id ?? COPILOT_DEFAULTS.client_id),
       host: String(settings.host ?? COPILOT_DEFAULTS.host),
     }),
-  runProfile(profile, credential) {
+  runProfile(profile, credential, _sessionId, context) {
     const direct = credential.mode === 'direct'
+    const models = copilotModelCache(context.home)
+    if (models.stale()) void models.refresh(credential).catch(() => undefined)
     return {
       ...profile,
       endpoint: profile.endpoint || str(credential.api) || defaultApi(),
+      protocol: models.wireOf(profile.model) ?? wireByName(profile.model),
       api_key: String(credential.access ?? ''),
       headers: { ...(direct ? DIRECT_HEADERS : EXCHANGE_HEADERS), ...(profile.headers ?? {}) },
     }
   },
+  borrow: (settings, signal) => borrowGh(String(settings.host ?? COPILOT_DEFAULTS.host), signal),
+}
+
+/**
+ * The signed-in GitHub CLI's token as a direct credential for one run, never stored. Where
+ * it cannot be had, the error says why and what to run.
+ */
+async function borrowGh(settingsHost: string, signal: AbortSignal): Promise<StoredCredential> {
+  const host = process.env.HEARTH_COPILOT_GITHUB_URL || settingsHost
+  const none = 'no GitHub Copilot account is signed in'
+  let token: string
+  try {
+    token = await ghAuthToken(host, signal)
+  } catch (err) {
+    if (!(err instanceof SignInError)) throw err
+    const why =
+      err.code === 'cli_missing'
+        ? 'the GitHub CLI (gh) to borrow a token from is not installed or not on the PATH; run /login'
+        : err.code === 'cli_signed_out'
+          ? 'the GitHub CLI is signed out too; run gh auth login, or /login'
+          : `the GitHub CLI lends no token (${err.message}); run /login`
+    throw new SignInError(err.code, `${none} and ${why}`)
+  }
+  return { type: 'oauth', mode: 'direct', github: token, access: token, api: defaultApi(), host }
 }

@@ -28,10 +28,10 @@ describe('copilot models', () => {
     })
     assert.ok(result.ok)
     assert.deepEqual(
-      result.models.map((m) => [m.id, m.wire, m.maxOutputTokens, m.efforts]),
+      result.models.map((m) => [m.id, m.wire, m.contextWindow, m.maxOutputTokens, m.imageInput, m.efforts]),
       [
-        ['gpt-5.2-codex', 'responses', 128000, ['low', 'medium', 'high']],
-        ['gpt-4.1', 'chat_completions', 16384, []],
+        ['gpt-5.2-codex', 'responses', 400000, 128000, null, ['low', 'medium', 'high']],
+        ['gpt-4.1', 'chat_completions', 128000, 16384, true, []],
       ],
     )
     assert.equal(gh.requests.at(-1)!.headers.authorization, `Bearer ${token.access}`)
