@@ -2,6 +2,7 @@
 // GitHub CLI lends its token) and steps go to Copilot's OpenAI-compatible API, each model on
 // the wire Copilot serves it on.
 import { NO_CACHE_HINTS, type ProviderDescriptor } from '../descriptor.ts'
+import { quota } from './quota.ts'
 import { COPILOT_DEFAULTS, signIn } from './signin.ts'
 
 export const copilot: ProviderDescriptor = {
@@ -13,7 +14,7 @@ export const copilot: ProviderDescriptor = {
   cache: [{ host: '', policy: NO_CACHE_HINTS }],
   profile: { needsEndpoint: false, needsModel: false },
   replaysReasoningText: false,
-  quota: null,
+  quota,
   signIn: {
     ...signIn,
     settings: COPILOT_DEFAULTS,
