@@ -69,10 +69,10 @@ function windowOfQuota(s: QuotaSnapshot | null, resetsAt: string | undefined): R
   return windowOf(used, undefined, resetsAt, used > 100 ? `${Math.round(used)}% used` : undefined)
 }
 
-/** CodexBar's plan label: each word capitalised (`individual` → `Individual`). */
+/** CodexBar's plan label: each space-separated word capitalised (`individual_pro` → `Individual_pro`). */
 function planOf(value: unknown): string | null {
   const plan = nonEmpty(value)
-  return plan?.toLowerCase().replace(/(^|[^a-z0-9])([a-z])/g, (_, sep, c) => sep + c.toUpperCase()) ?? null
+  return plan?.toLowerCase().replace(/(^|\s)(\S)/g, (_, space, c) => space + c.toUpperCase()) ?? null
 }
 
 function failureOf(status: number, text: string): UsageFailure {
