@@ -164,7 +164,11 @@ const ROUTES: Record<Route, RouteSpec> = {
     refuse: (req) =>
       /^(?:token|bearer) (\S+)$/i.exec(bearer(req))?.[1] === ISSUED.githubToken
         ? null
-        : unauthorized({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' }),
+        : unauthorized({
+            message: 'Bad credentials',
+            documentation_url: 'https://docs.github.com/rest',
+            status: '401',
+          }),
   },
 }
 

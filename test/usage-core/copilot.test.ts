@@ -85,7 +85,12 @@ describe('usage core: the copilot feed', () => {
       copilot_plan: 'business',
       quota_reset_date: '2031-03-01T08:30:00Z',
       quota_snapshots: {
-        premium_interactions: { entitlement: '300', remaining: '75', percent_remaining: '25', unlimited: false },
+        premium_interactions: {
+          entitlement: '300',
+          remaining: '75',
+          percent_remaining: '25',
+          unlimited: false,
+        },
         chat: { entitlement: '500', remaining: '250', quota_id: 'chat' },
       },
     })
@@ -177,7 +182,11 @@ describe('usage core: the copilot feed’s failures', () => {
     fake.script('copilot', { status: 403, body: { message: 'Resource not accessible by integration' } })
     assertFailure(await runCore(USAGE, env()), CORE_EXIT.unexpected, /refused the token .*HTTP 403/)
     fake.script('copilot', { status: 404, body: { message: 'Not Found' } })
-    assertFailure(await runCore(USAGE, env()), CORE_EXIT.unexpected, /has no Copilot subscription \(HTTP 404\)/)
+    assertFailure(
+      await runCore(USAGE, env()),
+      CORE_EXIT.unexpected,
+      /has no Copilot subscription \(HTTP 404\)/,
+    )
   })
 
   it('5xx: the status and the body, a token in it redacted', async () => {
