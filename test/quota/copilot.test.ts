@@ -22,7 +22,7 @@ const account = (fields: Record<string, unknown> = {}) => ({
   type: 'oauth',
   github: 'ghu_githubToken0123456789',
   access: 'tid=copilot-token;exp=1',
-  expires: Date.now() + 3_600_000,
+  expires: 1_900_000_000_000,
   api: 'https://api.individual.githubcopilot.com',
   host: 'github.com',
   user_id: 583231,

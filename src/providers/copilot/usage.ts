@@ -22,7 +22,6 @@ import {
   windowOf,
   withIdentity,
 } from '../shared/usage-fetch.ts'
-import { GITHUB_HOST, githubUrls } from './constants.ts'
 import { type QuotaSnapshot, quotasOf } from './usage-snapshots.ts'
 
 export const COPILOT_FEED = 'copilot'
@@ -47,10 +46,16 @@ const HEADERS = {
 const Answer = Type.Object({}, { additionalProperties: true })
 type Json = Record<string, unknown>
 
-/** The GitHub REST API the call goes to: the test's fake, the enterprise host's, else api.github.com. */
+/**
+ * The GitHub REST API the call goes to: the test's fake (`<base>/api`), the enterprise
+ * host's (`api.<host>`), else api.github.com. As `githubUrls` of constants.ts says it;
+ * not imported from there, which would bring the package manifest into the core's bundle.
+ */
 function apiOf(env: Env): string {
-  return githubUrls(nonEmpty(env[COPILOT_GITHUB_URL_ENV]) ?? nonEmpty(env[COPILOT_HOST_ENV]) ?? GITHUB_HOST)
-    .api
+  const base = nonEmpty(env[COPILOT_GITHUB_URL_ENV])
+  const host = base ?? nonEmpty(env[COPILOT_HOST_ENV])?.toLowerCase() ?? 'github.com'
+  if (/^https?:\/\//i.test(host)) return `${host.replace(/\/+$/, '')}/api`
+  return host === 'github.com' ? 'https://api.github.com' : `https://api.${host}`
 }
 
 /** `quota_reset_date` as CodexBar reads it: RFC 3339, or a bare date (midnight UTC). */
