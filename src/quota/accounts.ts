@@ -54,6 +54,15 @@ export interface AccountsDeps {
 /** The providers whose signed-in accounts have a feed. */
 const accountFeeds = () => PROVIDERS.filter((p) => p.signIn && p.quota?.feed && p.quota.handoff)
 
+/** The sign-in plugins, made only when some account is stored (an idle daemon's round stays cheap). */
+function pluginsIfStored(
+  files: FileContents,
+  plugins: () => ReadonlyMap<string, AccountPlugin>,
+): ReadonlyMap<string, AccountPlugin> {
+  const stored = files['creds.json'].accounts
+  return stored && typeof stored === 'object' && Object.keys(stored).length > 0 ? plugins() : new Map()
+}
+
 /** Every account and profile to poll, as the files say now (extensions turned off are left out). */
 export function discoverAccounts(
   files: FileContents,
@@ -61,9 +70,7 @@ export function discoverAccounts(
 ): PolledAccount[] {
   const enabled = enabledExtensions(files)
   const out: PolledAccount[] = []
-  // The plugins are made only when some account is stored (an idle daemon's round stays cheap).
-  const stored = files['creds.json'].accounts
-  const byId = stored && typeof stored === 'object' && Object.keys(stored).length > 0 ? plugins() : new Map()
+  const byId = pluginsIfStored(files, plugins)
   for (const p of accountFeeds()) {
     const plugin = byId.get(p.id)
     if (!plugin || !enabled.has(p.id)) continue
@@ -124,10 +131,7 @@ export async function handoffFor(
 ): Promise<Handoff> {
   if (account.source.kind === 'profile') {
     const files = d.settings.files()
-    const stored = files['creds.json'].accounts
-    const byId =
-      stored && typeof stored === 'object' && Object.keys(stored).length > 0 ? d.plugins() : new Map()
-    const feed = profileFeedOf(files, account.source.name, byId)
+    const feed = profileFeedOf(files, account.source.name, pluginsIfStored(files, d.plugins))
     if (!feed || feed.feed !== account.feed) return { kind: 'gone' }
     try {
       const handoff = await feed.handoff(signal)
