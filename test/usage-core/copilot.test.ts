@@ -208,5 +208,11 @@ describe('usage core: the copilot feed’s failures', () => {
     const run = await runCore(USAGE, { COPILOT_API_TOKEN: ISSUED.githubToken, HEARTH_COPILOT_HOST: fake.url })
     assert.equal(run.code, 0, run.stdout)
     assert.equal(fake.of('copilot').length, 1)
+    const odd = await runCore(USAGE, {
+      COPILOT_API_TOKEN: ISSUED.githubToken,
+      HEARTH_COPILOT_HOST: 'ghe.test/x?y=',
+    })
+    assertFailure(odd, CORE_EXIT.unexpected, /HEARTH_COPILOT_HOST is not a GitHub host name/)
+    assert.equal(fake.requests.length, 1, 'no call for a host that is no host')
   })
 })

@@ -52,10 +52,13 @@ type Json = Record<string, unknown>
  * not imported from there, which would bring the package manifest into the core's bundle.
  */
 function apiOf(env: Env): string {
-  const base = nonEmpty(env[COPILOT_GITHUB_URL_ENV])
-  const host = base ?? nonEmpty(env[COPILOT_HOST_ENV])?.toLowerCase() ?? 'github.com'
+  const host = nonEmpty(env[COPILOT_GITHUB_URL_ENV]) ?? nonEmpty(env[COPILOT_HOST_ENV]) ?? 'github.com'
   if (/^https?:\/\//i.test(host)) return `${host.replace(/\/+$/, '')}/api`
-  return host === 'github.com' ? 'https://api.github.com' : `https://api.${host}`
+  // A bare host only: the token must not go to a URL a stray path or query makes up.
+  if (!/^[a-z0-9.-]+(:\d+)?$/i.test(host))
+    throw new UsageFailure(`${COPILOT_HOST_ENV} is not a GitHub host name: ${excerpt(host, 80)}`)
+  const name = host.toLowerCase()
+  return name === 'github.com' ? 'https://api.github.com' : `https://api.${name}`
 }
 
 /** `quota_reset_date` as CodexBar reads it: RFC 3339, or a bare date (midnight UTC). */
