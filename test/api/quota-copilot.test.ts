@@ -2,7 +2,8 @@
 // GitHub: a signed-in copilot account polls feed `copilot` (the fake's
 // `copilot_internal/user`, which refuses any token but the GitHub token it issued) and is
 // served by GET /server under its GitHub login, its `limitedUntil` cleared by premium
-// requests left; a copilot profile with no account polls on the stand-in `gh auth token`;
+// requests left, its profile not polled on gh; a copilot profile with no account polls on
+// the stand-in `gh auth token`;
 // a signed-out gh is a failure reading, and nothing gh printed reaches the readings or logs.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -76,15 +77,19 @@ const pick = (r: Served) => [
 describe('copilot quota through the built-in usage core', () => {
   let github: FakeGitHub
   let gh: StandInGh
+  let unusedGh: StandInGh
   let signedIn: TestDaemon
   let cli: TestDaemon
   let githubToken: string
+  let ghToken: string
   const limitedUntil = Date.now() + 20 * 24 * HOUR
 
   before(async () => {
     github = await FakeGitHub.start()
     githubToken = github.issue(MONA)
-    gh = new StandInGh().signIn(github.issue(HUBOT))
+    ghToken = github.issue(HUBOT)
+    gh = new StandInGh().signIn(ghToken)
+    unusedGh = new StandInGh().signIn(github.issue(HUBOT))
     const accountHome = tempHome()
     writeHome(accountHome, {
       config: PROFILE,
@@ -106,16 +111,17 @@ describe('copilot quota through the built-in usage core', () => {
     })
     const cliHome = tempHome()
     writeHome(cliHome, { config: PROFILE, creds: {} })
-    const env = { HEARTH_COPILOT_GITHUB_URL: github.url, HEARTH_COPILOT_GH: gh.path }
+    const env = { HEARTH_COPILOT_GITHUB_URL: github.url }
     ;[signedIn, cli] = await Promise.all([
-      startDaemon({ home: accountHome, env }),
-      startDaemon({ home: cliHome, env }),
+      startDaemon({ home: accountHome, env: { ...env, HEARTH_COPILOT_GH: unusedGh.path } }),
+      startDaemon({ home: cliHome, env: { ...env, HEARTH_COPILOT_GH: gh.path } }),
     ])
   })
   after(async () => {
     await Promise.all([signedIn?.stop(), cli?.stop()])
     await github.close()
     gh.close()
+    unusedGh.close()
   })
 
   it('a signed-in account polls feed copilot with its GitHub token; GET /server serves it under its login', async () => {
@@ -124,9 +130,14 @@ describe('copilot quota through the built-in usage core', () => {
     )
     assert.deepEqual(rows.map(pick), [['copilot', 'mona', 'primary', 'Premium', 10, 'Individual', null]])
     assert.equal(rows[0].reset_at_ms, Date.parse('2026-12-01T00:00:00Z'))
-    const usage = github.requests.filter((r) => r.path === '/api/copilot_internal/user')
-    assert.ok(usage.length >= 1)
-    assert.equal(usage[0].headers.authorization, `token ${githubToken}`)
+    // Both daemons call the one fake GitHub: the account's calls carry its GitHub token, the
+    // profile's the token gh printed, and no call any other (the Copilot token least of all).
+    const sent = github.requests
+      .filter((r) => r.path === '/api/copilot_internal/user')
+      .map((r) => r.headers.authorization)
+    assert.ok(sent.includes(`token ${githubToken}`), JSON.stringify(sent))
+    for (const auth of sent)
+      assert.ok([`token ${githubToken}`, `token ${ghToken}`].includes(auth ?? ''), auth)
   })
 
   it('premium requests left clear the account’s limitedUntil; the rest of it is kept', async () => {
