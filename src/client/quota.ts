@@ -92,8 +92,9 @@ export function trailLabel(t: Trail, now = Date.now()): string {
 /**
  * The readings of the account a profile of `extension` signs in with: the one the profile
  * is bound to, else the selected account, else the first; matched by e-mail, label or id.
- * With no account list (or none of that provider), the feed's readings when they are of
- * one account only. An API-key profile's readings carry the profile's name as their account
+ * With no account list (or none of that provider), the profile's own readings (a copilot
+ * profile polled on the GitHub CLI files them under its name), else the feed's readings
+ * when they are of one account only. An API-key profile's readings carry the profile's name as their account
  * (its feed is named by its host, which only the daemon knows).
  */
 export function readingsOfAccountInUse(
@@ -116,7 +117,11 @@ export function readingsOfAccountInUse(
     (boundAccountId ? mine.find((a) => a.id === boundAccountId) : undefined) ??
     mine.find((a) => a.selected) ??
     mine[0]
-  if (!inUse) return new Set(ofFeed.map((r) => r.account)).size === 1 ? ofFeed : []
+  if (!inUse) {
+    const own = ofFeed.filter((r) => r.account === profileName)
+    if (own.length > 0) return own
+    return new Set(ofFeed.map((r) => r.account)).size === 1 ? ofFeed : []
+  }
   const names = new Set([inUse.email, inUse.label, inUse.id].filter((x): x is string => !!x))
   return ofFeed.filter((r) => names.has(r.account))
 }

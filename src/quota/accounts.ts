@@ -2,25 +2,28 @@
 //
 // - every signed-in account of a provider whose descriptor names a usage feed for its
 //   accounts (`quota.feed` with a `handoff`), keyed by provider and account id, labelled by
-//   its e-mail, else its id;
-// - every API-key profile whose endpoint host has a feed (`quota.profileFeed`), keyed and
-//   labelled by the profile's name.
+//   its e-mail, else the name its sign-in gives it (a GitHub login), else its id;
+// - every API-key profile whose endpoint host has a feed (`quota.profileFeed`), and every
+//   profile of a provider whose signed-in CLI lends a credential (`quota.cliFeed`) while no
+//   account of it is stored, keyed and labelled by the profile's name.
 //
 // A signed-in account's credential comes from the request path's pool (src/auth/pool.ts):
 // a stale access token is refreshed there, under the credential lock with a re-read, so a
 // turn's refresh and the poll's never both trade the same refresh token. A failed refresh
 // keeps the stored credential and comes back here as an auth failure, which the poller
-// records as a reading (a report carrying the error). Only the hand-off (the access token or
+// records as a reading (a report carrying the error); so does a CLI that gives no
+// credential (not installed, signed out). Only the hand-off (the access token or
 // the key, and public facts) ever reaches the core.
 import { AccountError, type AccountPlugin, idOf, listAccounts, withAccounts } from '../auth/accounts.ts'
 import type { CredentialFiles } from '../auth/accounts-store.ts'
 import { AccountPool } from '../auth/pool.ts'
-import type { CoreHandoff, LimitReset, ProviderDescriptor } from '../providers/descriptor.ts'
+import type { CoreHandoff, LimitReset } from '../providers/descriptor.ts'
 import { PROVIDERS, providerOf } from '../providers/registry.ts'
+import { SignInError } from '../providers/shared/sign-in-plugin.ts'
 import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import type { FileContents } from '../settings/files.ts'
 import { enabledExtensions } from '../settings/groups/extensions.ts'
-import { keyOf, profilesOf } from '../settings/groups/providers.ts'
+import { keyOf, profilesOf, signInSettings } from '../settings/groups/providers.ts'
 import type { UsageReport } from './report.ts'
 
 /** One account or profile the poller polls. */
@@ -29,7 +32,7 @@ export interface PolledAccount {
   key: string
   /** The usage feed's provider id (`--provider`, a reading's provider). */
   feed: string
-  /** Non-secret: the account's e-mail, else its id; a profile's name. */
+  /** Non-secret: the account's e-mail, else its sign-in's name for it, else its id; a profile's name. */
   label: string
   source: { kind: 'account'; provider: string; id: string } | { kind: 'profile'; name: string }
 }
@@ -51,6 +54,15 @@ export interface AccountsDeps {
 /** The providers whose signed-in accounts have a feed. */
 const accountFeeds = () => PROVIDERS.filter((p) => p.signIn && p.quota?.feed && p.quota.handoff)
 
+/** The sign-in plugins, made only when some account is stored (an idle daemon's round stays cheap). */
+function pluginsIfStored(
+  files: FileContents,
+  plugins: () => ReadonlyMap<string, AccountPlugin>,
+): ReadonlyMap<string, AccountPlugin> {
+  const stored = files['creds.json'].accounts
+  return stored && typeof stored === 'object' && Object.keys(stored).length > 0 ? plugins() : new Map()
+}
+
 /** Every account and profile to poll, as the files say now (extensions turned off are left out). */
 export function discoverAccounts(
   files: FileContents,
@@ -58,50 +70,76 @@ export function discoverAccounts(
 ): PolledAccount[] {
   const enabled = enabledExtensions(files)
   const out: PolledAccount[] = []
-  // The plugins are made only when some account is stored (an idle daemon's round stays cheap).
-  const stored = files['creds.json'].accounts
-  const byId = stored && typeof stored === 'object' && Object.keys(stored).length > 0 ? plugins() : new Map()
+  const byId = pluginsIfStored(files, plugins)
   for (const p of accountFeeds()) {
     const plugin = byId.get(p.id)
     if (!plugin || !enabled.has(p.id)) continue
     for (const credential of listAccounts(files, plugin.accountsKey)) {
       const id = idOf(plugin, credential)
       if (id === null) continue
-      const label = plugin.account(credential).email ?? id
+      // The e-mail, else the name the sign-in knows it by (a GitHub login), else its id.
+      const who = plugin.account(credential)
       out.push({
         key: `${p.id}/${id}`,
         feed: p.quota?.feed as string,
-        label,
+        label: who.email ?? who.label ?? id,
         source: { kind: 'account', provider: p.id, id },
       })
     }
   }
-  for (const [name, profile] of Object.entries(profilesOf(files['config.json']))) {
-    const extension = typeof profile.extension === 'string' ? profile.extension : DEFAULT_EXTENSION
-    const feed = enabled.has(extension) ? profileFeedOf(files, name, providerOf(extension)) : null
+  for (const name of Object.keys(profilesOf(files['config.json']))) {
+    const feed = profileFeedOf(files, name, byId)
     if (feed)
       out.push({ key: `profile/${name}`, feed: feed.feed, label: name, source: { kind: 'profile', name } })
   }
   return out
 }
 
-function profileFeedOf(files: FileContents, name: string, provider: ProviderDescriptor | undefined) {
+/**
+ * What a profile polls with: its API key's feed (an endpoint host with one), else, for a
+ * provider whose accounts are optional, the signed-in CLI's while no account is stored
+ * (`byId`: the sign-in plugins, empty when no account of any provider is stored); null
+ * when the profile is not polled. Nothing is run here: the CLI is read at poll time.
+ */
+function profileFeedOf(
+  files: FileContents,
+  name: string,
+  byId: ReadonlyMap<string, AccountPlugin>,
+): { feed: string; handoff: (signal: AbortSignal) => Promise<CoreHandoff> | CoreHandoff } | null {
   const profile = profilesOf(files['config.json'])[name]
-  const endpoint = typeof profile?.endpoint === 'string' ? profile.endpoint : ''
+  if (!profile) return null
+  const extension = typeof profile.extension === 'string' ? profile.extension : DEFAULT_EXTENSION
+  const quota = enabledExtensions(files).has(extension) ? providerOf(extension)?.quota : undefined
   const key = keyOf(files, name)
-  if (!provider?.quota?.profileFeed || key === null) return null
-  return provider.quota.profileFeed(endpoint, key)
+  if (quota?.profileFeed && key !== null) {
+    const endpoint = typeof profile.endpoint === 'string' ? profile.endpoint : ''
+    const feed = quota.profileFeed(endpoint, key)
+    return feed && { feed: feed.feed, handoff: () => feed.handoff }
+  }
+  const cli = quota?.cliFeed
+  const plugin = byId.get(extension)
+  if (!cli || (plugin && listAccounts(files, plugin.accountsKey).length > 0)) return null
+  const settings = signInSettings(files['config.json'])[extension] ?? {}
+  return { feed: cli.feed, handoff: (signal) => cli.handoff(settings, signal) }
 }
 
-/** What to hand the core for this account now (its credential refreshed when stale). */
-export async function handoffFor(account: PolledAccount, d: AccountsDeps): Promise<Handoff> {
+/** What to hand the core for this account now (its credential refreshed when stale, a CLI's read). */
+export async function handoffFor(
+  account: PolledAccount,
+  d: AccountsDeps,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<Handoff> {
   if (account.source.kind === 'profile') {
     const files = d.settings.files()
-    const profile = profilesOf(files['config.json'])[account.source.name]
-    const extension = typeof profile?.extension === 'string' ? profile.extension : DEFAULT_EXTENSION
-    const feed = profile ? profileFeedOf(files, account.source.name, providerOf(extension)) : null
+    const feed = profileFeedOf(files, account.source.name, pluginsIfStored(files, d.plugins))
     if (!feed || feed.feed !== account.feed) return { kind: 'gone' }
-    return { kind: 'handoff', handoff: () => feed.handoff }
+    try {
+      const handoff = await feed.handoff(signal)
+      return { kind: 'handoff', handoff: () => handoff }
+    } catch (err) {
+      if (!(err instanceof SignInError)) throw err
+      return { kind: 'auth_failure', report: authFailure(account.feed, err.message) }
+    }
   }
   const { provider, id } = account.source
   const handoff = providerOf(provider)?.quota?.handoff

@@ -231,7 +231,12 @@ export class QuotaPoller {
     if (good && this.#d.heal) {
       const limits = rows
         .filter((r) => r.limit_id !== '')
-        .map((r) => ({ limitId: r.limit_id, label: r.limit_label, resetAtMs: r.reset_at_ms }))
+        .map((r) => ({
+          limitId: r.limit_id,
+          label: r.limit_label,
+          resetAtMs: r.reset_at_ms,
+          usedPercent: r.used_percent,
+        }))
       await this.#d
         .heal(account, limits)
         .catch((err) =>

@@ -36,6 +36,7 @@ const FIXED_LABELS: Readonly<Record<string, Readonly<Record<Fixed, string | null
   antigravity: { primary: 'Gemini Models', secondary: 'Claude and GPT', tertiary: null },
   zai: { primary: '5-hour', secondary: 'Weekly', tertiary: null },
   minimax: { primary: 'Prompts', secondary: 'Window', tertiary: null },
+  copilot: { primary: 'Premium', secondary: 'Chat', tertiary: null },
 }
 
 /**

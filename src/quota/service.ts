@@ -49,7 +49,7 @@ export function quotaService(d: QuotaServiceDeps): QuotaPoller {
       // no account to poll does not read the temp directory at all.
       if (!swept) sweepLeftovers()
       swept = true
-      const got = await handoffFor(account, accounts)
+      const got = await handoffFor(account, accounts, signal)
       if (got.kind === 'gone') return got
       if (got.kind === 'auth_failure') return { kind: 'report', report: got.report }
       // HEARTH_USAGE_CORE is read per call, so the daemon's environment decides it alone.

@@ -42,6 +42,7 @@ export const QUOTA_FEEDS: Readonly<Record<string, string>> = {
   chatgpt: 'codex',
   claude: 'claude',
   antigravity: 'antigravity',
+  copilot: 'copilot',
 }
 
 /** What the settings schema says of a profile's `extension`. */

@@ -9,6 +9,7 @@ import {
   type CallLimits,
   type Env,
   FAILURE,
+  type FeedAnswer,
   UsageFailure,
   type UsageFeed,
 } from '../providers/shared/usage-fetch.ts'
@@ -41,10 +42,11 @@ function limitsOf(env: Env): CallLimits {
 /** One feed's report and the exit code that goes with it. */
 async function reportOf(feed: UsageFeed, env: Env): Promise<{ report: UsageReport; code: number }> {
   try {
-    const usage = await feed.fetch(env, limitsOf(env))
+    const got = await feed.fetch(env, limitsOf(env))
+    const { usage, account } = 'usage' in got ? (got as FeedAnswer) : { usage: got, account: null }
     const report = {
       provider: feed.id,
-      account: null,
+      account,
       version: null,
       source: feed.source,
       status: null,

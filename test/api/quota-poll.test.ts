@@ -1,6 +1,6 @@
 // The quota poller in the real daemon, with the stand-in usage core (HEARTH_USAGE_CORE) and
 // accounts in creds.json: every account polls as the daemon starts; the core gets only the
-// access token or the key; a stale token is refreshed once, under the lock, though a turn
+// access token or the key (copilot's: the GitHub token, not the Copilot token); a stale token is refreshed once, under the lock, though a turn
 // wants it at the same moment; Antigravity's legacy mark is healed, other sections kept.
 // Failures, kill -9 and the drain: quota-poll-failures.test.ts.
 // Readings are read as recorded (the home's state.db, every row) and as served (GET /server).
@@ -68,6 +68,9 @@ describe('quota polling in the daemon', () => {
       },
     ])
     core.script('zai', [{ stdout: usageReport('zai', { primary: [5, 300, reset] }) }])
+    core.script('copilot', [
+      { stdout: usageReport('copilot', { primary: [30, 0, reset], plan: 'Individual' }) },
+    ])
     const home = tempHome()
     writeHome(home, {
       config: {
@@ -91,6 +94,16 @@ describe('quota polling in the daemon', () => {
             projectId: 'proj-7',
             email: 'cy@example.test',
             limitedUntil: agMark,
+          },
+          copilot: {
+            type: 'oauth',
+            github: 'ghu_copilot-github-token',
+            access: 'tid=copilot-access-token',
+            expires: Date.now() + HOUR,
+            api: 'https://api.individual.githubcopilot.com',
+            host: 'github.com',
+            user_id: 42,
+            login: 'dee',
           },
         },
         providers: { glm: { apiKey: 'zai-api-key-secret' } },
@@ -136,8 +149,8 @@ describe('quota polling in the daemon', () => {
   it('every account and key profile polls as the daemon starts, its readings recorded', async () => {
     const rows = await waitReadings(
       d.home,
-      'readings of four feeds',
-      (r) => new Set(r.map((x) => x.provider)).size === 4,
+      'readings of five feeds',
+      (r) => new Set(r.map((x) => x.provider)).size === 5,
     )
     const of = (provider: string) => rows.filter((r) => r.provider === provider)
     assert.deepEqual(
@@ -153,6 +166,10 @@ describe('quota polling in the daemon', () => {
     )
     assert.equal(of('antigravity')[0].account, 'cy@example.test')
     assert.deepEqual(of('zai')[0].account, 'glm')
+    assert.deepEqual(
+      of('copilot').map((r) => [r.account, r.limit_id, r.used_percent]),
+      [['dee', 'primary', 30]],
+    )
     // GET /server serves the latest reading of each account's limits.
     const key = (r: { provider: string; account: string; limit_id: string; used_percent: number | null }) =>
       JSON.stringify([r.provider, r.account, r.limit_id, r.used_percent])
@@ -162,7 +179,7 @@ describe('quota polling in the daemon', () => {
   })
 
   it('the core is handed only the access token or the key, never a refresh token or the daemon’s token', async () => {
-    const calls = await core.waitCalls(4)
+    const calls = await core.waitCalls(5)
     const token = readFileSync(join(d.home, 'token'), 'utf8').trim()
     const secrets = [
       token,
@@ -170,6 +187,7 @@ describe('quota polling in the daemon', () => {
       '1//antigravity-refresh',
       String(ben.refresh),
       'mcp-bearer-secret',
+      'tid=copilot-access-token',
     ]
     for (const call of calls) {
       const seen = JSON.stringify(call)
@@ -189,6 +207,13 @@ describe('quota polling in the daemon', () => {
     assert.deepEqual(Object.keys(ag).sort(), ['access_token', 'email', 'expiry_date', 'project_id'])
     assert.equal(ag.project_id, 'proj-7')
     assert.equal(calls.find((c) => c.feed === 'zai')!.env.Z_AI_API_KEY, 'zai-api-key-secret')
+    // Copilot's usage endpoint takes the GitHub token, never the Copilot token it is exchanged for.
+    const copilot = calls.find((c) => c.feed === 'copilot')!
+    assert.equal(copilot.env.COPILOT_API_TOKEN, 'ghu_copilot-github-token')
+    const own = Object.keys(copilot.env).filter(
+      (k) => !['PATH', 'HOME', 'LANG', 'TMPDIR'].includes(k) && !/^HEARTH_[A-Z0-9_]+_URL$/.test(k),
+    )
+    assert.deepEqual(own, ['COPILOT_API_TOKEN'], 'nothing but the GitHub token is handed over')
   })
 
   it('Antigravity’s legacy limitedUntil is re-keyed to the meter whose limit resets then; other sections kept', async () => {

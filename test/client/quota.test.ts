@@ -135,6 +135,10 @@ describe('quota trails', () => {
       readingsOfAccountInUse([...latest, keyed], 'openai-compatible', accounts, null, 'other'),
       [],
     )
+    // A copilot profile with no account reads on gh: its readings carry the profile's name.
+    const gh = (account: string) => ({ ...session.at(-1)!, provider: 'copilot', account })
+    assert.deepEqual(readingsOfAccountInUse([gh('cp'), gh('cp2')], 'copilot', [], null, 'cp2'), [gh('cp2')])
+    assert.deepEqual(readingsOfAccountInUse([gh('cp'), gh('cp2')], 'copilot', [], null, 'other'), [])
     const fresh = { ...session.at(-1)!, used_percent: 42, observed_at: new Date(NOW - MIN).toISOString() }
     assert.equal(quotaStatusText([fresh], NOW), 'quota 5h 42%')
     assert.equal(

@@ -1,7 +1,8 @@
 // Fake vendor usage endpoints, one server for every feed of the usage core: ChatGPT's
 // `wham/usage`, Claude's `/api/oauth/usage` and `/api/oauth/profile`, Antigravity's
-// `fetchAvailableModels` / `retrieveUserQuota` / `loadCodeAssist`, z.ai's quota limit and
-// MiniMax's remains. Each answers with the vendor's real response shape (the fixtures of
+// `fetchAvailableModels` / `retrieveUserQuota` / `loadCodeAssist`, z.ai's quota limit,
+// MiniMax's remains and GitHub's `copilot_internal/user` (under `/api`, as the fake GitHub
+// serves its REST API). Each answers with the vendor's real response shape (the fixtures of
 // test/quota/fixtures/, sources in its README) and checks what the vendor checks: the bearer
 // it issued, ChatGPT's account header, Claude's OAuth beta, Antigravity's project in the body.
 // A test scripts a route's next answers: a status with a body (and headers), a malformed
@@ -24,6 +25,7 @@ export const ISSUED = {
   antigravityProject: 'fixture-project-123',
   zaiKey: 'zai-key-fixture-0123456789',
   minimaxKey: 'sk-cp-minimax-fixture-0123456789',
+  githubToken: 'ghu_copilotFixtureToken0123456789',
 } as const
 
 export type Route =
@@ -36,6 +38,7 @@ export type Route =
   | 'zai'
   | 'minimax-token-plan'
   | 'minimax-coding-plan'
+  | 'copilot'
 
 /** One scripted answer. */
 export type Scripted =
@@ -152,6 +155,20 @@ const ROUTES: Record<Route, RouteSpec> = {
     path: '/v1/api/openplatform/coding_plan/remains',
     fixture: 'minimax-coding-plan-remains.json',
     refuse: bearerIs(ISSUED.minimaxKey, { base_resp: { status_code: 1004, status_msg: 'login fail' } }),
+  },
+  copilot: {
+    method: 'GET',
+    path: '/api/copilot_internal/user',
+    fixture: 'copilot-internal-user.json',
+    // GitHub's REST API takes `token <t>` (CodexBar's scheme) and `Bearer <t>`.
+    refuse: (req) =>
+      /^(?:token|bearer) (\S+)$/i.exec(bearer(req))?.[1] === ISSUED.githubToken
+        ? null
+        : unauthorized({
+            message: 'Bad credentials',
+            documentation_url: 'https://docs.github.com/rest',
+            status: '401',
+          }),
   },
 }
 

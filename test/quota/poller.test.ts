@@ -209,7 +209,12 @@ describe('the quota poller', () => {
     poller.start()
     await clock.advance(0)
     assert.equal(healed.length, 1)
-    assert.deepEqual(Object.keys(healed[0].limits[0] as object).sort(), ['label', 'limitId', 'resetAtMs'])
+    assert.deepEqual(Object.keys(healed[0].limits[0] as object).sort(), [
+      'label',
+      'limitId',
+      'resetAtMs',
+      'usedPercent',
+    ])
   })
 
   it('discovers accounts on the cadence; a new one polls at once', async () => {

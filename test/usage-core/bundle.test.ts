@@ -8,7 +8,12 @@ import { builtInCorePath } from '../../src/usage-core/path.ts'
 import { ROOT } from '../helpers/daemon.ts'
 
 /** Text only the usage feeds hold: their endpoints' paths. */
-const CORE_MARKS = ['/api/oauth/usage', 'token_plan/remains', 'monitor/usage/quota/limit']
+const CORE_MARKS = [
+  '/api/oauth/usage',
+  'token_plan/remains',
+  'monitor/usage/quota/limit',
+  'copilot_internal/user',
+]
 /** Text only the daemon holds: its HTTP framework and its database. */
 const DAEMON_MARKS = ['better-sqlite3', 'hono']
 

@@ -202,7 +202,7 @@ describe('usage core: the command line', () => {
       ['usage', '--provider', 'codex', '--format', 'json', '--bogus'],
       /unknown argument '--bogus'/,
     ],
-    ['an unknown provider', USAGE('copilot'), /unknown provider 'copilot'/],
+    ['an unknown provider', USAGE('kimi'), /unknown provider 'kimi'/],
     ['no provider', ['usage', '--format', 'json'], /--provider is required/],
     ['another format', ['usage', '--provider', 'codex', '--format', 'text'], /--format must be json/],
     ['a bad source', ['usage', '--provider', 'codex', '--source', 'magic'], /--source must be/],

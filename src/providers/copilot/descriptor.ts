@@ -3,6 +3,7 @@
 // the wire Copilot serves it on.
 import { NO_CACHE_HINTS, type ProviderDescriptor } from '../descriptor.ts'
 import { copilotDiscovery } from './discovery.ts'
+import { quota } from './quota.ts'
 import { COPILOT_DEFAULTS, signIn } from './signin.ts'
 
 export const copilot: ProviderDescriptor = {
@@ -15,7 +16,7 @@ export const copilot: ProviderDescriptor = {
   cache: [{ host: '', policy: NO_CACHE_HINTS }],
   profile: { needsEndpoint: false, needsModel: false },
   replaysReasoningText: false,
-  quota: null,
+  quota,
   signIn: {
     ...signIn,
     settings: COPILOT_DEFAULTS,

@@ -22,6 +22,8 @@ export interface LimitReset {
   /** The limit's title as reported (`Gemini Pro`, `Claude + GPT`), or null. */
   label: string | null
   resetAtMs: number | null
+  /** The percent used as reported (0–100, more when over), or null when unknown. */
+  usedPercent?: number | null
 }
 
 export interface QuotaFacts {
@@ -34,6 +36,18 @@ export interface QuotaFacts {
    * null when the endpoint's host has no feed (the profile is not polled).
    */
   profileFeed?: (endpoint: string, apiKey: string) => { feed: string; handoff: CoreHandoff } | null
+  /**
+   * A profile of this provider's extension with no stored account polls on the credential
+   * of the vendor's signed-in CLI (the spec's "the signed-in provider CLI as credential"):
+   * the feed, and the hand-off read now from the CLI (a child process) for the sign-in
+   * settings (`providers.sign_in.<id>` with its defaults). The read throws a SignInError
+   * whose message says why (not installed, signed out) without quoting the CLI's output;
+   * the poller records it as the profile's failed reading.
+   */
+  cliFeed?: {
+    feed: string
+    handoff: (signInSettings: Readonly<Record<string, unknown>>, signal: AbortSignal) => Promise<CoreHandoff>
+  }
   /**
    * Heals the account's limit marks when a poll's readings arrive: the credential to store,
    * or null when nothing changes. Called under the credential lock with the stored account.

@@ -39,7 +39,13 @@ export interface UsageFeed {
   source: 'oauth' | 'api'
   /** The credentials of `env` that must never be printed (they are scrubbed from every message). */
   secrets(env: Env): string[]
-  fetch(env: Env, limits: CallLimits): Promise<UsageSnapshot>
+  fetch(env: Env, limits: CallLimits): Promise<UsageSnapshot | FeedAnswer>
+}
+
+/** A feed's usage with the account's name when the vendor's answer gives one (the report's `account`). */
+export interface FeedAnswer {
+  usage: UsageSnapshot
+  account: string | null
 }
 
 /** The answer of one call: its status, headers and body text. */
