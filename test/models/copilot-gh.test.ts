@@ -106,6 +106,11 @@ describe('a copilot profile on the signed-in GitHub CLI', () => {
     const problem = await failedTurn(d)
     assert.equal(problem.code, 'upstream_unauthorized')
     assert.match(problem.detail, /^HTTP 401\b/)
+    assert.match(
+      problem.detail,
+      /refused the GitHub token \(a GitHub CLI token is refused when .*\); sign in with a code: run \/login$/,
+    )
+    assert.doesNotMatch(problem.detail, new RegExp(TOKEN))
   })
 
   it('says gh is signed out, and what to run', async () => {

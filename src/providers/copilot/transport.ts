@@ -91,11 +91,26 @@ export function encode(profile: TransportProfile, req: NeutralRequest): EncodedR
   return { url, headers, body: JSON.stringify(copilotBody(profile, req)) }
 }
 
+/**
+ * Whether the step sends a GitHub token as it is (a direct account, or the GitHub CLI's
+ * token borrowed for the run): runProfile gives only exchanged tokens the editor headers.
+ */
+const sendsGitHubToken = (profile: TransportProfile): boolean =>
+  !Object.keys(profile.headers ?? {}).some((name) => name.toLowerCase() === 'copilot-integration-id')
+
+/** What a 401 means, said plainly. */
+const REFUSED = {
+  exchanged: 'GitHub Copilot refused the sign-in',
+  direct:
+    'GitHub Copilot refused the GitHub token (a GitHub CLI token is refused when its account has no Copilot or GitHub does not let the CLI use Copilot); sign in with a code:',
+}
+
 /** A refused token says what to do; every message is scrubbed of the token. */
-function finish(event: ErrorEvent, token: string): ErrorEvent {
+function finish(event: ErrorEvent, token: string, direct: boolean): ErrorEvent {
   let message = redact(event.message, token)
   if (event.code === 'upstream_unauthorized' && !message.endsWith(LOGIN_ADVICE)) {
-    message = `${message.replace(/[\s.;:]+$/, '')}; GitHub Copilot refused the sign-in, ${LOGIN_ADVICE}`
+    const why = direct ? REFUSED.direct : `${REFUSED.exchanged},`
+    message = `${message.replace(/[\s.;:]+$/, '')}; ${why} ${LOGIN_ADVICE}`
   }
   return { ...event, message }
 }
@@ -115,10 +130,11 @@ function stream(
     profile.protocol,
     req.tools.map((t) => t.name),
   )
+  const direct = sendsGitHubToken(profile)
   // The generator is returned as it is: each delta crosses no async step of this file.
   return streamStep(() => encode(profile, req), decoder, opts, token, {
     policy: copilotPolicy(req.model || profile.model),
-    adjust: (event) => finish(event, token),
+    adjust: (event) => finish(event, token, direct),
   })
 }
 

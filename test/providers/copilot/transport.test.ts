@@ -4,7 +4,7 @@
 // stable codes and limit marks.
 import { deepStrictEqual, equal, match, ok, strictEqual } from 'node:assert/strict'
 import { afterEach, beforeEach, describe, test } from 'node:test'
-import { EXCHANGE_HEADERS } from '../../../src/providers/copilot/constants.ts'
+import { DIRECT_HEADERS, EXCHANGE_HEADERS } from '../../../src/providers/copilot/constants.ts'
 import { nextMonthUtc } from '../../../src/providers/copilot/limits.ts'
 import { copilotUrl, copilot as transport } from '../../../src/providers/copilot/transport.ts'
 import { transportFor } from '../../../src/providers/transports.ts'
@@ -183,6 +183,13 @@ describe('copilot transport', () => {
     equal(error.status, 401)
     match(error.message, /run \/login$/)
     ok(!error.message.includes(TOKEN))
+    const exchanged = errorOf(await stream(profile('chat_completions', { headers: EXCHANGE_HEADERS })))
+    match(exchanged.message, /GitHub Copilot refused the sign-in, run \/login$/)
+    const direct = errorOf(await stream(profile('chat_completions', { headers: DIRECT_HEADERS })))
+    match(
+      direct.message,
+      /refused the GitHub token \(a GitHub CLI token .*\); sign in with a code: run \/login$/,
+    )
   })
 
   test('no token: upstream_unauthorized at once, nothing sent', async () => {
