@@ -71,6 +71,7 @@ const copilotSignInFields = {
     pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$',
     description:
       'The GitHub host signed in to: github.com, or a GitHub Enterprise Cloud host such as octocorp.ghe.com',
+    examples: ['github.com'],
   }),
 }
 const ChatgptSignInRead = Type.Object(signInFields, { additionalProperties: false })

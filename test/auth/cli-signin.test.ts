@@ -51,11 +51,7 @@ esac
     gh.directClients.add(GH_CLIENT)
     dir = tempHome('hearth-gh-')
     d = await startDaemon({
-      env: {
-        HEARTH_COPILOT_GITHUB_URL: gh.url,
-        HEARTH_COPILOT_API_URL: gh.copilotUrl,
-        HEARTH_COPILOT_GH: program(),
-      },
+      env: gh.daemonEnv(program()),
     })
   })
   after(async () => {

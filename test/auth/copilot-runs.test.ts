@@ -49,8 +49,11 @@ describe('copilot turns through the daemon', () => {
     }
   }
 
+  /** The steps the upstream got (a run's background model listing is a GET, left out). */
+  const steps = () => upstream.requests.filter((r) => r.method === 'POST')
+
   async function turn(sid: string, text: string, extra: Record<string, unknown> = {}) {
-    const before = upstream.requests.length
+    const before = steps().length
     await putInput(d, sid, message(text, extra))
     const done = await waitSession(d, sid, (s) => idle(s) && s.latest_answer !== null)
     const error = done.history.items.findLast((e: any) => e.kind === 'error')
@@ -58,8 +61,8 @@ describe('copilot turns through the daemon', () => {
       outcome: done.latest_answer.outcome as string,
       detail: String(error?.content.problem.detail ?? ''),
       code: error?.content.problem.code as string | undefined,
-      sent: upstream.requests.slice(before),
-      token: String(upstream.requests.at(-1)?.headers.authorization ?? '').replace(/^Bearer /, ''),
+      sent: steps().slice(before),
+      token: String(steps().at(-1)?.headers.authorization ?? '').replace(/^Bearer /, ''),
     }
   }
 

@@ -18,7 +18,7 @@ describe('copilot device sign-in through the daemon', () => {
   let gh: FakeGitHub
   let d: TestDaemon
   const seen: RawResponse[] = []
-  const env = () => ({ HEARTH_COPILOT_GITHUB_URL: gh.url, HEARTH_COPILOT_API_URL: gh.copilotUrl })
+  const env = () => gh.daemonEnv()
   const req = async (r: Parameters<TestDaemon['request']>[0]) => {
     const res = await d.request(r)
     seen.push(res)

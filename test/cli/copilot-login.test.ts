@@ -32,11 +32,7 @@ describe('hearth login copilot', () => {
     gh.directClients.add(GH_CLIENT)
     program = join(tempHome('hearth-gh-'), 'gh')
     d = await startDaemon({
-      env: {
-        HEARTH_COPILOT_GITHUB_URL: gh.url,
-        HEARTH_COPILOT_API_URL: gh.copilotUrl,
-        HEARTH_COPILOT_GH: program,
-      },
+      env: gh.daemonEnv(program),
     })
   })
   after(async () => {

@@ -58,6 +58,16 @@ export class FakeGitHub {
   readonly apiUrl: string
   /** The Copilot API's stand-in (what the Copilot token's `endpoints.api` names). */
   readonly copilotUrl: string
+
+  /** A daemon's environment pointing GitHub, the Copilot API and (when named) `gh` at fakes. */
+  daemonEnv(ghProgram?: string): Record<string, string> {
+    const env: Record<string, string> = {
+      HEARTH_COPILOT_GITHUB_URL: this.url,
+      HEARTH_COPILOT_API_URL: this.copilotUrl,
+    }
+    if (ghProgram) env.HEARTH_COPILOT_GH = ghProgram
+    return env
+  }
   /** Every request: method, path, headers, body as sent, and when it arrived (epoch ms). */
   readonly requests: {
     method: string

@@ -2,22 +2,16 @@
 // the token endpoint. The caller (the sign-in engine) owns the waiting between polls, the
 // deadline and cancellation; this file only speaks the two POSTs. GitHub answers a waiting
 // poll with HTTP 200 and `{"error": …}`, so an answer is read by its fields, not its status.
-import { SignInError } from '../shared/sign-in-plugin.ts'
+import { type DeviceCode, type DevicePoll as SharedPoll, SignInError } from '../shared/sign-in-plugin.ts'
 import { postToken, str } from '../shared/token-request.ts'
 import { DEVICE_GRANT, type GitHubUrls, SLOW_DOWN_STEP_MS } from './constants.ts'
 
-export interface DeviceStart {
-  deviceCode: string
-  /** What the person types at `url` (`WDJB-MJHT`); not a secret. */
-  userCode: string
-  url: string
-  expiresInMs: number
-  intervalMs: number
-}
+/** A device code as GitHub gave it (the sign-in contract's shape). */
+export type DeviceStart = DeviceCode
 
+/** One poll's answer; a token comes with the scope GitHub granted. */
 export type DevicePoll =
-  | { kind: 'pending' }
-  | { kind: 'slow_down'; intervalMs: number }
+  | Exclude<SharedPoll, { kind: 'token' }>
   | { kind: 'token'; token: string; scope: string }
 
 export interface DeviceCall {
