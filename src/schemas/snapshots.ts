@@ -254,6 +254,8 @@ export const snapshotsOps = defineOps({
     method: 'GET',
     path: '/sessions/{session_id}/restores/{restore_id}',
     summary: 'Read a restore',
+    description:
+      'Its state (applying while its files are written; a restart finishes it: recovered), the files it wrote, deleted or kept, and the snapshot it took first (the redo point).',
     tags: ['snapshots'],
     capability: CAP,
     params: RestoreParams,
