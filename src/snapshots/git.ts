@@ -4,7 +4,7 @@
 // that must hold whatever a config says given on the command line.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 /**
  * Options every call carries: hooks off (a path where none can exist: an empty hooksPath would
@@ -77,7 +77,7 @@ export class Git {
   spawn(args: readonly string[], signal?: AbortSignal): ChildProcessWithoutNullStreams {
     return spawn(this.bin, this.#argv(args), {
       env: this.#env,
-      cwd: this.workTree ?? this.gitDir,
+      cwd: this.workTree ?? dirname(this.gitDir),
       stdio: ['pipe', 'pipe', 'pipe'],
       shell: false,
       signal,
@@ -89,7 +89,7 @@ export class Git {
     return new Promise((resolve, reject) => {
       const child = spawn(this.bin, this.#argv(args), {
         env: this.#env,
-        cwd: this.workTree ?? this.gitDir,
+        cwd: this.workTree ?? dirname(this.gitDir),
         stdio: [call.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
         shell: false,
         signal: call.signal,
