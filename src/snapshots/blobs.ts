@@ -44,24 +44,28 @@ export function readBlobs(
         await onBlob(blob.id, blob.content)
       }
     }
+    // each chunk is parsed after the previous one's blobs are written (stdout paused meanwhile)
+    let work = Promise.resolve()
     child.stdout.on('data', (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
       child.stdout.pause()
-      drain().then(
-        () => child.stdout.resume(),
-        (e: Error) => fail(e),
-      )
+      work = work.then(async () => {
+        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+        await drain()
+        child.stdout.resume()
+      })
+      work.catch(fail)
     })
     child.stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString('utf8')
     })
     child.on('error', fail)
     child.on('close', (code) => {
-      if (failed) return
-      // stdout ends (and so the process closes) only once it flows again after the last drain
-      if (index === ids.length) resolve()
-      else
-        fail(new Error(`git cat-file ended (${code}) after ${index} of ${ids.length} blobs: ${err.trim()}`))
+      void work.then(() => {
+        if (failed) return
+        if (index === ids.length) resolve()
+        else
+          fail(new Error(`git cat-file ended (${code}) after ${index} of ${ids.length} blobs: ${err.trim()}`))
+      })
     })
     child.stdin.on('error', () => {})
     child.stdin.end(`${ids.join('\n')}\n`)

@@ -55,10 +55,11 @@ export async function planRoot(
     treeDiff(git, trees.target, trees.current),
     treeDiff(git, trees.expected, trees.current),
   ])
+  const changed = [...new Set([...targetToExpected.keys(), ...targetToCurrent.keys()])]
+  // a chosen path that names no changed file and no directory of one is a file already at the target
+  const unchanged = (files ?? []).filter((f) => !changed.some((p) => chosen(p, [f])))
   const paths = files
-    ? [...new Set([...targetToExpected.keys(), ...targetToCurrent.keys(), ...files])].filter((p) =>
-        chosen(p, files),
-      )
+    ? [...changed.filter((p) => chosen(p, files)), ...unchanged]
     : [...targetToExpected.keys()]
   const items: RestorePlanItem[] = []
   for (const path of paths.sort()) {

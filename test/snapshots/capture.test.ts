@@ -36,7 +36,14 @@ describe('snapshot take and changes', () => {
     const after = await engine.take([root], 'snap-2')
 
     const changes = byPath(await engine.changes(before.roots, after.roots))
-    assert.deepEqual(Object.keys(changes).sort(), ['b.txt', 'gone.txt', 'img.bin', 'link', 'new/dir/file.md', 'tool.sh'])
+    assert.deepEqual(Object.keys(changes).sort(), [
+      'b.txt',
+      'gone.txt',
+      'img.bin',
+      'link',
+      'new/dir/file.md',
+      'tool.sh',
+    ])
     assert.deepEqual(changes['b.txt'], {
       root,
       path: 'b.txt',
@@ -114,10 +121,10 @@ describe('snapshot take and changes', () => {
     put(root, 'small.txt', Buffer.alloc(2000, 2)) // grows past the bound
     put(root, 'big.bin', Buffer.alloc(6000, 3))
     const second = await engine.take([root], 'b2')
-    assert.deepEqual(
-      second.skipped.map((s) => `${s.path}:${s.reason}`).sort(),
-      ['big.bin:too_large', 'small.txt:too_large'],
-    )
+    assert.deepEqual(second.skipped.map((s) => `${s.path}:${s.reason}`).sort(), [
+      'big.bin:too_large',
+      'small.txt:too_large',
+    ])
     const changes = await engine.changes(first.roots, second.roots)
     assert.deepEqual(
       changes.map((c) => c.path),

@@ -1,7 +1,17 @@
 // Temp workspaces and homes for the snapshot engine's tests, and what a test reads back: the
 // files under a root (content, mode, link target), and the person's own git as they run it.
 import { execFileSync } from 'node:child_process'
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after } from 'node:test'
