@@ -58,7 +58,8 @@ describe('snapshot restore', () => {
 
     await engine.apply(plan)
     const restored = filesOf(root)
-    assert.deepEqual(restored, { ...original, 'build/out.js': 'compiled 2' }, 'ignored output is untouched')
+    const expected: Record<string, string> = { ...original, 'build/out.js': 'compiled 2' }
+    assert.deepEqual(restored, expected, 'ignored output is untouched')
     assert.equal(restored.link, 'link:a.txt')
     assert.equal(restored['tool.sh'], '#!/bin/sh\n', 'the mode is the snapshot’s (not executable)')
     assert.deepEqual(dirsOf(root), ['build', 'old'], 'directories the restore emptied are removed')
