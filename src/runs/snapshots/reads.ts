@@ -45,7 +45,7 @@ export async function runChanges(
   offset: number,
   limit: number,
 ): Promise<RunChanges & { nextOffset: number | null }> {
-  const run = requireRun(d, sessionId, runId)
+  requireRun(d, sessionId, runId)
   const before = d.rows.ofRun(runId, 'before')
   const after = d.rows.ofRun(runId, 'after')
   const empty = {
@@ -58,7 +58,8 @@ export async function runChanges(
     nextOffset: null,
   }
   if (!before) return { ...empty, state: 'none' }
-  if (!after) return { ...empty, state: run.ended_at === null ? 'running' : 'none' }
+  // Its `after` is being taken (at the run's end, or at the next start after a crash).
+  if (!after) return { ...empty, state: 'running' }
   const all = await changesOfRun(d, { before, after })
   const end = Math.min(all.length, offset + limit)
   const skipped = [...JSON.parse(before.skipped), ...JSON.parse(after.skipped)]
