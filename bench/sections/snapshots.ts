@@ -24,7 +24,10 @@ const TARGET_MS = 30
 
 function generate(root: string): string[] {
   const paths: string[] = []
-  const text = Buffer.from('let x = 1 // a line of source\n'.repeat(FILE_BYTES / 2 / 30 + 1)).subarray(0, FILE_BYTES / 2)
+  const text = Buffer.from('let x = 1 // a line of source\n'.repeat(FILE_BYTES / 2 / 30 + 1)).subarray(
+    0,
+    FILE_BYTES / 2,
+  )
   for (let d = 0; d < DIRS; d++) {
     const dir = `pkg${String(d % 40).padStart(2, '0')}/mod${String(d).padStart(3, '0')}`
     mkdirSync(join(root, dir), { recursive: true })
@@ -53,7 +56,8 @@ function change(root: string, paths: string[], count: number, round: number): vo
 
 export const snapshots: Section = {
   name: 'snapshots',
-  description: 'snapshot take (unchanged, 100 files changed) and restore of 100 files on 10,000 files, 200 MB',
+  description:
+    'snapshot take (unchanged, 100 files changed) and restore of 100 files on 10,000 files, 200 MB',
   async run(): Promise<Row[]> {
     const root = tempHome('hearth-bench-workspace-')
     const home = tempHome()
@@ -96,9 +100,18 @@ export const snapshots: Section = {
           ok: median(unchanged) < TARGET_MS,
         },
         { figure: 'snapshot: take, nothing changed, p95', measured: ms(percentile(unchanged, 95)) },
-        { figure: `snapshot: take, ${CHANGED} files changed, p50 of ${ROUNDS}`, measured: ms(median(changed)) },
-        { figure: `snapshot: restore of ${CHANGED} files (plan + apply), p50 of ${ROUNDS}`, measured: ms(median(restores)) },
-        { figure: 'snapshot: store size after the bench', measured: `${(storeBytes / 1024 / 1024).toFixed(0)} MiB` },
+        {
+          figure: `snapshot: take, ${CHANGED} files changed, p50 of ${ROUNDS}`,
+          measured: ms(median(changed)),
+        },
+        {
+          figure: `snapshot: restore of ${CHANGED} files (plan + apply), p50 of ${ROUNDS}`,
+          measured: ms(median(restores)),
+        },
+        {
+          figure: 'snapshot: store size after the bench',
+          measured: `${(storeBytes / 1024 / 1024).toFixed(0)} MiB`,
+        },
       ]
     } finally {
       rmSync(root, { recursive: true, force: true })

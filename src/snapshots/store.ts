@@ -86,6 +86,9 @@ export class SnapshotStore {
     const body = `tree ${tree}\nauthor ${who}\ncommitter ${who}\n\nsnapshot ${id} of ${root}\n`
     const sha = await writeObject(git.gitDir, 'commit', Buffer.from(body, 'utf8'))
     await writeAtomic(join(git.gitDir, 'refs', 'hearth', id), `${sha}\n`)
+    // HEAD (detached) at the last snapshot: `git status` then compares the index with a tree it
+    // equals, which its cache-tree makes nearly free
+    await writeAtomic(join(git.gitDir, 'HEAD'), `${sha}\n`)
     return sha
   }
 
