@@ -2,7 +2,7 @@
 // lists as new, modified or deleted is looked at; of those, files over the size bound and files
 // that cannot be read are left out (and named), the rest added; then the index becomes a tree.
 import { constants } from 'node:fs'
-import { access, lstat, stat } from 'node:fs/promises'
+import { access, lstat, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SkippedFile } from './engine.ts'
 import { nulFields } from './git.ts'
@@ -49,21 +49,35 @@ interface Candidate {
   tracked: boolean
 }
 
-/** What git sees as untracked (not ignored), modified or deleted against the private index. */
+/**
+ * What git sees as untracked (not ignored), modified or deleted against the private index:
+ * `git status` with HEAD at the root's last snapshot. Unlike `ls-files` it uses the untracked
+ * cache (a directory whose mtime did not change is not read again) and refreshes stat data in
+ * threads. Only the work tree column matters: what differs from the private index.
+ */
 async function listCandidates(repo: RootRepo, signal?: AbortSignal): Promise<Candidate[]> {
-  const { stdout } = await repo.git.run(
-    ['ls-files', '-z', '-t', '--others', '--modified', '--deleted', '--exclude-standard'],
-    { signal },
-  )
-  const seen = new Map<string, Candidate>()
+  const status = [
+    'status',
+    '--porcelain=v2',
+    '-z',
+    '--untracked-files=all',
+    '--no-renames',
+    '--ignore-submodules=dirty',
+  ]
+  const { stdout } = await repo.git.run(status, { signal }).catch(async (e) => {
+    // a HEAD whose commit is unreadable (lost in a crash): start again from an unborn one
+    await writeFile(join(repo.git.gitDir, 'HEAD'), 'ref: refs/heads/none\n')
+    if (signal?.aborted) throw e
+    return repo.git.run(status, { signal })
+  })
+  const out: Candidate[] = []
   for (const field of nulFields(stdout)) {
-    const path = field.slice(2)
-    const tracked = field[0] !== '?'
-    const known = seen.get(path)
-    if (known) known.tracked ||= tracked
-    else seen.set(path, { path, tracked })
+    if (field.startsWith('? ')) out.push({ path: field.slice(2), tracked: false })
+    else if (field.startsWith('1 ') && field[3] !== '.') {
+      out.push({ path: field.split(' ').slice(8).join(' '), tracked: true })
+    }
   }
-  return [...seen.values()]
+  return out
 }
 
 interface Sorted {

@@ -86,6 +86,9 @@ export class SnapshotStore {
     const body = `tree ${tree}\nauthor ${who}\ncommitter ${who}\n\nsnapshot ${id} of ${root}\n`
     const sha = await writeObject(git.gitDir, 'commit', Buffer.from(body, 'utf8'))
     await writeAtomic(join(git.gitDir, 'refs', 'hearth', id), `${sha}\n`)
+    // HEAD (detached) at the last snapshot: `git status` then compares the index with a tree it
+    // equals, which its cache-tree makes nearly free
+    await writeAtomic(join(git.gitDir, 'HEAD'), `${sha}\n`)
     return sha
   }
 
@@ -123,15 +126,8 @@ export class SnapshotStore {
   /** Removes the objects no snapshot refers to any more, one root at a time. */
   async prune(): Promise<void> {
     for (const key of await this.keys()) {
-      await this.queue.run(key, () =>
-        this.gitFor(key, null)
-          .run(['gc', '--quiet', '--prune=now', '--no-detach'])
-          .catch(async (e) => {
-            // gc of git before 2.40 knows no --no-detach; gc.autoDetach does not apply to a manual gc
-            if (!String(e).includes('no-detach')) throw e
-            await this.gitFor(key, null).run(['gc', '--quiet', '--prune=now'])
-          }),
-      )
+      // a gc asked for by name never detaches (only `gc --auto` does): it is done when this resolves
+      await this.queue.run(key, () => this.gitFor(key, null).run(['gc', '--quiet', '--prune=now']))
     }
   }
 
