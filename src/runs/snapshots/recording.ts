@@ -61,7 +61,7 @@ export class SnapshotRecorder {
     const taken = this.#before.get(runId)
     if (!taken) return
     const done = taken
-      .then((before) => (before ? this.#takeAfter(sessionId, runId, before, false) : undefined))
+      .then((before) => (before ? this.#afterOrForget(sessionId, runId, before, false) : undefined))
       .catch((err) => this.#d.onError(err))
       .finally(() => {
         this.#before.delete(runId)
@@ -82,11 +82,26 @@ export class SnapshotRecorder {
   async recover(): Promise<void> {
     for (const row of this.#d.rows.runsWithoutAfter()) {
       const before: Before = { id: row.id, roots: treesOf(row).map((t) => t.root), trees: treesOf(row) }
-      try {
-        await this.#takeAfter(row.session_id, row.run_id as string, before, true)
-      } catch (err) {
-        this.#d.onError(err)
-      }
+      await this.#afterOrForget(row.session_id, row.run_id as string, before, true)
+    }
+  }
+
+  /**
+   * The run's `after`; when it cannot be taken, its `before` goes too: the run's changes
+   * then read `none` rather than `running` for ever.
+   */
+  async #afterOrForget(
+    sessionId: string,
+    runId: string,
+    before: Before,
+    approximate: boolean,
+  ): Promise<void> {
+    try {
+      await this.#takeAfter(sessionId, runId, before, approximate)
+    } catch (err) {
+      this.#d.onError(err)
+      this.#d.rows.delete([before.id])
+      await this.#d.engine.drop([before.id]).catch((e) => this.#d.onError(e))
     }
   }
 
