@@ -12,6 +12,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   statSync,
   writeFileSync,
 } from 'node:fs'
@@ -394,6 +395,66 @@ describe('snapshot settings, retention, deletion and storage', () => {
     assert.equal(report.totals.snapshot_bytes, report.snapshots.bytes)
     await deleteLeaf(s.d, sid)
     await waitFor('the snapshots to go', async () => (await getJson(s.d, '/storage')).snapshots.count === 0)
+  })
+
+  it('a large diff is cut at 256 KiB; a file over max_file_bytes is skipped, neither shown nor restored', async () => {
+    assert.equal((await patchTools({ snapshots: { max_file_bytes: 300_000 } })).status, 200)
+    try {
+      const sid = await newSession(s)
+      const line = `${'x'.repeat(99)}\n`
+      s.upstream.enqueue(
+        callTools(
+          { name: 'write', arguments: { path: 'long.txt', content: line.repeat(2800) } },
+          { name: 'shell', arguments: { command: 'head -c 400000 /dev/zero | tr "\\0" y > huge.txt' } },
+        ),
+        answer('ok'),
+      )
+      const runId = await runAndRecord(s, sid, 'write big files')
+      const changes = await changesOf(s.d, sid, runId)
+      assert.deepEqual(
+        changes.items.map((c: any) => c.path),
+        ['long.txt'],
+      )
+      assert.deepEqual(changes.skipped, [{ root: s.workspace, path: 'huge.txt', reason: 'too_large' }])
+      const diff = await getJson(s.d, `/sessions/${sid}/runs/${runId}/changes/diff?path=long.txt`)
+      assert.equal(diff.truncated, true)
+      assert.ok(Buffer.byteLength(diff.text) <= 256 * 1024)
+      const r = await putRestore(s.d, sid, { run_id: runId })
+      assert.equal(r.status, 201, r.text())
+      assert.equal(existsSync(join(s.workspace, 'long.txt')), false)
+      assert.equal(statSync(join(s.workspace, 'huge.txt')).size, 400_000, 'a skipped file is never restored')
+    } finally {
+      await patchTools({ snapshots: { max_file_bytes: null } })
+    }
+  })
+
+  it('an allowed root is captured as its own root, and restored', async () => {
+    const extra = realpathSync(mkdtempSync(join(tmpdir(), 'hearth-extra-')))
+    writeFileSync(join(extra, 'e.txt'), 'extra before\n')
+    assert.equal((await patchTools({ allowed_roots: [extra] })).status, 200)
+    try {
+      const sid = await newSession(s)
+      s.upstream.enqueue(
+        callTools({ name: 'write', arguments: { path: join(extra, 'e.txt'), content: 'extra after\n' } }),
+        answer('ok'),
+      )
+      const runId = await runAndRecord(s, sid, 'write outside the workspace')
+      const changes = await changesOf(s.d, sid, runId)
+      assert.deepEqual(
+        changes.items.map((c: any) => [c.root, c.path, c.status]),
+        [[extra, 'e.txt', 'modified']],
+      )
+      const diff = await getJson(
+        s.d,
+        `/sessions/${sid}/runs/${runId}/changes/diff?root=${encodeURIComponent(extra)}&path=e.txt`,
+      )
+      assert.match(diff.text, /^\+extra after$/m)
+      const r = await putRestore(s.d, sid, { files: [{ root: extra, path: 'e.txt' }] })
+      assert.equal(r.status, 201, r.text())
+      assert.equal(readFileSync(join(extra, 'e.txt'), 'utf8'), 'extra before\n')
+    } finally {
+      await patchTools({ allowed_roots: null })
+    }
   })
 
   it('snapshots off: a run that writes records none, and a restore is refused', async () => {
