@@ -79,7 +79,11 @@ export class SnapshotStore {
     await mkdir(join(git.gitDir, 'refs', 'hearth'), { recursive: true })
   }
 
-  /** Writes a commit object for `tree` and points refs/hearth/<id> at it; returns its id. */
+  /**
+   * Writes a commit object for `tree` and points refs/hearth/<id> at it; returns its id. The
+   * commit has no parent: a chain would keep every older snapshot reachable from a kept one,
+   * and dropping snapshots would free nothing.
+   */
   async commit(git: Git, tree: string, id: string, root: string): Promise<string> {
     const at = Math.floor(Date.now() / 1000)
     const who = `hearth <hearth@localhost> ${at} +0000`
