@@ -163,11 +163,13 @@ export class SnapshotEngine {
     for (const root of roots) {
       const git = await this.#git(root)
       const key = this.#keyOf(root)
+      const home = await realpath(this.opts.home)
       await this.#store.queue.run(key, () =>
         applyRoot(
           git,
           root,
           plan.filter((i) => i.root === root),
+          home,
         ),
       )
     }

@@ -149,8 +149,18 @@ async function confined(realRoot: string, path: string, create: boolean): Promis
 }
 
 /** Applies the items of one root (deletions first, so a file can replace a directory and back). */
-export async function applyRoot(git: Git, root: string, items: RestorePlanItem[]): Promise<void> {
+export async function applyRoot(
+  git: Git,
+  root: string,
+  items: RestorePlanItem[],
+  realHome: string,
+): Promise<void> {
   const realRoot = await realpath(root)
+  for (const item of items) {
+    if (item.action !== 'keep' && isWithin(join(realRoot, ...pathParts(item.path)), realHome)) {
+      throw new Error(`refused to restore ${item.path}: it is in hearth's home`)
+    }
+  }
   // every path checked before anything is written: a refused one leaves the root as it was
   for (const item of items) if (item.action !== 'keep') await confined(realRoot, item.path, false)
   const deletes = items.filter((i) => i.action === 'delete')

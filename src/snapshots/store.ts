@@ -4,8 +4,9 @@
 // call, not three.
 import { createHash } from 'node:crypto'
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, relative, sep } from 'node:path'
 import { deflateSync } from 'node:zlib'
+import { isWithin } from '../util/paths.ts'
 import { emptyHomeIn, Git, KeyedQueue } from './git.ts'
 
 /** A snapshot id is used in a ref name and a file name: letters, digits, `-`, `_`, `.`. */
@@ -27,6 +28,8 @@ export interface RootRepo {
   real: string
   key: string
   git: Git
+  /** hearth's home, when it lies inside the root: never captured, never restored. */
+  home: string | null
 }
 
 export class SnapshotStore {
@@ -36,7 +39,10 @@ export class SnapshotStore {
   readonly #ready = new Map<string, Promise<void>>()
   #emptyHome: string | null = null
 
+  readonly home: string
+
   constructor(home: string, bin: string) {
+    this.home = home
     this.dir = join(home, 'snapshots')
     this.#bin = bin
   }
@@ -53,7 +59,8 @@ export class SnapshotStore {
       ready.catch(() => this.#ready.delete(key))
     }
     await ready
-    return { root, real, key, git }
+    const realHome = await realpath(this.home)
+    return { root, real, key, git, home: isWithin(realHome, real) ? realHome : null }
   }
 
   /** A git runner on a key's directory; `root` as its work tree (null: none). */
@@ -211,11 +218,21 @@ export async function rootExcludeFile(real: string): Promise<string | null> {
 /** Copies the root's exclude rules into the private directory (or empties them). */
 export async function syncExclude(repo: RootRepo): Promise<void> {
   const source = await rootExcludeFile(repo.real)
-  const rules = source ? await readFile(source).catch(() => Buffer.alloc(0)) : Buffer.alloc(0)
+  let rules = source ? await readFile(source).catch(() => Buffer.alloc(0)) : Buffer.alloc(0)
+  if (repo.home && repo.home !== repo.real) {
+    // hearth's own files (its database, this store) are never part of a workspace's snapshot
+    const rule = `\n/${relative(repo.real, repo.home).split(sep).map(escapeGlob).join('/')}/\n`
+    rules = Buffer.concat([rules, Buffer.from(rule)])
+  }
   const target = join(repo.git.gitDir, 'info', 'exclude')
   const current = await readFile(target).catch(() => null)
   if (current?.equals(rules)) return
   await writeAtomic(target, rules)
+}
+
+/** A path segment as a literal gitignore pattern. */
+function escapeGlob(segment: string): string {
+  return segment.replace(/[\\*?[\]!#\s]/g, (c) => `\\${c}`)
 }
 
 /**
