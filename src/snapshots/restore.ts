@@ -148,29 +148,35 @@ async function confined(realRoot: string, path: string, create: boolean): Promis
   return join(parent, parts.at(-1) as string)
 }
 
-/** Applies the items of one root (deletions first, so a file can replace a directory and back). */
-export async function applyRoot(
-  git: Git,
-  root: string,
-  items: RestorePlanItem[],
-  realHome: string,
-): Promise<void> {
+/**
+ * Checks every item of one root before anything is written: a plain path, not in hearth's home,
+ * no existing parent leading outside the root. A refusal leaves every root as it was.
+ */
+export async function checkRoot(root: string, items: RestorePlanItem[], realHome: string): Promise<void> {
   const realRoot = await realpath(root)
   for (const item of items) {
-    if (item.action !== 'keep' && isWithin(join(realRoot, ...pathParts(item.path)), realHome)) {
+    if (item.action === 'keep') continue
+    if (isWithin(join(realRoot, ...pathParts(item.path)), realHome)) {
       throw new Error(`refused to restore ${item.path}: it is in hearth's home`)
     }
+    if (item.action === 'write' && (!item.blob || !item.mode)) {
+      throw new Error(`restore plan of ${item.path}: a write without its blob`)
+    }
+    await confined(realRoot, item.path, false)
   }
-  // every path checked before anything is written: a refused one leaves the root as it was
-  for (const item of items) if (item.action !== 'keep') await confined(realRoot, item.path, false)
+}
+
+/** Applies the items of one root (deletions first, so a file can replace a directory and back). */
+export async function applyRoot(git: Git, root: string, items: RestorePlanItem[]): Promise<void> {
+  const realRoot = await realpath(root)
   const deletes = items.filter((i) => i.action === 'delete')
   for (const item of deletes) await deleteFile(realRoot, item.path)
   for (const item of deletes) await removeEmptyParents(realRoot, item.path)
   const writes = items.filter((i) => i.action === 'write')
   const byBlob = new Map<string, RestorePlanItem[]>()
   for (const item of writes) {
-    if (!item.blob || !item.mode) throw new Error(`restore plan of ${item.path}: a write without its blob`)
-    byBlob.set(item.blob, [...(byBlob.get(item.blob) ?? []), item])
+    const blob = item.blob as string
+    byBlob.set(blob, [...(byBlob.get(blob) ?? []), item])
   }
   await readBlobs(git, [...byBlob.keys()], async (blob, content) => {
     for (const item of byBlob.get(blob) ?? []) await writeItem(realRoot, item, content)
