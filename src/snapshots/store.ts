@@ -69,21 +69,25 @@ export class SnapshotStore {
     return new Git(this.#bin, join(this.dir, key), root, this.#emptyHome)
   }
 
+  /** Creates the bare repository if needed; once per process, puts its fixed files in place. */
   async #init(git: Git): Promise<void> {
-    try {
-      await lstat(join(git.gitDir, 'HEAD'))
-      return
-    } catch {}
-    await mkdir(this.dir, { recursive: true })
-    await new Git(git.bin, git.gitDir, null, this.#emptyHome as string).run([
-      'init',
-      '--bare',
-      '--quiet',
-      '--template=',
-      git.gitDir,
-    ])
+    const exists = await lstat(join(git.gitDir, 'HEAD')).then(
+      () => true,
+      () => false,
+    )
+    if (!exists) {
+      await mkdir(this.dir, { recursive: true })
+      const init = new Git(git.bin, git.gitDir, null, this.#emptyHome as string)
+      await init.run(['init', '--bare', '--quiet', '--template=', git.gitDir])
+    }
     await mkdir(join(git.gitDir, 'info'), { recursive: true })
     await mkdir(join(git.gitDir, 'refs', 'hearth'), { recursive: true })
+    // the root's .gitattributes must not change what is captured (line endings, filters): a
+    // snapshot holds the bytes on disk, and a restore writes them back as they were
+    await writeAtomic(
+      join(git.gitDir, 'info', 'attributes'),
+      '* -text -filter -ident -working-tree-encoding\n',
+    )
   }
 
   /**
