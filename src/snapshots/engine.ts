@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { takeRoot } from './capture.ts'
 import { changesOfRoot, diffOfFile, pairRoots } from './changes.ts'
 import type { Git } from './git.ts'
-import { applyRoot, planRoot, rootsOfPlan, withoutLargeFiles } from './restore.ts'
+import { applyRoot, checkRoot, planRoot, rootsOfPlan, withoutLargeFiles } from './restore.ts'
 import { checkId, rootKey, SnapshotStore } from './store.ts'
 
 /**
@@ -157,19 +157,20 @@ export class SnapshotEngine {
     return perRoot.flat()
   }
 
-  /** Puts each planned file to its target; the same plan applied again changes nothing more. */
+  /**
+   * Puts each planned file to its target; the same plan applied again changes nothing more.
+   * Every root's items are checked before any root is written.
+   */
   async apply(plan: RestorePlanItem[]): Promise<void> {
-    const roots = [...new Set(plan.map((i) => i.root))]
-    for (const root of roots) {
+    const home = await realpath(this.opts.home)
+    const roots = [...new Set(plan.map((i) => i.root))].map((root) => ({
+      root,
+      items: plan.filter((i) => i.root === root),
+    }))
+    for (const { root, items } of roots) await checkRoot(root, items, home)
+    for (const { root, items } of roots) {
       const git = await this.#git(root)
-      const key = this.#keyOf(root)
-      await this.#store.queue.run(key, () =>
-        applyRoot(
-          git,
-          root,
-          plan.filter((i) => i.root === root),
-        ),
-      )
+      await this.#store.queue.run(this.#keyOf(root), () => applyRoot(git, root, items))
     }
   }
 

@@ -24,7 +24,6 @@ const FIXED_OPTIONS = [
   'core.preloadIndex=true',
   'index.threads=true',
   'gc.auto=0',
-  'gc.packRefs=false',
 ].flatMap((o) => ['-c', o])
 
 /** Environment variables passed through from the daemon's own (nothing of git's). */
@@ -169,34 +168,16 @@ export function emptyHomeIn(dir: string): string {
  */
 export class KeyedQueue {
   readonly #tails = new Map<string, Promise<unknown>>()
-  readonly #busy = new Set<string>()
 
   run<T>(key: string, job: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(key) ?? Promise.resolve()
-    const next = previous.then(
-      () => this.#hold(key, job),
-      () => this.#hold(key, job),
-    )
+    const next = previous.then(job, job)
     const tail = next.catch(() => {})
     this.#tails.set(key, tail)
     void tail.then(() => {
       if (this.#tails.get(key) === tail) this.#tails.delete(key)
     })
     return next
-  }
-
-  /** Whether a job of ours is running on this key (so a lock file there is not stale). */
-  busy(key: string): boolean {
-    return this.#busy.has(key)
-  }
-
-  async #hold<T>(key: string, job: () => Promise<T>): Promise<T> {
-    this.#busy.add(key)
-    try {
-      return await job()
-    } finally {
-      this.#busy.delete(key)
-    }
   }
 }
 

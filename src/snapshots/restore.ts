@@ -6,7 +6,7 @@
 // renamed over, deletions are unlinks, and directories a restore left empty are removed.
 import { randomBytes } from 'node:crypto'
 import { chmod, lstat, mkdir, realpath, rename, rmdir, symlink, unlink, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { isWithin } from '../util/paths.ts'
 import { readBlobs } from './blobs.ts'
 import { EMPTY_TREE } from './changes.ts'
@@ -21,6 +21,7 @@ interface Side {
 type TreeDiff = Map<string, [Side | null, Side | null]>
 
 const ABSENT = '000000'
+const WRITABLE_MODES = ['100644', '100755', '120000']
 const GITLINK = '160000'
 
 async function treeDiff(git: Git, a: string, b: string): Promise<TreeDiff> {
@@ -116,56 +117,98 @@ export function pathParts(path: string): string[] {
 }
 
 /**
- * The absolute path of `path` under the real root, its parent directory created (when `create`)
- * and checked to resolve inside the root; null when the parent does not exist and is not wanted.
+ * The absolute path of `path` under the real root, with its parent resolved: the deepest
+ * directory of it that exists must resolve inside the root (a symlink planted by a command is
+ * refused), and the missing ones below it are created (when `create`; otherwise null). Nothing
+ * is created before that check.
  */
 async function confined(realRoot: string, path: string, create: boolean): Promise<string | null> {
   const parts = pathParts(path)
   const file = join(realRoot, ...parts)
   if (!isWithin(file, realRoot) || file === realRoot)
     throw new Error(`refused to restore ${path}: outside the root`)
-  let dir = realRoot
-  for (const part of parts.slice(0, -1)) {
-    dir = join(dir, part)
-    let info: Awaited<ReturnType<typeof lstat>> | null = null
-    try {
-      info = await lstat(dir)
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+  let existing = dirname(file)
+  const missing: string[] = []
+  while (existing !== realRoot && !(await exists(existing))) {
+    missing.unshift(basename(existing))
+    existing = dirname(existing)
+  }
+  let dir = await realpath(existing).catch(() => null)
+  if (dir === null || !isWithin(dir, realRoot)) {
+    throw new Error(`refused to restore ${path}: ${existing} is a link that leads outside the root`)
+  }
+  if (missing.length > 0 && !create) return null
+  for (const name of missing) {
+    dir = join(dir, name)
+    await mkdir(dir).catch(async (e: NodeJS.ErrnoException) => {
+      // made meanwhile by a write beside this one: fine if it is a directory, not a link
+      if (e.code !== 'EEXIST' || !(await lstat(dir as string)).isDirectory()) throw e
+    })
+  }
+  return join(dir, parts.at(-1) as string)
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path)
+    return true
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw e
+  }
+}
+
+/**
+ * Checks every item of one root before anything is written: a plain path, not in hearth's home,
+ * no existing parent leading outside the root. A refusal leaves every root as it was.
+ */
+export async function checkRoot(root: string, items: RestorePlanItem[], realHome: string): Promise<void> {
+  const realRoot = await realpath(root)
+  for (const item of items) {
+    if (item.action === 'keep') continue
+    if (isWithin(join(realRoot, ...pathParts(item.path)), realHome)) {
+      throw new Error(`refused to restore ${item.path}: it is in hearth's home`)
     }
-    if (!info) {
-      if (!create) return null
-      await mkdir(dir)
-      continue
-    }
-    if (info.isSymbolicLink() && !isWithin(await realpath(dir), realRoot)) {
-      throw new Error(`refused to restore ${path}: ${dir} is a link that leads outside the root`)
+    const writable = /^[0-9a-f]{40}$/.test(item.blob ?? '') && WRITABLE_MODES.includes(item.mode ?? '')
+    if (item.action === 'write' && !writable) {
+      throw new Error(`restore plan of ${item.path}: a write without a blob and mode it can write`)
     }
   }
-  const parent = await realpath(dirname(file))
-  if (!isWithin(parent, realRoot))
-    throw new Error(`refused to restore ${path}: its directory is outside the root`)
-  return join(parent, parts.at(-1) as string)
+  await Promise.all(items.filter((i) => i.action !== 'keep').map((i) => confined(realRoot, i.path, false)))
 }
 
 /** Applies the items of one root (deletions first, so a file can replace a directory and back). */
 export async function applyRoot(git: Git, root: string, items: RestorePlanItem[]): Promise<void> {
   const realRoot = await realpath(root)
-  // every path checked before anything is written: a refused one leaves the root as it was
-  for (const item of items) if (item.action !== 'keep') await confined(realRoot, item.path, false)
   const deletes = items.filter((i) => i.action === 'delete')
   for (const item of deletes) await deleteFile(realRoot, item.path)
   for (const item of deletes) await removeEmptyParents(realRoot, item.path)
   const writes = items.filter((i) => i.action === 'write')
   const byBlob = new Map<string, RestorePlanItem[]>()
   for (const item of writes) {
-    if (!item.blob || !item.mode) throw new Error(`restore plan of ${item.path}: a write without its blob`)
-    byBlob.set(item.blob, [...(byBlob.get(item.blob) ?? []), item])
+    const blob = item.blob as string
+    byBlob.set(blob, [...(byBlob.get(blob) ?? []), item])
   }
+  // up to WRITES_AT_ONCE files are written at a time, each blob held until its files are
+  const pending = new Set<Promise<void>>()
+  let failure: unknown = null
   await readBlobs(git, [...byBlob.keys()], async (blob, content) => {
-    for (const item of byBlob.get(blob) ?? []) await writeItem(realRoot, item, content)
+    for (const item of byBlob.get(blob) ?? []) {
+      const write: Promise<void> = writeItem(realRoot, item, content)
+        .catch((e) => {
+          failure ??= e
+        })
+        .finally(() => pending.delete(write))
+      pending.add(write)
+      if (pending.size >= WRITES_AT_ONCE) await Promise.race(pending)
+      if (failure) throw failure
+    }
   })
+  await Promise.all(pending)
+  if (failure) throw failure
 }
+
+const WRITES_AT_ONCE = 16
 
 async function deleteFile(realRoot: string, path: string): Promise<void> {
   const file = await confined(realRoot, path, false)

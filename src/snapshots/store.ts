@@ -4,8 +4,9 @@
 // call, not three.
 import { createHash } from 'node:crypto'
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, relative, sep } from 'node:path'
 import { deflateSync } from 'node:zlib'
+import { isWithin } from '../util/paths.ts'
 import { emptyHomeIn, Git, KeyedQueue } from './git.ts'
 
 /** A snapshot id is used in a ref name and a file name: letters, digits, `-`, `_`, `.`. */
@@ -27,6 +28,8 @@ export interface RootRepo {
   real: string
   key: string
   git: Git
+  /** hearth's home, when it lies inside the root: never captured, never restored. */
+  home: string | null
 }
 
 export class SnapshotStore {
@@ -36,7 +39,10 @@ export class SnapshotStore {
   readonly #ready = new Map<string, Promise<void>>()
   #emptyHome: string | null = null
 
+  readonly home: string
+
   constructor(home: string, bin: string) {
+    this.home = home
     this.dir = join(home, 'snapshots')
     this.#bin = bin
   }
@@ -53,7 +59,8 @@ export class SnapshotStore {
       ready.catch(() => this.#ready.delete(key))
     }
     await ready
-    return { root, real, key, git }
+    const realHome = await realpath(this.home)
+    return { root, real, key, git, home: isWithin(realHome, real) ? realHome : null }
   }
 
   /** A git runner on a key's directory; `root` as its work tree (null: none). */
@@ -62,24 +69,32 @@ export class SnapshotStore {
     return new Git(this.#bin, join(this.dir, key), root, this.#emptyHome)
   }
 
+  /** Creates the bare repository if needed; once per process, puts its fixed files in place. */
   async #init(git: Git): Promise<void> {
-    try {
-      await lstat(join(git.gitDir, 'HEAD'))
-      return
-    } catch {}
-    await mkdir(this.dir, { recursive: true })
-    await new Git(git.bin, git.gitDir, null, this.#emptyHome as string).run([
-      'init',
-      '--bare',
-      '--quiet',
-      '--template=',
-      git.gitDir,
-    ])
+    const exists = await lstat(join(git.gitDir, 'HEAD')).then(
+      () => true,
+      () => false,
+    )
+    if (!exists) {
+      await mkdir(this.dir, { recursive: true })
+      const init = new Git(git.bin, git.gitDir, null, this.#emptyHome as string)
+      await init.run(['init', '--bare', '--quiet', '--template=', git.gitDir])
+    }
     await mkdir(join(git.gitDir, 'info'), { recursive: true })
     await mkdir(join(git.gitDir, 'refs', 'hearth'), { recursive: true })
+    // the root's .gitattributes must not change what is captured (line endings, filters): a
+    // snapshot holds the bytes on disk, and a restore writes them back as they were
+    await writeAtomic(
+      join(git.gitDir, 'info', 'attributes'),
+      '* -text -filter -ident -working-tree-encoding\n',
+    )
   }
 
-  /** Writes a commit object for `tree` and points refs/hearth/<id> at it; returns its id. */
+  /**
+   * Writes a commit object for `tree` and points refs/hearth/<id> at it; returns its id. The
+   * commit has no parent: a chain would keep every older snapshot reachable from a kept one,
+   * and dropping snapshots would free nothing.
+   */
   async commit(git: Git, tree: string, id: string, root: string): Promise<string> {
     const at = Math.floor(Date.now() / 1000)
     const who = `hearth <hearth@localhost> ${at} +0000`
@@ -207,11 +222,21 @@ export async function rootExcludeFile(real: string): Promise<string | null> {
 /** Copies the root's exclude rules into the private directory (or empties them). */
 export async function syncExclude(repo: RootRepo): Promise<void> {
   const source = await rootExcludeFile(repo.real)
-  const rules = source ? await readFile(source).catch(() => Buffer.alloc(0)) : Buffer.alloc(0)
+  let rules = source ? await readFile(source).catch(() => Buffer.alloc(0)) : Buffer.alloc(0)
+  if (repo.home && repo.home !== repo.real) {
+    // hearth's own files (its database, this store) are never part of a workspace's snapshot
+    const rule = `\n/${relative(repo.real, repo.home).split(sep).map(escapeGlob).join('/')}/\n`
+    rules = Buffer.concat([rules, Buffer.from(rule)])
+  }
   const target = join(repo.git.gitDir, 'info', 'exclude')
   const current = await readFile(target).catch(() => null)
   if (current?.equals(rules)) return
   await writeAtomic(target, rules)
+}
+
+/** A path segment as a literal gitignore pattern. */
+function escapeGlob(segment: string): string {
+  return segment.replace(/[\\*?[\]!#\s]/g, (c) => `\\${c}`)
 }
 
 /**

@@ -193,4 +193,26 @@ describe('snapshot restore', () => {
     await assert.rejects(engine.apply(intoGit), /not a plain path/)
     assert.equal(existsSync(join(root, '..', 'escape.txt')), false)
   })
+
+  it('never captures or restores hearth’s home when it lies inside the workspace', async () => {
+    const root = tempDir()
+    const { engine } = newEngine(undefined, join(root, '.hearth'))
+    put(root, '.hearth/state.db', 'database 1')
+    put(root, 'a.txt', 'a1')
+    const before = await engine.take([root], 'before')
+    put(root, '.hearth/state.db', 'database 2')
+    put(root, 'a.txt', 'a2')
+    const after = await engine.take([root], 'after')
+    const changes = await engine.changes(before.roots, after.roots)
+    assert.deepEqual(
+      changes.map((c) => c.path),
+      ['a.txt'],
+    )
+    const plan = await engine.plan(before.roots, after.roots, after.roots)
+    const forged = [{ ...plan[0], path: '.hearth/state.db' }]
+    await assert.rejects(engine.apply(forged), /in hearth's home/)
+    await engine.apply(plan)
+    assert.equal(filesOf(root)['.hearth/state.db'], 'database 2')
+    assert.equal(filesOf(root)['a.txt'], 'a1')
+  })
 })
