@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
 import { answer, callTools } from '../fakes/tool-script.ts'
@@ -197,6 +197,19 @@ describe('snapshots of runs', () => {
     )
     assert.equal(existsSync(join(ws, 'p.txt')), false)
     assert.equal(read(ws, 'q.txt'), 'q\n')
+    // Only the roots the run's snapshots captured, and only paths inside them.
+    const elsewhere = await putRestore(s.d, sid, { run_id: runId, files: [{ root: '/etc', path: 'hosts' }] })
+    assert.equal(elsewhere.status, 422)
+    assert.equal(elsewhere.json().code, 'nothing_to_restore')
+    const parent = basename(ws)
+    const escape = await putRestore(s.d, sid, { run_id: runId, files: [{ path: `../${parent}-escape.txt` }] })
+    assert.ok(escape.status === 201 || escape.status >= 400, escape.text())
+    if (escape.status === 201)
+      assert.deepEqual(
+        escape.json().files.map((f: any) => f.action),
+        ['kept'],
+      )
+    assert.equal(existsSync(join(dirname(ws), `${parent}-escape.txt`)), false)
   })
 
   it('a symlink a command planted is never written through: 409 restore_failed, nothing written outside', async () => {

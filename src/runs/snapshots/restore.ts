@@ -279,10 +279,19 @@ export class Restores {
       const outside = files.find((f) => !roots.has(f.root))
       if (outside)
         throw new HearthError('nothing_to_restore', `${outside.root} is not a root its snapshots captured`)
+      const strange = files.find((f) => !insideRoot(f.path))
+      if (strange)
+        throw new HearthError('nothing_to_restore', `${strange.path} is not a path inside its root`)
     }
     if (files.length === 0) throw new HearthError('nothing_to_restore', 'The run changed no file')
     return files
   }
+}
+
+/** A relative `/`-separated path that stays inside its root and out of `.git`. */
+function insideRoot(path: string): boolean {
+  if (path.startsWith('/')) return false
+  return path.split('/').every((part) => part !== '..' && part !== '.git' && part !== '')
 }
 
 /**
