@@ -206,6 +206,34 @@ describe('snapshot settings, retention, deletion and storage', () => {
     }
   })
 
+  it('past max_total_bytes the oldest snapshots go, and git frees their objects', async () => {
+    const MiB = 1024 * 1024
+    assert.equal((await patchTools({ snapshots: { max_total_bytes: MiB } })).status, 200)
+    try {
+      const sid = await newSession(s)
+      s.upstream.enqueue(
+        callTools({ name: 'shell', arguments: { command: 'head -c 3000000 /dev/urandom > noise.bin' } }),
+        answer('ok'),
+      )
+      const runId = await runAndRecord(s, sid, 'make noise')
+      await waitFor(
+        'the oldest snapshots to go',
+        async () => (await changesOf(s.d, sid, runId)).state === 'none',
+      )
+      // The store keeps what the files hold now (its index); once the noise is gone from the
+      // workspace too, nothing holds its objects.
+      s.upstream.enqueue(callTools({ name: 'shell', arguments: { command: 'rm noise.bin' } }), answer('ok'))
+      await runAndRecord(s, sid, 'remove the noise')
+      const report = await waitFor('the store to shrink', async () => {
+        const r = await getJson(s.d, '/storage')
+        return r.snapshots.bytes < MiB ? r : undefined
+      })
+      assert.equal(report.snapshots.count, 0)
+    } finally {
+      await patchTools({ snapshots: { max_total_bytes: null } })
+    }
+  })
+
   it('snapshots off: a run that writes records none, and a restore is refused', async () => {
     assert.equal((await patchTools({ snapshots: { enabled: false } })).status, 200)
     try {
