@@ -202,8 +202,11 @@ describe('snapshots of runs', () => {
     assert.equal(elsewhere.status, 422)
     assert.equal(elsewhere.json().code, 'nothing_to_restore')
     const parent = basename(ws)
-    const escape = await putRestore(s.d, sid, { run_id: runId, files: [{ path: `../${parent}-escape.txt` }] })
-    assert.equal(escape.status, 422, escape.text())
+    const escaping = await putRestore(s.d, sid, {
+      run_id: runId,
+      files: [{ path: `../${parent}-escaping.txt` }],
+    })
+    assert.equal(escaping.status, 422, escaping.text())
     assert.equal(existsSync(join(dirname(ws), `${parent}-escape.txt`)), false)
   })
 
