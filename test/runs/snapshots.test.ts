@@ -207,7 +207,7 @@ describe('snapshots of runs', () => {
       files: [{ path: `../${parent}-escaping.txt` }],
     })
     assert.equal(escaping.status, 422, escaping.text())
-    assert.equal(existsSync(join(dirname(ws), `${parent}-escape.txt`)), false)
+    assert.equal(existsSync(join(dirname(ws), `${parent}-escaping.txt`)), false)
   })
 
   it('a symlink a command planted is never written through: 409 restore_failed, nothing written outside', async () => {
