@@ -9,7 +9,7 @@ import { chmod, lstat, mkdir, realpath, rename, rmdir, symlink, unlink, writeFil
 import { basename, dirname, join } from 'node:path'
 import { isWithin } from '../util/paths.ts'
 import { readBlobs } from './blobs.ts'
-import { EMPTY_TREE } from './changes.ts'
+import { checkTrees, EMPTY_TREE } from './changes.ts'
 import type { RestorePlanItem, RootTree } from './engine.ts'
 import { type Git, nulFields } from './git.ts'
 
@@ -80,6 +80,7 @@ export async function planRoot(
 
 /** The target, expected and current trees of every root named on any side (empty where absent). */
 export function rootsOfPlan(target: RootTree[], expected: RootTree[], current: RootTree[]) {
+  checkTrees(target, expected, current)
   const roots = [...new Set([...target, ...expected, ...current].map((r) => r.root))]
   const treeOf = (side: RootTree[], root: string) => side.find((r) => r.root === root)?.tree ?? EMPTY_TREE
   return roots.map((root) => ({
