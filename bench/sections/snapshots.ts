@@ -5,9 +5,13 @@
 //   then p50/p95 of 30 after a warm one (target: under 30 ms; a run pays it once, at its first
 //   call that may change files);
 // - a take after 100 files changed, p50 of 10;
-// - a restore of 100 files (plan + apply: the run's changes put back), p50 of 10.
+// - a restore of 100 files (plan + apply: the run's changes put back), p50 of 10;
+// - for reference, starting a git process (`git --version`, p50 of 30) in the same minutes:
+//   the machine's load shows in it, and a take with nothing changed is one such process that
+//   lstats every file.
 //
 // The workspace and the home live in temp directories, deleted at the end.
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -38,6 +42,14 @@ function generate(root: string): string[] {
     }
   }
   return paths
+}
+
+function gitVersion(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['--version'], { stdio: 'ignore' })
+    child.on('error', reject)
+    child.on('close', () => resolve())
+  })
 }
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -91,6 +103,8 @@ export const snapshots: Section = {
         )
       }
       const storeBytes = await engine.bytes()
+      const starts: number[] = []
+      for (let i = 0; i < UNCHANGED_TAKES; i++) starts.push(await timed(gitVersion))
       return [
         { figure: 'snapshot: first take of 10,000 files, 200 MB', measured: ms(first, 0) },
         {
@@ -108,6 +122,7 @@ export const snapshots: Section = {
           figure: `snapshot: restore of ${CHANGED} files (plan + apply), p50 of ${ROUNDS}`,
           measured: ms(median(restores)),
         },
+        { figure: 'snapshot: reference, a git process start, p50', measured: ms(median(starts)) },
         {
           figure: 'snapshot: store size after the bench',
           measured: `${(storeBytes / 1024 / 1024).toFixed(0)} MiB`,

@@ -11,7 +11,7 @@ export function readBlobs(
   if (ids.length === 0) return Promise.resolve()
   return new Promise((resolve, reject) => {
     const child = git.spawn(['cat-file', '--batch'])
-    let pending: Buffer = Buffer.alloc(0)
+    const input = new ChunkList()
     let index = 0
     let failed = false
     let err = ''
@@ -21,23 +21,9 @@ export function readBlobs(
       child.kill('SIGKILL')
       reject(e)
     }
-    /** Takes every complete object out of `pending`; false when it needs more bytes. */
-    const next = (): { id: string; content: Buffer } | null => {
-      const eol = pending.indexOf(10)
-      if (eol < 0) return null
-      const header = pending.subarray(0, eol).toString('utf8')
-      const [id, type, size] = header.split(' ')
-      if (type === 'missing' || type !== 'blob')
-        throw new Error(`snapshot object ${id} is ${type ?? 'unreadable'}`)
-      const length = Number(size)
-      if (pending.length < eol + 1 + length + 1) return null
-      const content = Buffer.from(pending.subarray(eol + 1, eol + 1 + length))
-      pending = pending.subarray(eol + 1 + length + 1)
-      return { id, content }
-    }
     const drain = async () => {
       for (;;) {
-        const blob = next()
+        const blob = input.nextObject()
         if (!blob) return
         if (blob.id !== ids[index]) throw new Error(`snapshot object ${ids[index]} came back as ${blob.id}`)
         index++
@@ -48,8 +34,8 @@ export function readBlobs(
     let work = Promise.resolve()
     child.stdout.on('data', (chunk: Buffer) => {
       child.stdout.pause()
+      input.push(chunk)
       work = work.then(async () => {
-        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
         await drain()
         child.stdout.resume()
       })
@@ -60,14 +46,63 @@ export function readBlobs(
     })
     child.on('error', fail)
     child.on('close', (code) => {
-      void work.then(() => {
-        if (failed) return
-        if (index === ids.length) resolve()
-        else
-          fail(new Error(`git cat-file ended (${code}) after ${index} of ${ids.length} blobs: ${err.trim()}`))
-      })
+      void work
+        .catch(() => {}) // already failed
+        .then(() => {
+          if (failed) return
+          if (index === ids.length) resolve()
+          else
+            fail(
+              new Error(`git cat-file ended (${code}) after ${index} of ${ids.length} blobs: ${err.trim()}`),
+            )
+        })
     })
     child.stdin.on('error', () => {})
     child.stdin.end(`${ids.join('\n')}\n`)
   })
+}
+
+/**
+ * `cat-file --batch` output as it arrives: `<id> blob <size>\n<content>\n` per object. Chunks
+ * are joined only once an object is complete, so a large blob is copied once, not per chunk.
+ */
+class ChunkList {
+  #chunks: Buffer[] = []
+  #bytes = 0
+
+  push(chunk: Buffer): void {
+    this.#chunks.push(chunk)
+    this.#bytes += chunk.length
+  }
+
+  /** The next complete object, or null until more bytes arrive. */
+  nextObject(): { id: string; content: Buffer } | null {
+    const head = this.#header()
+    if (!head) return null
+    const [id, type, size] = head.line.split(' ')
+    if (type !== 'blob') throw new Error(`snapshot object ${id} is ${type ?? 'unreadable'}`)
+    const end = head.length + Number(size) + 1
+    if (this.#bytes < end) return null
+    const all = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks, this.#bytes)
+    const content = all.subarray(head.length, end - 1)
+    const rest = all.subarray(end)
+    this.#chunks = rest.length > 0 ? [rest] : []
+    this.#bytes = rest.length
+    return { id, content }
+  }
+
+  /** The first line (without its newline) and its length with it; null while incomplete. */
+  #header(): { line: string; length: number } | null {
+    let offset = 0
+    for (const chunk of this.#chunks) {
+      const eol = chunk.indexOf(10)
+      if (eol >= 0) {
+        const bytes = Buffer.concat(this.#chunks, offset + eol)
+        return { line: bytes.toString('utf8', 0, offset + eol), length: offset + eol + 1 }
+      }
+      offset += chunk.length
+      if (offset > 4096) throw new Error('git cat-file printed a header past 4 KiB')
+    }
+    return null
+  }
 }

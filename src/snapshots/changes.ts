@@ -8,8 +8,17 @@ import { type Git, nulFields } from './git.ts'
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
 const ZERO = /^0+$/
 
+/** A tree id as git prints it: never anything git could read as an option. */
+export function checkTrees(...sides: RootTree[][]): void {
+  for (const side of sides) {
+    for (const { tree } of side)
+      if (!/^[0-9a-f]{40}$/.test(tree)) throw new Error(`invalid snapshot tree id: ${tree}`)
+  }
+}
+
 /** The roots of both sides, each with its tree on either side (the empty tree where absent). */
 export function pairRoots(before: RootTree[], after: RootTree[]): { root: string; a: string; b: string }[] {
+  checkTrees(before, after)
   const roots = [...new Set([...after.map((r) => r.root), ...before.map((r) => r.root)])]
   const treeOf = (side: RootTree[], root: string) => side.find((r) => r.root === root)?.tree ?? EMPTY_TREE
   return roots.map((root) => ({ root, a: treeOf(before, root), b: treeOf(after, root) }))

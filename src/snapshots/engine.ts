@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { takeRoot } from './capture.ts'
 import { changesOfRoot, diffOfFile, pairRoots } from './changes.ts'
 import type { Git } from './git.ts'
-import { applyRoot, checkRoot, planRoot, rootsOfPlan, withoutLargeFiles } from './restore.ts'
+import { applyRoot, checkRoot, planRoot, rootsOfPlan, withoutUncaptured } from './restore.ts'
 import { checkId, rootKey, SnapshotStore } from './store.ts'
 
 /**
@@ -151,7 +151,7 @@ export class SnapshotEngine {
         const chosen = files ? files.filter((f) => f.root === root).map((f) => f.path) : null
         if (chosen?.length === 0) return []
         const items = await planRoot(await this.#git(root), root, trees, chosen)
-        return withoutLargeFiles(root, items, this.opts.maxFileBytes)
+        return withoutUncaptured(root, items, this.opts.maxFileBytes)
       }),
     )
     return perRoot.flat()

@@ -5,11 +5,23 @@
 // the root (a symlink planted by a command is refused), files are written to a temp file and
 // renamed over, deletions are unlinks, and directories a restore left empty are removed.
 import { randomBytes } from 'node:crypto'
-import { chmod, lstat, mkdir, realpath, rename, rmdir, symlink, unlink, writeFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import {
+  access,
+  chmod,
+  lstat,
+  mkdir,
+  realpath,
+  rename,
+  rmdir,
+  symlink,
+  unlink,
+  writeFile,
+} from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { isWithin } from '../util/paths.ts'
 import { readBlobs } from './blobs.ts'
-import { EMPTY_TREE } from './changes.ts'
+import { checkTrees, EMPTY_TREE } from './changes.ts'
 import type { RestorePlanItem, RootTree } from './engine.ts'
 import { type Git, nulFields } from './git.ts'
 
@@ -80,6 +92,7 @@ export async function planRoot(
 
 /** The target, expected and current trees of every root named on any side (empty where absent). */
 export function rootsOfPlan(target: RootTree[], expected: RootTree[], current: RootTree[]) {
+  checkTrees(target, expected, current)
   const roots = [...new Set([...target, ...expected, ...current].map((r) => r.root))]
   const treeOf = (side: RootTree[], root: string) => side.find((r) => r.root === root)?.tree ?? EMPTY_TREE
   return roots.map((root) => ({
@@ -88,22 +101,32 @@ export function rootsOfPlan(target: RootTree[], expected: RootTree[], current: R
   }))
 }
 
-/** Leaves out of the plan the files over the size bound on disk now: never captured, never touched. */
-export async function withoutLargeFiles(
+/**
+ * Leaves out of the plan the files on disk now that a take does not capture (over the size
+ * bound, or unreadable): their content is in no snapshot, so writing or deleting them could
+ * not be undone. They are never touched.
+ */
+export async function withoutUncaptured(
   root: string,
   items: RestorePlanItem[],
   maxFileBytes: number,
 ): Promise<RestorePlanItem[]> {
   const realRoot = await realpath(root).catch(() => null)
   if (!realRoot) return items
-  const large = await Promise.all(
+  const uncaptured = await Promise.all(
     items.map(async (item) => {
       if (item.action === 'keep') return false
-      const info = await lstat(join(realRoot, ...pathParts(item.path))).catch(() => null)
-      return info?.isFile() === true && info.size > maxFileBytes
+      const file = join(realRoot, ...pathParts(item.path))
+      const info = await lstat(file).catch(() => null)
+      if (info?.isFile() !== true) return false
+      if (info.size > maxFileBytes) return true
+      return access(file, constants.R_OK).then(
+        () => false,
+        () => true,
+      )
     }),
   )
-  return items.filter((_, i) => !large[i])
+  return items.filter((_, i) => !uncaptured[i])
 }
 
 /** A snapshot path as its parts: relative, `/`-separated, no `.`/`..`/empty parts, never in `.git`. */

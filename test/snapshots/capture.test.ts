@@ -139,6 +139,8 @@ describe('snapshot take and changes', () => {
     await assert.rejects(engine.take([root], '../x'), /invalid snapshot id/)
     await assert.rejects(engine.take([root], 'a/b'), /invalid snapshot id/)
     await assert.rejects(engine.take(['relative/dir'], 'ok'), /absolute/)
+    await assert.rejects(engine.changes([{ root, tree: '--output=/tmp/x' }], []), /invalid snapshot tree id/)
+    await assert.rejects(engine.plan([{ root, tree: 'HEAD' }], [], []), /invalid snapshot tree id/)
     const capture = await engine.take([root, join(root, 'missing')], 'ok')
     assert.deepEqual(
       capture.roots.map((r) => r.root),
