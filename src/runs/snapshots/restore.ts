@@ -113,14 +113,11 @@ export class Restores {
       await engine.drop([beforeId]).catch((err) => this.#d.onError(err))
       throw new HearthError(
         'restore_conflict',
-        `${conflicts.length} file(s) changed since ${source.run_id ? `run ${source.run_id}` : `restore ${source.undoes_restore_id}`}: ${conflicts
-          .slice(0, 5)
-          .map((c) => c.path)
-          .join(
-            ', ',
-          )}${conflicts.length > 5 ? ', …' : ''}; nothing was restored (overwrite: true restores them anyway)`,
+        conflictDetail(source, conflicts),
         {},
-        { conflicts: conflicts.map((c) => ({ root: c.root, path: c.path })) },
+        {
+          conflicts: conflicts.map((c) => ({ root: c.root, path: c.path })),
+        },
       )
     }
     const at = new Date(this.#d.core.now()).toISOString()
@@ -286,6 +283,14 @@ export class Restores {
     if (files.length === 0) throw new HearthError('nothing_to_restore', 'The run changed no file')
     return files
   }
+}
+
+/** The detail of a restore_conflict: what changed since, and what to do. */
+function conflictDetail(source: Source, conflicts: RestorePlanItem[]): string {
+  const since = source.run_id ? `run ${source.run_id}` : `restore ${source.undoes_restore_id}`
+  const named = conflicts.slice(0, 5).map((c) => c.path)
+  const more = conflicts.length > 5 ? ', …' : ''
+  return `${conflicts.length} file(s) changed since ${since}: ${named.join(', ')}${more}; nothing was restored (overwrite: true restores them anyway)`
 }
 
 /** A relative `/`-separated path that stays inside its root and out of `.git`. */
