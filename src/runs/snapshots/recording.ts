@@ -21,6 +21,8 @@ export class SnapshotRecorder {
   readonly #d: SnapshotDeps
   /** Each run's `before` (null: none taken), by run id, until its `after` is recorded. */
   readonly #before = new Map<string, Promise<Before | null>>()
+  /** The `before` snapshots of runs whose `after` is not recorded yet: retention keeps them. */
+  readonly open = new Set<string>()
   /** Each session's `after` snapshots being taken: a restore waits for them. */
   readonly #pending = new Map<string, Set<Promise<void>>>()
   /** Called after an `after` is recorded (retention, in the background). */
@@ -47,6 +49,7 @@ export class SnapshotRecorder {
     const id = uuidv7()
     try {
       const capture = await engineNow(this.#d).take(roots, id)
+      this.open.add(id)
       this.#insert(sessionId, runId, id, 'before', capture, null, false)
       return { id, roots, trees: capture.roots }
     } catch (err) {
@@ -63,7 +66,9 @@ export class SnapshotRecorder {
     const done = taken
       .then((before) => (before ? this.#afterOrForget(sessionId, runId, before, false) : undefined))
       .catch((err) => this.#d.onError(err))
-      .finally(() => {
+      .finally(async () => {
+        const before = await taken
+        if (before) this.open.delete(before.id)
         this.#before.delete(runId)
         this.#pending.get(sessionId)?.delete(done)
         this.onRecorded()
@@ -109,6 +114,8 @@ export class SnapshotRecorder {
     const id = uuidv7()
     const engine = engineNow(this.#d)
     const capture = await engine.take(before.roots, id)
+    // Its `before` was pruned meanwhile (a session deleted): nothing to compare with.
+    if (!this.#d.rows.get(before.id)) return void (await engine.drop([id]))
     const files = (await engine.changes(before.trees, capture.roots)).length
     const { core } = this.#d
     core.transact((tx) => {

@@ -9,6 +9,8 @@ const MAX_TOTAL_ROUNDS = 8
 
 export class Retention {
   readonly #d: SnapshotDeps
+  /** Snapshots never dropped now: the `before` of runs whose `after` is being recorded. */
+  keep: () => ReadonlySet<string> = () => new Set()
   #running: Promise<void> | null = null
   #again = false
 
@@ -44,16 +46,23 @@ export class Retention {
     const settings = this.#d.settings()
     const dropped = [...rows.orphanIds()]
     for (const sessionId of rows.sessionsOver(settings.keep_runs))
-      dropped.push(...rows.beyondKeep(sessionId, settings.keep_runs))
+      dropped.push(...this.#droppable(rows.beyondKeep(sessionId, settings.keep_runs)))
     await this.#drop(dropped)
     if (dropped.length > 0) await this.#d.engine.prune()
     for (let round = 0; round < MAX_TOTAL_ROUNDS; round++) {
       if ((await this.#d.engine.bytes()) <= settings.max_total_bytes) return
       const total = rows.count()
       if (total === 0) return
-      await this.#drop(rows.oldest(Math.max(2, Math.ceil(total / 4))))
+      const oldest = this.#droppable(rows.oldest(Math.max(2, Math.ceil(total / 4))))
+      if (oldest.length === 0) return
+      await this.#drop(oldest)
       await this.#d.engine.prune()
     }
+  }
+
+  #droppable(ids: string[]): string[] {
+    const keep = this.keep()
+    return ids.filter((id) => !keep.has(id))
   }
 
   /** A deleted session's snapshots. */

@@ -24,6 +24,7 @@ export class Snapshots implements RunSnapshots {
     this.recorder = new SnapshotRecorder(d)
     this.retention = new Retention(d)
     this.recorder.onRecorded = () => this.retention.schedule()
+    this.retention.keep = () => this.recorder.open
     this.restores = new Restores(d, {
       holdIdle: hooks.holdIdle,
       settled: (sessionId) => this.recorder.settled(sessionId),
