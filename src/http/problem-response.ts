@@ -7,8 +7,9 @@ export function problemResponse(
   code: ProblemCode,
   detail?: string,
   headers: Record<string, string> = {},
+  members: Record<string, unknown> = {},
 ): Response {
-  const body = problemBody(code, detail)
+  const body = { ...members, ...problemBody(code, detail) }
   return new Response(JSON.stringify(body), {
     status: body.status,
     headers: { 'content-type': PROBLEM_JSON, 'cache-control': 'no-store', ...headers },
@@ -16,5 +17,5 @@ export function problemResponse(
 }
 
 export function errorResponse(err: HearthError): Response {
-  return problemResponse(err.code, err.message, err.headers)
+  return problemResponse(err.code, err.message, err.headers, err.members)
 }

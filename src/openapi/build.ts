@@ -252,6 +252,7 @@ const TAGS: Readonly<Record<string, string>> = {
   inputs: 'Messages and approvals sent to a session; cancelling inputs and interrupting runs',
   history: "A session's history: entries in pages, whole texts, images, the output of the run in progress",
   context: "What a session's next model request holds, the requests sent, and compaction",
+  snapshots: "What a session's runs changed in the workspace's files, and restoring them (undo, redo)",
   catalog: "The candidates of a session's composition and its command templates",
   models: 'Model metadata and the prompt-cache policy',
   auth: 'Sign-in to providers, and the accounts it saved',

@@ -3,7 +3,7 @@
 // `id: <generation>:<sequence>` (log events and snapshots), `data: <JSON below>`.
 import type { TSchema } from 'typebox'
 import * as Type from 'typebox'
-import { Timestamp } from './common.ts'
+import { Nullable, Timestamp } from './common.ts'
 import { HistoryEntry } from './history.ts'
 import { PendingInput } from './inputs.ts'
 import { Problem } from './problems.ts'
@@ -99,6 +99,27 @@ export const LOG_EVENTS = {
       additionalProperties: false,
       description: 'The run ended; its output entries were added just before; the session is idle or queued',
     },
+  ),
+  'workspace.changed': Type.Object(
+    {
+      run_id: Type.String(),
+      files: Type.Integer({ minimum: 0, description: 'Files the run changed (GET .../runs/{run_id}/changes)' }),
+      approximate: Type.Boolean({ description: 'Recorded when the daemon started again after a crash' }),
+    },
+    {
+      additionalProperties: false,
+      description: 'The run’s after snapshot was recorded (after its run.ended): what it changed in the files',
+    },
+  ),
+  'workspace.restored': Type.Object(
+    {
+      restore_id: Type.String(),
+      run_id: Nullable(Type.String()),
+      undoes_restore_id: Nullable(Type.String()),
+      files: Type.Integer({ minimum: 0, description: 'Files written or deleted' }),
+      recovered: Type.Boolean(),
+    },
+    { additionalProperties: false, description: 'A restore put files back (GET .../restores/{restore_id})' },
   ),
   'tool.started': Type.Object(
     {

@@ -10,6 +10,7 @@ import { paperclipsOps } from './paperclips.ts'
 import { serverOps } from './server.ts'
 import { sessionsOps } from './sessions.ts'
 import { settingsOps } from './settings.ts'
+import { snapshotsOps } from './snapshots.ts'
 import { storageOps } from './storage.ts'
 import { workOps } from './work.ts'
 import { workspacesOps } from './workspaces.ts'
@@ -21,6 +22,7 @@ export const ALL_OPS = {
   ...sessionsOps,
   ...inputsOps,
   ...historyOps,
+  ...snapshotsOps,
   ...modelsOps,
   ...authOps,
   ...workOps,

@@ -114,6 +114,17 @@ export const PROBLEMS = {
     title: 'The active output this snapshot names has ended; read it from the history',
   },
   invalid_history_range: { status: 400, title: 'Use only one of before, after and next' },
+  // Snapshots and restores
+  run_not_found: { status: 404, title: 'This session has no run with this id' },
+  change_not_found: { status: 404, title: 'The run did not change a file at this root and path' },
+  restore_not_found: { status: 404, title: 'This session has no restore with this id' },
+  restore_conflict: {
+    status: 409,
+    title: 'Files changed since the run; nothing was restored (conflicts names them; overwrite restores them anyway)',
+  },
+  restore_id_conflict: { status: 409, title: 'This restore id was used for a different request' },
+  nothing_to_restore: { status: 422, title: 'The run or restore changed no file (or none of those named)' },
+  snapshots_disabled: { status: 409, title: 'Snapshots are off (settings tools.snapshots.enabled)' },
   // Context and compaction
   invalid_context_query: {
     status: 400,
@@ -280,12 +291,20 @@ export class HearthError extends Error {
   readonly code: ProblemCode
   readonly status: number
   readonly headers: Record<string, string>
-  constructor(code: ProblemCode, detail?: string, headers: Record<string, string> = {}) {
+  /** Members the problem body carries besides the standard ones (e.g. a restore's `conflicts`). */
+  readonly members: Record<string, unknown>
+  constructor(
+    code: ProblemCode,
+    detail?: string,
+    headers: Record<string, string> = {},
+    members: Record<string, unknown> = {},
+  ) {
     super(detail ?? PROBLEMS[code].title)
     this.name = 'HearthError'
     this.code = code
     this.status = PROBLEMS[code].status
     this.headers = headers
+    this.members = members
   }
 }
 

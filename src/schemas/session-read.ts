@@ -362,6 +362,21 @@ export const SessionRead = Type.Object(
       description:
         'The instruction files (AGENTS.md) a step of the session sends, as they are at this read, in send order: docs/instructions.md',
     }),
+    last_change: Nullable(
+      Type.Object(
+        {
+          run_id: Nullable(Type.String({ description: 'The run that changed files (null: a restore)' })),
+          restore_id: Nullable(Type.String({ description: 'The restore that changed files (null: a run)' })),
+          files: Type.Integer({ minimum: 0 }),
+          at: Timestamp,
+        },
+        {
+          additionalProperties: false,
+          description:
+            'The last change to the workspace’s files the session made: a run’s (GET .../runs/{run_id}/changes) or a restore’s; null when none was recorded (docs/checkpoints.md)',
+        },
+      ),
+    ),
   },
   { additionalProperties: false, $id: 'SessionRead' },
 )

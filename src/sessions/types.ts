@@ -58,6 +58,8 @@ export interface SessionRow {
   tool_allows: string
   /** 1 when tools and commands may write the repositories' `.git` (docs/tools.md). */
   allow_git_writes: number
+  /** JSON: the read's `last_change` (docs/checkpoints.md), or null. */
+  last_change: string | null
   /** JSON: what the run waits for (an approval), or null. */
   blocking_reason: string | null
   /** JSON: the compaction strategy the session chose ({strategy, keep_turns}); null follows the settings. */

@@ -250,5 +250,6 @@ export function toRead(r: SessionRow, extras: ReadExtras = {}): SessionRead {
     },
     glances: [],
     instructions: extras.instructions ?? [],
+    last_change: json(r.last_change),
   }
 }

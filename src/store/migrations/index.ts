@@ -15,6 +15,7 @@ import { m011WorkItems } from './011-work-items.ts'
 import { m012HostProbes } from './012-host-probes.ts'
 import { m013GitWrites } from './013-git-writes.ts'
 import { m014QuotaReadings } from './014-quota-readings.ts'
+import { m015Snapshots } from './015-snapshots.ts'
 
 export interface Migration {
   version: number
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m012HostProbes,
   m013GitWrites,
   m014QuotaReadings,
+  m015Snapshots,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
