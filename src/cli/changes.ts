@@ -49,7 +49,10 @@ async function target(home: string | undefined, positionals: string[], command: 
   const arg = oneSessionArg(positionals, command)
   const client = HearthClient.fromHome(homeOf(home))
   const sessionId = await resolveSessionId(client, arg)
-  const { body } = await client.call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
+  const { body } = await client.call('sessions.get', {
+    params: { session_id: sessionId },
+    query: { tail: 0 },
+  })
   return { client, sessionId, workspace: body.workspace }
 }
 
@@ -73,7 +76,8 @@ export async function diffCommand(args: string[], out: Out, help: string): Promi
   const t = await target(values.home, parsed.positionals, 'hearth diff')
   const runId = await runOf(t, values.run)
   const changes = await runChanges(t.client, t.sessionId, runId)
-  if (values.file !== undefined) return await writeFileDiff(t, changes, values.file, values.json === true, out)
+  if (values.file !== undefined)
+    return await writeFileDiff(t, changes, values.file, values.json === true, out)
   if (values.json) {
     writeJson(out, changes)
     return 0
@@ -93,7 +97,9 @@ async function writeFileDiff(t: Target, changes: RunChanges, file: string, json:
     return 0
   }
   if (diff.binary) {
-    out.write(`${binaryText({ path: shownPath(change, t.workspace) }, change.size_before, change.size_after)}\n`)
+    out.write(
+      `${binaryText({ path: shownPath(change, t.workspace) }, change.size_before, change.size_after)}\n`,
+    )
     return 0
   }
   out.write(colouredDiff(diff.text))
@@ -105,7 +111,13 @@ async function writeFileDiff(t: Target, changes: RunChanges, file: string, json:
 function colouredDiff(text: string): string {
   const colour = process.stdout.isTTY === true && colourWanted()
   const t = makeTheme(colour)
-  const style = { add: t.ok, remove: t.error, hunk: t.accent, head: colour ? t.bold : (s: string) => s, text: (s: string) => s }
+  const style = {
+    add: t.ok,
+    remove: t.error,
+    hunk: t.accent,
+    head: colour ? t.bold : (s: string) => s,
+    text: (s: string) => s,
+  }
   return diffLines(text)
     .map((l) => `${style[l.kind](l.text)}\n`)
     .join('')
@@ -136,21 +148,36 @@ export async function undoCommand(args: string[], out: Out, help: string): Promi
 }
 
 /** The changes among `items` that the files name. */
-function chosenChanges(items: readonly FileChange[], files: readonly { root?: string; path: string }[]): FileChange[] {
-  return items.filter((c) => files.some((f) => f.path === c.path && (f.root === undefined || f.root === c.root)))
+function chosenChanges(
+  items: readonly FileChange[],
+  files: readonly { root?: string; path: string }[],
+): FileChange[] {
+  return items.filter((c) =>
+    files.some((f) => f.path === c.path && (f.root === undefined || f.root === c.root)),
+  )
 }
 
 /** The lines that list what will be put back: the changes, and files named that the run did not change. */
-function planLines(listed: readonly FileChange[], files: readonly { root?: string; path: string }[], workspace: string) {
+function planLines(
+  listed: readonly FileChange[],
+  files: readonly { root?: string; path: string }[],
+  workspace: string,
+) {
   const rows = changeRows(listed, workspace).map((r) => `  ${r[0].padEnd(12)} ${r[2]}`)
   for (const f of files)
     if (!listed.some((c) => c.path === f.path && (f.root === undefined || f.root === c.root)))
-      rows.push(`  ${'unchanged'.padEnd(12)} ${f.root ? shownPath({ root: f.root, path: f.path }, workspace) : f.path}`)
+      rows.push(
+        `  ${'unchanged'.padEnd(12)} ${f.root ? shownPath({ root: f.root, path: f.path }, workspace) : f.path}`,
+      )
   return rows
 }
 
 export async function redoCommand(args: string[], out: Out, help: string): Promise<number> {
-  const options = { yes: { type: 'boolean', short: 'y' }, overwrite: { type: 'boolean' }, json: { type: 'boolean' } } as const
+  const options = {
+    yes: { type: 'boolean', short: 'y' },
+    overwrite: { type: 'boolean' },
+    json: { type: 'boolean' },
+  } as const
   const parsed = parseCommand(args, options, out, help, true)
   if (!parsed) return 0
   const { values } = parsed
@@ -201,7 +228,12 @@ async function confirmAndRestore(
     throw err
   }
   if (values.json) writeJson(out, done)
-  else out.write(`${restoredHeading(done)}\n${restoredLines(done, t.workspace).map((l) => `  ${l}\n`).join('')}`)
+  else
+    out.write(
+      `${restoredHeading(done)}\n${restoredLines(done, t.workspace)
+        .map((l) => `  ${l}\n`)
+        .join('')}`,
+    )
   return 0
 }
 

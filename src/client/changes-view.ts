@@ -21,9 +21,14 @@ export function countsText(c: FileChange): string {
 /** The path column: `old → new` for a rename, a mode change noted after. */
 export function pathText(c: FileChange, workspace: string): string {
   const path = shownPath(c, workspace)
-  const renamed = c.old_path !== null && c.old_path !== c.path ? `${shownPath({ root: c.root, path: c.old_path }, workspace)} → ` : ''
+  const renamed =
+    c.old_path !== null && c.old_path !== c.path
+      ? `${shownPath({ root: c.root, path: c.old_path }, workspace)} → `
+      : ''
   const mode =
-    c.old_mode !== null && c.new_mode !== null && c.old_mode !== c.new_mode ? `  (mode ${c.old_mode} → ${c.new_mode})` : ''
+    c.old_mode !== null && c.new_mode !== null && c.old_mode !== c.new_mode
+      ? `  (mode ${c.old_mode} → ${c.new_mode})`
+      : ''
   return `${renamed}${path}${mode}`
 }
 
@@ -41,7 +46,8 @@ export function changesHeading(changes: RunChanges): string {
 
 /** Why a run's change list is empty, in a sentence. */
 export function noChangesText(changes: RunChanges): string {
-  if (changes.state === 'none') return `run ${changes.run_id} changed no files (it wrote, edited and ran nothing).`
+  if (changes.state === 'none')
+    return `run ${changes.run_id} changed no files (it wrote, edited and ran nothing).`
   return `run ${changes.run_id} changed no files.`
 }
 
@@ -54,7 +60,11 @@ export function skippedLines(changes: RunChanges, workspace: string): string[] {
  * The change `given` names: its shown path, its path in its root, or its absolute path (a
  * `./` start and a trailing slash ignored); a rename is named by its new or old path.
  */
-export function findChange(items: readonly FileChange[], given: string, workspace: string): FileChange | undefined {
+export function findChange(
+  items: readonly FileChange[],
+  given: string,
+  workspace: string,
+): FileChange | undefined {
   const want = given.replace(/^\.\/+/, '').replace(/\/+$/, '')
   const abs = (root: string, p: string) => `${root.replace(/\/+$/, '')}/${p}`
   return items.find(
@@ -80,7 +90,11 @@ export type DiffLineKind = 'add' | 'remove' | 'hunk' | 'head' | 'text'
 
 /** What a line of a unified diff is, for its colour. */
 export function diffLineKind(line: string): DiffLineKind {
-  if (/^(diff |index |--- |\+\+\+ |old mode |new mode |deleted file |new file |similarity |rename |Binary files )/.test(line))
+  if (
+    /^(diff |index |--- |\+\+\+ |old mode |new mode |deleted file |new file |similarity |rename |Binary files )/.test(
+      line,
+    )
+  )
     return 'head'
   if (line.startsWith('@@')) return 'hunk'
   if (line.startsWith('+')) return 'add'
@@ -110,7 +124,11 @@ export function conflictsOf(problem: Problem): { root: string; path: string }[] 
   )
 }
 
-const ACTION_WORD: Record<RestoredFile['action'], string> = { written: 'put back', deleted: 'removed', kept: 'already as it was' }
+const ACTION_WORD: Record<RestoredFile['action'], string> = {
+  written: 'put back',
+  deleted: 'removed',
+  kept: 'already as it was',
+}
 
 /** One line per file a restore touched: what it did and the file. */
 export function restoredLines(r: Restore, workspace: string): string[] {

@@ -5,92 +5,38 @@
 // id chosen here, once per intent, so a retry after a lost answer is the same restore),
 // and the session's last restore (what a redo undoes).
 import { v7 as uuidv7 } from 'uuid'
+import type {
+  FileChange,
+  FileDiff,
+  Restore,
+  RestoreRequest,
+  RunChanges,
+  SessionChanges,
+} from '../schemas/snapshots.ts'
 import { type HearthClient, NoDaemonError } from './client.ts'
 
-export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'type_changed'
+export type { FileChange, FileDiff, Restore, RestoreRequest, RunChanges }
 
-export interface FileChange {
-  root: string
-  path: string
-  old_path: string | null
-  status: ChangeStatus
-  old_mode: string | null
-  new_mode: string | null
-  binary: boolean
-  additions: number | null
-  deletions: number | null
-  size_before: number | null
-  size_after: number | null
-}
-
-export interface SkippedFile {
-  root: string
-  path: string
-  reason: string
-}
-
-export interface RunChanges {
-  run_id: string
-  state: 'none' | 'running' | 'recorded'
-  files: number
-  items: FileChange[]
-  skipped: SkippedFile[]
-  next: string | null
-}
-
-export interface FileDiff {
-  root: string
-  path: string
-  binary: boolean
-  truncated: boolean
-  text: string
-}
-
-export interface RestoredFile {
-  root: string
-  path: string
-  action: 'written' | 'deleted' | 'kept'
-}
-
-export interface Restore {
-  id: string
-  session_id: string
-  run_id: string | null
-  undoes_restore_id: string | null
-  state: string
-  files: RestoredFile[]
-  snapshot_id: string
-  created_at: string
-}
-
-export interface ChangedRun {
-  run_id: string
-  files: number
-  ended_at: string | null
-  restored_by: string | null
-}
-
+export type RestoredFile = Restore['files'][number]
+export type ChangedRun = SessionChanges['items'][number]
 /** A file named for a restore: its root (the workspace when absent) and its path in it. */
-export interface FileRef {
-  root?: string
-  path: string
-}
-
-export interface RestoreRequest {
-  run_id?: string
-  restore_id?: string
-  files?: FileRef[]
-  overwrite?: boolean
-}
+export type FileRef = NonNullable<RestoreRequest['files']>[number]
 
 const PAGE = 200
 /** Attempts of one restore when its answer may have been lost (the same id each time). */
 const RESTORE_ATTEMPTS = 3
 
 /** The session's runs that changed files, newest first (the first page). */
-export async function changedRuns(client: HearthClient, sessionId: string, limit = 20): Promise<ChangedRun[]> {
-  const { body } = await client.call('snapshots.session_changes', { params: { session_id: sessionId }, query: { limit } })
-  return body.items as ChangedRun[]
+export async function changedRuns(
+  client: HearthClient,
+  sessionId: string,
+  limit = 20,
+): Promise<ChangedRun[]> {
+  const { body } = await client.call('snapshots.session_changes', {
+    params: { session_id: sessionId },
+    query: { limit },
+  })
+  return body.items
 }
 
 /** The session's newest run that changed files, or undefined. */
@@ -99,7 +45,11 @@ export async function lastChangedRun(client: HearthClient, sessionId: string): P
 }
 
 /** Every change of a run (the pages joined into the first). */
-export async function runChanges(client: HearthClient, sessionId: string, runId: string): Promise<RunChanges> {
+export async function runChanges(
+  client: HearthClient,
+  sessionId: string,
+  runId: string,
+): Promise<RunChanges> {
   let whole: RunChanges | undefined
   let next: string | undefined
   do {
@@ -107,7 +57,7 @@ export async function runChanges(client: HearthClient, sessionId: string, runId:
       params: { session_id: sessionId, run_id: runId },
       query: next === undefined ? { limit: PAGE } : { limit: PAGE, next },
     })
-    const page = body as RunChanges
+    const page = body
     if (whole) whole.items.push(...page.items)
     else whole = { ...page, items: [...page.items], skipped: [...page.skipped] }
     next = page.next ?? undefined
@@ -126,25 +76,35 @@ export async function fileDiff(
     params: { session_id: sessionId, run_id: runId },
     query: { root: change.root, path: change.path },
   })
-  return body as FileDiff
+  return body
 }
 
-export async function getRestore(client: HearthClient, sessionId: string, restoreId: string): Promise<Restore> {
-  const { body } = await client.call('snapshots.restore_get', { params: { session_id: sessionId, restore_id: restoreId } })
-  return body as Restore
+export async function getRestore(
+  client: HearthClient,
+  sessionId: string,
+  restoreId: string,
+): Promise<Restore> {
+  const { body } = await client.call('snapshots.restore_get', {
+    params: { session_id: sessionId, restore_id: restoreId },
+  })
+  return body
 }
 
 /**
- * The session's last restore (what a redo undoes), or undefined when it has none: the one
- * the session read names, else the newest that undid one of its runs (restore ids are
- * UUIDv7s: they sort by time).
+ * The session's last restore (what a redo undoes), or undefined when it has none: the
+ * session's last change when a restore made it, else the newest restore that undid one of
+ * its runs (restore ids are UUIDv7s: they sort by time).
  */
 export async function lastRestore(client: HearthClient, sessionId: string): Promise<Restore | undefined> {
-  const { body } = await client.call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
-  const named = (body as { last_restore?: { id: string } | string | null }).last_restore
-  let id = typeof named === 'string' ? named : named?.id
+  const { body } = await client.call('sessions.get', {
+    params: { session_id: sessionId },
+    query: { tail: 0 },
+  })
+  let id = body.last_change?.restore_id ?? undefined
   if (id === undefined) {
-    const ids = (await changedRuns(client, sessionId, 100)).map((r) => r.restored_by).filter((r) => r !== null)
+    const ids = (await changedRuns(client, sessionId, 100))
+      .map((r) => r.restored_by)
+      .filter((r) => r !== null)
     id = ids.sort().at(-1)
   }
   return id ? getRestore(client, sessionId, id) : undefined
@@ -167,7 +127,7 @@ export async function restore(
         params: { session_id: sessionId, restore_id: restoreId },
         body: request,
       })
-      return body as Restore
+      return body
     } catch (err) {
       // Refused before sending: nothing reached the daemon, and nothing will on a retry.
       const lost = err instanceof NoDaemonError && err.reason !== undefined && err.reason !== 'ECONNREFUSED'

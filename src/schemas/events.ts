@@ -103,12 +103,16 @@ export const LOG_EVENTS = {
   'workspace.changed': Type.Object(
     {
       run_id: Type.String(),
-      files: Type.Integer({ minimum: 0, description: 'Files the run changed (GET .../runs/{run_id}/changes)' }),
+      files: Type.Integer({
+        minimum: 0,
+        description: 'Files the run changed (GET .../runs/{run_id}/changes)',
+      }),
       approximate: Type.Boolean({ description: 'Recorded when the daemon started again after a crash' }),
     },
     {
       additionalProperties: false,
-      description: 'The run’s after snapshot was recorded (after its run.ended): what it changed in the files',
+      description:
+        'The run’s after snapshot was recorded (after its run.ended): what it changed in the files',
     },
   ),
   'workspace.restored': Type.Object(

@@ -120,7 +120,8 @@ export const PROBLEMS = {
   restore_not_found: { status: 404, title: 'This session has no restore with this id' },
   restore_conflict: {
     status: 409,
-    title: 'Files changed since the run; nothing was restored (conflicts names them; overwrite restores them anyway)',
+    title:
+      'Files changed since the run; nothing was restored (conflicts names them; overwrite restores them anyway)',
   },
   restore_id_conflict: { status: 409, title: 'This restore id was used for a different request' },
   nothing_to_restore: { status: 422, title: 'The run or restore changed no file (or none of those named)' },

@@ -29,7 +29,8 @@ const RelativePath = Type.String({
 })
 const Mode = Nullable(
   Type.String({
-    description: "Git's file mode: 100644, 100755 (executable), 120000 (a symlink), 160000 (a nested repository)",
+    description:
+      "Git's file mode: 100644, 100755 (executable), 120000 (a symlink), 160000 (a nested repository)",
   }),
 )
 const Count = Type.Integer({ minimum: 0 })
@@ -145,7 +146,9 @@ export const RestoreRequest = Type.Object(
       }),
     ),
     overwrite: Type.Optional(
-      Type.Boolean({ description: 'Restore files changed since the run too (default false: 409 restore_conflict)' }),
+      Type.Boolean({
+        description: 'Restore files changed since the run too (default false: 409 restore_conflict)',
+      }),
     ),
   },
   { additionalProperties: false },

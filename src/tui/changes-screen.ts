@@ -120,7 +120,9 @@ export class ChangesScreen implements Component, Focusable {
     if (!last) return this.#show({ kind: 'empty', text: 'This session has no restore to undo.' })
     const files = last.files.filter((f) => f.action !== 'kept')
     this.#title = `Redo · restore ${last.id}: ${files.length} file${files.length === 1 ? '' : 's'}`
-    this.#rows = files.map((f) => ({ text: `${f.action === 'deleted' ? 'removed' : 'put back'}  ${shownPath(f, this.#o.workspace)}` }))
+    this.#rows = files.map((f) => ({
+      text: `${f.action === 'deleted' ? 'removed' : 'put back'}  ${shownPath(f, this.#o.workspace)}`,
+    }))
     this.#request = { restore_id: last.id }
     this.#show({ kind: 'list' })
   }
@@ -131,31 +133,33 @@ export class ChangesScreen implements Component, Focusable {
 
   handleInput(data: string): void {
     const v = this.#view
-    const escape = matchesKey(data, 'escape') || matchesKey(data, 'ctrl+c')
+    const back = matchesKey(data, 'escape') || matchesKey(data, 'ctrl+c')
     if (v.kind === 'restoring') return
     if (v.kind === 'diff') {
-      if (escape) this.#show({ kind: 'list' })
+      if (back) this.#show({ kind: 'list' })
       else this.#scrollBy(data)
-      return
-    }
-    if (v.kind === 'conflict') {
+    } else if (v.kind === 'conflict') {
       if (data === 'o' || data === 'O') void this.#restore(true)
-      else if (escape || data === 'n' || data === 'N') this.#cancel()
-      return
-    }
-    if (escape) return this.#request && v.kind === 'list' ? this.#cancel() : this.#o.close()
-    if (v.kind !== 'list') return
-    if (this.#request && (data === 'y' || data === 'Y')) return void this.#restore(false)
-    if (this.#request && (data === 'n' || data === 'N')) return this.#cancel()
-    const step = keyStep(data, this.#pageRows())
-    if (step !== null) {
-      this.#selected = Math.max(0, Math.min(this.#rows.length - 1, this.#selected + step))
-      this.#o.requestRender()
-      return
-    }
-    if (matchesKey(data, 'enter')) {
+      else if (back || data === 'n' || data === 'N') this.#cancel()
+    } else if (back) {
+      if (this.#request && v.kind === 'list') this.#cancel()
+      else this.#o.close()
+    } else if (v.kind === 'list') this.#listKey(data)
+  }
+
+  /** A key on the list: y/n answer an undo or redo, arrows move, Enter opens a diff. */
+  #listKey(data: string): void {
+    const answer = data.toLowerCase()
+    if (this.#request && answer === 'y') void this.#restore(false)
+    else if (this.#request && answer === 'n') this.#cancel()
+    else if (matchesKey(data, 'enter')) {
       const change = this.#rows[this.#selected]?.change
       if (change) void this.#openDiff(change)
+    } else {
+      const step = keyStep(data, this.#pageRows())
+      if (step === null) return
+      this.#selected = Math.max(0, Math.min(this.#rows.length - 1, this.#selected + step))
+      this.#o.requestRender()
     }
   }
 
@@ -177,7 +181,15 @@ export class ChangesScreen implements Component, Focusable {
       const diff = await fileDiff(this.#o.client(), this.#o.sessionId, runId, change)
       const t = this.#o.theme
       const lines = diff.binary
-        ? [t.dim(binaryText({ path: shownPath(change, this.#o.workspace) }, change.size_before, change.size_after))]
+        ? [
+            t.dim(
+              binaryText(
+                { path: shownPath(change, this.#o.workspace) },
+                change.size_before,
+                change.size_after,
+              ),
+            ),
+          ]
         : diffLines(diff.text).map((l) => {
             const text = l.text.replaceAll('\t', TAB)
             if (l.kind === 'add') return t.ok(text)
@@ -187,7 +199,8 @@ export class ChangesScreen implements Component, Focusable {
           })
       if (diff.truncated) lines.push(t.dim('… (the diff is longer; cut here)'))
       if (lines.length === 0) lines.push(t.dim('(no line changed: only the mode or a link)'))
-      if (this.#view.kind === 'diff' && this.#view.change === change) this.#show({ kind: 'diff', change, lines })
+      if (this.#view.kind === 'diff' && this.#view.change === change)
+        this.#show({ kind: 'diff', change, lines })
     } catch (err) {
       this.#footer = `could not read the diff: ${(err as Error).message}`
       this.#o.requestRender()
@@ -219,7 +232,9 @@ export class ChangesScreen implements Component, Focusable {
       return
     }
     this.#o.close()
-    this.#o.say([restoredHeading(done), ...restoredLines(done, this.#o.workspace).map((l) => `  ${l}`)].join('\n'))
+    this.#o.say(
+      [restoredHeading(done), ...restoredLines(done, this.#o.workspace).map((l) => `  ${l}`)].join('\n'),
+    )
   }
 
   invalidate(): void {}
@@ -230,7 +245,11 @@ export class ChangesScreen implements Component, Focusable {
     const v = this.#view
     const title = v.kind === 'diff' ? `Diff · ${pathText(v.change, this.#o.workspace)}` : this.#title
     const head = [t.bold(`${title}${v.kind === 'loading' ? ' · loading…' : ''}`), t.dim('─'.repeat(width))]
-    const foot = [t.dim('─'.repeat(width)), this.#footer ? t.error(this.#footer) : this.#question(), t.dim(this.#hint())]
+    const foot = [
+      t.dim('─'.repeat(width)),
+      this.#footer ? t.error(this.#footer) : this.#question(),
+      t.dim(this.#hint()),
+    ]
     const height = Math.max(1, rows - head.length - foot.length)
     const body = this.#body(height)
     while (body.length < height) body.push('')
@@ -241,11 +260,15 @@ export class ChangesScreen implements Component, Focusable {
   #question(): string {
     const t = this.#o.theme
     const v = this.#view
-    if (v.kind === 'conflict') return t.warn('Changed since, and would be lost. o: overwrite · n or Esc: cancel')
+    if (v.kind === 'conflict')
+      return t.warn('Changed since, and would be lost. o: overwrite · n or Esc: cancel')
     if (v.kind === 'restoring') return t.dim('restoring…')
     if (v.kind !== 'list' || !this.#request) return ''
     const n = this.#rows.length
-    const what = this.#o.mode === 'redo' ? 'what the last restore replaced' : `${n} file${n === 1 ? '' : 's'} as before the run`
+    const what =
+      this.#o.mode === 'redo'
+        ? 'what the last restore replaced'
+        : `${n} file${n === 1 ? '' : 's'} as before the run`
     return t.warn(`Put back ${what}? y: restore · n or Esc: cancel`)
   }
 
