@@ -16,7 +16,8 @@ import {
   read,
   sessionInWorkspace,
 } from '../helpers/changing-run.ts'
-import { runCli } from '../helpers/daemon.ts'
+import { BIN, runCli } from '../helpers/daemon.ts'
+import { Tmux } from '../helpers/tmux.ts'
 import { getSession, type Setup, startWithUpstream } from '../inputs/helpers.ts'
 
 const noHome = { HEARTH_HOME: '' }
@@ -25,10 +26,23 @@ describe('hearth diff, undo and redo', () => {
   let s: Setup
   const cli = (...args: string[]) => runCli([...args, '--home', s.d.home], noHome)
 
+  const terminals: Tmux[] = []
+  /** The CLI at a terminal of its own (tmux); the window stays after it exits. */
+  const atTerminal = (args: string[], env: Record<string, string> = {}) => {
+    const t = Tmux.start([process.execPath, BIN, ...args, '--home', s.d.home], {
+      columns: 100,
+      rows: 30,
+      env,
+    })
+    terminals.push(t)
+    return t
+  }
+
   before(async () => {
     s = await startWithUpstream({ settings: { tools: { approval_policy: 'auto' } } })
   })
   after(async () => {
+    for (const t of terminals) t.kill()
     await s.d.stop()
     await s.upstream.close()
   })
@@ -136,5 +150,32 @@ describe('hearth diff, undo and redo', () => {
     const redo = await cli('redo', empty.id, '--yes')
     assert.equal(redo.code, 1)
     assert.match(redo.stderr, /has no restore to undo/)
+  })
+
+  it('at a terminal: the diff is coloured (not with NO_COLOR), and undo asks y/N', async () => {
+    const { id, workspace } = await sessionInWorkspace(s)
+    await changingRun(s, id)
+    const coloured = atTerminal(['diff', id, '--file', 'keep.txt'])
+    let screen = await coloured.waitFor((x) => x.includes('+TWO'), 'the diff', 15_000, true)
+    assert.match(screen, /\x1b\[32m\+TWO/)
+    assert.match(screen, /\x1b\[31m-two/)
+    const plain = atTerminal(['diff', id, '--file', 'keep.txt'], { NO_COLOR: '1' })
+    screen = await plain.waitFor((x) => x.includes('+TWO'), 'the diff', 15_000, true)
+    assert.doesNotMatch(screen, /\x1b\[3[12]m/)
+
+    const no = atTerminal(['undo', id])
+    await no.waitFor((x) => x.includes('Restore these files? [y/N]'), 'the question')
+    assert.match(no.screen(), /new\.txt/)
+    no.type('n')
+    no.keys('Enter')
+    await no.waitFor((x) => x.includes('nothing restored') && no.ended, 'the refusal')
+    assert.ok(asTheRunLeftThem(workspace))
+
+    const yes = atTerminal(['undo', id])
+    await yes.waitFor((x) => x.includes('Restore these files? [y/N]'), 'the question')
+    yes.type('y')
+    yes.keys('Enter')
+    await yes.waitFor((x) => x.includes('undid run') && yes.ended, 'the restore')
+    assert.ok(asBeforeTheRun(workspace))
   })
 })
