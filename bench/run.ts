@@ -15,6 +15,7 @@ import { providers } from './sections/providers.ts'
 import { quotaSection as quota } from './sections/quota.ts'
 import { runs } from './sections/runs.ts'
 import { sessions } from './sections/sessions.ts'
+import { snapshots } from './sections/snapshots.ts'
 import { startup } from './sections/startup.ts'
 import { toolOutput } from './sections/tool-output.ts'
 import { tools } from './sections/tools.ts'
@@ -39,6 +40,7 @@ const DEFAULT: readonly Section[] = [
   prompt,
   turn,
   quota,
+  snapshots,
 ]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile, mcp]

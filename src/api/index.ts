@@ -14,6 +14,7 @@ import type { ModelsService } from '../models/service.ts'
 import type { QuotaStore } from '../quota/store.ts'
 import type { Runs } from '../runs/engine.ts'
 import { nextEnvironment } from '../runs/launch.ts'
+import type { Snapshots } from '../runs/snapshots/service.ts'
 import { ALL_OPS } from '../schemas/index.ts'
 import type { Notice } from '../schemas/server.ts'
 import type { Sessions } from '../sessions/service.ts'
@@ -32,6 +33,7 @@ import { paperclipsRoutes } from './paperclips.ts'
 import { serverRoutes } from './server.ts'
 import { catalogRoutes, contextRoutes, kernelRoutes, reloadRoutes, sessionsRoutes } from './sessions.ts'
 import { settingsRoutes } from './settings.ts'
+import { snapshotsRoutes } from './snapshots.ts'
 import { storageRoutes } from './storage.ts'
 import { workRoutes } from './work.ts'
 import { workspacesRoutes } from './workspaces.ts'
@@ -48,6 +50,7 @@ export const CAPABILITIES: Readonly<Record<string, number>> = {
   catalog: 1,
   workspace_browsing: 1,
   host_probes: 1,
+  snapshots: 1,
 }
 
 /** The domain services the routes translate requests to. */
@@ -65,6 +68,8 @@ export interface ServicesOfApi {
   compaction: ContextDeps['compaction']
   /** Stored quota readings (GET /server). */
   quota: QuotaStore
+  /** Workspace snapshots of runs, and restores. */
+  snapshots: Snapshots
 }
 
 /** The daemon's own facts and parts the routes report or use. */
@@ -136,6 +141,7 @@ export function createApi(d: ApiDeps, s: ServicesOfApi): Api {
     ...paperclipsRoutes({ clips: s.clips, continuations: d.continuations }),
     ...workspacesRoutes({ db: d.db, continuations: d.continuations }),
     ...hostsRoutes({ hosts: s.hosts, continuations: d.continuations }),
+    ...snapshotsRoutes({ snapshots: s.snapshots, continuations: d.continuations }),
   ]
   checkBindings(routes, ALL_OPS)
   return {

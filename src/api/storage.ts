@@ -11,6 +11,7 @@ import {
   listHomeFiles,
   quotaReadingsFigures,
   sessionsSection,
+  snapshotsFigures,
   totalsOf,
 } from '../store/storage-report.ts'
 import { countThatFit, MAX_JSON_BYTES } from '../util/json-budget.ts'
@@ -90,6 +91,7 @@ export function storageRoutes(d: StorageDeps) {
             total_estimated_content_bytes: sessions.total_estimated_content_bytes,
           },
           images: imagesFigures(d.db),
+          snapshots: snapshotsFigures(d.db, files),
           quota_readings: quotaReadingsFigures(d.db),
           files: {
             items: page.items,

@@ -21,6 +21,7 @@ import { quotaService } from '../quota/service.ts'
 import { QuotaStore } from '../quota/store.ts'
 import { Runs } from '../runs/engine.ts'
 import { recoverRuns } from '../runs/recover.ts'
+import { Snapshots } from '../runs/snapshots/service.ts'
 import { markNeedsReload } from '../sessions/reload.ts'
 import { Sessions } from '../sessions/service.ts'
 import type { SessionRow } from '../sessions/types.ts'
@@ -36,7 +37,9 @@ import type { Profiles } from '../settings/profiles.ts'
 import { reloadScope } from '../settings/reload-scope.ts'
 import type { Settings } from '../settings/service.ts'
 import { Commands } from '../skills/commands.ts'
+import { SnapshotEngine } from '../snapshots/engine.ts'
 import type { Db } from '../store/db.ts'
+import { SnapshotRows } from '../store/snapshots.ts'
 import { WorkItems } from '../work/items.ts'
 import { Paperclips } from '../work/paperclips.ts'
 
@@ -92,6 +95,7 @@ export function composeServices(d: ServicesDeps): Services {
   })
   const window = (row: SessionRow) => models.contextWindow(row.provider_profile, row.model)
   const compaction = () => compactionSettingsOf(d.settings)
+  const snapshots = composeSnapshots(d, core, (id, work) => runs.holdIdle(id, 'restore', work))
   const runs = new Runs({
     core,
     kernels: d.kernels,
@@ -104,13 +108,14 @@ export function composeServices(d: ServicesDeps): Services {
     window,
     compaction,
     cacheRules,
+    snapshots,
   })
   core.inMaintenance = (id) => runs.held(id)
   core.contextWindowOf = (row) => models.contextWindowNow(row.provider_profile, usageModelOf(row))
   // What the extension records (work items, clips) need: the store, the clock, sessions.
   const records = { db: d.db, now: d.now, requireSession: (id: string) => void core.require(id) }
   const hosts = new Hosts({ db: d.db, now: d.now })
-  const background = backgroundWork(d, sessions, runs)
+  const background = backgroundWork(d, sessions, runs, snapshots)
   const quota = new QuotaStore(d.db, { now: d.now })
   const quotaPoller = quotaService({
     settings: d.settings,
@@ -130,6 +135,7 @@ export function composeServices(d: ServicesDeps): Services {
     clips: new Paperclips(records),
     window,
     compaction,
+    snapshots,
     start: async () => {
       auth.engine.start()
       await background.start()
@@ -144,6 +150,20 @@ export function composeServices(d: ServicesDeps): Services {
       d.kernels.close()
     },
   }
+}
+
+/** Workspace snapshots of runs and restores (src/runs/snapshots/, engine src/snapshots/). */
+function composeSnapshots(
+  d: ServicesDeps,
+  core: Sessions['core'],
+  holdIdle: <T>(sessionId: string, work: () => Promise<T>) => Promise<T>,
+): Snapshots {
+  const settings = () => toolsSettingsOf(d.settings).snapshots
+  const engine = new SnapshotEngine({ home: d.home, maxFileBytes: settings().max_file_bytes })
+  return new Snapshots(
+    { core, engine, rows: new SnapshotRows(d.db), home: d.home, settings, onError: d.onError },
+    { holdIdle },
+  )
 }
 
 /** A session's system text and catalog: its instructions, skills and commands. */
@@ -173,7 +193,7 @@ function composeCatalog(d: ServicesDeps, sessions: Sessions): CatalogSources {
 }
 
 /** Resuming sessions and runs, pruning old decisions, and keeping a kernel in reserve. */
-function backgroundWork(d: ServicesDeps, sessions: Sessions, runs: Runs) {
+function backgroundWork(d: ServicesDeps, sessions: Sessions, runs: Runs, snapshots: Snapshots) {
   const core = sessions.core
   let pruner: NodeJS.Timeout | undefined
   let spare: NodeJS.Timeout | undefined
@@ -181,7 +201,11 @@ function backgroundWork(d: ServicesDeps, sessions: Sessions, runs: Runs) {
     start: async () => {
       await sessions.resume()
       pruneInputs(core)
-      for (const sessionId of recoverRuns(core)) runs.kick(sessionId)
+      const waiting = recoverRuns(core)
+      // Before any run starts: a restore a crash interrupted is finished, and runs it left
+      // with a `before` snapshot only get their `after`.
+      await snapshots.recover().catch(d.onError)
+      for (const sessionId of waiting) runs.kick(sessionId)
       // The spare kernel a moment later: forking it holds the event loop ~15 ms, which a
       // request sent as soon as daemon.json appears would otherwise wait for. A run that
       // needs a kernel before then starts its own.
@@ -192,7 +216,10 @@ function backgroundWork(d: ServicesDeps, sessions: Sessions, runs: Runs) {
       core.hub.subscribeCollection((c) => {
         if (c.reason === 'created') d.kernels.warm()
         // A deleted session's background jobs stop with their process groups.
-        if (c.reason === 'deleted') d.kernels.stopJobs(c.session_id)
+        if (c.reason === 'deleted') {
+          d.kernels.stopJobs(c.session_id)
+          void snapshots.retention.dropSession(c.session_id).catch(d.onError)
+        }
       })
       pruner = setInterval(() => pruneInputs(core), PRUNE_EVERY_MS)
       pruner.unref()

@@ -11,7 +11,7 @@ import type { Problem } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { SessionRow } from '../sessions/types.ts'
 import type { Profiles, ResolvedProfile } from '../settings/profiles.ts'
-import type { ActiveRun, ToolSettings } from './active-run.ts'
+import type { ActiveRun, RunToolScope, ToolSettings } from './active-run.ts'
 import type { RunOutcome } from './finish.ts'
 
 export interface RunsDeps {
@@ -35,6 +35,16 @@ export interface RunsDeps {
   compaction?: () => CompactionSettings
   /** The user's prompt-cache rules as the settings are now (absent: the built-in ones only). */
   cacheRules?: () => readonly CacheRule[]
+  /** Workspace snapshots of runs (absent: none are taken). */
+  snapshots?: RunSnapshots
+}
+
+/** A run's workspace snapshots (snapshots/recording.ts). */
+export interface RunSnapshots {
+  /** Before the run's first call that is not a read; resolves once its row is committed. */
+  before(sessionId: string, runId: string, scope: RunToolScope): Promise<void>
+  /** The run has ended: its `after` is taken in the background. */
+  after(sessionId: string, runId: string): void
 }
 
 /** Signed-in accounts as runs use them (src/auth/run-credentials.ts). */

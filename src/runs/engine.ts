@@ -179,7 +179,11 @@ export class Runs {
   /** A step asked for tools: run them (tool-round.ts), then the next step. */
   async #toolRound(sessionId: string, run: ActiveRun): Promise<void> {
     try {
-      const next = await runToolRound(roundDeps(this.#d, sessionId), run)
+      const snapshots = this.#d.snapshots
+      const beforeChange = snapshots
+        ? (r: ActiveRun) => snapshots.before(sessionId, r.started.run_id, r.scope)
+        : undefined
+      const next = await runToolRound({ ...roundDeps(this.#d, sessionId), beforeChange }, run)
       if (run.finished) return
       if (next.end) this.#finish(sessionId, run, next.end.outcome, next.end.problem)
       else this.sendStep(sessionId, run)
@@ -226,6 +230,8 @@ export class Runs {
     } catch (err) {
       this.#d.onError(err)
     }
+    // Its `after` snapshot, queued now: ahead of the next run's `before` on the same roots.
+    this.#d.snapshots?.after(sessionId, run.started.run_id)
     // The next input's fsynced admission should not have to write this run's pages too; the
     // flush is asked for once the run's end has gone out to the streams (their writes are
     // microtasks of this turn), not ahead of them.

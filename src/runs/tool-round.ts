@@ -18,6 +18,11 @@ export interface RoundDeps {
   /** Appends the run's queued events inside `tx` (they go before what `tx` adds). */
   drain: (run: ActiveRun, tx: Tx) => void
   queue: (run: ActiveRun, kind: string, payload: Record<string, unknown>) => void
+  /**
+   * Before the run's first call that is not a read: its `before` snapshot, recorded before
+   * the call runs (snapshots/recording.ts); later calls find it taken.
+   */
+  beforeChange?: (run: ActiveRun) => Promise<void>
 }
 
 export interface RoundEnd {
@@ -150,6 +155,10 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
     }
   }
   if (run.finished || run.interrupted) return
+  if (call.effect !== 'read' && d.beforeChange) {
+    await d.beforeChange(run)
+    if (run.finished || run.interrupted) return
+  }
   const started = startedOf(run, call)
   if (!call.announced) d.queue(run, 'tool.started', started)
   run.live.tools.push({ ...started, started_at: new Date().toISOString(), tail: '', output_utf8_bytes: 0 })

@@ -165,9 +165,46 @@ const toolFields = {
     description: 'Paths of the default hidden list (or of hidden_paths) that are not hidden after all',
   }),
 }
-export const ToolsRead = Type.Object(toolFields, { additionalProperties: false })
+const MiB = 1024 * 1024
+const snapshotFields = {
+  enabled: Type.Boolean({
+    description:
+      'Whether runs take workspace snapshots (before their first call that is not a read, and at their end); default true',
+  }),
+  max_file_bytes: Type.Integer({
+    minimum: 1024,
+    maximum: 1024 * MiB,
+    description: 'Files larger than this are not captured (nor restored); default 10 MiB',
+  }),
+  keep_runs: Type.Integer({
+    minimum: 0,
+    maximum: 100_000,
+    description: 'The snapshots of the newest runs kept per session; older ones are pruned (default 100)',
+  }),
+  max_total_bytes: Type.Integer({
+    minimum: MiB,
+    maximum: 2 ** 50,
+    description:
+      'Bytes HOME/snapshots may hold; past it the oldest snapshots of any session go (default 2 GiB)',
+  }),
+}
+const SnapshotsRead = Type.Object(snapshotFields, {
+  additionalProperties: false,
+  description: 'Workspace snapshots of runs, their diffs and restores: docs/checkpoints.md',
+})
+const SnapshotsPatch = Type.Object(
+  Object.fromEntries(Object.entries(snapshotFields).map(([k, v]) => [k, Removable(v)])),
+  { additionalProperties: false, description: 'Workspace snapshots: docs/checkpoints.md' },
+)
+export const ToolsRead = Type.Object(
+  { ...toolFields, snapshots: SnapshotsRead },
+  { additionalProperties: false },
+)
 export const ToolsPatch = Type.Object(
-  Object.fromEntries(Object.entries(toolFields).map(([k, v]) => [k, Removable(v)])),
+  {
+    ...Object.fromEntries(Object.entries(toolFields).map(([k, v]) => [k, Removable(v)])),
+    snapshots: Removable(SnapshotsPatch),
+  },
   { additionalProperties: false },
 )
 

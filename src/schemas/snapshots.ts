@@ -83,7 +83,7 @@ export const RunChanges = Type.Object(
     run_id: Type.String(),
     state: Type.Enum(['none', 'running', 'recorded'], {
       description:
-        'none: no snapshot (the run made no call other than reads, snapshots are off, or its snapshots were pruned); running: the run has not ended; recorded: the run’s changes',
+        'none: no snapshot (the run made no call other than reads, snapshots are off, or its snapshots were pruned); running: its after snapshot is not recorded yet (the run has not ended, or has just); recorded: the run’s changes',
     }),
     files: Type.Integer({ minimum: 0, description: 'Files the run changed (all pages)' }),
     approximate: Type.Boolean({
@@ -254,6 +254,8 @@ export const snapshotsOps = defineOps({
     method: 'GET',
     path: '/sessions/{session_id}/restores/{restore_id}',
     summary: 'Read a restore',
+    description:
+      'Its state (applying while its files are written; a restart finishes it: recovered), the files it wrote, deleted or kept, and the snapshot it took first (the redo point).',
     tags: ['snapshots'],
     capability: CAP,
     params: RestoreParams,

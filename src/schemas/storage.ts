@@ -30,6 +30,7 @@ export const StorageFileItem = Type.Object(
       'log',
       'backup',
       'kernel',
+      'snapshot',
       'other',
     ]),
     bytes: Bytes,
@@ -61,6 +62,16 @@ export const StorageReport = Type.Object(
       { additionalProperties: false },
     ),
     images: Type.Object({ count: Bytes, bytes: Bytes }, { additionalProperties: false }),
+    snapshots: Type.Object(
+      {
+        count: Type.Integer({
+          minimum: 0,
+          description: 'Workspace snapshots recorded (docs/checkpoints.md)',
+        }),
+        bytes: Type.Integer({ minimum: 0, description: 'Bytes of HOME/snapshots' }),
+      },
+      { additionalProperties: false },
+    ),
     quota_readings: Type.Object(
       { count: Type.Integer({ minimum: 0, description: 'Stored quota readings (docs/quota.md)' }) },
       { additionalProperties: false },
@@ -73,6 +84,7 @@ export const StorageReport = Type.Object(
       {
         kernel_bytes: Bytes,
         backup_bytes: Bytes,
+        snapshot_bytes: Type.Integer({ minimum: 0, description: 'Workspace snapshots (HOME/snapshots)' }),
         other_bytes: Bytes,
         recent_backup_bytes: Type.Integer({ minimum: 0, description: 'Backups made in the last 7 days' }),
         recent_backup_count: Bytes,

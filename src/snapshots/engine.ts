@@ -1,3 +1,11 @@
+import { realpath, stat } from 'node:fs/promises'
+import { isAbsolute, resolve } from 'node:path'
+import { takeRoot } from './capture.ts'
+import { changesOfRoot, diffOfFile, pairRoots } from './changes.ts'
+import type { Git } from './git.ts'
+import { applyRoot, planRoot, rootsOfPlan, withoutLargeFiles } from './restore.ts'
+import { checkId, rootKey, SnapshotStore } from './store.ts'
+
 /**
  * Workspace snapshots: the state of the files under a set of roots, captured with git in a
  * private git directory per root in hearth's home (never the user's repository).
@@ -68,53 +76,134 @@ export interface SnapshotEngineOptions {
   git?: string
 }
 
+/**
+ * The engine: `take` captures roots into their private git directories under
+ * HOME/snapshots/<root key>/ (one queue per root: two sessions on one workspace take in turn);
+ * `changes`/`diff` read what differs between two captures; `plan`/`apply` restore files.
+ */
 export class SnapshotEngine {
   readonly opts: SnapshotEngineOptions
+  readonly #store: SnapshotStore
+  /** root → key, as the last take found it (a root removed since still has its store). */
+  readonly #keys = new Map<string, string>()
 
   constructor(opts: SnapshotEngineOptions) {
     this.opts = opts
+    this.#store = new SnapshotStore(opts.home, opts.git ?? 'git')
   }
 
-  take(_roots: readonly string[], _id: string, _signal?: AbortSignal): Promise<Capture> {
-    throw new Error('not yet')
+  /** Captures every root (a root that is not a directory is left out) under refs/hearth/<id>. */
+  async take(roots: readonly string[], id: string, signal?: AbortSignal): Promise<Capture> {
+    checkId(id)
+    const wanted = [...new Set(roots)].map(absolute)
+    const present = await Promise.all(
+      wanted.map((r) =>
+        stat(r).then(
+          (s) => s.isDirectory(),
+          () => false,
+        ),
+      ),
+    )
+    const captures = await Promise.all(
+      wanted
+        .filter((_, i) => present[i])
+        .map(async (root) => {
+          const repo = await this.#store.repo(root)
+          this.#keys.set(root, repo.key)
+          return { root, ...(await takeRoot(this.#store, repo, id, this.opts.maxFileBytes, signal)) }
+        }),
+    )
+    return {
+      roots: captures.map(({ root, tree }) => ({ root, tree })),
+      skipped: captures.flatMap((c) => c.skipped),
+    }
   }
 
-  changes(_before: RootTree[], _after: RootTree[]): Promise<FileChange[]> {
-    throw new Error('not yet')
+  async changes(before: RootTree[], after: RootTree[]): Promise<FileChange[]> {
+    const perRoot = await Promise.all(
+      pairRoots(before, after).map(async ({ root, a, b }) =>
+        changesOfRoot(await this.#git(root), root, a, b),
+      ),
+    )
+    return perRoot.flat()
   }
 
-  diff(
-    _before: RootTree[],
-    _after: RootTree[],
-    _root: string,
-    _path: string,
-    _maxBytes: number,
+  async diff(
+    before: RootTree[],
+    after: RootTree[],
+    root: string,
+    path: string,
+    maxBytes: number,
   ): Promise<FileDiff> {
-    throw new Error('not yet')
+    const pair = pairRoots(before, after).find((r) => r.root === root)
+    if (!pair) return { root, path, binary: false, truncated: false, text: '' }
+    return diffOfFile(await this.#git(root), root, pair.a, pair.b, path, maxBytes)
   }
 
-  plan(
-    _target: RootTree[],
-    _expected: RootTree[],
-    _current: RootTree[],
-    _files?: FileRef[],
+  async plan(
+    target: RootTree[],
+    expected: RootTree[],
+    current: RootTree[],
+    files?: FileRef[],
   ): Promise<RestorePlanItem[]> {
-    throw new Error('not yet')
+    const perRoot = await Promise.all(
+      rootsOfPlan(target, expected, current).map(async ({ root, trees }) => {
+        const chosen = files ? files.filter((f) => f.root === root).map((f) => f.path) : null
+        if (chosen?.length === 0) return []
+        const items = await planRoot(await this.#git(root), root, trees, chosen)
+        return withoutLargeFiles(root, items, this.opts.maxFileBytes)
+      }),
+    )
+    return perRoot.flat()
   }
 
-  apply(_plan: RestorePlanItem[]): Promise<void> {
-    throw new Error('not yet')
+  /** Puts each planned file to its target; the same plan applied again changes nothing more. */
+  async apply(plan: RestorePlanItem[]): Promise<void> {
+    const roots = [...new Set(plan.map((i) => i.root))]
+    for (const root of roots) {
+      const git = await this.#git(root)
+      const key = this.#keyOf(root)
+      await this.#store.queue.run(key, () =>
+        applyRoot(
+          git,
+          root,
+          plan.filter((i) => i.root === root),
+        ),
+      )
+    }
   }
 
-  drop(_ids: readonly string[]): Promise<void> {
-    throw new Error('not yet')
+  drop(ids: readonly string[]): Promise<void> {
+    return this.#store.drop(ids)
   }
 
   prune(): Promise<void> {
-    throw new Error('not yet')
+    return this.#store.prune()
   }
 
   bytes(): Promise<number> {
-    throw new Error('not yet')
+    return this.#store.bytes()
   }
+
+  /** A git runner (no work tree) on the root's store, for reading trees and blobs. */
+  async #git(root: string): Promise<Git> {
+    const key = this.#keys.get(root) ?? (await keyFromDisk(root))
+    this.#keys.set(root, key)
+    return this.#store.gitFor(key, null)
+  }
+
+  #keyOf(root: string): string {
+    return this.#keys.get(root) as string
+  }
+}
+
+function absolute(root: string): string {
+  if (!isAbsolute(root)) throw new Error(`a snapshot root must be an absolute path: ${root}`)
+  return resolve(root)
+}
+
+/** The key of a root's store: its real path's, or (the root gone) its own path's. */
+async function keyFromDisk(root: string): Promise<string> {
+  const real = await realpath(absolute(root)).catch(() => resolve(root))
+  return rootKey(real)
 }

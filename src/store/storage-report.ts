@@ -13,6 +13,7 @@ export type FileKind =
   | 'log'
   | 'backup'
   | 'kernel'
+  | 'snapshot'
   | 'other'
 
 export interface FileEntry {
@@ -30,6 +31,7 @@ function classify(path: string): FileKind {
   if (top === 'backups') return 'backup'
   if (top === 'logs') return 'log'
   if (top === 'kernels') return 'kernel'
+  if (top === 'snapshots') return 'snapshot'
   if (/^state\.db(-wal|-shm)?$/.test(path)) return 'database'
   if (path === 'config.json' || path === 'extensions.json') return 'config'
   if (path === 'creds.json') return 'credentials'
@@ -98,10 +100,12 @@ export function totalsOf(files: FileEntry[], now: number) {
   let kernel_bytes = 0
   let backup_bytes = 0
   let other_bytes = 0
+  let snapshot_bytes = 0
   let recent_backup_bytes = 0
   let recent_backup_count = 0
   for (const f of files) {
     if (f.kind === 'kernel') kernel_bytes += f.bytes
+    else if (f.kind === 'snapshot') snapshot_bytes += f.bytes
     else if (f.kind === 'backup') {
       backup_bytes += f.bytes
       if (now - f.mtimeMs <= RECENT_BACKUP_MS) {
@@ -110,7 +114,7 @@ export function totalsOf(files: FileEntry[], now: number) {
       }
     } else if (f.kind !== 'database') other_bytes += f.bytes
   }
-  return { kernel_bytes, backup_bytes, other_bytes, recent_backup_bytes, recent_backup_count }
+  return { kernel_bytes, backup_bytes, snapshot_bytes, other_bytes, recent_backup_bytes, recent_backup_count }
 }
 
 export interface SessionStorage {
@@ -182,4 +186,11 @@ export function filesSection(files: FileEntry[], after: string | null, limit: nu
   const page = files.filter((f) => after === null || f.path > after).slice(0, limit + 1)
   const items = page.slice(0, limit).map(({ mtimeMs: _, ...f }) => f)
   return { items, after: page.length > limit ? items[items.length - 1].path : null }
+}
+
+/** Workspace snapshots: their rows, and the bytes of HOME/snapshots (docs/checkpoints.md). */
+export function snapshotsFigures(db: Db, files: readonly FileEntry[]) {
+  const { n } = db.prepare('SELECT COUNT(*) AS n FROM snapshots').get() as { n: number }
+  const bytes = files.reduce((sum, f) => (f.kind === 'snapshot' ? sum + f.bytes : sum), 0)
+  return { count: n, bytes }
 }

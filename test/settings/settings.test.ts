@@ -49,6 +49,7 @@ describe('settings', () => {
       network: false,
       hidden_paths: [],
       visible_paths: [],
+      snapshots: { enabled: true, max_file_bytes: 10485760, keep_runs: 100, max_total_bytes: 2147483648 },
     })
     assert.equal(body.settings.extensions.extensions.chatgpt.enabled, true)
     assert.deepEqual(body.settings.extensions.extensions.chatgpt.requires, ['openai-compatible'])

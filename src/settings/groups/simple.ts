@@ -64,6 +64,26 @@ export const TOOL_DEFAULTS = {
   network: false,
   hidden_paths: [] as string[],
   visible_paths: [] as string[],
+  snapshots: {
+    enabled: true,
+    max_file_bytes: 10 * 1024 * 1024,
+    keep_runs: 100,
+    max_total_bytes: 2 * 1024 * 1024 * 1024,
+  },
+}
+
+/** The `tools.snapshots` object as stored, each missing field at its default. */
+function snapshotsOf(stored: unknown): typeof TOOL_DEFAULTS.snapshots {
+  const s = isObject(stored) ? stored : {}
+  const d = TOOL_DEFAULTS.snapshots
+  const num = (k: 'max_file_bytes' | 'keep_runs' | 'max_total_bytes') =>
+    typeof s[k] === 'number' ? (s[k] as number) : d[k]
+  return {
+    enabled: typeof s.enabled === 'boolean' ? s.enabled : d.enabled,
+    max_file_bytes: num('max_file_bytes'),
+    keep_runs: num('keep_runs'),
+    max_total_bytes: num('max_total_bytes'),
+  }
 }
 
 export const tools = plain('tools', (s) => ({
@@ -75,6 +95,7 @@ export const tools = plain('tools', (s) => ({
   network: typeof s.network === 'boolean' ? s.network : TOOL_DEFAULTS.network,
   hidden_paths: Array.isArray(s.hidden_paths) ? (s.hidden_paths as string[]) : TOOL_DEFAULTS.hidden_paths,
   visible_paths: Array.isArray(s.visible_paths) ? (s.visible_paths as string[]) : TOOL_DEFAULTS.visible_paths,
+  snapshots: snapshotsOf(s.snapshots),
 }))
 
 /** The `tools` group as runs consume it. */

@@ -1,0 +1,384 @@
+// Workspace snapshots of runs against a real daemon, real files and real git: what a run
+// changed (added, modified, deleted, mode, binary), bounded diffs, restore and redo, a
+// person's edit in between (409 restore_conflict, then overwrite), chosen files, a busy
+// session, idempotent PUTs, the note the model reads next, a git workspace whose index,
+// stash, HEAD and ignored output stay untouched, and two sessions on one workspace.
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, beforeEach, describe, it } from 'node:test'
+import { v7 as uuidv7 } from 'uuid'
+import { answer, callTools } from '../fakes/tool-script.ts'
+import { message, post, putInput } from '../inputs/helpers.ts'
+import { deleteLeaf } from '../streams/sse-client.ts'
+import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
+import { changesOf, getJson, getSession, putRestore, runAndRecord, waitFor } from './snapshot-helpers.ts'
+
+const read = (ws: string, p: string) => readFileSync(join(ws, p), 'utf8')
+
+describe('snapshots of runs', () => {
+  let s: AgentSetup
+  before(async () => {
+    s = await startAgent({ tools: { approval_policy: 'auto' } })
+  })
+  after(async () => {
+    await s.d.stop()
+    await s.upstream.close()
+  })
+  beforeEach(() => s.upstream.reset())
+
+  it('a run that writes, edits and deletes: its changes, diffs, restore, the note to the model, redo, idempotent PUT', async () => {
+    const ws = s.workspace
+    writeFileSync(join(ws, 'b.txt'), 'one\nold\nthree\n')
+    writeFileSync(join(ws, 'c.txt'), 'to be deleted\n')
+    writeFileSync(join(ws, 'd.sh'), 'echo hi\n')
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools(
+        { name: 'write', arguments: { path: 'a.txt', content: 'new file\n' } },
+        { name: 'edit', arguments: { path: 'b.txt', old_string: 'old', new_string: 'new' } },
+      ),
+      callTools({
+        name: 'shell',
+        arguments: { command: "rm c.txt && chmod +x d.sh && printf 'bin\\000ary' > img.bin" },
+      }),
+      answer('done'),
+    )
+    const runId = await runAndRecord(s, sid, 'change things')
+    const changes = await changesOf(s.d, sid, runId)
+    assert.equal(changes.state, 'recorded')
+    const by = Object.fromEntries(changes.items.map((c: any) => [c.path, c]))
+    assert.deepEqual(Object.keys(by).sort(), ['a.txt', 'b.txt', 'c.txt', 'd.sh', 'img.bin'])
+    assert.equal(changes.files, 5)
+    assert.equal(by['a.txt'].status, 'added')
+    assert.equal(by['b.txt'].status, 'modified')
+    assert.equal(by['c.txt'].status, 'deleted')
+    assert.equal(by['d.sh'].old_mode, '100644')
+    assert.equal(by['d.sh'].new_mode, '100755')
+    assert.equal(by['img.bin'].binary, true)
+    assert.equal(by['a.txt'].root, ws)
+
+    // Pages: two items, then the rest through the continuation.
+    const first = await getJson(s.d, `/sessions/${sid}/runs/${runId}/changes?limit=2`)
+    assert.equal(first.items.length, 2)
+    const rest = await getJson(s.d, `/sessions/${sid}/runs/${runId}/changes?limit=10&next=${first.next}`)
+    assert.equal(rest.items.length, 3)
+    assert.equal(rest.next, null)
+
+    const diff = await getJson(s.d, `/sessions/${sid}/runs/${runId}/changes/diff?path=b.txt`)
+    assert.match(diff.text, /^-old$/m)
+    assert.match(diff.text, /^\+new$/m)
+    assert.equal(diff.truncated, false)
+    const bin = await getJson(s.d, `/sessions/${sid}/runs/${runId}/changes/diff?path=img.bin`)
+    assert.equal(bin.binary, true)
+    assert.equal(bin.text.includes('\u0000'), false)
+    const unchanged = await s.d.request({ path: `/sessions/${sid}/runs/${runId}/changes/diff?path=nope.txt` })
+    assert.equal(unchanged.status, 404)
+    assert.equal(unchanged.json().code, 'change_not_found')
+
+    const list = await getJson(s.d, `/sessions/${sid}/changes`)
+    assert.deepEqual(
+      list.items.map((i: any) => [i.run_id, i.files, i.restored_by]),
+      [[runId, 5, null]],
+    )
+    const read1 = await getSession(s.d, sid)
+    assert.deepEqual([read1.last_change.run_id, read1.last_change.files], [runId, 5])
+
+    // Undo: every file back as it was before the run.
+    const restoreId = uuidv7()
+    const undo = await putRestore(s.d, sid, {}, restoreId)
+    assert.equal(undo.status, 201, undo.text())
+    const restored = undo.json()
+    assert.equal(restored.state, 'applied')
+    assert.equal(restored.run_id, runId)
+    assert.equal(existsSync(join(ws, 'a.txt')), false)
+    assert.equal(read(ws, 'b.txt'), 'one\nold\nthree\n')
+    assert.equal(read(ws, 'c.txt'), 'to be deleted\n')
+    assert.equal(statSync(join(ws, 'd.sh')).mode & 0o111, 0)
+    assert.equal(existsSync(join(ws, 'img.bin')), false)
+    assert.equal((await getSession(s.d, sid)).last_change.restore_id, restoreId)
+    assert.equal((await getJson(s.d, `/sessions/${sid}/changes`)).items[0].restored_by, restoreId)
+
+    // The same PUT again answers the same restore; another body on the id is a conflict.
+    const again = await putRestore(s.d, sid, {}, restoreId)
+    assert.equal(again.status, 200)
+    assert.deepEqual(again.json(), restored)
+    const other = await putRestore(s.d, sid, { overwrite: true }, restoreId)
+    assert.equal(other.status, 409)
+    assert.equal(other.json().code, 'restore_id_conflict')
+    assert.deepEqual((await getJson(s.d, `/sessions/${sid}/restores/${restoreId}`)).files, restored.files)
+
+    // The model's next request says the workspace was restored, and which files.
+    s.upstream.enqueue(answer('noted'))
+    await runMessage(s, sid, 'what now?')
+    const sent = JSON.stringify(s.upstream.requests.at(-1)?.body)
+    assert.match(sent, /restored the workspace/)
+    assert.match(sent, new RegExp(`before run ${runId}`))
+    assert.match(sent, /c\.txt \(restored\)/)
+    assert.match(sent, /a\.txt \(deleted\)/)
+
+    // Redo: the restore undone puts back the run's result.
+    const redo = await putRestore(s.d, sid, { restore_id: restoreId })
+    assert.equal(redo.status, 201, redo.text())
+    assert.equal(redo.json().undoes_restore_id, restoreId)
+    assert.equal(read(ws, 'a.txt'), 'new file\n')
+    assert.equal(read(ws, 'b.txt'), 'one\nnew\nthree\n')
+    assert.equal(existsSync(join(ws, 'c.txt')), false)
+    assert.notEqual(statSync(join(ws, 'd.sh')).mode & 0o111, 0)
+    assert.equal(readFileSync(join(ws, 'img.bin')).toString('latin1'), 'bin\u0000ary')
+  })
+
+  it('a run that only reads takes no snapshot: its changes read none', async () => {
+    writeFileSync(join(s.workspace, 'r.txt'), 'read me\n')
+    const sid = await newSession(s)
+    s.upstream.enqueue(callTools({ name: 'read', arguments: { path: 'r.txt' } }), answer('read'))
+    const done = await runMessage(s, sid, 'read it')
+    const changes = await changesOf(s.d, sid, done.latest_answer.run_id)
+    assert.deepEqual([changes.state, changes.files, changes.items], ['none', 0, []])
+    const none = await putRestore(s.d, sid, { run_id: done.latest_answer.run_id })
+    assert.equal(none.status, 422)
+    assert.equal(none.json().code, 'nothing_to_restore')
+    const unknown = await changesOf(s.d, sid, uuidv7()).catch((e: Error) => e.message)
+    assert.match(String(unknown), /404/)
+  })
+
+  it("a person's edit since the run: 409 restore_conflict naming it and nothing written; overwrite restores", async () => {
+    const ws = s.workspace
+    writeFileSync(join(ws, 'x.txt'), 'original\n')
+    writeFileSync(join(ws, 'y.txt'), 'y original\n')
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools(
+        { name: 'write', arguments: { path: 'x.txt', content: 'agent\n' } },
+        { name: 'write', arguments: { path: 'y.txt', content: 'y agent\n' } },
+      ),
+      answer('ok'),
+    )
+    const runId = await runAndRecord(s, sid, 'write x and y')
+    writeFileSync(join(ws, 'x.txt'), 'the person edited this\n')
+    const refused = await putRestore(s.d, sid, { run_id: runId })
+    assert.equal(refused.status, 409)
+    const problem = refused.json()
+    assert.equal(problem.code, 'restore_conflict')
+    assert.deepEqual(problem.conflicts, [{ root: ws, path: 'x.txt' }])
+    assert.equal(read(ws, 'x.txt'), 'the person edited this\n')
+    assert.equal(read(ws, 'y.txt'), 'y agent\n', 'nothing written')
+    const forced = await putRestore(s.d, sid, { run_id: runId, overwrite: true })
+    assert.equal(forced.status, 201, forced.text())
+    assert.equal(read(ws, 'x.txt'), 'original\n')
+    assert.equal(read(ws, 'y.txt'), 'y original\n')
+  })
+
+  it('a restore of chosen files only', async () => {
+    const ws = s.workspace
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools(
+        { name: 'write', arguments: { path: 'p.txt', content: 'p\n' } },
+        { name: 'write', arguments: { path: 'q.txt', content: 'q\n' } },
+      ),
+      answer('ok'),
+    )
+    const runId = await runAndRecord(s, sid, 'write p and q')
+    const r = await putRestore(s.d, sid, { run_id: runId, files: [{ path: 'p.txt' }] })
+    assert.equal(r.status, 201, r.text())
+    assert.deepEqual(
+      r.json().files.map((f: any) => [f.path, f.action]),
+      [['p.txt', 'deleted']],
+    )
+    assert.equal(existsSync(join(ws, 'p.txt')), false)
+    assert.equal(read(ws, 'q.txt'), 'q\n')
+  })
+
+  it('a restore while a run is active is 409 session_busy', async () => {
+    const marker = join(s.workspace, `busy-${process.pid}`)
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools({ name: 'write', arguments: { path: 'busy.txt', content: 'b\n' } }),
+      answer('ok'),
+    )
+    await runAndRecord(s, sid, 'write busy')
+    s.upstream.enqueue(
+      callTools({ name: 'shell', arguments: { command: `touch ${marker}; sleep 30` } }),
+      answer('unused'),
+    )
+    await putInput(s.d, sid, message('wait'))
+    await waitFor('the command', () => existsSync(marker))
+    const busy = await putRestore(s.d, sid, {})
+    assert.equal(busy.status, 409)
+    assert.equal(busy.json().code, 'session_busy')
+    const running = await getSession(s.d, sid)
+    await post(s.d, `/sessions/${sid}/interrupt`, {
+      run_id: running.status.run_id,
+      through_input_order: running.input_order,
+    })
+    await waitFor('idle', async () => (await getSession(s.d, sid)).status.phase === 'idle')
+  })
+
+  it('two sessions on one workspace: restoring one run leaves the other’s files', async () => {
+    const ws = s.workspace
+    const one = await newSession(s)
+    const two = await newSession(s)
+    s.upstream.enqueue(
+      callTools({ name: 'write', arguments: { path: 'one.txt', content: '1\n' } }),
+      answer('ok'),
+    )
+    const runOne = await runAndRecord(s, one, 'one')
+    s.upstream.enqueue(
+      callTools({ name: 'write', arguments: { path: 'two.txt', content: '2\n' } }),
+      answer('ok'),
+    )
+    const runTwo = await runAndRecord(s, two, 'two')
+    assert.deepEqual(
+      (await changesOf(s.d, two, runTwo)).items.map((c: any) => c.path),
+      ['two.txt'],
+    )
+    const r = await putRestore(s.d, one, { run_id: runOne })
+    assert.equal(r.status, 201, r.text())
+    assert.equal(existsSync(join(ws, 'one.txt')), false)
+    assert.equal(read(ws, 'two.txt'), '2\n')
+  })
+})
+
+describe('snapshots in a git workspace', () => {
+  let s: AgentSetup
+  const git = (ws: string, ...args: string[]) =>
+    execFileSync('git', ['-C', ws, ...args], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@e',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@e',
+      },
+    })
+  before(async () => {
+    s = await startAgent({ tools: { approval_policy: 'auto' } })
+  })
+  after(async () => {
+    await s.d.stop()
+    await s.upstream.close()
+  })
+
+  it("the person's staged and unstaged changes, stash and HEAD are untouched; ignored output is neither captured nor restored", async () => {
+    const ws = s.workspace
+    git(ws, 'init', '-q')
+    writeFileSync(join(ws, '.gitignore'), 'build/\n')
+    writeFileSync(join(ws, 'staged.txt'), 'v1\n')
+    writeFileSync(join(ws, 'unstaged.txt'), 'v1\n')
+    git(ws, 'add', '-A')
+    git(ws, 'commit', '-qm', 'first')
+    writeFileSync(join(ws, 'staged.txt'), 'v2 staged\n')
+    git(ws, 'add', 'staged.txt')
+    writeFileSync(join(ws, 'unstaged.txt'), 'v2 unstaged\n')
+    writeFileSync(join(ws, 'stashed.txt'), 'x\n')
+    git(ws, 'stash', 'push', '-q', '-u', '-m', 'mine', '--', 'stashed.txt')
+    mkdirSync(join(ws, 'build'))
+    writeFileSync(join(ws, 'build', 'out.txt'), 'old build\n')
+    const state = () => ({
+      status: git(ws, 'status', '--porcelain'),
+      cached: git(ws, 'diff', '--cached'),
+      head: git(ws, 'rev-parse', 'HEAD'),
+      stash: git(ws, 'stash', 'list'),
+      refs: git(ws, 'for-each-ref'),
+    })
+    const before = state()
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools({
+        name: 'shell',
+        arguments: { command: 'echo agent > agent.txt && echo new build > build/out.txt' },
+      }),
+      answer('ok'),
+    )
+    const runId = await runAndRecord(s, sid, 'build')
+    const changes = await changesOf(s.d, sid, runId)
+    assert.deepEqual(
+      changes.items.map((c: any) => c.path),
+      ['agent.txt'],
+      'the ignored build output is not captured',
+    )
+    const r = await putRestore(s.d, sid, {})
+    assert.equal(r.status, 201, r.text())
+    assert.deepEqual(state(), before)
+    assert.equal(read(ws, 'build/out.txt'), 'new build\n', 'ignored output is never restored')
+    assert.equal(read(ws, 'staged.txt'), 'v2 staged\n')
+    assert.equal(read(ws, 'unstaged.txt'), 'v2 unstaged\n')
+  })
+})
+
+describe('snapshot settings, retention, deletion and storage', () => {
+  let s: AgentSetup
+  before(async () => {
+    s = await startAgent({ tools: { approval_policy: 'auto', snapshots: { keep_runs: 2 } } })
+  })
+  after(async () => {
+    await s.d.stop()
+    await s.upstream.close()
+  })
+
+  const patchTools = async (body: unknown) => {
+    const g = await s.d.request({ path: '/settings?group=tools' })
+    return s.d.request({
+      method: 'PATCH',
+      path: '/settings?group=tools',
+      headers: { 'content-type': 'application/merge-patch+json', 'if-match': String(g.headers.etag) },
+      body: JSON.stringify(body),
+    })
+  }
+
+  it('validates the snapshot settings and reads their defaults', async () => {
+    const bad = await patchTools({ snapshots: { keep_runs: -1 } })
+    assert.equal(bad.status, 400, bad.text())
+    const unknown = await patchTools({ snapshots: { everything: true } })
+    assert.equal(unknown.status, 400)
+    const g = await getJson(s.d, '/settings?group=tools')
+    assert.deepEqual(g.settings.snapshots, {
+      enabled: true,
+      max_file_bytes: 10 * 1024 * 1024,
+      keep_runs: 2,
+      max_total_bytes: 2 * 1024 * 1024 * 1024,
+    })
+  })
+
+  it('keep_runs 2: the oldest run’s changes read none; deleting the session frees its snapshots', async () => {
+    const sid = await newSession(s)
+    const runs: string[] = []
+    for (const n of [1, 2, 3]) {
+      s.upstream.enqueue(
+        callTools({ name: 'write', arguments: { path: `k${n}.txt`, content: `${n}\n` } }),
+        answer('ok'),
+      )
+      runs.push(await runAndRecord(s, sid, `write ${n}`))
+    }
+    await waitFor('retention', async () => (await changesOf(s.d, sid, runs[0])).state === 'none')
+    assert.equal((await changesOf(s.d, sid, runs[1])).state, 'recorded')
+    assert.equal((await changesOf(s.d, sid, runs[2])).state, 'recorded')
+    const report = await getJson(s.d, '/storage')
+    assert.equal(report.snapshots.count, 4)
+    assert.ok(report.snapshots.bytes > 0)
+    assert.equal(report.totals.snapshot_bytes, report.snapshots.bytes)
+    await deleteLeaf(s.d, sid)
+    await waitFor('the snapshots to go', async () => (await getJson(s.d, '/storage')).snapshots.count === 0)
+  })
+
+  it('snapshots off: a run that writes records none, and a restore is refused', async () => {
+    assert.equal((await patchTools({ snapshots: { enabled: false } })).status, 200)
+    try {
+      const sid = await newSession(s)
+      s.upstream.enqueue(
+        callTools({ name: 'write', arguments: { path: 'off.txt', content: 'x\n' } }),
+        answer('ok'),
+      )
+      const done = await runMessage(s, sid, 'write')
+      assert.equal((await changesOf(s.d, sid, done.latest_answer.run_id)).state, 'none')
+      const r = await putRestore(s.d, sid, {})
+      assert.equal(r.status, 409)
+      assert.equal(r.json().code, 'snapshots_disabled')
+    } finally {
+      await patchTools({ snapshots: { enabled: null } })
+    }
+  })
+})
