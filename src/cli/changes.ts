@@ -7,7 +7,6 @@
 import { createInterface } from 'node:readline'
 import {
   type FileChange,
-  fileDiff,
   lastChangedRun,
   lastRestore,
   type Restore,
@@ -15,6 +14,7 @@ import {
   type RunChanges,
   restore,
   runChanges,
+  runFileDiff,
 } from '../client/changes.ts'
 import {
   binaryText,
@@ -91,7 +91,7 @@ export async function diffCommand(args: string[], out: Out, help: string): Promi
 async function writeFileDiff(t: Target, changes: RunChanges, file: string, json: boolean, out: Out) {
   const change = findChange(changes.items, file, t.workspace)
   if (!change) throw new CommandError(`run ${changes.run_id} did not change ${file}`)
-  const diff = await fileDiff(t.client, t.sessionId, changes.run_id, change)
+  const diff = await runFileDiff(t.client, t.sessionId, changes.run_id, change.path, change.root)
   if (json) {
     writeJson(out, diff)
     return 0

@@ -9,7 +9,6 @@
 import { v7 as uuidv7 } from 'uuid'
 import {
   type FileChange,
-  fileDiff,
   lastChangedRun,
   lastRestore,
   type Restore,
@@ -17,6 +16,7 @@ import {
   type RunChanges,
   restore,
   runChanges,
+  runFileDiff,
 } from '../client/changes.ts'
 import {
   binaryText,
@@ -178,7 +178,7 @@ export class ChangesScreen implements Component, Focusable {
     this.#show({ kind: 'diff', change, lines: undefined })
     const runId = this.#changes?.run_id ?? ''
     try {
-      const diff = await fileDiff(this.#o.client(), this.#o.sessionId, runId, change)
+      const diff = await runFileDiff(this.#o.client(), this.#o.sessionId, runId, change.path, change.root)
       const t = this.#o.theme
       const lines = diff.binary
         ? [
