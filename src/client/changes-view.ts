@@ -130,14 +130,16 @@ const ACTION_WORD: Record<RestoredFile['action'], string> = {
   kept: 'already as it was',
 }
 
-/** One line per file a restore touched: what it did and the file. */
+/** One line per file a restore touched: what it did (the words aligned) and the file. */
 export function restoredLines(r: Restore, workspace: string): string[] {
-  return r.files.map((f) => `${ACTION_WORD[f.action] ?? f.action}  ${shownPath(f, workspace)}`)
+  const words = r.files.map((f) => ACTION_WORD[f.action] ?? f.action)
+  const width = Math.max(0, ...words.map((w) => w.length))
+  return r.files.map((f, i) => `${words[i].padEnd(width)}  ${shownPath(f, workspace)}`)
 }
 
 /** The line that sums a restore up. */
 export function restoredHeading(r: Restore): string {
   const n = r.files.filter((f) => f.action !== 'kept').length
   const what = r.undoes_restore_id ? `undid restore ${r.undoes_restore_id}` : `undid run ${r.run_id}`
-  return `${what}: ${n} file${n === 1 ? '' : 's'} changed (restore ${r.id})`
+  return `${what}: ${n} file${n === 1 ? '' : 's'} restored (restore ${r.id})`
 }

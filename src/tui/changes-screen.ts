@@ -274,9 +274,10 @@ export class ChangesScreen implements Component, Focusable {
 
   #hint(): string {
     const v = this.#view
+    const leave = this.#request ? 'Esc cancel' : 'Esc back'
     if (v.kind === 'diff') return 'Up/Down/PageUp/PageDown scroll · Esc back'
-    if (v.kind === 'list' && this.#o.mode !== 'redo') return 'Up/Down move · Enter diff · Esc back'
-    return 'Esc back'
+    if (v.kind === 'list' && this.#o.mode !== 'redo') return `Up/Down move · Enter diff · ${leave}`
+    return v.kind === 'restoring' ? '' : leave
   }
 
   #body(height: number): string[] {

@@ -102,9 +102,9 @@ describe('hearth diff, undo and redo', () => {
     const undo = await cli('undo', id, '--yes')
     assert.equal(undo.code, 0, undo.stderr)
     assert.ok(asBeforeTheRun(workspace), undo.stdout)
-    assert.match(undo.stdout, /^undid run .*: 3 files changed \(restore [0-9a-f-]{36}\)$/m)
-    assert.match(undo.stdout, /^ {2}removed {2}new\.txt$/m)
-    assert.match(undo.stdout, /^ {2}put back {2}doomed\.txt$/m)
+    assert.match(undo.stdout, /^undid run .*: 3 files restored \(restore [0-9a-f-]{36}\)$/m)
+    assert.match(undo.stdout, /^ {2}removed +new\.txt$/m)
+    assert.match(undo.stdout, /^ {2}put back +doomed\.txt$/m)
 
     const redo = await cli('redo', id, '--yes')
     assert.equal(redo.code, 0, redo.stderr)

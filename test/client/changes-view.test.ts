@@ -107,10 +107,10 @@ describe('changes worded for a person', () => {
         { root: WS, path: 'same.txt', action: 'kept' },
       ],
     })
-    assert.equal(restoredHeading(r), `undid run ${r.run_id}: 2 files changed (restore ${r.id})`)
+    assert.equal(restoredHeading(r), `undid run ${r.run_id}: 2 files restored (restore ${r.id})`)
     assert.deepEqual(restoredLines(r, WS), [
-      'removed  new.txt',
-      'put back  src/edit.ts',
+      'removed            new.txt',
+      'put back           src/edit.ts',
       'already as it was  same.txt',
     ])
   })
@@ -270,7 +270,7 @@ describe('the changes screen', () => {
     assert.match(y.text(), /These files changed since the run:\n\s+src\/edit\.ts/)
     y.screen.handleInput('o')
     await y.until('closed', () => y.closed())
-    assert.match(y.said[0], /undid run .*: 1 file changed/)
+    assert.match(y.said[0], /undid run .*: 1 file restored/)
     assert.deepEqual(
       sent.map((i) => i.body),
       [{ run_id: RUN }, { run_id: RUN, overwrite: true }],
@@ -303,7 +303,7 @@ describe('the changes screen', () => {
       }),
     )
     await s.until('the question', () => s.text().includes('what the last restore replaced'))
-    assert.match(s.text(), /removed {2}new\.txt/)
+    assert.match(s.text(), /removed +new\.txt/)
     s.screen.handleInput('y')
     await s.until('closed', () => s.closed())
     assert.deepEqual(sent, [{ restore_id: restoreOf().id }])

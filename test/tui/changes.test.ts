@@ -111,8 +111,8 @@ describe('/diff, /undo and /redo in the full-screen client', () => {
     await command('/undo', 'the question', (x) => undoQuestion.test(x))
     t.type('y')
     const done = await t.waitFor(backInChat('undid run'), 'the restore')
-    assert.match(done, /removed {2}new\.txt/)
-    assert.match(done, /put back {2}doomed\.txt/)
+    assert.match(done, /removed +new\.txt/)
+    assert.match(done, /put back +doomed\.txt/)
     assert.ok(asBeforeTheRun(workspace))
   })
 
