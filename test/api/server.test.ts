@@ -46,6 +46,7 @@ describe('GET /server and POST /server/shutdown', () => {
       zstd_requests: 1,
       storage_report: 1,
       session_replay: 1,
+      snapshots: 1,
       collection_invalidation: 1,
       durable_inputs: 1,
       provider_auth: 1,

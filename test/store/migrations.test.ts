@@ -225,6 +225,40 @@ const FIXTURES: Fixture[] = [
     },
   },
   {
+    after: 'quota-readings',
+    tables: ['quota_readings'],
+    insert: (db) => {
+      db.prepare(
+        "INSERT INTO quota_readings (account, provider, limit_id, used_percent, observed_at_ms) VALUES ('a', 'p', 'l', 42, 1)",
+      ).run()
+    },
+    check: (db) => {
+      assert.equal(
+        db.prepare("SELECT used_percent FROM quota_readings WHERE limit_id = 'l'").pluck().get(),
+        42,
+      )
+    },
+  },
+  {
+    after: 'snapshots',
+    tables: ['snapshots', 'restores'],
+    insert: (db) => {
+      db.prepare(
+        `INSERT INTO snapshots (id, session_id, run_id, restore_id, phase, roots, files, created_at)
+         VALUES ('s1', ?, 'r1', NULL, 'after', '[{"root":"/w","tree":"t"}]', 3, '2026-01-01T00:00:00.000Z')`,
+      ).run(SESSION_ID)
+      db.prepare(
+        `INSERT INTO restores (id, session_id, intent, run_id, target_snapshot_id, expected_snapshot_id,
+           before_snapshot_id, state, plan, created_at)
+         VALUES ('x1', ?, 'i', 'r1', 's0', 's1', 's2', 'applied', '[]', '2026-01-01T00:00:00.000Z')`,
+      ).run(SESSION_ID)
+    },
+    check: (db) => {
+      assert.equal(db.prepare("SELECT files FROM snapshots WHERE id = 's1'").pluck().get(), 3)
+      assert.equal(db.prepare("SELECT state FROM restores WHERE id = 'x1'").pluck().get(), 'applied')
+    },
+  },
+  {
     // Rows as hearth wrote them before session reads derived names and recorded cut previews.
     after: 'sessions',
     until: 'session-reads',

@@ -130,6 +130,7 @@ describe('storage report', () => {
       assert.deepEqual(totalsOf(listHomeFiles(dir), now), {
         kernel_bytes: 9,
         backup_bytes: 10 + 11 + 12,
+        snapshot_bytes: 0,
         other_bytes: 3 + 4 + 5 + 43 + 6 + 7 + 8 + 13,
         recent_backup_bytes: 10 + 11,
         recent_backup_count: 2,

@@ -64,7 +64,6 @@ export class Restores {
   ): Promise<{ status: 200 | 201; restore: Restore }> {
     const id = lower(restoreId)
     const intent = intentOf(raw)
-    this.#d.core.require(sessionId)
     const known = this.#d.rows.restore(id)
     if (known) {
       if (known.intent !== intent || known.session_id !== sessionId)
@@ -77,7 +76,9 @@ export class Restores {
         throw new HearthError('restore_id_conflict', `Restore ${id} was made with another request`)
       return { status: 200, restore: toRestore(await running.done) }
     }
+    // A new restore: its body is checked first (400 before 404), then its session.
     const body = validate()
+    this.#d.core.require(sessionId)
     if (!this.#d.settings().enabled)
       throw new HearthError(
         'snapshots_disabled',
