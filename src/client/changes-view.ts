@@ -41,13 +41,14 @@ export function changeRows(items: readonly FileChange[], workspace: string): str
 export function changesHeading(changes: RunChanges): string {
   const n = changes.items.length
   const running = changes.state === 'running' ? ' so far (the run is still going)' : ''
-  return `run ${changes.run_id}: ${n} file${n === 1 ? '' : 's'} changed${running}`
+  const approximate = changes.approximate ? ' (approximate: recorded when the daemon started again)' : ''
+  return `run ${changes.run_id}: ${n} file${n === 1 ? '' : 's'} changed${running}${approximate}`
 }
 
 /** Why a run's change list is empty, in a sentence. */
 export function noChangesText(changes: RunChanges): string {
   if (changes.state === 'none')
-    return `run ${changes.run_id} changed no files (it wrote, edited and ran nothing).`
+    return `run ${changes.run_id} has no recorded changes (it only read, snapshots are off, or they were pruned).`
   return `run ${changes.run_id} changed no files.`
 }
 
