@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline'
 import {
   type FileChange,
+  type FileRef,
   lastChangedRun,
   lastRestore,
   type Restore,
@@ -144,31 +145,26 @@ export async function undoCommand(args: string[], out: Out, help: string): Promi
   if (files.length > 0) request.files = files
   if (values.overwrite) request.overwrite = true
   const plan = [`put back as before run ${runId}:`, ...planLines(listed, files, t.workspace)]
-  return await confirmAndRestore(t, request, plan, values, out, `hearth undo ${t.sessionId} --run ${runId}`)
+  const again = `hearth undo ${t.sessionId} --run ${runId}${(values.file ?? []).map((f) => ` --file ${f}`).join('')}`
+  return await confirmAndRestore(t, request, plan, values, out, again)
 }
 
+/** Whether a file named on the command line is this change (a path alone: in any root). */
+const names = (f: FileRef, c: FileChange) => f.path === c.path && (f.root === undefined || f.root === c.root)
+
 /** The changes among `items` that the files name. */
-function chosenChanges(
-  items: readonly FileChange[],
-  files: readonly { root?: string; path: string }[],
-): FileChange[] {
-  return items.filter((c) =>
-    files.some((f) => f.path === c.path && (f.root === undefined || f.root === c.root)),
-  )
+function chosenChanges(items: readonly FileChange[], files: readonly FileRef[]): FileChange[] {
+  return items.filter((c) => files.some((f) => names(f, c)))
 }
 
 /** The lines that list what will be put back: the changes, and files named that the run did not change. */
-function planLines(
-  listed: readonly FileChange[],
-  files: readonly { root?: string; path: string }[],
-  workspace: string,
-) {
+function planLines(listed: readonly FileChange[], files: readonly FileRef[], workspace: string) {
   const rows = changeRows(listed, workspace).map((r) => `  ${r[0].padEnd(12)} ${r[2]}`)
-  for (const f of files)
-    if (!listed.some((c) => c.path === f.path && (f.root === undefined || f.root === c.root)))
-      rows.push(
-        `  ${'unchanged'.padEnd(12)} ${f.root ? shownPath({ root: f.root, path: f.path }, workspace) : f.path}`,
-      )
+  for (const f of files) {
+    if (listed.some((c) => names(f, c))) continue
+    const shown = f.root ? shownPath({ root: f.root, path: f.path }, workspace) : f.path
+    rows.push(`  ${'unchanged'.padEnd(12)} ${shown}`)
+  }
   return rows
 }
 
@@ -183,7 +179,10 @@ export async function redoCommand(args: string[], out: Out, help: string): Promi
   const { values } = parsed
   const t = await target(values.home, parsed.positionals, 'hearth redo')
   const last = await lastRestore(t.client, t.sessionId)
-  if (!last) throw new CommandError(`session ${t.sessionId} has no restore to undo`)
+  if (!last)
+    throw new CommandError(
+      `session ${t.sessionId} has no restore to undo (its last change to the files, if any, was a run's)`,
+    )
   const request: RestoreRequest = { restore_id: last.id }
   if (values.overwrite) request.overwrite = true
   const plan = [
