@@ -124,6 +124,10 @@ export const PROBLEMS = {
       'Files changed since the run; nothing was restored (conflicts names them; overwrite restores them anyway)',
   },
   restore_id_conflict: { status: 409, title: 'This restore id was used for a different request' },
+  restore_failed: {
+    status: 409,
+    title: 'A file could not be restored (a directory on its way leaves its root, or it cannot be written)',
+  },
   nothing_to_restore: { status: 422, title: 'The run or restore changed no file (or none of those named)' },
   snapshots_disabled: { status: 409, title: 'Snapshots are off (settings tools.snapshots.enabled)' },
   // Context and compaction

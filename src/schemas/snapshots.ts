@@ -170,9 +170,11 @@ export const Restore = Type.Object(
     session_id: Type.String(),
     run_id: Nullable(Type.String({ description: 'The run undone (null for a redo)' })),
     undoes_restore_id: Nullable(Type.String({ description: 'The restore undone (a redo)' })),
-    state: Type.Enum(['applying', 'applied'], {
-      description: 'applying: its files are being written (a restart finishes it)',
+    state: Type.Enum(['applying', 'applied', 'failed'], {
+      description:
+        'applying: its files are being written (a restart finishes it); failed: a file could not be written (error says why; the files of a root are checked before any is written)',
     }),
+    error: Nullable(Type.String({ description: 'Why a failed restore failed' })),
     recovered: Type.Boolean({ description: 'Finished when the daemon started again after a crash' }),
     files: Type.Array(RestoredFile),
     snapshot_id: Type.String({ description: 'The snapshot taken before the restore: the redo point' }),
@@ -246,6 +248,7 @@ export const snapshotsOps = defineOps({
       'restore_not_found',
       'restore_conflict',
       'restore_id_conflict',
+      'restore_failed',
       'nothing_to_restore',
       'snapshots_disabled',
     ],

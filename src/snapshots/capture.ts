@@ -5,7 +5,7 @@ import { constants } from 'node:fs'
 import { access, lstat, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SkippedFile } from './engine.ts'
-import { nulFields } from './git.ts'
+import { GitError, nulFields } from './git.ts'
 import { clearStaleLock, type RootRepo, type SnapshotStore, syncExclude } from './store.ts'
 
 export interface RootCapture {
@@ -134,11 +134,23 @@ const ADD_ERRORS = [
   /^error: '(.+)' does not have a commit checked out$/,
 ]
 
-/** Adds the paths (deleted ones are removed); those git could not read come back as skipped. */
+/**
+ * Adds the paths (deleted ones are removed). `update-index` takes exactly these paths, with no
+ * walk of the tree and no pathspec matching; when it refuses one (a file unreadable after all, a
+ * nested repository without a commit, a file that became a directory) `add --ignore-errors` does
+ * the same work path by path, and what it could not read comes back as skipped.
+ */
 async function addPaths(repo: RootRepo, paths: string[], signal?: AbortSignal): Promise<SkippedFile[]> {
+  const input = `${paths.map((p) => p.replace(/\/$/, '')).join('\0')}\0`
+  try {
+    await repo.git.run(['update-index', '--add', '--remove', '-z', '--stdin'], { input, signal })
+    return []
+  } catch (e) {
+    if (signal?.aborted || !(e instanceof GitError)) throw e
+  }
   const { stderr } = await repo.git.run(
     ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
-    { input: `${paths.join('\0')}\0`, signal, okCodes: [1] },
+    { input, signal, okCodes: [1] },
   )
   const skipped = new Map<string, SkippedFile>()
   for (const line of stderr.split('\n')) {

@@ -39,15 +39,17 @@ export interface RestoreRow {
   expected_snapshot_id: string
   before_snapshot_id: string
   after_snapshot_id: string | null
-  state: 'applying' | 'applied'
+  state: 'applying' | 'applied' | 'failed'
   recovered: number
+  /** Why a failed restore failed. */
+  error: string | null
   /** JSON: the plan (RestorePlanItem[]) */
   plan: string
   created_at: string
   ended_at: string | null
 }
 
-export type NewRestore = Omit<RestoreRow, 'seq' | 'after_snapshot_id' | 'recovered' | 'ended_at'>
+export type NewRestore = Omit<RestoreRow, 'seq' | 'after_snapshot_id' | 'recovered' | 'ended_at' | 'error'>
 
 /** A run that changed files, for the session's list (newest first). */
 export interface ChangedRunRow {
@@ -215,6 +217,12 @@ export class SnapshotRows {
         "UPDATE restores SET state = 'applied', after_snapshot_id = ?, ended_at = ?, recovered = ? WHERE id = ?",
       )
       .run(afterSnapshotId, endedAt, Number(recovered), id)
+  }
+
+  markFailed(id: string, error: string, endedAt: string, recovered: boolean): void {
+    this.#db
+      .prepare("UPDATE restores SET state = 'failed', error = ?, ended_at = ?, recovered = ? WHERE id = ?")
+      .run(error, endedAt, Number(recovered), id)
   }
 
   applying(): RestoreRow[] {

@@ -51,6 +51,8 @@ const READ_KEYS = [
   'glances',
   // hearth's own addition: the instruction files a turn sends (docs/instructions.md).
   'instructions',
+  // hearth's own addition: the last change to the workspace's files (docs/checkpoints.md).
+  'last_change',
 ]
 const NESTED_KEYS: Record<string, string[]> = {
   location: ['host', 'user', 'path', 'label'],

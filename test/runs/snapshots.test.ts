@@ -5,7 +5,17 @@
 // stash, HEAD and ignored output stay untouched, and two sessions on one workspace.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
@@ -189,6 +199,33 @@ describe('snapshots of runs', () => {
     )
     assert.equal(existsSync(join(ws, 'p.txt')), false)
     assert.equal(read(ws, 'q.txt'), 'q\n')
+  })
+
+  it('a symlink a command planted is never written through: 409 restore_failed, nothing written outside', async () => {
+    const ws = s.workspace
+    const outside = mkdtempSync(join(tmpdir(), 'hearth-outside-'))
+    mkdirSync(join(ws, 'sub'))
+    writeFileSync(join(ws, 'sub', 'f.txt'), 'inside\n')
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools({ name: 'shell', arguments: { command: `rm -r sub && ln -s ${outside} sub` } }),
+      answer('ok'),
+    )
+    const runId = await runAndRecord(s, sid, 'swap sub')
+    const id = uuidv7()
+    const r = await putRestore(s.d, sid, { run_id: runId, files: [{ path: 'sub/f.txt' }] }, id)
+    assert.equal(r.status, 409, r.text())
+    assert.equal(r.json().code, 'restore_failed')
+    assert.deepEqual(readdirSync(outside), [], 'nothing written through the link')
+    const failed = await getJson(s.d, `/sessions/${sid}/restores/${id}`)
+    assert.equal(failed.state, 'failed')
+    assert.ok(failed.error)
+    // The whole run restored: the link goes first, then the directory and its file come back.
+    const whole = await putRestore(s.d, sid, { run_id: runId })
+    assert.equal(whole.status, 201, whole.text())
+    assert.equal(lstatSync(join(ws, 'sub')).isDirectory(), true)
+    assert.equal(read(ws, 'sub/f.txt'), 'inside\n')
+    assert.deepEqual(readdirSync(outside), [])
   })
 
   it('a restore while a run is active is 409 session_busy', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { existsSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { newEngine, put, tempDir } from './fixture.ts'
+import { filesOf, newEngine, put, tempDir, userGit } from './fixture.ts'
 
 const byPath = <T extends { path: string }>(items: T[]) => Object.fromEntries(items.map((i) => [i.path, i]))
 
@@ -162,5 +162,44 @@ describe('snapshot take and changes', () => {
     )
     const { readdirSync } = await import('node:fs')
     assert.equal(readdirSync(join(home, 'snapshots')).filter((n) => /^[0-9a-f]{16}$/.test(n)).length, 2)
+  })
+
+  it('captures a nested repository as a gitlink, skips one without a commit, follows a file that became a directory', async () => {
+    const { engine } = newEngine()
+    const root = tempDir()
+    put(root, 'was-file', 'a file\n')
+    put(root, 'plain.txt', 'plain\n')
+    const before = await engine.take([root], 'n1')
+    rmSync(join(root, 'was-file'))
+    put(root, 'was-file/inside.txt', 'now a directory\n')
+    put(root, 'vendor/lib/a.txt', 'nested\n')
+    userGit(join(root, 'vendor/lib'), 'init', '-q')
+    userGit(join(root, 'vendor/lib'), 'add', '-A')
+    userGit(join(root, 'vendor/lib'), 'commit', '-qm', 'nested')
+    put(root, 'empty-repo/x.txt', 'x\n')
+    userGit(join(root, 'empty-repo'), 'init', '-q')
+    put(root, 'plain.txt', 'plain 2\n')
+    const after = await engine.take([root], 'n2')
+    assert.deepEqual(after.skipped, [{ root, path: 'empty-repo', reason: 'unreadable' }])
+    const changes = byPath(await engine.changes(before.roots, after.roots))
+    assert.deepEqual(Object.keys(changes).sort(), [
+      'plain.txt',
+      'vendor/lib',
+      'was-file',
+      'was-file/inside.txt',
+    ])
+    assert.equal(changes['vendor/lib'].new_mode, '160000')
+    assert.equal(changes['vendor/lib'].binary, false)
+    assert.equal(changes['was-file'].status, 'deleted')
+    assert.equal(changes['was-file/inside.txt'].status, 'added')
+    const plan = await engine.plan(before.roots, after.roots, after.roots)
+    assert.deepEqual(
+      plan.map((i) => `${i.path}:${i.action}`),
+      ['plain.txt:write', 'was-file:write', 'was-file/inside.txt:delete'],
+      'a nested repository is never restored',
+    )
+    await engine.apply(plan)
+    assert.equal(filesOf(root)['was-file'], 'a file\n')
+    assert.equal(filesOf(root)['vendor/lib/a.txt'], 'nested\n')
   })
 })

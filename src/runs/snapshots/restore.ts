@@ -137,6 +137,7 @@ export class Restores {
       after_snapshot_id: null,
       state: 'applying',
       recovered: 0,
+      error: null,
       plan: JSON.stringify(plan),
       created_at: at,
       ended_at: null,
@@ -150,7 +151,24 @@ export class Restores {
         this.#d.rows.insertRestore(row)
       })(),
     )
-    return this.finish(row, false)
+    try {
+      return await this.finish(row, false)
+    } catch (err) {
+      const failed = this.#fail(row, err, false)
+      throw new HearthError('restore_failed', `Restore ${id} failed: ${failed.error}`)
+    }
+  }
+
+  /** Records the restore `failed` with why (a refused path, an unwritable file). */
+  #fail(row: RestoreRow, err: unknown, recovered: boolean): RestoreRow {
+    const error = err instanceof Error ? err.message : String(err)
+    this.#d.rows.markFailed(
+      row.id,
+      error.slice(0, 1000),
+      new Date(this.#d.core.now()).toISOString(),
+      recovered,
+    )
+    return this.#d.rows.restore(row.id) as RestoreRow
   }
 
   /** Applies the journal's plan and commits the restore `applied` (also after a restart). */
@@ -200,6 +218,7 @@ export class Restores {
         await this.finish(row, true)
       } catch (err) {
         this.#d.onError(err)
+        this.#fail(row, err, true)
       }
     }
   }
@@ -307,6 +326,7 @@ function toRestore(r: RestoreRow): Restore {
     undoes_restore_id: r.undoes_restore_id,
     state: r.state,
     recovered: r.recovered === 1,
+    error: r.error,
     files: plan.map((p) => ({
       root: p.root,
       path: p.path,

@@ -11,8 +11,9 @@ import type { Migration } from './index.ts'
  *   them oldest first (retention drops the oldest; listings page by it).
  * - `restores`: the journal of a restore: its plan is committed `applying` before any
  *   file is written; `applied` once every file is at its target (a start finds an
- *   `applying` one and applies its plan again: `recovered`). `intent` makes the PUT
- *   idempotent.
+ *   `applying` one and applies its plan again: `recovered`); `failed` when a file could
+ *   not be written (`error` says why; the engine checks every path of a root before it
+ *   writes any). `intent` makes the PUT idempotent.
  * - `sessions.last_change`: the session read's `last_change` (the last run that changed
  *   files, or the last restore), JSON, set with the snapshot or restore that changes it.
  */
@@ -51,6 +52,7 @@ export const m015Snapshots: Migration = {
         state TEXT NOT NULL,
         recovered INTEGER NOT NULL DEFAULT 0,
         plan TEXT NOT NULL,
+        error TEXT,
         created_at TEXT NOT NULL,
         ended_at TEXT
       ) STRICT;
