@@ -123,6 +123,7 @@ function restoreOf(extra: Partial<Restore> = {}): Restore {
     run_id: '019ac8f0-0000-7000-8000-0000000000bb',
     undoes_restore_id: null,
     state: 'applied',
+    error: null,
     recovered: false,
     files: [],
     snapshot_id: 'snap',
