@@ -93,16 +93,36 @@ async function sortCandidates(
   maxFileBytes: number,
 ): Promise<Sorted> {
   const sorted: Sorted = { add: [], untrack: [], skipped: [] }
-  const verdicts = await Promise.all(candidates.map((c) => verdictOf(join(repo.real, c.path), maxFileBytes)))
+  const verdicts = await Promise.all(
+    candidates.map(async (c) => {
+      const verdict = await verdictOf(join(repo.real, c.path), maxFileBytes)
+      // Gone behind a directory a symlink replaced: git refuses a path beyond a link.
+      return verdict === 'add' && (await beyondLink(repo.real, c.path)) ? 'beyond_link' : verdict
+    }),
+  )
   for (const [i, c] of candidates.entries()) {
     const verdict = verdicts[i]
-    if (verdict === 'add') sorted.add.push(c.path)
+    if (verdict === 'beyond_link') sorted.untrack.push(c.path)
+    else if (verdict === 'add') sorted.add.push(c.path)
     else if (verdict !== 'ignore') {
       sorted.skipped.push({ path: c.path, reason: verdict })
       if (c.tracked) sorted.untrack.push(c.path)
     }
   }
   return sorted
+}
+
+/** Whether a directory on the way to `path` (under `real`) is a symbolic link. */
+async function beyondLink(real: string, path: string): Promise<boolean> {
+  const parts = path.replace(/\/$/, '').split('/').slice(0, -1)
+  for (let i = 1; i <= parts.length; i++) {
+    try {
+      if ((await lstat(join(real, ...parts.slice(0, i)))).isSymbolicLink()) return true
+    } catch {
+      return false
+    }
+  }
+  return false
 }
 
 async function verdictOf(
