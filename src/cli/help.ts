@@ -39,6 +39,22 @@ Usage: hearth [--home DIR] COMMAND ...
   hearth interrupt SESSION [--home DIR]
                            stop the session's running answer and its waiting
                            messages
+  hearth diff SESSION [--run R] [--file F] [--json] [--home DIR]
+                           the files a run changed (default: the session's last
+                           run that changed files): status, +/- lines and path;
+                           --file: that file's diff (coloured at a terminal; a
+                           binary file is named, not shown); see
+                           docs/checkpoints.md
+  hearth undo SESSION [--run R] [--file F]... [--yes] [--overwrite] [--json]
+                     [--home DIR]
+                           put the files a run changed (default: the session's
+                           last run that changed files; --file: only these) back
+                           as they were before it; lists them and asks y/N (not
+                           at a terminal: only with --yes); a file changed since
+                           the run is refused unless --overwrite
+  hearth redo SESSION [--yes] [--overwrite] [--json] [--home DIR]
+                           undo the session's last restore (put back what it
+                           replaced), asked as for undo
   hearth chat [SESSION | --last] [--workspace DIR] [--home DIR]
                            talk in a session (a new one in the current directory
                            when none is named, created with the first message;

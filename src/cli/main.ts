@@ -51,6 +51,12 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
         return await (await import('./sessions.ts')).sessionCommand(rest, out, help)
       case 'send':
         return await (await import('./chat.ts')).sendCommand(rest, out, help)
+      case 'diff':
+        return await (await import('./changes.ts')).diffCommand(rest, out, help)
+      case 'undo':
+        return await (await import('./changes.ts')).undoCommand(rest, out, help)
+      case 'redo':
+        return await (await import('./changes.ts')).redoCommand(rest, out, help)
       case 'interrupt':
         return await (await import('./session-control.ts')).interruptCommand(rest, out, help)
       case 'chat':

@@ -142,6 +142,7 @@ export class ChatScreen implements Component, Focusable {
         pickModel: () => this.#overlays.pickModel(),
         login: (provider) => void this.#overlays.openLogin({ provider, start: provider !== undefined }),
         quota: () => this.#overlays.openQuota(),
+        changes: (mode) => this.#overlays.openChanges(mode),
         templates: this.templates,
       }
       Promise.resolve(cmd.command.run(ctx)).catch((err) =>

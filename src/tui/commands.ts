@@ -6,6 +6,7 @@ import { compact, readContext } from '../client/context-view.ts'
 import { upgradeKernel } from '../client/kernel-view.ts'
 import { RELOAD_TARGETS, reload } from '../client/reload-view.ts'
 import { SIGN_IN_EXTENSIONS } from '../schemas/extensions.ts'
+import type { ChangesMode } from './changes-screen.ts'
 import type { SessionLink } from './session-link.ts'
 import type { Templates } from './templates.ts'
 import { workText } from './work-command.ts'
@@ -25,6 +26,8 @@ export interface CommandContext {
   /** The login screen; with a provider, its sign-in starts at once. */
   login: (provider?: string) => void
   quota: () => void
+  /** The changes screen: the last run's changed files (/diff), putting them back (/undo), undoing that (/redo). */
+  changes: (mode: ChangesMode) => void
   /** The session's command templates (`/commands` lists them and refreshes completion). */
   templates: Templates
 }
@@ -157,6 +160,21 @@ export const COMMANDS: SlashCommand[] = [
       )
       ctx.say(text, warn ? 'warn' : 'info')
     },
+  },
+  {
+    name: 'diff',
+    description: "the files the last run changed; Enter shows one's diff",
+    run: (ctx) => ctx.changes('diff'),
+  },
+  {
+    name: 'undo',
+    description: 'put the files the last run changed back as they were (asks first)',
+    run: (ctx) => ctx.changes('undo'),
+  },
+  {
+    name: 'redo',
+    description: 'undo the last /undo: put back what it replaced (asks first)',
+    run: (ctx) => ctx.changes('redo'),
   },
   {
     name: 'login',

@@ -1,11 +1,12 @@
 // The screens the chat shows in its place until they close: the session and model
-// pickers, the login screen and the quota screen, one over another (a login over the model
+// pickers, the login screen, the quota screen and the changes screen (/diff, /undo, /redo), one over another (a login over the model
 // picker). Each one's module loads with import() when it first opens, never at start: the
 // first frame needs none of them. Kept apart from ./chat-screen.ts, which asks for them and,
 // while one shows, gives it the keys and the rows.
 
 import { advisesLogin } from '../client/login.ts'
 import { extensionOfProfile } from '../client/profiles.ts'
+import type { ChangesMode } from './changes-screen.ts'
 import type { CommandContext } from './commands.ts'
 import type { Component, TUI } from './pi.ts'
 import type { SessionLink } from './session-link.ts'
@@ -173,6 +174,29 @@ export class Overlays {
       : Promise.resolve(undefined)
     void extension.then((provider) =>
       this.openLogin({ provider, reason: `the turn failed: ${problem.detail ?? problem.title ?? ''}` }),
+    )
+  }
+
+  /** The changes screen of /diff, /undo or /redo on the open session; it loads when it opens. */
+  openChanges(mode: ChangesMode): void {
+    const link = this.#o.link
+    const session = link.session
+    if (!session) {
+      this.#o.say(`/${mode}: no session yet (it starts with your first message)`, 'warn')
+      return
+    }
+    this.#show(() =>
+      import('./changes-screen.ts').then(
+        ({ ChangesScreen }) =>
+          new ChangesScreen({
+            ...this.#pickerBase(),
+            client: link.client,
+            mode,
+            sessionId: session.id,
+            workspace: session.workspace,
+            say: this.#o.say,
+          }),
+      ),
     )
   }
 
