@@ -97,6 +97,8 @@ export interface CheckpointItem {
   text: string
   /** `turn`, or `compaction` where the context was compacted (then `compaction` says how). */
   kind: 'turn' | 'compaction'
+  /** The runs of the group that changed files (docs/checkpoints.md), when any did. */
+  changes?: { run_id: string; files: number }[]
   compaction?: {
     compaction_id: string
     strategy: string
@@ -132,6 +134,12 @@ export function checkpointsPage(
   const compaction = core.sql(
     "SELECT content FROM entries WHERE session_id = ? AND position = ? AND kind = 'compaction'",
   )
+  // A run's files changed are counted when its after snapshot is recorded.
+  const changed = core.sql(`SELECT run_id, files FROM snapshots
+    WHERE session_id = ? AND phase = 'after' AND files > 0 AND run_id IN (
+      SELECT json_extract(content, '$.run_id') FROM entries
+      WHERE session_id = ? AND grp = ? AND kind = 'assistant')
+    ORDER BY seq`)
   const items = rows.map((r): CheckpointItem => {
     const mark = compaction.get(sessionId, r.position) as { content: string } | undefined
     if (mark) {
@@ -153,12 +161,14 @@ export function checkpointsPage(
     }
     const user = firstUser.get(sessionId, r.grp) as { content: string } | undefined
     const text = user ? String((JSON.parse(user.content) as { text?: string }).text ?? '') : ''
+    const changes = changed.all(sessionId, sessionId, r.grp) as { run_id: string; files: number }[]
     return {
       group: r.grp,
       position: r.position,
       created_at: r.created_at,
       text: text.slice(0, 256),
       kind: 'turn',
+      ...(changes.length > 0 ? { changes } : {}),
     }
   })
   if (items.length === 0) return { items, first: null, last: null, high_water: high }

@@ -53,6 +53,18 @@ export const Checkpoint = Type.Object(
     kind: Type.Enum(['turn', 'compaction'], {
       description: '`compaction`: the context was compacted here (docs/context.md)',
     }),
+    changes: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { run_id: Type.String(), files: Type.Integer({ minimum: 1 }) },
+          { additionalProperties: false },
+        ),
+        {
+          description:
+            "The group's runs that changed files, with how many (their changes: GET /sessions/{session_id}/runs/{run_id}/changes, docs/checkpoints.md); absent when none did",
+        },
+      ),
+    ),
     compaction: Type.Optional(
       Type.Object(
         {

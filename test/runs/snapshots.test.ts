@@ -66,6 +66,12 @@ describe('snapshots of runs', () => {
     assert.equal(by['d.sh'].new_mode, '100755')
     assert.equal(by['img.bin'].binary, true)
     assert.equal(by['a.txt'].root, ws)
+    // The history's checkpoints view marks the run's group with what it changed.
+    const marks = await getJson(s.d, `/sessions/${sid}/history?view=checkpoints`)
+    assert.deepEqual(
+      marks.items.filter((c: any) => c.changes).map((c: any) => c.changes),
+      [[{ run_id: runId, files: 5 }]],
+    )
 
     // Pages: two items, then the rest through the continuation.
     const first = await getJson(s.d, `/sessions/${sid}/runs/${runId}/changes?limit=2`)
@@ -144,6 +150,9 @@ describe('snapshots of runs', () => {
     const done = await runMessage(s, sid, 'read it')
     const changes = await changesOf(s.d, sid, done.latest_answer.run_id)
     assert.deepEqual([changes.state, changes.files, changes.items], ['none', 0, []])
+    const marks = await getJson(s.d, `/sessions/${sid}/history?view=checkpoints`)
+    assert.ok(marks.items.length > 0)
+    assert.ok(marks.items.every((c: any) => c.changes === undefined))
     const none = await putRestore(s.d, sid, { run_id: done.latest_answer.run_id })
     assert.equal(none.status, 422)
     assert.equal(none.json().code, 'nothing_to_restore')
