@@ -170,7 +170,7 @@ export class SnapshotEngine {
     for (const { root, items } of roots) await checkRoot(root, items, home)
     for (const { root, items } of roots) {
       const git = await this.#git(root)
-      await this.#store.queue.run(this.#keyOf(root), () => applyRoot(git, root, items))
+      await this.#store.queue.run(this.#keyOf(root), () => applyRoot(git, root, items, home))
     }
   }
 
