@@ -159,7 +159,9 @@ export class SnapshotEngine {
 
   /**
    * Puts each planned file to its target; the same plan applied again changes nothing more.
-   * Every root's items are checked before any root is written.
+   * Every root's items are checked before any root is written, and each write is made through
+   * directories held open from the root down (restore.ts): a directory swapped for a link
+   * meanwhile makes the apply refuse, never write where the link leads.
    */
   async apply(plan: RestorePlanItem[]): Promise<void> {
     const home = await realpath(this.opts.home)
@@ -170,7 +172,7 @@ export class SnapshotEngine {
     for (const { root, items } of roots) await checkRoot(root, items, home)
     for (const { root, items } of roots) {
       const git = await this.#git(root)
-      await this.#store.queue.run(this.#keyOf(root), () => applyRoot(git, root, items))
+      await this.#store.queue.run(this.#keyOf(root), () => applyRoot(git, root, items, home))
     }
   }
 

@@ -1,24 +1,29 @@
 // Restoring files to a snapshot. The plan compares three trees per root: the target (what to put
 // back), the expected (what the run left) and the current (taken just before the restore); a
-// file whose current state differs from the expected one is a conflict. Applying writes only
-// inside the roots: each path is checked lexically, its parent directory must resolve inside
-// the root (a symlink planted by a command is refused), files are written to a temp file and
-// renamed over, deletions are unlinks, and directories a restore left empty are removed.
+// file whose current state differs from the expected one is a conflict.
+// Applying writes only inside the roots, whatever runs beside it (a background job, another
+// session's command, the person): each path is checked lexically, then the root is held open
+// and each directory on a file's way is opened from its parent's descriptor, never through a
+// link, its real path checked inside the root (src/util/held-dir.ts). Every change happens in
+// the held directory, reached as /proc/self/fd/N/name: the temp file and its rename over the
+// target, a link's making, an unlink, the removal of a directory the restore emptied. A
+// directory swapped for a symlink at any moment is met as a link and the restore refuses; it
+// never writes where the link leads. Without procfs (other systems) entries are reached by
+// path again and each directory's real path is checked as it is opened: a swap between that
+// check and the write is not caught there.
 import { randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
+import { constants, lstatSync, realpathSync } from 'node:fs'
+import { access, chmod, lstat, realpath, rename, rmdir, symlink, unlink, writeFile } from 'node:fs/promises'
+import { join, relative } from 'node:path'
 import {
-  access,
-  chmod,
-  lstat,
-  mkdir,
-  realpath,
-  rename,
-  rmdir,
-  symlink,
-  unlink,
-  writeFile,
-} from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+  type HeldDir,
+  holdDir,
+  holdSubdir,
+  holdSubdirMaking,
+  NotHeld,
+  type OpenedCheck,
+  openedPath,
+} from '../util/held-dir.ts'
 import { isWithin } from '../util/paths.ts'
 import { readBlobs } from './blobs.ts'
 import { checkTrees, EMPTY_TREE } from './changes.ts'
@@ -140,50 +145,93 @@ export function pathParts(path: string): string[] {
 }
 
 /**
- * The absolute path of `path` under the real root, with its parent resolved: the deepest
- * directory of it that exists must resolve inside the root (a symlink planted by a command is
- * refused), and the missing ones below it are created (when `create`; otherwise null). Nothing
- * is created before that check.
+ * A root held open for one apply, with the check every directory under it must pass when
+ * opened: its real path (what the descriptor names on Linux; without procfs, the path
+ * resolved) inside the root and outside hearth's home.
  */
-async function confined(realRoot: string, path: string, create: boolean): Promise<string | null> {
-  const parts = pathParts(path)
-  const file = join(realRoot, ...parts)
-  if (!isWithin(file, realRoot) || file === realRoot)
-    throw new Error(`refused to restore ${path}: outside the root`)
-  let existing = dirname(file)
-  const missing: string[] = []
-  while (existing !== realRoot && !(await exists(existing))) {
-    missing.unshift(basename(existing))
-    existing = dirname(existing)
-  }
-  let dir = await realpath(existing).catch(() => null)
-  if (dir === null || !isWithin(dir, realRoot)) {
-    throw new Error(`refused to restore ${path}: ${existing} is a link that leads outside the root`)
-  }
-  if (missing.length > 0 && !create) return null
-  for (const name of missing) {
-    dir = join(dir, name)
-    await mkdir(dir).catch(async (e: NodeJS.ErrnoException) => {
-      // made meanwhile by a write beside this one: fine if it is a directory, not a link
-      if (e.code !== 'EEXIST' || !(await lstat(dir as string)).isDirectory()) throw e
-    })
-  }
-  return join(dir, parts.at(-1) as string)
+interface HeldRoot {
+  real: string
+  dir: HeldDir
+  check: OpenedCheck
 }
 
-async function exists(path: string): Promise<boolean> {
+function holdRoot(realRoot: string, realHome: string): HeldRoot {
+  const check: OpenedCheck = (fd, path) => {
+    const opened = openedPath(fd) ?? realpathSync(path)
+    if (!isWithin(opened, realRoot)) return 'leads outside the root'
+    return isWithin(opened, realHome) ? "leads into hearth's home" : null
+  }
   try {
-    await lstat(path)
-    return true
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false
-    throw e
+    return { real: realRoot, dir: holdDir(realRoot, check), check }
+  } catch (err) {
+    throw new Error(`refused to restore into ${realRoot}: it could not be opened as a directory`, {
+      cause: err,
+    })
+  }
+}
+
+/** The refusal for a directory on the way to `path` that could not be held. */
+function refusal(root: HeldRoot, path: string, parent: HeldDir, part: string, err: NotHeld): Error {
+  const shown = relative(root.real, join(parent.path, part))
+  if (err.reason === 'outside')
+    return new Error(
+      `refused to restore ${path}: ${shown} ${err.cause instanceof Error ? err.cause.message : 'leads outside the root'}`,
+    )
+  if (err.reason !== 'link')
+    return new Error(`could not restore ${path}: ${shown} could not be opened`, { cause: err.cause })
+  let where = 'a link'
+  try {
+    if (lstatSync(parent.at(part)).isSymbolicLink()) {
+      const real = realpathSync(parent.at(part))
+      where = isWithin(real, root.real)
+        ? 'a link (a restore never writes through one)'
+        : 'a link that leads outside the root'
+    } else where = 'not a directory'
+  } catch {
+    where = 'a link that leads outside the root' // dangling: nowhere a restore may follow
+  }
+  return new Error(`refused to restore ${path}: ${shown} is ${where}`)
+}
+
+/**
+ * Runs `use` in the held parent directory of `path` with the file's name: each directory on
+ * the way is opened from its parent's descriptor, never through a link, and checked (missing
+ * ones are made inside their held parent when `create`; otherwise `use` is not run and the
+ * answer is null). Throws the refusal when a directory on the way is a link or leads outside.
+ */
+async function inParent<T>(
+  root: HeldRoot,
+  path: string,
+  create: boolean,
+  use: (dir: HeldDir, name: string) => Promise<T>,
+): Promise<T | null> {
+  const parts = pathParts(path)
+  const name = parts.pop() as string
+  let dir = root.dir
+  try {
+    for (const part of parts) {
+      let next: HeldDir
+      try {
+        next = create ? holdSubdirMaking(dir, part, root.check) : holdSubdir(dir, part, root.check)
+      } catch (err) {
+        if (!(err instanceof NotHeld)) throw err
+        if (err.reason === 'missing' && !create) return null
+        throw refusal(root, path, dir, part, err)
+      }
+      if (dir !== root.dir) dir.close()
+      dir = next
+    }
+    return await use(dir, name)
+  } finally {
+    if (dir !== root.dir) dir.close()
   }
 }
 
 /**
  * Checks every item of one root before anything is written: a plain path, not in hearth's home,
- * no existing parent leading outside the root. A refusal leaves every root as it was.
+ * no existing parent that is a link or leads outside the root. A refusal leaves every root as it
+ * was. (Apply checks each directory again as it holds it: this check only spares a half-applied
+ * plan in the common case.)
  */
 export async function checkRoot(root: string, items: RestorePlanItem[], realHome: string): Promise<void> {
   const realRoot = await realpath(root)
@@ -197,15 +245,38 @@ export async function checkRoot(root: string, items: RestorePlanItem[], realHome
       throw new Error(`restore plan of ${item.path}: a write without a blob and mode it can write`)
     }
   }
-  await Promise.all(items.filter((i) => i.action !== 'keep').map((i) => confined(realRoot, i.path, false)))
+  const held = holdRoot(realRoot, realHome)
+  try {
+    for (const item of items) {
+      if (item.action !== 'keep') await inParent(held, item.path, false, async () => {})
+    }
+  } finally {
+    held.dir.close()
+  }
 }
 
-/** Applies the items of one root (deletions first, so a file can replace a directory and back). */
-export async function applyRoot(git: Git, root: string, items: RestorePlanItem[]): Promise<void> {
-  const realRoot = await realpath(root)
+/**
+ * Applies the items of one root (deletions first, so a file can replace a directory and back),
+ * every change made through held directories (inParent).
+ */
+export async function applyRoot(
+  git: Git,
+  root: string,
+  items: RestorePlanItem[],
+  realHome: string,
+): Promise<void> {
+  const held = holdRoot(await realpath(root), realHome)
+  try {
+    await applyHeld(git, held, items)
+  } finally {
+    held.dir.close()
+  }
+}
+
+async function applyHeld(git: Git, root: HeldRoot, items: RestorePlanItem[]): Promise<void> {
   const deletes = items.filter((i) => i.action === 'delete')
-  for (const item of deletes) await deleteFile(realRoot, item.path)
-  for (const item of deletes) await removeEmptyParents(realRoot, item.path)
+  for (const item of deletes) await deleteFile(root, item.path)
+  for (const item of deletes) await removeEmptyParents(root, item.path)
   const writes = items.filter((i) => i.action === 'write')
   const byBlob = new Map<string, RestorePlanItem[]>()
   for (const item of writes) {
@@ -217,7 +288,7 @@ export async function applyRoot(git: Git, root: string, items: RestorePlanItem[]
   let failure: unknown = null
   await readBlobs(git, [...byBlob.keys()], async (blob, content) => {
     for (const item of byBlob.get(blob) ?? []) {
-      const write: Promise<void> = writeItem(realRoot, item, content)
+      const write: Promise<void> = writeItem(root, item, content)
         .catch((e) => {
           failure ??= e
         })
@@ -233,48 +304,47 @@ export async function applyRoot(git: Git, root: string, items: RestorePlanItem[]
 
 const WRITES_AT_ONCE = 16
 
-async function deleteFile(realRoot: string, path: string): Promise<void> {
-  const file = await confined(realRoot, path, false)
-  if (!file) return
-  try {
-    await unlink(file)
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'EPERM') throw e // a directory there now: left as it is
-  }
+async function deleteFile(root: HeldRoot, path: string): Promise<void> {
+  await inParent(root, path, false, async (dir, name) => {
+    try {
+      await unlink(dir.at(name))
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'EPERM') throw e // a directory there now: left as it is
+    }
+  })
 }
 
 /** Removes the directories above a deleted file that are now empty, up to the root. */
-async function removeEmptyParents(realRoot: string, path: string): Promise<void> {
+async function removeEmptyParents(root: HeldRoot, path: string): Promise<void> {
   const parts = pathParts(path).slice(0, -1)
   while (parts.length > 0) {
-    const dir = join(realRoot, ...parts)
     try {
-      const info = await lstat(dir)
-      if (!info.isDirectory()) return
-      await rmdir(dir)
+      // rmdir removes only an empty directory, never a link (ENOTDIR)
+      await inParent(root, parts.join('/'), false, (dir, name) => rmdir(dir.at(name)))
     } catch {
-      return // not empty, or not there
+      return // not empty, not there, or a link on the way: left as it is
     }
     parts.pop()
   }
 }
 
-async function writeItem(realRoot: string, item: RestorePlanItem, content: Buffer): Promise<void> {
-  const file = (await confined(realRoot, item.path, true)) as string
-  const temp = join(dirname(file), `.${randomBytes(6).toString('hex')}.hearth-restore`)
-  try {
-    if (item.mode === '120000') await symlink(content.toString('utf8'), temp)
-    else {
-      const mode = item.mode === '100755' ? 0o755 : 0o644
-      await writeFile(temp, content, { mode, flag: 'wx' })
-      await chmod(temp, mode) // the umask does not decide a restored file's mode
+async function writeItem(root: HeldRoot, item: RestorePlanItem, content: Buffer): Promise<void> {
+  await inParent(root, item.path, true, async (dir, name) => {
+    const temp = dir.at(`.${randomBytes(6).toString('hex')}.hearth-restore`)
+    try {
+      if (item.mode === '120000') await symlink(content.toString('utf8'), temp)
+      else {
+        const mode = item.mode === '100755' ? 0o755 : 0o644
+        await writeFile(temp, content, { mode, flag: 'wx' })
+        await chmod(temp, mode) // the umask does not decide a restored file's mode
+      }
+      await replace(temp, dir.at(name))
+    } catch (e) {
+      await unlink(temp).catch(() => {})
+      throw e
     }
-    await replace(temp, file)
-  } catch (e) {
-    await unlink(temp).catch(() => {})
-    throw e
-  }
+  })
 }
 
 /** Renames over the destination; an empty directory in the way (a file that was one) goes first. */
