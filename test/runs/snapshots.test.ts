@@ -4,6 +4,7 @@
 // session, idempotent PUTs, the note the model reads next, a planted symlink, and two
 // sessions on one workspace. snapshots-settings.test.ts goes on.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import {
   existsSync,
   lstatSync,
@@ -24,6 +25,24 @@ import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/ag
 import { changesOf, getJson, getSession, putRestore, runAndRecord, waitFor } from './snapshot-helpers.ts'
 
 const read = (ws: string, p: string) => readFileSync(join(ws, p), 'utf8')
+
+/** The snapshot refs of every root's git directory under the home. */
+function snapshotRefs(home: string): string[] {
+  const dir = join(home, 'snapshots')
+  if (!existsSync(dir)) return []
+  const roots = readdirSync(dir).filter((key) => /^[0-9a-f]{16}$/.test(key))
+  return roots.flatMap((key) =>
+    execFileSync(
+      'git',
+      ['--git-dir', join(dir, key), 'for-each-ref', '--format=%(refname)', 'refs/hearth/'],
+      {
+        encoding: 'utf8',
+      },
+    )
+      .split('\n')
+      .filter(Boolean),
+  )
+}
 
 describe('snapshots of runs', () => {
   let s: AgentSetup
@@ -146,6 +165,7 @@ describe('snapshots of runs', () => {
   it('a run that only reads takes no snapshot: its changes read none', async () => {
     writeFileSync(join(s.workspace, 'r.txt'), 'read me\n')
     const sid = await newSession(s)
+    const refsBefore = snapshotRefs(s.d.home).length
     s.upstream.enqueue(callTools({ name: 'read', arguments: { path: 'r.txt' } }), answer('read'))
     const done = await runMessage(s, sid, 'read it')
     const changes = await changesOf(s.d, sid, done.latest_answer.run_id)
@@ -153,6 +173,8 @@ describe('snapshots of runs', () => {
     const marks = await getJson(s.d, `/sessions/${sid}/history?view=checkpoints`)
     assert.ok(marks.items.length > 0)
     assert.ok(marks.items.every((c: any) => c.changes === undefined))
+    // The capture taken as the run started is dropped: no snapshot ref is left behind.
+    await waitFor('the unused capture dropped', () => snapshotRefs(s.d.home).length === refsBefore)
     const none = await putRestore(s.d, sid, { run_id: done.latest_answer.run_id })
     assert.equal(none.status, 422)
     assert.equal(none.json().code, 'nothing_to_restore')

@@ -4,6 +4,12 @@
 // ends, whatever its outcome, with the count of files that differ; it commits right after
 // the run's end (a `workspace.changed` event). A crash between the two leaves a run with its
 // `before` only: the next start takes its `after` then (`approximate`).
+//
+// The `before` is captured ahead, as the run starts (`prepare`), while its first model request
+// is out: the first call that changes something then only records it, instead of waiting for
+// git to scan the roots. What changes between the run's start and that call (only the
+// person or a background job can change files then) counts as before the run. A run that
+// changes nothing drops its capture; a session whose policy is read-only captures nothing.
 import { v7 as uuidv7 } from 'uuid'
 import type { Capture, RootTree } from '../../snapshots/engine.ts'
 import type { SnapshotRow } from '../../store/snapshots.ts'
@@ -17,10 +23,19 @@ interface Before {
   trees: RootTree[]
 }
 
+/** A capture taken as a run started, not recorded yet. */
+interface Ahead {
+  id: string
+  roots: string[]
+  capture: Capture
+}
+
 export class SnapshotRecorder {
   readonly #d: SnapshotDeps
   /** Each run's `before` (null: none taken), by run id, until its `after` is recorded. */
   readonly #before = new Map<string, Promise<Before | null>>()
+  /** Captures taken as runs started, by run id, until their first change records one or the run ends. */
+  readonly #ahead = new Map<string, Promise<Ahead | null>>()
   /** The `before` snapshots of runs whose `after` is not recorded yet: retention keeps them. */
   readonly open = new Set<string>()
   /** Each session's `after` snapshots being taken: a restore waits for them. */
@@ -32,26 +47,37 @@ export class SnapshotRecorder {
     this.#d = d
   }
 
-  /** The run's `before`, taken at its first call that is not a read; later calls wait for nothing new. */
+  /**
+   * The run's first step is out: its roots are captured in the background for its `before`,
+   * after the step's sending has had the event loop (a child process starts on it).
+   */
+  prepare(runId: string, scope: RunToolScope): void {
+    if (scope.policy === 'read-only' || !this.#d.settings().enabled || this.#ahead.has(runId)) return
+    this.#ahead.set(
+      runId,
+      new Promise<void>((r) => setImmediate(r)).then(() => this.#capture(scope)),
+    )
+  }
+
+  /** The run's `before`, recorded at its first call that is not a read; later calls wait for nothing new. */
   async before(sessionId: string, runId: string, scope: RunToolScope): Promise<void> {
     let taken = this.#before.get(runId)
     if (!taken) {
       if (!this.#d.settings().enabled) return
-      taken = this.#takeBefore(sessionId, runId, scope)
+      const ahead = this.#ahead.get(runId) ?? this.#capture(scope)
+      this.#ahead.delete(runId)
+      taken = this.#record(sessionId, runId, ahead)
       this.#before.set(runId, taken)
     }
     await taken
   }
 
-  async #takeBefore(sessionId: string, runId: string, scope: RunToolScope): Promise<Before | null> {
+  async #capture(scope: RunToolScope): Promise<Ahead | null> {
     const roots = snapshotRoots(scope.workspace, scope.allowedRoots, this.#d.home)
     if (roots.length === 0) return null
     const id = uuidv7()
     try {
-      const capture = await engineNow(this.#d).take(roots, id)
-      this.open.add(id)
-      this.#insert(sessionId, runId, id, 'before', capture, null, false)
-      return { id, roots, trees: capture.roots }
+      return { id, roots, capture: await engineNow(this.#d).take(roots, id) }
     } catch (err) {
       // A run is never stopped by its snapshot: it goes on without one (changes read `none`).
       this.#d.onError(err)
@@ -59,8 +85,27 @@ export class SnapshotRecorder {
     }
   }
 
+  async #record(sessionId: string, runId: string, ahead: Promise<Ahead | null>): Promise<Before | null> {
+    const taken = await ahead
+    if (!taken) return null
+    this.open.add(taken.id)
+    this.#insert(sessionId, runId, taken.id, 'before', taken.capture, null, false)
+    return { id: taken.id, roots: taken.roots, trees: taken.capture.roots }
+  }
+
+  /** A run that changed nothing: the capture taken as it started goes. */
+  #dropAhead(runId: string): void {
+    const ahead = this.#ahead.get(runId)
+    if (!ahead) return
+    this.#ahead.delete(runId)
+    void ahead
+      .then((taken) => (taken ? this.#d.engine.drop([taken.id]) : undefined))
+      .catch((err) => this.#d.onError(err))
+  }
+
   /** The run ended: its `after`, taken now (queued behind any git call on its roots). */
   after(sessionId: string, runId: string): void {
+    this.#dropAhead(runId)
     const taken = this.#before.get(runId)
     if (!taken) return
     const done = taken

@@ -31,6 +31,10 @@ export class Snapshots implements RunSnapshots {
     })
   }
 
+  prepare(runId: string, scope: RunToolScope): void {
+    this.recorder.prepare(runId, scope)
+  }
+
   before(sessionId: string, runId: string, scope: RunToolScope): Promise<void> {
     return this.recorder.before(sessionId, runId, scope)
   }
