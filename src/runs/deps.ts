@@ -41,7 +41,10 @@ export interface RunsDeps {
 
 /** A run's workspace snapshots (snapshots/recording.ts). */
 export interface RunSnapshots {
-  /** The run's first step is out: its roots are captured in the background for its `before`. */
+  /**
+   * The model asked for a tool: the run's roots are captured in the background for its
+   * `before` (once per run; nothing once the `before` is recorded).
+   */
   prepare(runId: string, scope: RunToolScope): void
   /** Before the run's first call that is not a read; resolves once its row is committed. */
   before(sessionId: string, runId: string, scope: RunToolScope): Promise<void>

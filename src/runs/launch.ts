@@ -171,7 +171,6 @@ function awaitFirstStep(
         limits: profile.limits,
       }
       m.sendStep(sessionId, run)
-      d.snapshots?.prepare(run.started.run_id, run.scope)
     },
     (err: unknown) => {
       if (run.abort.signal.aborted) return m.finish(sessionId, run, 'interrupted', null)

@@ -205,6 +205,8 @@ function onModelEvent(m: RunMoves, sessionId: string, run: ActiveRun, e: Neutral
       return
     case 'tool_call':
       run.tool_calls.push({ type: 'tool_call', id: e.id, name: e.name, arguments: e.arguments })
+      // The model asks for a tool: the run's before snapshot is captured while the step ends.
+      m.d.snapshots?.prepare(run.started.run_id, run.scope)
       return
     case 'encrypted_reasoning':
       keepEncryptedReasoning(run, e)

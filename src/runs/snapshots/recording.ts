@@ -5,9 +5,10 @@
 // the run's end (a `workspace.changed` event). A crash between the two leaves a run with its
 // `before` only: the next start takes its `after` then (`approximate`).
 //
-// The `before` is captured ahead, as the run starts (`prepare`), while its first model request
-// is out: the first call that changes something then only records it, instead of waiting for
-// git to scan the roots. What changes between the run's start and that call (only the
+// The `before` is captured ahead (`prepare`), as soon as the model asks for a tool: while the
+// step's stream ends, its calls are checked and committed and any approval is waited for.
+// The first call that changes something then only records it, or waits for what is left of
+// the capture. A run that only answers captures nothing. What changes between the run's start and that call (only the
 // person or a background job can change files then) counts as before the run. A run that
 // changes nothing drops its capture; a session whose policy is read-only captures nothing.
 import { v7 as uuidv7 } from 'uuid'
@@ -48,11 +49,13 @@ export class SnapshotRecorder {
   }
 
   /**
-   * The run's first step is out: its roots are captured in the background for its `before`,
-   * after the step's sending has had the event loop (a child process starts on it).
+   * The model asked for a tool: the run's roots are captured in the background for its
+   * `before`, after what came has had the event loop (a child process starts on it). Once
+   * per run, and not once its `before` is recorded.
    */
   prepare(runId: string, scope: RunToolScope): void {
-    if (scope.policy === 'read-only' || !this.#d.settings().enabled || this.#ahead.has(runId)) return
+    if (this.#ahead.has(runId) || this.#before.has(runId)) return
+    if (scope.policy === 'read-only' || !this.#d.settings().enabled) return
     this.#ahead.set(
       runId,
       new Promise<void>((r) => setImmediate(r)).then(() => this.#capture(scope)),
