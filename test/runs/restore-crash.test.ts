@@ -37,16 +37,25 @@ describe('restores across kill -9', () => {
       assert.equal(half.length, 1, 'one file is back, the others not yet')
       await s.d.stop('SIGKILL')
       await put
-      const d = await startDaemon({ home: s.home })
+      // The next start's recovery pauses after its first file; a redo asked meanwhile waits
+      // for the recovery, then undoes the finished restore.
+      const gate = join(mkdtempSync(join(tmpdir(), 'hearth-recovery-')), 'go')
+      const d = await startDaemon({ home: s.home, env: { HEARTH_TEST_RECOVERY_PAUSE: gate } })
       try {
+        await waitFor('the recovery to pause', () => existsSync(`${gate}.reached`))
+        const redoId = uuidv7()
+        const redo = putRestore(d, sid, { restore_id: restoreId }, redoId)
+        writeFileSync(gate, '')
+        const redone = await redo
+        assert.equal(redone.status, 201, redone.text())
+        for (const n of names) assert.equal(readFileSync(join(ws, n), 'utf8'), `${n} after\n`, n)
         const restore = await waitFor('the restore to be finished', async () => {
           const r = await getJson(d, `/sessions/${sid}/restores/${restoreId}`)
           return r.state === 'applied' ? r : undefined
         })
         assert.equal(restore.recovered, true)
-        for (const n of names) assert.equal(readFileSync(join(ws, n), 'utf8'), `${n} before\n`, n)
         const read = await getJson(d, `/sessions/${sid}`)
-        assert.equal(read.last_change.restore_id, restoreId)
+        assert.equal(read.last_change.restore_id, redoId)
       } finally {
         await d.stop()
       }

@@ -34,6 +34,8 @@ export interface RestoreHooks {
   holdIdle: <T>(sessionId: string, work: () => Promise<T>) => Promise<T>
   /** Resolves once the session's `after` snapshots being taken are recorded. */
   settled: (sessionId: string) => Promise<void>
+  /** Resolves once the start's recovery (a restore a crash interrupted) is over. */
+  recovered: () => Promise<void>
 }
 
 export class Restores {
@@ -85,6 +87,7 @@ export class Restores {
         'Snapshots are off (tools.snapshots.enabled): nothing restores',
       )
     const done = this.#hooks.holdIdle(sessionId, async () => {
+      await this.#hooks.recovered()
       await this.#hooks.settled(sessionId)
       return this.#restore(sessionId, id, intent, body)
     })
@@ -172,7 +175,7 @@ export class Restores {
   async finish(row: RestoreRow, recovered: boolean): Promise<RestoreRow> {
     const plan = JSON.parse(row.plan) as RestorePlanItem[]
     const engine = engineNow(this.#d)
-    const pause = recovered ? undefined : process.env.HEARTH_TEST_RESTORE_PAUSE
+    const pause = recovered ? process.env.HEARTH_TEST_RECOVERY_PAUSE : process.env.HEARTH_TEST_RESTORE_PAUSE
     if (pause && plan.length > 1) {
       await engine.apply(plan.slice(0, 1))
       writeFileSync(`${pause}.reached`, '')
@@ -301,8 +304,10 @@ function insideRoot(path: string): boolean {
 
 /**
  * Tests make a restore pause after its first file (HEARTH_TEST_RESTORE_PAUSE names a file
- * whose appearance lets it go on; it writes `<file>.reached` when it waits), so that a kill -9 lands while the journal says `applying`
- * and the files are half written.
+ * whose appearance lets it go on; it writes `<file>.reached` when it waits), so that a kill -9
+ * lands while the journal says `applying` and the files are half written; and the start's
+ * recovery of it pause the same way (HEARTH_TEST_RECOVERY_PAUSE), so that a request can come
+ * while it is under way.
  */
 async function untilExists(path: string): Promise<void> {
   while (!existsSync(path)) await new Promise((r) => setTimeout(r, 20))

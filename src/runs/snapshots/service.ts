@@ -18,6 +18,8 @@ export class Snapshots implements RunSnapshots {
   readonly recorder: SnapshotRecorder
   readonly restores: Restores
   readonly retention: Retention
+  /** The start's recovery: restores and first changes of runs wait for it. */
+  #recovery: Promise<void> = Promise.resolve()
 
   constructor(d: SnapshotDeps, hooks: Pick<RestoreHooks, 'holdIdle'>) {
     this.#d = d
@@ -28,6 +30,7 @@ export class Snapshots implements RunSnapshots {
     this.restores = new Restores(d, {
       holdIdle: hooks.holdIdle,
       settled: (sessionId) => this.recorder.settled(sessionId),
+      recovered: () => this.#recovery,
     })
   }
 
@@ -35,7 +38,9 @@ export class Snapshots implements RunSnapshots {
     this.recorder.prepare(runId, scope)
   }
 
-  before(sessionId: string, runId: string, scope: RunToolScope): Promise<void> {
+  async before(sessionId: string, runId: string, scope: RunToolScope): Promise<void> {
+    // A restore a crash interrupted is finished before a run changes the files it writes.
+    await this.#recovery
     return this.recorder.before(sessionId, runId, scope)
   }
 
@@ -65,10 +70,15 @@ export class Snapshots implements RunSnapshots {
    * At start, before any run: restores left `applying` are finished, runs left with a
    * `before` only get their `after`, then retention runs once.
    */
-  async recover(): Promise<void> {
-    await this.restores.recover()
-    await this.recorder.recover()
-    this.retention.schedule()
+  recover(): Promise<void> {
+    const work = (async () => {
+      await this.restores.recover()
+      await this.recorder.recover()
+      this.retention.schedule()
+    })()
+    // What waits for it goes on whatever the outcome (the start logs a failure).
+    this.#recovery = work.catch(() => undefined)
+    return work
   }
 
   /** What the storage report shows: the snapshot rows and the bytes of HOME/snapshots. */
