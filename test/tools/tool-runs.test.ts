@@ -224,9 +224,11 @@ describe('jobs and their ends', () => {
     for (const pid of childrenOf(s.d.proc.pid as number)) process.kill(pid, 'SIGKILL')
     const read = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 0)
     assert.deepEqual(read.kernel.running_jobs, [])
-    const [changed] = await live.collect((f) => f.event === 'kernel.jobs_changed')
+    // Other events may come first (the run's workspace.changed, recorded after its end).
+    const frames = await live.collect((f) => f.event === 'kernel.jobs_changed')
     live.destroy()
-    assert.deepEqual(JSON.parse(changed.data).payload, { live_job_count: 0, running: [] })
+    const changed = frames.find((f) => f.event === 'kernel.jobs_changed')
+    assert.deepEqual(JSON.parse(String(changed?.data)).payload, { live_job_count: 0, running: [] })
     // Killed outright, the kernel could not stop its job (inside bubblewrap the command
     // outlives it): the daemon kills the process groups the kernel last reported.
     await waitFor('the job to be killed', () => processesWith(job).length === 0, 5000)
