@@ -8,10 +8,11 @@
 // the held directory, reached as /proc/self/fd/N/name: the temp file and its rename over the
 // target, a link's making, an unlink, the removal of a directory the restore emptied. A
 // directory swapped for a symlink at any moment is met as a link and the restore refuses; it
-// never writes where the link leads. A link the run itself left where the target has a directory
-// is in the plan as a deletion: it is unlinked first, and the directory made in its place. Without procfs (other systems) entries are reached by
-// path again and each directory's real path is checked as it is opened: a swap between that
-// check and the write is not caught there.
+// never writes where the link leads. A link the run itself left where the target has a
+// directory is in the plan as a deletion: it is unlinked first, and the directory made in its
+// place. Without procfs (other systems) entries are reached by path again and each directory's
+// real path is checked as it is opened: a swap between that check and the write is not caught
+// there.
 import { randomBytes } from 'node:crypto'
 import { constants, lstatSync, realpathSync } from 'node:fs'
 import { access, chmod, lstat, realpath, rename, rmdir, symlink, unlink, writeFile } from 'node:fs/promises'
