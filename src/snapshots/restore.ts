@@ -8,9 +8,11 @@
 // the held directory, reached as /proc/self/fd/N/name: the temp file and its rename over the
 // target, a link's making, an unlink, the removal of a directory the restore emptied. A
 // directory swapped for a symlink at any moment is met as a link and the restore refuses; it
-// never writes where the link leads. Without procfs (other systems) entries are reached by
-// path again and each directory's real path is checked as it is opened: a swap between that
-// check and the write is not caught there.
+// never writes where the link leads. A link the run itself left where the target has a
+// directory is in the plan as a deletion: it is unlinked first, and the directory made in its
+// place. Without procfs (other systems) entries are reached by path again and each directory's
+// real path is checked as it is opened: a swap between that check and the write is not caught
+// there.
 import { randomBytes } from 'node:crypto'
 import { constants, lstatSync, realpathSync } from 'node:fs'
 import { access, chmod, lstat, realpath, rename, rmdir, symlink, unlink, writeFile } from 'node:fs/promises'
@@ -76,8 +78,11 @@ export async function planRoot(
   const changed = [...new Set([...targetToExpected.keys(), ...targetToCurrent.keys()])]
   // a chosen path that names no changed file and no directory of one is a file already at the target
   const unchanged = (files ?? []).filter((f) => !changed.some((p) => chosen(p, [f])))
+  // a link or file the run left where the target has a directory of a chosen file goes too
+  const inTheWay = (p: string) =>
+    targetToExpected.get(p)?.[0] === null && files?.some((f) => f.startsWith(`${p}/`))
   const paths = files
-    ? [...changed.filter((p) => chosen(p, files)), ...unchanged]
+    ? [...changed.filter((p) => chosen(p, files) || inTheWay(p)), ...unchanged]
     : [...targetToExpected.keys()]
   const items: RestorePlanItem[] = []
   for (const path of paths.sort()) {
@@ -204,18 +209,21 @@ async function inParent<T>(
   path: string,
   create: boolean,
   use: (dir: HeldDir, name: string) => Promise<T>,
+  ownNonDirs: ReadonlySet<string> = NONE,
 ): Promise<T | null> {
   const parts = pathParts(path)
   const name = parts.pop() as string
   let dir = root.dir
   try {
-    for (const part of parts) {
+    for (const [i, part] of parts.entries()) {
       let next: HeldDir
       try {
         next = create ? holdSubdirMaking(dir, part, root.check) : holdSubdir(dir, part, root.check)
       } catch (err) {
         if (!(err instanceof NotHeld)) throw err
         if (err.reason === 'missing' && !create) return null
+        // the plan's own link or file (ownNonDirs): nothing on the way to check or delete under it
+        if (err.reason === 'link' && ownNonDirs.has(parts.slice(0, i + 1).join('/'))) return null
         throw refusal(root, path, dir, part, err)
       }
       if (dir !== root.dir) dir.close()
@@ -227,11 +235,26 @@ async function inParent<T>(
   }
 }
 
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * For each item, the paths on its way where a link or file met is the plan's own: for a write,
+ * those the plan deletes (gone first, a directory then made there inside the held parent); for
+ * a delete, those it deletes or writes as well (a link or file the plan puts there has nothing
+ * under it left to delete: met when the plan is applied again).
+ */
+function ownNonDirsOf(items: RestorePlanItem[]): (item: RestorePlanItem) => ReadonlySet<string> {
+  const deleted = new Set(items.filter((i) => i.action === 'delete').map((i) => i.path))
+  const put = new Set([...deleted, ...items.filter((i) => i.action === 'write').map((i) => i.path)])
+  return (item) => (item.action === 'delete' ? put : deleted)
+}
+
 /**
  * Checks every item of one root before anything is written: a plain path, not in hearth's home,
- * no existing parent that is a link or leads outside the root. A refusal leaves every root as it
- * was. (Apply checks each directory again as it holds it: this check only spares a half-applied
- * plan in the common case.)
+ * no existing parent that is a link or leads outside the root, except a link or file the plan
+ * itself deletes (apply deletes first, then makes a directory there inside the held parent). A
+ * refusal leaves every root as it was. (Apply checks each directory again as it holds it: this
+ * check only spares a half-applied plan in the common case.)
  */
 export async function checkRoot(root: string, items: RestorePlanItem[], realHome: string): Promise<void> {
   const realRoot = await realpath(root)
@@ -245,10 +268,12 @@ export async function checkRoot(root: string, items: RestorePlanItem[], realHome
       throw new Error(`restore plan of ${item.path}: a write without a blob and mode it can write`)
     }
   }
+  const ownNonDirs = ownNonDirsOf(items)
   const held = holdRoot(realRoot, realHome)
   try {
     for (const item of items) {
-      if (item.action !== 'keep') await inParent(held, item.path, false, async () => {})
+      if (item.action === 'keep') continue
+      await inParent(held, item.path, false, async () => {}, ownNonDirs(item))
     }
   } finally {
     held.dir.close()
@@ -256,8 +281,11 @@ export async function checkRoot(root: string, items: RestorePlanItem[], realHome
 }
 
 /**
- * Applies the items of one root (deletions first, so a file can replace a directory and back),
- * every change made through held directories (inParent).
+ * Applies the items of one root, every change made through held directories (inParent): what
+ * the target removes goes first, shallowest first (a link or file standing where the target has
+ * a directory is unlinked in its held parent, never followed), then the directories it emptied,
+ * then the writes make the directories they need and put the files. Applied again, each step
+ * finds its work done.
  */
 export async function applyRoot(
   git: Git,
@@ -274,8 +302,9 @@ export async function applyRoot(
 }
 
 async function applyHeld(git: Git, root: HeldRoot, items: RestorePlanItem[]): Promise<void> {
-  const deletes = items.filter((i) => i.action === 'delete')
-  for (const item of deletes) await deleteFile(root, item.path)
+  const deletes = items.filter((i) => i.action === 'delete').sort((a, b) => depth(a.path) - depth(b.path))
+  const ownNonDirs = ownNonDirsOf(items)
+  for (const item of deletes) await deleteFile(root, item.path, ownNonDirs(item))
   for (const item of deletes) await removeEmptyParents(root, item.path)
   const writes = items.filter((i) => i.action === 'write')
   const byBlob = new Map<string, RestorePlanItem[]>()
@@ -304,15 +333,18 @@ async function applyHeld(git: Git, root: HeldRoot, items: RestorePlanItem[]): Pr
 
 const WRITES_AT_ONCE = 16
 
-async function deleteFile(root: HeldRoot, path: string): Promise<void> {
-  await inParent(root, path, false, async (dir, name) => {
+const depth = (path: string) => path.split('/').length
+
+async function deleteFile(root: HeldRoot, path: string, ownNonDirs: ReadonlySet<string>): Promise<void> {
+  const unlinkHere = async (dir: HeldDir, name: string) => {
     try {
       await unlink(dir.at(name))
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'EPERM') throw e // a directory there now: left as it is
     }
-  })
+  }
+  await inParent(root, path, false, unlinkHere, ownNonDirs)
 }
 
 /** Removes the directories above a deleted file that are now empty, up to the root. */

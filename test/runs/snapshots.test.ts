@@ -1,8 +1,9 @@
 // Workspace snapshots of runs against a real daemon, real files and real git: what a run
 // changed (added, modified, deleted, mode, binary), bounded diffs, restore and redo, a
 // person's edit in between (409 restore_conflict, then overwrite), chosen files, a busy
-// session, idempotent PUTs, the note the model reads next, a planted symlink, and two
-// sessions on one workspace. snapshots-settings.test.ts goes on.
+// session, idempotent PUTs, the note the model reads next, a directory a command replaced
+// with a symlink (undone), a symlink planted after the run (refused), and two sessions on one
+// workspace. snapshots-settings.test.ts goes on.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import {
@@ -241,19 +242,43 @@ describe('snapshots of runs', () => {
     assert.equal(existsSync(join(dirname(ws), `${parent}-escaping.txt`)), false)
   })
 
-  it('a symlink a command planted is never written through: 409 restore_failed, nothing written outside', async () => {
+  it('a directory a command replaced with a link outside: undoing the run takes the link out, nothing written outside', async () => {
+    const ws = s.workspace
+    const outside = mkdtempSync(join(tmpdir(), 'hearth-outside-'))
+    mkdirSync(join(ws, 'src'))
+    writeFileSync(join(ws, 'src', 'a.txt'), 'inside\n')
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools({ name: 'shell', arguments: { command: `rm -rf src && ln -s ${outside} src` } }),
+      answer('ok'),
+    )
+    const runId = await runAndRecord(s, sid, 'swap src')
+    assert.equal(lstatSync(join(ws, 'src')).isSymbolicLink(), true)
+    const r = await putRestore(s.d, sid, { run_id: runId })
+    assert.equal(r.status, 201, r.text())
+    assert.deepEqual(
+      r.json().files.map((f: any) => `${f.path}:${f.action}`),
+      ['src:deleted', 'src/a.txt:written'],
+    )
+    assert.equal(lstatSync(join(ws, 'src')).isDirectory(), true, 'a directory again, not the link')
+    assert.equal(read(ws, 'src/a.txt'), 'inside\n')
+    assert.deepEqual(readdirSync(outside), [], 'nothing written through the link')
+  })
+
+  it('a symlink planted after the run is never written through: 409 restore_failed, nothing written outside', async () => {
     const ws = s.workspace
     const outside = mkdtempSync(join(tmpdir(), 'hearth-outside-'))
     mkdirSync(join(ws, 'sub'))
     writeFileSync(join(ws, 'sub', 'f.txt'), 'inside\n')
     const sid = await newSession(s)
     s.upstream.enqueue(
-      callTools({ name: 'shell', arguments: { command: `rm -r sub && ln -s ${outside} sub` } }),
+      callTools({ name: 'write', arguments: { path: 'sub/f.txt', content: 'by the run\n' } }),
       answer('ok'),
     )
-    const runId = await runAndRecord(s, sid, 'swap sub')
+    const runId = await runAndRecord(s, sid, 'edit sub/f.txt')
+    execFileSync('sh', ['-c', `rm -r sub && ln -s ${outside} sub`], { cwd: ws }) // not the run's
     const id = uuidv7()
-    const r = await putRestore(s.d, sid, { run_id: runId, files: [{ path: 'sub/f.txt' }] }, id)
+    const r = await putRestore(s.d, sid, { run_id: runId, overwrite: true }, id)
     assert.equal(r.status, 409, r.text())
     assert.equal(r.json().code, 'restore_failed')
     assert.deepEqual(readdirSync(outside), [], 'nothing written through the link')
