@@ -3,7 +3,7 @@
 // against the fake GitHub and Copilot API, saved only by this login. gh missing, exiting 1,
 // printing garbage, and a token Copilot refuses each fail with a plain instruction.
 import assert from 'node:assert/strict'
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
@@ -12,6 +12,12 @@ import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 
 const GH_CLIENT = 'gh-cli-app'
 const HUBOT = { id: 4242, login: 'hubot', copilot: true }
+
+/** The daemon's log as written so far (the file appears with its first line). */
+function logText(home: string): string {
+  const file = join(home, 'logs', 'hearth.log')
+  return existsSync(file) ? readFileSync(file, 'utf8') : ''
+}
 
 describe('copilot cli sign-in (a stand-in gh)', () => {
   let gh: FakeGitHub
@@ -111,7 +117,7 @@ esac
 
     const auth = (await d.request({ path: '/auth' })).json()
     assert.equal(auth.providers.find((p: any) => p.extension === 'copilot').status, 'signed in')
-    const log = readFileSync(join(d.home, 'logs', 'hearth.log'), 'utf8')
+    const log = logText(d.home)
     assert.equal(log.includes(token), false, 'the token is not in the log')
     assert.equal(JSON.stringify(login).includes(token), false, 'nor in the login')
   })

@@ -4,7 +4,7 @@
 // fake's interval is a fraction of a second; every wait is on the login's state or on the
 // fake's recorded polls.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
@@ -13,6 +13,12 @@ import { type RawResponse, startDaemon, type TestDaemon, until } from '../helper
 
 const OCTOCAT = { id: 583231, login: 'octocat', copilot: true }
 const POLL = '/login/oauth/access_token'
+
+/** The daemon's log as written so far (the file appears with its first line). */
+function logText(home: string): string {
+  const file = join(home, 'logs', 'hearth.log')
+  return existsSync(file) ? readFileSync(file, 'utf8') : ''
+}
 
 describe('copilot device sign-in through the daemon', () => {
   let gh: FakeGitHub
@@ -116,7 +122,7 @@ describe('copilot device sign-in through the daemon', () => {
     assert.match(creds.accounts.copilot.github, /^ghu_/)
 
     // The device code was never shown: not in a response, the log, or the state.
-    const log = readFileSync(join(d.home, 'logs', 'hearth.log'), 'utf8')
+    const log = logText(d.home)
     for (const r of seen) assert.equal(r.text().includes(deviceCode), false, 'not in a response')
     assert.equal(log.includes(deviceCode), false, 'not in the log')
     assert.equal(log.includes(creds.accounts.copilot.github), false, 'no token in the log')
