@@ -3,21 +3,15 @@
 // against the fake GitHub and Copilot API, saved only by this login. gh missing, exiting 1,
 // printing garbage, and a token Copilot refuses each fail with a plain instruction.
 import assert from 'node:assert/strict'
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
 import { EDITOR_CLIENT_ID, FakeGitHub } from '../fakes/github.ts'
-import { startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
+import { logText, startDaemon, type TestDaemon, tempHome } from '../helpers/daemon.ts'
 
 const GH_CLIENT = 'gh-cli-app'
 const HUBOT = { id: 4242, login: 'hubot', copilot: true }
-
-/** The daemon's log as written so far (the file appears with its first line). */
-function logText(home: string): string {
-  const file = join(home, 'logs', 'hearth.log')
-  return existsSync(file) ? readFileSync(file, 'utf8') : ''
-}
 
 describe('copilot cli sign-in (a stand-in gh)', () => {
   let gh: FakeGitHub

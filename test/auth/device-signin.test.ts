@@ -4,21 +4,15 @@
 // fake's interval is a fraction of a second; every wait is on the login's state or on the
 // fake's recorded polls.
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
 import { FakeGitHub } from '../fakes/github.ts'
-import { type RawResponse, startDaemon, type TestDaemon, until } from '../helpers/daemon.ts'
+import { logText, type RawResponse, startDaemon, type TestDaemon, until } from '../helpers/daemon.ts'
 
 const OCTOCAT = { id: 583231, login: 'octocat', copilot: true }
 const POLL = '/login/oauth/access_token'
-
-/** The daemon's log as written so far (the file appears with its first line). */
-function logText(home: string): string {
-  const file = join(home, 'logs', 'hearth.log')
-  return existsSync(file) ? readFileSync(file, 'utf8') : ''
-}
 
 describe('copilot device sign-in through the daemon', () => {
   let gh: FakeGitHub

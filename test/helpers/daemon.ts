@@ -242,6 +242,12 @@ function launchCli(
   return { child: p, stdout: () => stdout, stderr: () => stderr, done }
 }
 
+/** The daemon's log as written so far (HOME/logs/hearth.log appears with its first line). */
+export function logText(home: string): string {
+  const file = join(home, 'logs', 'hearth.log')
+  return existsSync(file) ? readFileSync(file, 'utf8') : ''
+}
+
 /** The daemon's log lines (HOME/logs/hearth.log) with this message; none before the log exists. */
 export function logLines(home: string, msg: string): any[] {
   const file = join(home, 'logs', 'hearth.log')

@@ -42,6 +42,13 @@ export function githubUrls(hostOrBase: string): GitHubUrls {
 /** Copilot's API when neither the Copilot token nor its answer names one (opencode's default). */
 export const COPILOT_API_URL = 'https://api.githubcopilot.com'
 
+/**
+ * The GitHub host signed in to: the settings' (github.com, an enterprise host), or a fake
+ * GitHub's base URL that `HEARTH_COPILOT_GITHUB_URL` names in tests.
+ */
+export const githubHostOf = (configured: string): string =>
+  process.env.HEARTH_COPILOT_GITHUB_URL || configured
+
 /** The API of a direct credential; `HEARTH_COPILOT_API_URL` points tests at a fake. */
 export const defaultApi = (): string => process.env.HEARTH_COPILOT_API_URL || COPILOT_API_URL
 

@@ -7,7 +7,7 @@
 // left clear the account's `limitedUntil`.
 import { type CoreHandoff, type LimitReset, type QuotaFacts, textAt } from '../shared/quota.ts'
 import { SignInError, type StoredCredential } from '../shared/sign-in-plugin.ts'
-import { GITHUB_HOST } from './constants.ts'
+import { GITHUB_HOST, githubHostOf } from './constants.ts'
 import { ghAuthToken } from './gh.ts'
 import { COPILOT_FEED, COPILOT_HOST_ENV, COPILOT_TOKEN_ENV } from './usage.ts'
 
@@ -24,7 +24,7 @@ async function ghHandoff(
   signal: AbortSignal,
 ): Promise<CoreHandoff> {
   const configured = typeof settings.host === 'string' && settings.host !== '' ? settings.host : GITHUB_HOST
-  const host = process.env.HEARTH_COPILOT_GITHUB_URL || configured
+  const host = githubHostOf(configured)
   try {
     return handoffOf(await ghAuthToken(host, signal), /^https?:\/\//i.test(host) ? null : host)
   } catch (err) {

@@ -23,6 +23,7 @@ import {
   defaultApi,
   EXCHANGE_HEADERS,
   GITHUB_HOST,
+  githubHostOf,
   githubUrls,
 } from './constants.ts'
 import { pollDevice, startDevice } from './device.ts'
@@ -49,7 +50,7 @@ export const COPILOT_DEFAULTS = Object.freeze({ client_id: COPILOT_EDITOR_CLIENT
 
 /** The GitHub host a credential names (a fake's base URL in tests). */
 function hostOf(config: CopilotSignInConfig): string {
-  return process.env.HEARTH_COPILOT_GITHUB_URL || config.host
+  return githubHostOf(config.host)
 }
 
 export function copilotSignIn(config: CopilotSignInConfig): DevicePlugin & AccountExtras {
@@ -247,7 +248,7 @@ export const signIn: SignIn = {
  * it cannot be had, the error says why and what to run.
  */
 async function borrowGh(settingsHost: string, signal: AbortSignal): Promise<StoredCredential> {
-  const host = process.env.HEARTH_COPILOT_GITHUB_URL || settingsHost
+  const host = githubHostOf(settingsHost)
   const none = 'no GitHub Copilot account is signed in'
   let token: string
   try {
