@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { answer, callTools } from '../fakes/tool-script.ts'
 import {
   asBeforeTheRun,
   asTheRunLeftThem,
@@ -17,7 +18,7 @@ import {
 } from '../helpers/changing-run.ts'
 import { BIN } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
-import { type Setup, startWithUpstream } from '../inputs/helpers.ts'
+import { idle, message, putInput, type Setup, startWithUpstream, waitSession } from '../inputs/helpers.ts'
 
 const ready = (screen: string) => /idle · .*fake-model/.test(screen) && screen.includes('──────')
 const undoQuestion = /Put back 3 files as before the run\? y: restore · n or Esc: cancel/
@@ -146,5 +147,24 @@ describe('/diff, /undo and /redo in the full-screen client', () => {
     t.type('o')
     screen = await t.waitFor(backInChat('undid run'), 'the overwrite')
     assert.ok(asBeforeTheRun(workspace), screen)
+  })
+
+  it('an /undo while a run of the session is working is refused and says so; the list stays, Esc closes it', async () => {
+    const go = join(workspace, 'go')
+    s.upstream.enqueue(
+      callTools({ name: 'shell', arguments: { command: 'while [ ! -f go ]; do sleep 0.05; done' } }),
+      answer('went'),
+    )
+    await putInput(s.d, id, message('wait for go'))
+    await waitSession(s.d, id, (x) => x.status.phase !== 'idle')
+    await command('/undo', 'the question', (x) => /Put back \d+ files? as before the run\?/.test(x))
+    t.type('y')
+    const refused = await t.waitFor((x) => x.includes('not restored:'), 'the refusal')
+    assert.match(refused, /not restored: The session is not idle/)
+    t.keys('Escape')
+    await t.waitFor((x) => !x.includes('not restored:') && x.includes('──────'), 'back in the chat')
+    writeFileSync(go, '')
+    await waitSession(s.d, id, idle)
+    assert.equal(read(workspace, 'go'), '', 'the run went on: nothing was restored under it')
   })
 })
