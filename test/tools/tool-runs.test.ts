@@ -221,7 +221,15 @@ describe('jobs and their ends', () => {
     const sid = await withJob(job)
     const live = openSse(s.d, `/sessions/${sid}?tail=0`)
     await live.next()
-    for (const pid of childrenOf(s.d.proc.pid as number)) process.kill(pid, 'SIGKILL')
+    // The daemon's children are its kernels, and may be a git of a workspace snapshot that
+    // ends on its own between the listing and the kill.
+    for (const pid of childrenOf(s.d.proc.pid as number)) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err
+      }
+    }
     const read = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 0)
     assert.deepEqual(read.kernel.running_jobs, [])
     // Other events may come first (the run's workspace.changed, recorded after its end).
@@ -257,7 +265,15 @@ describe('tool runs across kill -9', () => {
       await waitFor('the job', () => processesWith(job).length > 0)
       const read = await getSession(s.d, sid)
       assert.equal(read.kernel.sandbox.isolated, false, 'the command runs without bubblewrap')
-      for (const pid of childrenOf(s.d.proc.pid as number)) process.kill(pid, 'SIGKILL')
+      // The daemon's children are its kernels, and may be a git of a workspace snapshot that
+      // ends on its own between the listing and the kill.
+      for (const pid of childrenOf(s.d.proc.pid as number)) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err
+        }
+      }
       await waitFor('the job to be killed', () => processesWith(job).length === 0, 5000)
     } finally {
       for (const pid of processesWith(job)) process.kill(pid, 'SIGKILL')
