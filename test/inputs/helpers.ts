@@ -113,6 +113,20 @@ export function childrenOf(pid: number): number[] {
   return out
 }
 
+/**
+ * Kills a process's children outright (its kernels crash). A child that ended between the
+ * listing and the kill (a workspace snapshot's git) is passed over.
+ */
+export function killChildren(pid: number): void {
+  for (const child of childrenOf(pid)) {
+    try {
+      process.kill(child, 'SIGKILL')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err
+    }
+  }
+}
+
 /** Whether a pid is still a live (not zombie) process. */
 export function running(pid: number): boolean {
   try {

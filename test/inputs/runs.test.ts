@@ -5,9 +5,9 @@ import { after, before, beforeEach, describe, it } from 'node:test'
 import { assertProblem } from '../api/hostile.ts'
 import { createSession, openSse } from '../streams/sse-client.ts'
 import {
-  childrenOf,
   getSession,
   idle,
+  killChildren,
   message,
   post,
   putInput,
@@ -188,7 +188,7 @@ describe('runs', () => {
     s.upstream.enqueue({ text: ['a', 'b'], mode: 'stall', after: 1 })
     await putInput(s.d, sid, message('crash me'))
     await waitSession(s.d, sid, (x) => x.activity.output_utf8_bytes > 0)
-    for (const pid of childrenOf(s.d.proc.pid as number)) process.kill(pid, 'SIGKILL')
+    killChildren(s.d.proc.pid as number)
     const failed = await waitSession(s.d, sid, idle).catch((err) => {
       // Seen once in a full run under load (the daemon gone right after the kill) and not
       // reproduced since: keep what the daemon said.

@@ -10,7 +10,7 @@ import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { answer, callTools, toolResultsOf } from '../fakes/tool-script.ts'
 import { startDaemon } from '../helpers/daemon.ts'
-import { childrenOf, idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
+import { idle, killChildren, message, post, putInput, waitSession } from '../inputs/helpers.ts'
 import { deleteLeaf, openSse } from '../streams/sse-client.ts'
 import {
   type AgentSetup,
@@ -221,15 +221,7 @@ describe('jobs and their ends', () => {
     const sid = await withJob(job)
     const live = openSse(s.d, `/sessions/${sid}?tail=0`)
     await live.next()
-    // The daemon's children are its kernels, and may be a git of a workspace snapshot that
-    // ends on its own between the listing and the kill.
-    for (const pid of childrenOf(s.d.proc.pid as number)) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err
-      }
-    }
+    killChildren(s.d.proc.pid as number)
     const read = await waitSession(s.d, sid, (x) => x.kernel.live_job_count === 0)
     assert.deepEqual(read.kernel.running_jobs, [])
     // Other events may come first (the run's workspace.changed, recorded after its end).
@@ -265,15 +257,7 @@ describe('tool runs across kill -9', () => {
       await waitFor('the job', () => processesWith(job).length > 0)
       const read = await getSession(s.d, sid)
       assert.equal(read.kernel.sandbox.isolated, false, 'the command runs without bubblewrap')
-      // The daemon's children are its kernels, and may be a git of a workspace snapshot that
-      // ends on its own between the listing and the kill.
-      for (const pid of childrenOf(s.d.proc.pid as number)) {
-        try {
-          process.kill(pid, 'SIGKILL')
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err
-        }
-      }
+      killChildren(s.d.proc.pid as number)
       await waitFor('the job to be killed', () => processesWith(job).length === 0, 5000)
     } finally {
       for (const pid of processesWith(job)) process.kill(pid, 'SIGKILL')
