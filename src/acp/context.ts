@@ -4,6 +4,7 @@
 // and a log that writes to stderr (stdout carries nothing but protocol).
 import type { AgentContext, ClientCapabilities, SessionUpdate } from '@agentclientprotocol/sdk'
 import type { HearthClient } from '../client/client.ts'
+import type { MappingState, SessionEvent } from './updates.ts'
 
 /** The follow loops of this process: one live follower (SSE) per ACP session. */
 export interface LiveSessions {
@@ -18,6 +19,14 @@ export interface LiveSessions {
   send(sessionId: string, updates: SessionUpdate[]): Promise<void>
   /** Stops following a session (session/close). */
   stop(sessionId: string): void
+  /** Resolves once every update queued so far was written. */
+  flushed(): Promise<void>
+  /** Hands the session's next events to `watcher` until the returned function is called. */
+  watch(sessionId: string, watcher: (event: SessionEvent) => void): () => void
+  /** Marks an input as this process's own: its user entry is not echoed to the editor. */
+  own(sessionId: string, inputId: string): void
+  /** The mapping state of a followed session (its workspace, the calls in flight). */
+  stateOf(sessionId: string): MappingState | undefined
 }
 
 export interface AcpContext {

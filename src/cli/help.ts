@@ -66,6 +66,13 @@ Usage: hearth [--home DIR] COMMAND ...
                            interrupts the answer, a second Ctrl-C quits; on
                            quitting it prints how to continue the session
   hearth -c, --continue    the latest session of this directory (hearth chat --last)
+  hearth acp [--no-start] [--home DIR]
+                           an Agent Client Protocol agent on standard input and
+                           output, for editors (Zed and other ACP clients; see
+                           docs/acp.md): sessions, prompts, tool calls and
+                           approvals through the daemon of the home, which it
+                           starts when none runs (said on standard error;
+                           --no-start: fail instead)
   hearth config get [GROUP] [--home DIR]
                            print the settings (all groups, or one of providers,
                            mcp, extensions, capabilities, models, ui); secrets

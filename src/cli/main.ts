@@ -65,6 +65,8 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
       case '--continue':
         // `hearth -c`: the latest session of this directory, as `hearth chat --last`.
         return await chatCommand(['--last', ...rest], out, helpFor(['chat']))
+      case 'acp':
+        return await (await import('../acp/main.ts')).acpCommand(rest, out, help)
       case 'models':
         return await (await import('./models.ts')).modelsCommand(rest, out, help)
       case 'login':
