@@ -1,5 +1,11 @@
-// session/new, session/load, session/list, session/resume, session/close: stubs until the
-// sessions part replaces this file.
+// session/new, session/load, session/list, session/resume and session/close. The ACP session
+// id is hearth's session id; the editor's `cwd` is a new session's workspace. A load sends
+// the whole history as session/update notifications (the same mapping as live events,
+// ./updates.ts), then follows the session live from the cursor the history was read at, so
+// nothing is missed or sent twice between the two. Each reply carries the modes (approval
+// policies) and config options (model, effort, mode); the commands and skills follow as
+// `available_commands_update` once the editor has the session.
+import { isAbsolute } from 'node:path'
 import {
   type CloseSessionRequest,
   type CloseSessionResponse,
@@ -12,37 +18,160 @@ import {
   RequestError,
   type ResumeSessionRequest,
   type ResumeSessionResponse,
+  type SessionInfo,
 } from '@agentclientprotocol/sdk'
+import { v7 as uuidv7 } from 'uuid'
+import type { HearthClient } from '../client/client.ts'
+import { createSessionOnce } from '../client/create-session.ts'
+import type { SessionRead, SessionSummary } from '../schemas/session-read.ts'
+import { requireSignedIn } from './auth.ts'
+import { sendAvailableCommands } from './commands.ts'
+import { notFoundOr, requestErrorOf } from './configuration.ts'
 import type { AcpContext } from './context.ts'
+import { applyEditorServers } from './mcp-servers.ts'
+import { configOptionsOfSession } from './models.ts'
+import { modeState } from './modes.ts'
+import { type Entry, newMappingState, updatesOfEntry } from './updates.ts'
 
-export async function newSession(_ctx: AcpContext, _params: NewSessionRequest): Promise<NewSessionResponse> {
-  throw RequestError.methodNotFound('session/new')
+/** Entries per history page read for a replay (the most a page holds). */
+const PAGE = 200
+
+/** Modes and config options of the session as it is now. */
+async function sessionSetup(ctx: AcpContext, sessionId: string) {
+  const { configuration, configOptions } = await configOptionsOfSession(ctx.client, sessionId)
+  return { modes: await modeState(ctx.client, configuration), configOptions }
 }
 
-export async function loadSession(
-  _ctx: AcpContext,
-  _params: LoadSessionRequest,
-): Promise<LoadSessionResponse> {
-  throw RequestError.methodNotFound('session/load')
+/** The commands once the reply is on its way: the editor must know the session first. */
+function announceCommands(ctx: AcpContext, sessionId: string): void {
+  setTimeout(() => void sendAvailableCommands(ctx, sessionId), 0)
 }
 
-export async function listSessions(
-  _ctx: AcpContext,
-  _params: ListSessionsRequest,
-): Promise<ListSessionsResponse> {
-  throw RequestError.methodNotFound('session/list')
+export async function newSession(ctx: AcpContext, params: NewSessionRequest): Promise<NewSessionResponse> {
+  if (!isAbsolute(params.cwd))
+    throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path')
+  await requireSignedIn(ctx)
+  const sessionId = uuidv7()
+  try {
+    await createSessionOnce(sessionId, { kind: 'new', workspace: params.cwd }, { client: () => ctx.client })
+  } catch (err) {
+    throw requestErrorOf(err)
+  }
+  await applyEditorServers(ctx, sessionId, params.mcpServers)
+  await ctx.live.follow(sessionId)
+  const setup = await sessionSetup(ctx, sessionId)
+  announceCommands(ctx, sessionId)
+  return { sessionId, ...setup }
 }
 
+async function readSession(client: HearthClient, sessionId: string, tail: number): Promise<SessionRead> {
+  try {
+    const { body } = await client.call('sessions.get', { params: { session_id: sessionId }, query: { tail } })
+    return body as SessionRead
+  } catch (err) {
+    throw notFoundOr(err, sessionId)
+  }
+}
+
+/** An entry's text whole: a read cuts texts past 16,384 characters (`truncated`). */
+async function wholeEntry(client: HearthClient, sessionId: string, entry: Entry): Promise<Entry> {
+  if (entry.content.truncated !== true) return entry
+  let text = ''
+  let next: string | undefined
+  do {
+    const { body } = await client.call('history.entry', {
+      params: { session_id: sessionId, entry_id: entry.id },
+      query: next ? { next } : {},
+    })
+    text += body.text
+    next = body.next ?? undefined
+  } while (next)
+  return { ...entry, content: { ...entry.content, text, truncated: false } }
+}
+
+/** Every entry of the history up to the read's, oldest first (older pages before the read's tail). */
+async function historyOf(client: HearthClient, read: SessionRead): Promise<Entry[]> {
+  const pages: Entry[][] = [read.history.items as Entry[]]
+  let older = read.history.older
+  while (older) {
+    const { body } = await client.call('history.list', {
+      params: { session_id: read.id },
+      query: { next: older, limit: PAGE },
+    })
+    pages.unshift(body.items as Entry[])
+    older = body.older
+  }
+  const entries = pages.flat().sort((a, b) => Number(a.id) - Number(b.id))
+  return Promise.all(entries.map((e) => wholeEntry(client, read.id, e)))
+}
+
+/** Sends the history as session/update notifications, in order, a page at a time. */
+async function replay(ctx: AcpContext, read: SessionRead): Promise<void> {
+  const state = newMappingState(read.workspace)
+  const entries = await historyOf(ctx.client, read)
+  for (let i = 0; i < entries.length; i += PAGE) {
+    const updates = entries.slice(i, i + PAGE).flatMap((e) => updatesOfEntry(e, state))
+    if (updates.length > 0) await ctx.live.send(read.id, updates)
+  }
+}
+
+export async function loadSession(ctx: AcpContext, params: LoadSessionRequest): Promise<LoadSessionResponse> {
+  // One read gives the newest entries and the cursor they are current at.
+  const read = await readSession(ctx.client, params.sessionId, PAGE)
+  await applyEditorServers(ctx, read.id, params.mcpServers)
+  await replay(ctx, read)
+  await ctx.live.follow(read.id, read.cursor)
+  const setup = await sessionSetup(ctx, read.id)
+  announceCommands(ctx, read.id)
+  return setup
+}
+
+/** Like a load without the history: the editor already shows it. */
 export async function resumeSession(
-  _ctx: AcpContext,
-  _params: ResumeSessionRequest,
+  ctx: AcpContext,
+  params: ResumeSessionRequest,
 ): Promise<ResumeSessionResponse> {
-  throw RequestError.methodNotFound('session/resume')
+  const read = await readSession(ctx.client, params.sessionId, 0)
+  await applyEditorServers(ctx, read.id, params.mcpServers)
+  await ctx.live.follow(read.id)
+  const setup = await sessionSetup(ctx, read.id)
+  announceCommands(ctx, read.id)
+  return setup
 }
 
+/** Stops following; the session, its runs and its approvals go on in the daemon. */
 export async function closeSession(
-  _ctx: AcpContext,
-  _params: CloseSessionRequest,
+  ctx: AcpContext,
+  params: CloseSessionRequest,
 ): Promise<CloseSessionResponse> {
-  throw RequestError.methodNotFound('session/close')
+  await readSession(ctx.client, params.sessionId, 0)
+  ctx.live.stop(params.sessionId)
+  await applyEditorServers(ctx, params.sessionId, [])
+  return {}
+}
+
+const infoOf = (s: SessionSummary): SessionInfo => ({
+  sessionId: s.id,
+  cwd: s.workspace,
+  title: s.name || s.automatic_name || null,
+  updatedAt: s.activity_at,
+})
+
+/** The root sessions, latest activity first, of the editor's `cwd` when it names one. */
+export async function listSessions(
+  ctx: AcpContext,
+  params: ListSessionsRequest,
+): Promise<ListSessionsResponse> {
+  try {
+    const { body } = await ctx.client.call('sessions.list', {
+      query: {
+        ...(params.cwd ? { workspace: params.cwd } : {}),
+        ...(params.cursor ? { next: params.cursor } : {}),
+        limit: 50,
+      },
+    })
+    return { sessions: body.items.map(infoOf), nextCursor: body.next }
+  } catch (err) {
+    throw requestErrorOf(err)
+  }
 }

@@ -10,6 +10,7 @@ import type { Hosts } from '../hosts/service.ts'
 import type { Continuations } from '../http/continuation.ts'
 import { checkBindings, type RouteBinding } from '../http/route.ts'
 import type { KernelPool } from '../kernel/pool.ts'
+import type { SessionMcpServerLists } from '../mcp/session-servers.ts'
 import type { ModelsService } from '../models/service.ts'
 import type { QuotaStore } from '../quota/store.ts'
 import type { Runs } from '../runs/engine.ts'
@@ -31,7 +32,14 @@ import { inputsRoutes } from './inputs.ts'
 import { modelsRoutes } from './models.ts'
 import { paperclipsRoutes } from './paperclips.ts'
 import { serverRoutes } from './server.ts'
-import { catalogRoutes, contextRoutes, kernelRoutes, reloadRoutes, sessionsRoutes } from './sessions.ts'
+import {
+  catalogRoutes,
+  contextRoutes,
+  kernelRoutes,
+  reloadRoutes,
+  sessionMcpRoutes,
+  sessionsRoutes,
+} from './sessions.ts'
 import { settingsRoutes } from './settings.ts'
 import { snapshotsRoutes } from './snapshots.ts'
 import { storageRoutes } from './storage.ts'
@@ -70,6 +78,8 @@ export interface ServicesOfApi {
   quota: QuotaStore
   /** Workspace snapshots of runs, and restores. */
   snapshots: Snapshots
+  /** Each session's own MCP servers (a client's, in memory only). */
+  sessionMcp: SessionMcpServerLists
 }
 
 /** The daemon's own facts and parts the routes report or use. */
@@ -136,6 +146,7 @@ export function createApi(d: ApiDeps, s: ServicesOfApi): Api {
     ...catalogRoutes({ core, sources: s.catalogSources, continuations: d.continuations }),
     ...reloadRoutes({ runs: s.runs, settings: d.settings, home: d.home }),
     ...kernelRoutes({ runs: s.runs }),
+    ...sessionMcpRoutes({ core, lists: s.sessionMcp }),
     ...modelsRoutes({ ...d, models: s.models }),
     ...workRoutes({ items: s.items, continuations: d.continuations }),
     ...paperclipsRoutes({ clips: s.clips, continuations: d.continuations }),

@@ -5,6 +5,7 @@ import type { Continuations } from '../http/continuation.ts'
 import { jsonTextResponse } from '../http/respond.ts'
 import { bindGroup } from '../http/route.ts'
 import { sseResponse } from '../http/sse.ts'
+import type { SessionMcpServerLists } from '../mcp/session-servers.ts'
 import { refreshCatalogue } from '../models/refresh.ts'
 import { interruptSession } from '../runs/control.ts'
 import type { Runs } from '../runs/engine.ts'
@@ -270,5 +271,20 @@ export function kernelRoutes(d: { runs: Runs }) {
       status: 200,
       body: await upgradeSessionKernel(d.runs, lower(params.session_id)),
     }),
+  })
+}
+
+/** A session's own MCP servers (src/mcp/session-servers.ts): in the daemon's memory only. */
+export function sessionMcpRoutes(d: { core: SessionsCore; lists: SessionMcpServerLists }) {
+  return bindGroup(opsOf('sessions.mcp_servers', 'sessions.mcp_servers_replace'))({
+    'sessions.mcp_servers': ({ params }) => {
+      const row = d.core.require(lower(params.session_id))
+      return { status: 200, body: d.lists.view(row.id) }
+    },
+    'sessions.mcp_servers_replace': ({ params, body }) => {
+      const row = d.core.require(lower(params.session_id))
+      d.lists.replace(row.id, body.servers)
+      return { status: 200, body: d.lists.view(row.id) }
+    },
   })
 }

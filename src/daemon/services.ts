@@ -13,6 +13,7 @@ import { pruneInputs } from '../inputs/admit.ts'
 import { Instructions } from '../instructions/index.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import { mcpServersOfSettings } from '../mcp/config.ts'
+import { SessionMcpServerLists, withSessionServers } from '../mcp/session-servers.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import { Catalogue } from '../models/catalogue.ts'
 import { modelsCachePath } from '../models/catalogue-shape.ts'
@@ -96,6 +97,7 @@ export function composeServices(d: ServicesDeps): Services {
   const window = (row: SessionRow) => models.contextWindow(row.provider_profile, row.model)
   const compaction = () => compactionSettingsOf(d.settings)
   const snapshots = composeSnapshots(d, core, (id, work) => runs.holdIdle(id, 'restore', work))
+  const sessionMcp = new SessionMcpServerLists()
   const runs = new Runs({
     core,
     kernels: d.kernels,
@@ -103,7 +105,11 @@ export function composeServices(d: ServicesDeps): Services {
     onError: d.onError,
     credentials: runCredentials(auth, d.settings, { home: d.home }),
     tools: () => toolsSettingsOf(d.settings),
-    mcp: (workspace, selection) => mcpServersOfSettings(d.settings, workspace, selection),
+    mcp: (workspace, selection, sessionId) =>
+      withSessionServers(
+        mcpServersOfSettings(d.settings, workspace, selection),
+        sessionId ? sessionMcp.of(sessionId, workspace) : [],
+      ),
     onNotice: d.onNotice,
     window,
     compaction,
@@ -115,7 +121,7 @@ export function composeServices(d: ServicesDeps): Services {
   // What the extension records (work items, clips) need: the store, the clock, sessions.
   const records = { db: d.db, now: d.now, requireSession: (id: string) => void core.require(id) }
   const hosts = new Hosts({ db: d.db, now: d.now })
-  const background = backgroundWork(d, sessions, runs, snapshots)
+  const background = backgroundWork(d, sessions, runs, snapshots, sessionMcp)
   const quota = new QuotaStore(d.db, { now: d.now })
   const quotaPoller = quotaService({
     settings: d.settings,
@@ -136,6 +142,7 @@ export function composeServices(d: ServicesDeps): Services {
     window,
     compaction,
     snapshots,
+    sessionMcp,
     start: async () => {
       auth.engine.start()
       await background.start()
@@ -193,7 +200,13 @@ function composeCatalog(d: ServicesDeps, sessions: Sessions): CatalogSources {
 }
 
 /** Resuming sessions and runs, pruning old decisions, and keeping a kernel in reserve. */
-function backgroundWork(d: ServicesDeps, sessions: Sessions, runs: Runs, snapshots: Snapshots) {
+function backgroundWork(
+  d: ServicesDeps,
+  sessions: Sessions,
+  runs: Runs,
+  snapshots: Snapshots,
+  sessionMcp: SessionMcpServerLists,
+) {
   const core = sessions.core
   let pruner: NodeJS.Timeout | undefined
   let spare: NodeJS.Timeout | undefined
@@ -218,6 +231,7 @@ function backgroundWork(d: ServicesDeps, sessions: Sessions, runs: Runs, snapsho
         // A deleted session's background jobs stop with their process groups.
         if (c.reason === 'deleted') {
           d.kernels.stopJobs(c.session_id)
+          sessionMcp.forget(c.session_id)
           void snapshots.retention.dropSession(c.session_id).catch(d.onError)
         }
       })

@@ -23,8 +23,11 @@ export interface RunsDeps {
   credentials?: RunCredentials
   /** The `tools` settings as they are now (absent: the defaults). */
   tools?: () => ToolSettings
-  /** The MCP servers a session in `workspace` uses, as the settings are now (absent: none). */
-  mcp?: (workspace: string, selection?: Record<string, boolean>) => McpServerConfig[]
+  /**
+   * The MCP servers session `sessionId` in `workspace` uses, as the settings are now, with
+   * the session's own servers (absent: none).
+   */
+  mcp?: (workspace: string, selection?: Record<string, boolean>, sessionId?: string) => McpServerConfig[]
   /** Logs a warning (an MCP server that failed to start or exited). */
   onNotice?: (fields: Record<string, unknown>, message: string) => void
   /** The tools requests offer (built-in and registered sources). */

@@ -19,6 +19,7 @@ import {
   SessionChangeRequest,
   SessionCreationRequest,
 } from './session-configuration.ts'
+import { SessionMcpServers, SessionMcpServersRequest } from './session-mcp.ts'
 import { SessionRead, SessionSummary } from './session-read.ts'
 
 const Str = (max = 4096) => Type.String({ maxLength: max })
@@ -320,6 +321,30 @@ export const sessionsOps = defineOps({
     body: ReloadRequest,
     responses: { 200: { description: 'The outcome of each target', schema: ReloadResult } },
     problems: ['session_not_found', 'session_deleted', 'session_busy'],
+  },
+  'sessions.mcp_servers': {
+    method: 'GET',
+    path: '/sessions/{session_id}/mcp-servers',
+    summary: 'List a session’s own MCP servers',
+    description:
+      'The servers a client gave this session beside those of settings group mcp (docs/mcp.md, "A session’s own servers"); secrets by name only. They live in the daemon’s memory: empty after a restart until a client gives them again.',
+    tags: ['sessions'],
+    params: SessionParams,
+    responses: { 200: { description: 'The session’s own servers', schema: SessionMcpServers } },
+    problems: ['session_not_found', 'session_deleted'],
+  },
+  'sessions.mcp_servers_replace': {
+    method: 'PUT',
+    path: '/sessions/{session_id}/mcp-servers',
+    summary: 'Replace a session’s own MCP servers',
+    description:
+      'Servers for this session only, loaded by its kernel from the next run or reload beside those of settings group mcp (one of the same name is replaced for this session). Kept in the daemon’s memory only, never in settings or the store; secrets (env, headers) go to the kernel and are shown by name only.',
+    tags: ['sessions'],
+    params: SessionParams,
+    body: SessionMcpServersRequest,
+    bodyLimit: 1024 * 1024,
+    responses: { 200: { description: 'The session’s own servers', schema: SessionMcpServers } },
+    problems: ['session_not_found', 'session_deleted'],
   },
   'sessions.kernel_upgrade': {
     method: 'POST',

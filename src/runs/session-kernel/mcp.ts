@@ -55,7 +55,7 @@ function logLeftOut(
 
 /**
  * Brings the session's MCP servers to the settings' (with its `selection.mcp` entries over
- * their `enabled`) before the run's first step.
+ * their `enabled`), and its own servers, before the run's first step.
  */
 export function loadMcp(
   d: RunsDeps,
@@ -64,7 +64,7 @@ export function loadMcp(
   selection: Record<string, boolean>,
   retry = false,
 ): Promise<void> {
-  const servers = d.mcp?.(workspace, selection) ?? []
+  const servers = d.mcp?.(workspace, selection, kernel.sessionId) ?? []
   return kernel.loadMcp(servers, retry)
 }
 

@@ -1,0 +1,73 @@
+// The editor's MCP servers (session/new, load and resume `mcpServers`) as the session's own
+// servers in the daemon (PUT /sessions/{id}/mcp-servers, docs/mcp.md): loaded by that
+// session's kernel beside the servers of settings, for that session only, never written to
+// settings. stdio and streamable HTTP servers are taken; SSE, which hearth's MCP client does
+// not speak, is left out with a line on stderr (initialize says `sse: false`).
+import type { McpServer } from '@agentclientprotocol/sdk'
+import type { SessionMcpServer } from '../schemas/session-mcp.ts'
+import { requestErrorOf } from './configuration.ts'
+import type { AcpContext } from './context.ts'
+
+/** A server name as hearth's names go (1–64 of A-Z a-z 0-9 . _ -, a letter or digit first). */
+export function serverName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '')
+  return (cleaned || 'editor').slice(0, 64)
+}
+
+const pairs = (list: { name: string; value: string }[] | undefined) =>
+  Object.fromEntries((list ?? []).map((p) => [p.name, p.value]))
+
+/** The editor's servers as hearth takes them, and the names of those left out. */
+export function sessionServersOf(servers: readonly McpServer[]): {
+  servers: SessionMcpServer[]
+  skipped: string[]
+} {
+  const out: SessionMcpServer[] = []
+  const skipped: string[] = []
+  const taken = new Set<string>()
+  for (const s of servers) {
+    let name = serverName(s.name)
+    for (let n = 2; taken.has(name); n++) name = `${serverName(s.name).slice(0, 60)}-${n}`
+    if ('type' in s && s.type === 'sse') {
+      skipped.push(s.name)
+      continue
+    }
+    taken.add(name)
+    if ('type' in s && s.type === 'http') out.push({ name, url: s.url, headers: pairs(s.headers) })
+    else if ('command' in s) out.push({ name, command: s.command, args: s.args ?? [], env: pairs(s.env) })
+  }
+  return { servers: out, skipped }
+}
+
+/** Sessions this process gave servers to, per connection: only those are cleared by an empty list. */
+const given = new WeakMap<AcpContext, Set<string>>()
+
+/**
+ * Gives the daemon the editor's servers for this session. An empty list clears only what
+ * this process gave earlier, so a second editor without servers leaves the first one's.
+ * Nothing about them is logged but their names.
+ */
+export async function applyEditorServers(
+  ctx: AcpContext,
+  sessionId: string,
+  mcpServers: readonly McpServer[] | undefined,
+): Promise<void> {
+  const { servers, skipped } = sessionServersOf(mcpServers ?? [])
+  if (skipped.length > 0)
+    ctx.log(
+      `hearth acp: MCP servers left out (SSE is not supported; use streamable HTTP): ${skipped.join(', ')}`,
+    )
+  const mine = given.get(ctx) ?? new Set<string>()
+  given.set(ctx, mine)
+  if (servers.length === 0 && !mine.has(sessionId)) return
+  if (servers.length > 0) mine.add(sessionId)
+  else mine.delete(sessionId)
+  try {
+    await ctx.client.call('sessions.mcp_servers_replace', {
+      params: { session_id: sessionId },
+      body: { servers },
+    })
+  } catch (err) {
+    throw requestErrorOf(err)
+  }
+}
