@@ -94,7 +94,11 @@ export async function startEditor(home: string, opts: EditorOptions = {}): Promi
   })
   await conn.agent.request(methods.agent.initialize, {
     protocolVersion: PROTOCOL_VERSION,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...opts.clientCapabilities },
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+      ...opts.clientCapabilities,
+    },
     clientInfo: { name: 'test-editor', version: '1.0.0' },
   })
   return editor

@@ -23,7 +23,10 @@ describe('session/load', () => {
     writeFileSync(join(s.workspace, 'notes.txt'), 'the notes\n')
     sid = await newSession(s)
     s.upstream.enqueue(
-      { reasoning: ['Thinking ', 'it over.'], ...callTools({ name: 'read', arguments: { path: 'notes.txt' } }) },
+      {
+        reasoning: ['Thinking ', 'it over.'],
+        ...callTools({ name: 'read', arguments: { path: 'notes.txt' } }),
+      },
       answer('The notes say: the notes.'),
     )
     await runMessage(s, sid, 'what do the notes say?')
@@ -51,7 +54,9 @@ describe('session/load', () => {
     const call = replayed.find((u) => u.sessionUpdate === 'tool_call')
     assert.ok(call, 'the tool call is replayed')
     assert.equal(call.kind, 'read')
-    const done = replayed.find((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === call.toolCallId)
+    const done = replayed.find(
+      (u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === call.toolCallId,
+    )
     assert.equal(done?.status, 'completed')
     const answers = editor.text(sid, 'agent_message_chunk')
     assert.ok(answers.startsWith('The notes say: the notes.'), answers.slice(0, 80))
@@ -66,7 +71,9 @@ describe('session/load', () => {
     const before = editor.updates.length
     s.upstream.enqueue(answer('Live and well.'))
     await runMessage(s, sid, 'are you there?')
-    await editor.waitFor('the live answer', () => editor.text(sid, 'agent_message_chunk').endsWith('Live and well.'))
+    await editor.waitFor('the live answer', () =>
+      editor.text(sid, 'agent_message_chunk').endsWith('Live and well.'),
+    )
     const live = editor.updates.slice(before).map((n) => n.update)
     assert.ok(
       live.some((u) => u.sessionUpdate === 'user_message_chunk' && u.content.text === 'are you there?'),

@@ -37,7 +37,9 @@ describe('model selection', () => {
     const model: any = res.configOptions?.find((o) => o.id === 'model')
     assert.equal(model.category, 'model')
     assert.equal(model.currentValue, 'fake/fake-model')
-    const groups = Object.fromEntries(model.options.map((g: any) => [g.group, g.options.map((o: any) => o.value)]))
+    const groups = Object.fromEntries(
+      model.options.map((g: any) => [g.group, g.options.map((o: any) => o.value)]),
+    )
     assert.ok(groups.fake.includes('fake/fake-model'))
     assert.ok(groups.other.includes('other/other-model'))
     const effort: any = res.configOptions?.find((o) => o.id === 'effort')
@@ -66,7 +68,11 @@ describe('model selection', () => {
     assert.equal(done.stopReason, 'end_turn')
     assert.equal(s.upstream.requests[0].body.model, 'other-model')
 
-    await editor.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: 'effort', value: 'high' })
+    await editor.agent.request(methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: 'effort',
+      value: 'high',
+    })
     assert.equal((await configurationOf(s, sessionId)).effort, 'high')
     await editor.agent.request(methods.agent.session.setConfigOption, {
       sessionId,

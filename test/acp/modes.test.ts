@@ -68,7 +68,9 @@ describe('modes', () => {
       cwd: s.workspace,
       mcpServers: [],
     })
-    const err = await rpcError(editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }))
+    const err = await rpcError(
+      editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }),
+    )
     assert.equal(err.code, -32602)
     assert.equal(await policyOf(s, sessionId), null)
   })
