@@ -21,7 +21,8 @@ describe('two ACP processes on one session', () => {
     s = await startAgent()
     a = await startEditor(s.home)
     b = await startEditor(s.home)
-    sessionId = (await a.agent.request(methods.agent.session.new, { cwd: s.workspace, mcpServers: [] })).sessionId
+    sessionId = (await a.agent.request(methods.agent.session.new, { cwd: s.workspace, mcpServers: [] }))
+      .sessionId
     await b.agent.request(methods.agent.session.load, { sessionId, cwd: s.workspace, mcpServers: [] })
   })
   after(async () => {
@@ -35,23 +36,32 @@ describe('two ACP processes on one session', () => {
     s.upstream.enqueue(callTools({ name: 'list', arguments: { path: '.' } }), answer('Nothing much here.'))
     const done = await prompt(a, sessionId, 'what is in here?')
     assert.equal(done.stopReason, 'end_turn')
-    await b.waitFor("A's answer in B", () => b.text(sessionId, 'agent_message_chunk').endsWith('Nothing much here.'))
+    await b.waitFor("A's answer in B", () =>
+      b.text(sessionId, 'agent_message_chunk').endsWith('Nothing much here.'),
+    )
     assert.equal(b.text(sessionId, 'user_message_chunk'), 'what is in here?')
     const call = b.of(sessionId, 'tool_call')[0]
     assert.equal(call?.kind, 'search')
     await b.waitFor('the call ended in B', () =>
-      b.of(sessionId, 'tool_call_update').find((u) => u.toolCallId === call.toolCallId && u.status === 'completed'),
+      b
+        .of(sessionId, 'tool_call_update')
+        .find((u) => u.toolCallId === call.toolCallId && u.status === 'completed'),
     )
     assert.equal(a.text(sessionId, 'user_message_chunk'), '', 'A is not sent its own message back')
 
     s.upstream.enqueue(answer('B asked, B gets.'))
     assert.equal((await prompt(b, sessionId, 'and now?')).stopReason, 'end_turn')
-    await a.waitFor("B's answer in A", () => a.text(sessionId, 'agent_message_chunk').endsWith('B asked, B gets.'))
+    await a.waitFor("B's answer in A", () =>
+      a.text(sessionId, 'agent_message_chunk').endsWith('B asked, B gets.'),
+    )
     assert.equal(a.text(sessionId, 'user_message_chunk'), 'and now?')
   })
 
   it("a prompt during the other's run is queued and answered when its own run ends", async () => {
-    s.upstream.enqueue(answer('a slow and careful answer for A', { delayMs: 60 }), answer('The answer for B.'))
+    s.upstream.enqueue(
+      answer('a slow and careful answer for A', { delayMs: 60 }),
+      answer('The answer for B.'),
+    )
     const first = prompt(a, sessionId, 'take your time')
     await a.waitFor('A’s run streaming', () => a.text(sessionId, 'agent_message_chunk').includes('a slow'))
     const second = prompt(b, sessionId, 'me next')
