@@ -74,7 +74,7 @@ describe('session/load', () => {
     await editor.waitFor('the live answer', () =>
       editor.text(sid, 'agent_message_chunk').endsWith('Live and well.'),
     )
-    const live = editor.updates.slice(before).map((n) => n.update)
+    const live: any[] = editor.updates.slice(before).map((n) => n.update)
     assert.ok(
       live.some((u) => u.sessionUpdate === 'user_message_chunk' && u.content.text === 'are you there?'),
       "another client's message is shown",
