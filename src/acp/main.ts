@@ -4,7 +4,7 @@
 // goes to standard error, and console output is sent there too, so no stray line can break
 // the editor's stream. The process serves until the editor closes its standard input.
 import { spawn } from 'node:child_process'
-import { Readable, Writable } from 'node:stream'
+import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { type AgentContext, ndJsonStream } from '@agentclientprotocol/sdk'
 import { HearthClient, NoDaemonError } from '../client/client.ts'
@@ -14,6 +14,7 @@ import { HearthAgent } from './agent.ts'
 import { terminalLogin } from './auth.ts'
 import type { AcpContext } from './context.ts'
 import { Live } from './live.ts'
+import { jsonLines } from './stdio.ts'
 
 const log = (line: string) => {
   try {
@@ -119,7 +120,7 @@ export async function acpCommand(args: string[], out: Out, help: string): Promis
   }
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    jsonLines(process.stdin, (line) => process.stdout.write(line)),
   )
   const connection = new HearthAgent(ctx).app().connect(stream)
   conn = connection.client

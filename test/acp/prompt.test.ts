@@ -1,0 +1,154 @@
+// session/prompt through `hearth acp` against a real daemon and the scripted fake upstream:
+// the answer and the reasoning streamed as chunks, tool calls with kind, title, locations,
+// content and diffs, prompt content (resource links, embedded resources, images) reaching
+// the model, the stop reason, and a failed run answered as a JSON-RPC error.
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { methods } from '@agentclientprotocol/sdk'
+import { answer, callTools } from '../fakes/tool-script.ts'
+import { type Setup, startWithUpstream } from '../inputs/helpers.ts'
+import { createSession } from '../streams/sse-client.ts'
+import { allowOnce, type Editor, initialized } from './helpers.ts'
+
+// A 1×1 PNG.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+
+describe('hearth acp: session/prompt', () => {
+  let s: Setup
+  let workspace: string
+  let editor: Editor
+  before(async () => {
+    s = await startWithUpstream()
+    workspace = mkdtempSync(join(tmpdir(), 'hearth-acp-ws-'))
+    editor = await initialized({ home: s.d.home, onPermission: allowOnce })
+  })
+  after(async () => {
+    await editor?.close()
+    await s.d.stop()
+    await s.upstream.close()
+  })
+
+  const newSession = () => createSession(s.d, { kind: 'new', workspace })
+  const prompt = (sessionId: string, text: string) =>
+    editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] })
+
+  it('streams the reasoning and the answer as chunks and ends the turn', async () => {
+    const sid = await newSession()
+    s.upstream.enqueue({ reasoning: ['Thinking ', 'it over.'], text: ['Hello ', 'from ', 'hearth.'] })
+    const r = await prompt(sid, 'hi')
+    assert.equal(r.stopReason, 'end_turn')
+    assert.equal(editor.text(sid), 'Hello from hearth.')
+    assert.equal(editor.text(sid, 'agent_thought_chunk'), 'Thinking it over.')
+    // The editor's own prompt is not echoed back as a user message.
+    assert.equal(editor.of(sid, 'user_message_chunk').length, 0)
+    editor.assertStdoutIsProtocol()
+  })
+
+  it('shows a read with its kind, title and absolute location, then its output', async () => {
+    const sid = await newSession()
+    writeFileSync(join(workspace, 'notes.txt'), 'line one\nline two\n')
+    s.upstream.enqueue(
+      callTools({ name: 'read', arguments: { path: 'notes.txt', offset: 2 } }),
+      answer('Read it.'),
+    )
+    const r = await prompt(sid, 'read notes')
+    assert.equal(r.stopReason, 'end_turn')
+    const [call] = editor.of(sid, 'tool_call')
+    assert.equal(call.kind, 'read')
+    assert.equal(call.status, 'pending')
+    assert.match(call.title, /notes\.txt/)
+    assert.deepEqual(call.locations, [{ path: join(workspace, 'notes.txt'), line: 2 }])
+    const updates = editor.of(sid, 'tool_call_update').filter((u) => u.toolCallId === call.toolCallId)
+    assert.equal(updates[0].status, 'in_progress')
+    const last = updates.at(-1)
+    assert.equal(last.status, 'completed')
+    assert.match(last.content[0].content.text, /line two/)
+    assert.equal(editor.text(sid), 'Read it.')
+  })
+
+  it('shows an edit as a diff and a command with its output; the file is changed', async () => {
+    const sid = await newSession()
+    writeFileSync(join(workspace, 'a.txt'), 'old text\n')
+    s.upstream.enqueue(
+      callTools({ name: 'edit', arguments: { path: 'a.txt', old_string: 'old', new_string: 'new' } }),
+      callTools({ name: 'shell', arguments: { command: 'echo printed-by-shell' } }),
+      answer('Done.'),
+    )
+    const r = await prompt(sid, 'change it')
+    assert.equal(r.stopReason, 'end_turn')
+    assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'new text\n')
+    const [edit, shell] = editor.of(sid, 'tool_call')
+    assert.equal(edit.kind, 'edit')
+    assert.deepEqual(edit.content, [
+      { type: 'diff', path: join(workspace, 'a.txt'), oldText: 'old', newText: 'new' },
+    ])
+    const editEnd = editor.of(sid, 'tool_call_update').findLast((u) => u.toolCallId === edit.toolCallId)
+    assert.equal(editEnd.status, 'completed')
+    assert.equal(editEnd.content[0].type, 'diff')
+    assert.equal(shell.kind, 'execute')
+    const shellEnd = editor.of(sid, 'tool_call_update').findLast((u) => u.toolCallId === shell.toolCallId)
+    assert.equal(shellEnd.status, 'completed')
+    assert.match(shellEnd.content[0].content.text, /printed-by-shell/)
+  })
+
+  it('sends resource links, embedded resources and images to the model', async () => {
+    const sid = await newSession()
+    s.upstream.enqueue(answer('Seen.'))
+    const before = s.upstream.requests.length
+    const r = await editor.agent.request(methods.agent.session.prompt, {
+      sessionId: sid,
+      prompt: [
+        { type: 'text', text: 'Look at ' },
+        { type: 'resource_link', uri: `file://${workspace}/linked.ts`, name: 'linked.ts' },
+        {
+          type: 'resource',
+          resource: {
+            uri: `file://${workspace}/open.ts`,
+            text: 'const unsaved = 42',
+            mimeType: 'text/plain',
+          },
+        },
+        { type: 'image', mimeType: 'image/png', data: PNG },
+      ],
+    })
+    assert.equal(r.stopReason, 'end_turn')
+    const body = JSON.stringify(s.upstream.requests[before].body)
+    assert.match(body, /Look at \[@linked\.ts\]\([^)]*linked\.ts\)/)
+    assert.match(body, /const unsaved = 42/)
+    assert.match(body, /open\.ts/)
+    assert.match(body, /data:image\/png;base64,|"image\/png"/)
+  })
+
+  it('refuses audio with invalid params and keeps serving', async () => {
+    const sid = await newSession()
+    await assert.rejects(
+      editor.agent.request(methods.agent.session.prompt, {
+        sessionId: sid,
+        prompt: [{ type: 'audio', mimeType: 'audio/wav', data: 'AAAA' }],
+      }),
+      (err: any) => err.code === -32602 && /audio/.test(err.message),
+    )
+    s.upstream.enqueue(answer('Still here.'))
+    assert.equal((await prompt(sid, 'again')).stopReason, 'end_turn')
+  })
+
+  it('answers a failed run with a JSON-RPC error carrying its problem', async () => {
+    const sid = await newSession()
+    s.upstream.failTimes(1, 400, { message: 'bad request from the fake' })
+    await assert.rejects(prompt(sid, 'fail please'), (err: any) => {
+      assert.match(err.message, /upstream_rejected/)
+      assert.equal(err.data.code, 'upstream_rejected')
+      return true
+    })
+  })
+
+  it('answers an unknown session with session not found', async () => {
+    await assert.rejects(
+      prompt('0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'hi'),
+      (err: any) => err.code === -32002,
+    )
+  })
+})
