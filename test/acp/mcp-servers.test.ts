@@ -12,7 +12,7 @@ import { methods } from '@agentclientprotocol/sdk'
 import { FakeMcpHttpServer } from '../fakes/mcp/http-server.ts'
 import { sha256 } from '../fakes/mcp/tools.ts'
 import { answer, callTools, toolResultsOf } from '../fakes/tool-script.ts'
-import { logText, ROOT } from '../helpers/daemon.ts'
+import { logText, ROOT, startDaemon } from '../helpers/daemon.ts'
 import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
 import { type Editor, startEditor } from './editor.ts'
 
@@ -141,6 +141,22 @@ describe("the editor's MCP servers", () => {
     assert.ok(offered.includes('read'))
     assert.ok(!offered.some((n) => n.startsWith('mcp__')), offered.join(' '))
     assert.deepEqual((await ownServers(s, other)).servers, [])
+  })
+
+  it('a restarted daemon, which kept no list, gets them again before the next prompt', async () => {
+    await s.d.stop()
+    s.d = await startDaemon({ home: s.home })
+    assert.deepEqual((await ownServers(s, sessionId)).servers, [], 'the list lived in memory only')
+    s.upstream
+      .reset()
+      .enqueue(callTools({ name: 'mcp__editor-tools__echo', arguments: { text: 'again' } }), answer('Back.'))
+    const done = await editor.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'once more' }],
+    })
+    assert.equal(done.stopReason, 'end_turn')
+    assert.equal(toolResultsOf(s.upstream.requests[1].body).at(-1)?.output, 'echo: again')
+    assert.equal((await ownServers(s, sessionId)).servers.length, 2)
   })
 
   it('a second editor without servers leaves them; session/close clears them', async () => {
