@@ -7,6 +7,7 @@ import { type AgentContext, methods, type SessionUpdate } from '@agentclientprot
 import type { HearthClient } from '../client/client.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { LiveSessions } from './context.ts'
+import { configurationUpdates } from './models.ts'
 import { type MappingState, newMappingState, type SessionEvent, updatesOfEvent } from './updates.ts'
 
 /** Sees every event of a session after its updates were queued for the editor. */
@@ -90,7 +91,15 @@ export class Live implements LiveSessions {
     if (event.payload === undefined || event.payload === null) return
     const updates = updatesOfEvent(event, f.state)
     if (updates.length > 0 && !this.#echo(f, event)) void this.send(sessionId, updates)
+    if (event.kind === 'session.configured') this.#configured(sessionId, event)
     for (const w of f.watchers) w(event)
+  }
+
+  /** A configuration change (from any client): the mode and options as they are now. */
+  #configured(sessionId: string, event: SessionEvent): void {
+    void configurationUpdates(this.#o.client(), sessionId, event.payload.changes)
+      .then((updates) => this.send(sessionId, updates))
+      .catch((err) => this.#o.log(`hearth acp: session ${sessionId}: ${err.message}`))
   }
 
   /** The user entry of a message this process sent: the editor shows it already. */

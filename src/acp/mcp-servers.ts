@@ -39,8 +39,25 @@ export function sessionServersOf(servers: readonly McpServer[]): {
   return { servers: out, skipped }
 }
 
-/** Sessions this process gave servers to, per connection: only those are cleared by an empty list. */
-const given = new WeakMap<AcpContext, Set<string>>()
+/** The servers this process gave each session, per connection: to give them again after a restart. */
+const given = new WeakMap<AcpContext, Map<string, SessionMcpServer[]>>()
+
+function givenOf(ctx: AcpContext): Map<string, SessionMcpServer[]> {
+  const lists = given.get(ctx) ?? new Map<string, SessionMcpServer[]>()
+  given.set(ctx, lists)
+  return lists
+}
+
+async function put(ctx: AcpContext, sessionId: string, servers: SessionMcpServer[]): Promise<void> {
+  try {
+    await ctx.client.call('sessions.mcp_servers_replace', {
+      params: { session_id: sessionId },
+      body: { servers },
+    })
+  } catch (err) {
+    throw requestErrorOf(err)
+  }
+}
 
 /**
  * Gives the daemon the editor's servers for this session. An empty list clears only what
@@ -57,17 +74,21 @@ export async function applyEditorServers(
     ctx.log(
       `hearth acp: MCP servers left out (SSE is not supported; use streamable HTTP): ${skipped.join(', ')}`,
     )
-  const mine = given.get(ctx) ?? new Set<string>()
-  given.set(ctx, mine)
+  const mine = givenOf(ctx)
   if (servers.length === 0 && !mine.has(sessionId)) return
-  if (servers.length > 0) mine.add(sessionId)
+  if (servers.length > 0) mine.set(sessionId, servers)
   else mine.delete(sessionId)
-  try {
-    await ctx.client.call('sessions.mcp_servers_replace', {
-      params: { session_id: sessionId },
-      body: { servers },
-    })
-  } catch (err) {
-    throw requestErrorOf(err)
-  }
+  await put(ctx, sessionId, servers)
+}
+
+/**
+ * Before a prompt: the daemon keeps the lists in memory only, so one that restarted since
+ * has none; this process gives its list again. Costs one read when it gave servers, none else.
+ */
+export async function ensureEditorServers(ctx: AcpContext, sessionId: string): Promise<void> {
+  const servers = givenOf(ctx).get(sessionId)
+  if (!servers) return
+  const { body } = await ctx.client.call('sessions.mcp_servers', { params: { session_id: sessionId } })
+  const held = body.servers.map((x) => x.name).join('\0')
+  if (held !== servers.map((x) => x.name).join('\0')) await put(ctx, sessionId, servers)
 }

@@ -7,6 +7,7 @@ import {
   RequestError,
   type SessionConfigOption,
   type SessionConfigSelectGroup,
+  type SessionUpdate,
   type SetSessionConfigOptionRequest,
   type SetSessionConfigOptionResponse,
 } from '@agentclientprotocol/sdk'
@@ -151,4 +152,28 @@ export async function setConfigOption(
 export async function configOptionsOfSession(client: HearthClient, sessionId: string) {
   const { value } = await readConfiguration(client, sessionId)
   return { configuration: value, configOptions: await configOptions(client, value) }
+}
+
+/** Fields of `session.configured` changes the editor shows: the mode and the options. */
+const SHOWN = ['approval_policy', 'provider_profile', 'model', 'effort']
+
+/**
+ * What the editor is told when the session's configuration changed (here or in any other
+ * client): the mode that holds now and every option, when a field it shows changed.
+ */
+export async function configurationUpdates(
+  client: HearthClient,
+  sessionId: string,
+  changes: Record<string, unknown> | undefined,
+): Promise<SessionUpdate[]> {
+  if (!changes || !SHOWN.some((k) => k in changes)) return []
+  const { value } = await readConfiguration(client, sessionId)
+  const options = await configOptions(client, value)
+  const mode = options.find((o) => o.id === 'mode')
+  return [
+    ...(mode && 'approval_policy' in changes && mode.type === 'select'
+      ? [{ sessionUpdate: 'current_mode_update' as const, currentModeId: mode.currentValue }]
+      : []),
+    { sessionUpdate: 'config_option_update', configOptions: options },
+  ]
 }

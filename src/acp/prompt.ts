@@ -13,7 +13,9 @@ import {
 } from '@agentclientprotocol/sdk'
 import { v7 as uuidv7 } from 'uuid'
 import { ProblemError } from '../client/client.ts'
+import { expandSlashCommand } from './commands.ts'
 import type { AcpContext } from './context.ts'
+import { ensureEditorServers } from './mcp-servers.ts'
 import { type ApprovalRequested, askPermission } from './permission.ts'
 import { type MessageInput, messageOf } from './prompt-input.ts'
 import type { SessionEvent } from './updates.ts'
@@ -218,6 +220,8 @@ export async function prompt(
   try {
     await ctx.live.follow(sessionId)
     await checkImages(ctx, sessionId, input)
+    input.text = await expandSlashCommand(ctx.client, sessionId, input.text)
+    await ensureEditorServers(ctx, sessionId)
   } catch (err) {
     throw requestErrorOf(err, sessionId)
   }

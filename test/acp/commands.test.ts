@@ -1,0 +1,107 @@
+// Slash commands through `hearth acp`: the workspace's command templates and skills reach
+// the editor as available_commands_update once a session is new or loaded; a prompt
+// `/NAME ARGS` naming a command sends the expanded template (what the model gets, recorded
+// by the fake upstream), one naming a skill asks the model to use it, a skill the session
+// turned off is not offered, and any other `/…` text is sent as typed.
+import assert from 'node:assert/strict'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { methods } from '@agentclientprotocol/sdk'
+import { answer } from '../fakes/tool-script.ts'
+import { type AgentSetup, startAgent } from '../tools/agent-helpers.ts'
+import { type Editor, startEditor } from './editor.ts'
+
+function writeWorkspace(ws: string): void {
+  mkdirSync(join(ws, '.hearth', 'commands'), { recursive: true })
+  writeFileSync(
+    join(ws, '.hearth', 'commands', 'review.md'),
+    '---\ndescription: Review a file for bugs\nargument-hint: FILE\n---\nReview $ARGUMENTS carefully and list what could break.\n',
+  )
+  for (const [name, description] of [
+    ['release', 'Cut a release of this project. Use when asked to release.'],
+    ['retired', 'An old way of doing things.'],
+  ]) {
+    mkdirSync(join(ws, '.hearth', 'skills', name), { recursive: true })
+    writeFileSync(
+      join(ws, '.hearth', 'skills', name, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: ${description}\n---\n1. Run the tests.\n`,
+    )
+  }
+}
+
+/** The text the model was sent, whatever the wire: the request body as JSON. */
+const sent = (s: AgentSetup) => JSON.stringify(s.upstream.requests.at(-1)?.body ?? {})
+
+describe('slash commands and skills', () => {
+  let s: AgentSetup
+  let editor: Editor
+  let sessionId: string
+  before(async () => {
+    s = await startAgent()
+    writeWorkspace(s.workspace)
+    editor = await startEditor(s.home)
+    sessionId = (await editor.agent.request(methods.agent.session.new, { cwd: s.workspace, mcpServers: [] }))
+      .sessionId
+  })
+  after(async () => {
+    await editor?.close()
+    await s.d.stop()
+    await s.upstream.close()
+  })
+
+  it('a new session announces its commands and skills', async () => {
+    const update = await editor.waitFor(
+      'the commands',
+      () => editor.of(sessionId, 'available_commands_update')[0],
+    )
+    const byName = Object.fromEntries(update.availableCommands.map((c: any) => [c.name, c]))
+    assert.equal(byName.review.description, 'Review a file for bugs')
+    assert.deepEqual(byName.review.input, { hint: 'FILE' })
+    assert.match(byName.release.description, /^Skill: Cut a release/)
+    assert.ok(byName.retired, 'every skill the session has on')
+  })
+
+  it('/NAME ARGS of a command sends its template, of a skill asks for the skill', async () => {
+    s.upstream.reset().enqueue(answer('Reviewed.'), answer('Released.'), answer('Fine.'))
+    await editor.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '/review src/main.ts' }],
+    })
+    assert.match(sent(s), /Review src\/main\.ts carefully and list what could break\./)
+    await editor.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '/release version 2' }],
+    })
+    assert.match(sent(s), /Use the skill `release`[^"]*version 2/)
+    await editor.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '/unknown thing' }],
+    })
+    assert.match(sent(s), /\/unknown thing/)
+  })
+
+  it('a load announces them again, without the skills the session turned off', async () => {
+    const read = await s.d.request({ path: `/sessions/${sessionId}?view=configuration` })
+    const r = await s.d.request({
+      method: 'PATCH',
+      path: `/sessions/${sessionId}?view=configuration`,
+      headers: { 'content-type': 'application/merge-patch+json', 'if-match': read.json().etag },
+      body: JSON.stringify({ selection: { skills: { retired: false } } }),
+    })
+    assert.equal(r.status, 200, r.text())
+    const other = await startEditor(s.home)
+    try {
+      await other.agent.request(methods.agent.session.load, { sessionId, cwd: s.workspace, mcpServers: [] })
+      const update = await other.waitFor(
+        'the commands',
+        () => other.of(sessionId, 'available_commands_update')[0],
+      )
+      const names = update.availableCommands.map((c: any) => c.name)
+      assert.ok(names.includes('review') && names.includes('release'))
+      assert.ok(!names.includes('retired'), 'a skill turned off is not offered')
+    } finally {
+      await other.close()
+    }
+  })
+})

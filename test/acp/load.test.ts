@@ -1,0 +1,101 @@
+// session/load through `hearth acp` over real pipes, against the real daemon and the fake
+// upstream: the history (messages, reasoning, tool calls with their results, a text longer
+// than a read shows) comes back as session/update notifications before the reply, then the
+// session is followed live (a message another client sends shows up); an unknown session is
+// a JSON-RPC error and the process goes on serving.
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { methods } from '@agentclientprotocol/sdk'
+import { answer, callTools } from '../fakes/tool-script.ts'
+import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
+import { type Editor, rpcError, startEditor } from './editor.ts'
+
+const LONG = `${'long answer '.repeat(2000)}end.`
+
+describe('session/load', () => {
+  let s: AgentSetup
+  let editor: Editor
+  let sid: string
+  before(async () => {
+    s = await startAgent()
+    writeFileSync(join(s.workspace, 'notes.txt'), 'the notes\n')
+    sid = await newSession(s)
+    s.upstream.enqueue(
+      {
+        reasoning: ['Thinking ', 'it over.'],
+        ...callTools({ name: 'read', arguments: { path: 'notes.txt' } }),
+      },
+      answer('The notes say: the notes.'),
+    )
+    await runMessage(s, sid, 'what do the notes say?')
+    s.upstream.enqueue({ text: [LONG] })
+    await runMessage(s, sid, 'say a lot')
+    editor = await startEditor(s.home)
+  })
+  after(async () => {
+    await editor?.close()
+    await s.d.stop()
+    await s.upstream.close()
+  })
+
+  it('replays the history before the reply, then follows the session live', async () => {
+    const res = await editor.agent.request(methods.agent.session.load, {
+      sessionId: sid,
+      cwd: s.workspace,
+      mcpServers: [],
+    })
+    const replayed = editor.of(sid)
+    const kinds = replayed.map((u) => u.sessionUpdate)
+    assert.equal(kinds[0], 'user_message_chunk', 'the first message opens the replay')
+    assert.match(editor.text(sid, 'user_message_chunk'), /what do the notes say\?[\s\S]*say a lot/)
+    assert.equal(editor.text(sid, 'agent_thought_chunk'), 'Thinking it over.')
+    const call = replayed.find((u) => u.sessionUpdate === 'tool_call')
+    assert.ok(call, 'the tool call is replayed')
+    assert.equal(call.kind, 'read')
+    const done = replayed.find(
+      (u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === call.toolCallId,
+    )
+    assert.equal(done?.status, 'completed')
+    const answers = editor.text(sid, 'agent_message_chunk')
+    assert.ok(answers.startsWith('The notes say: the notes.'), answers.slice(0, 80))
+    assert.ok(answers.endsWith(LONG), 'a text past what a read shows is replayed whole')
+    // In order: the first exchange wholly before the second message.
+    const secondUser = kinds.lastIndexOf('user_message_chunk')
+    assert.ok(kinds.indexOf('tool_call') < secondUser)
+    assert.equal(res.modes?.currentModeId, 'auto')
+    assert.ok(res.configOptions?.some((o) => o.id === 'model'))
+
+    // Live after the replay: a message sent by another client, and its answer.
+    const before = editor.updates.length
+    s.upstream.enqueue(answer('Live and well.'))
+    await runMessage(s, sid, 'are you there?')
+    await editor.waitFor('the live answer', () =>
+      editor.text(sid, 'agent_message_chunk').endsWith('Live and well.'),
+    )
+    const live: any[] = editor.updates.slice(before).map((n) => n.update)
+    assert.ok(
+      live.some((u) => u.sessionUpdate === 'user_message_chunk' && u.content.text === 'are you there?'),
+      "another client's message is shown",
+    )
+    assert.equal(
+      editor.of(sid).filter((u) => u.sessionUpdate === 'tool_call').length,
+      1,
+      'nothing of the replay is sent twice',
+    )
+  })
+
+  it('an unknown session is a JSON-RPC error, and the process keeps serving', async () => {
+    const err = await rpcError(
+      editor.agent.request(methods.agent.session.load, {
+        sessionId: '01900000-0000-7000-8000-000000000000',
+        cwd: s.workspace,
+        mcpServers: [],
+      }),
+    )
+    assert.equal(err.code, -32002, err.message)
+    const list = await editor.agent.request(methods.agent.session.list, { cwd: s.workspace })
+    assert.ok(list.sessions.some((x) => x.sessionId === sid))
+  })
+})
