@@ -180,6 +180,21 @@ describe('hearth acp: session/prompt', () => {
     }
   })
 
+  it('tells how full the context is after a run, against the model’s window', async () => {
+    const sid = await newSession()
+    const set = (patch: unknown) =>
+      runCli(['config', 'set', 'models', JSON.stringify(patch), '--home', s.d.home])
+    assert.equal((await set({ overrides: { 'fake-model': { context_window: 10_000 } } })).code, 0)
+    try {
+      s.upstream.enqueue(answer('Counted.', { usage: { input: 1200, output: 34 } }))
+      assert.equal((await prompt(sid, 'count')).stopReason, 'end_turn')
+      const usage = await editor.until(() => editor.of(sid, 'usage_update')[0], 10_000, 'the usage update')
+      assert.deepEqual(usage, { sessionUpdate: 'usage_update', used: 1234, size: 10_000 })
+    } finally {
+      await set({ overrides: null })
+    }
+  })
+
   it('answers an unknown session with session not found', async () => {
     await assert.rejects(
       prompt('0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'hi'),
