@@ -104,6 +104,8 @@ export async function acpCommand(args: string[], out: Out, help: string): Promis
   // A terminal sign-in (an auth method the editor runs in a terminal): `hearth login` there.
   if (parsed.values.login !== undefined) return terminalLogin(parsed.values.login, parsed.values.home, out)
   keepStdoutForProtocol()
+  // A long-lived agent: a failure in one request's background work is said, not fatal.
+  process.on('unhandledRejection', (err) => log(`hearth acp: ${(err as Error)?.stack ?? err}`))
   const home = homeOf(parsed.values.home)
   await ensureDaemon(home, !parsed.values['no-start'])
   const client = clientOf(home)

@@ -73,6 +73,9 @@ Usage: hearth [--home DIR] COMMAND ...
                            approvals through the daemon of the home, which it
                            starts when none runs (said on standard error;
                            --no-start: fail instead)
+  hearth acp --login PROVIDER [--home DIR]
+                           the sign-in an editor runs in a terminal for its
+                           auth method (as hearth login PROVIDER)
   hearth config get [GROUP] [--home DIR]
                            print the settings (all groups, or one of providers,
                            mcp, extensions, capabilities, models, ui); secrets

@@ -159,6 +159,33 @@ describe('hearth acp: session/prompt', () => {
     }
   })
 
+  it('ends an answer cut at the model’s output limit with max_tokens', async () => {
+    const sid = await newSession()
+    s.upstream.enqueue({ text: ['Cut ', 'short'], finish: 'length' })
+    assert.equal((await prompt(sid, 'say a lot')).stopReason, 'max_tokens')
+    assert.equal(editor.text(sid), 'Cut short')
+  })
+
+  it('ends an answer the provider filtered with refusal', async () => {
+    const sid = await newSession()
+    const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`
+    s.upstream.enqueue({
+      raw:
+        frame({ type: 'response.created', response: { id: 'r' } }) +
+        frame({
+          type: 'response.incomplete',
+          response: {
+            id: 'r',
+            status: 'incomplete',
+            incomplete_details: { reason: 'content_filter' },
+            output: [],
+            usage: { input_tokens: 1, output_tokens: 0, total_tokens: 1 },
+          },
+        }),
+    })
+    assert.equal((await prompt(sid, 'something refused')).stopReason, 'refusal')
+  })
+
   it('refuses images for a model known not to take them', async () => {
     const sid = await newSession()
     const set = (patch: unknown) =>

@@ -191,6 +191,8 @@ describe('usage', () => {
 describe('stop reasons', () => {
   it('maps each outcome as the protocol means it', () => {
     assert.equal(stopReasonOf('completed', null), 'end_turn')
+    assert.equal(stopReasonOf('completed', null, 'length'), 'max_tokens')
+    assert.equal(stopReasonOf('completed', null, 'content_filter'), 'refusal')
     assert.equal(stopReasonOf('interrupted', null), 'cancelled')
     assert.equal(stopReasonOf('failed', { code: 'step_limit_reached' }), 'max_turn_requests')
     assert.equal(stopReasonOf('failed', { code: 'upstream_blocked' }), 'refusal')
