@@ -15,7 +15,6 @@ import {
 import type { HearthClient } from '../client/client.ts'
 import { LoginFlow, openBrowser } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
-import type { Out } from '../command-line/errors.ts'
 import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import type { AcpContext } from './context.ts'
 
@@ -117,11 +116,4 @@ async function defaultProfile(client: HearthClient): Promise<string | undefined>
   const s = (body as { settings: { default_profile?: string | null; profiles: Record<string, unknown> } })
     .settings
   return s.default_profile ?? Object.keys(s.profiles)[0]
-}
-
-/** `hearth acp --login PROVIDER` in the editor's terminal: `hearth login PROVIDER` for the home. */
-export async function terminalLogin(provider: string, home: string | undefined, out: Out): Promise<number> {
-  const { loginCommand } = await import('../cli/auth.ts')
-  const { helpFor } = await import('../cli/help.ts')
-  return loginCommand([provider, ...(home ? ['--home', home] : [])], out, helpFor(['login']))
 }
