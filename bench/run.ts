@@ -2,6 +2,7 @@
 // the named ones. Each section returns rows and one table is printed at the end. A new bench
 // is a file in bench/sections/ exporting a Section, listed below.
 import { machine, printTable, type Row, type Section } from './lib.ts'
+import { acp } from './sections/acp.ts'
 import { bedrock } from './sections/bedrock.ts'
 import { claude } from './sections/claude.ts'
 import { context } from './sections/context.ts'
@@ -41,6 +42,7 @@ const DEFAULT: readonly Section[] = [
   turn,
   quota,
   snapshots,
+  acp,
 ]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile, mcp]

@@ -201,7 +201,7 @@ async function checkImages(ctx: AcpContext, sessionId: string, input: MessageInp
     const { body: catalogue } = await ctx.client.call('models.get', {
       query: { provider_profile: s.provider_profile, model: s.model },
     })
-    const models = (catalogue as { models?: { id: string; image_input: boolean | null }[] }).models ?? []
+    const models = (catalogue as { items?: { id: string; image_input: boolean | null }[] }).items ?? []
     if (models.some((m) => m.id === s.model && m.image_input === false))
       throw RequestError.invalidParams({ model: s.model }, `the model ${s.model} does not take images`)
   } catch (err) {

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { methods } from '@agentclientprotocol/sdk'
 import { answer, callTools } from '../fakes/tool-script.ts'
+import { runCli } from '../helpers/daemon.ts'
 import { type Setup, startWithUpstream } from '../inputs/helpers.ts'
 import { createSession } from '../streams/sse-client.ts'
 import { allowOnce, type Editor, initialized } from './helpers.ts'
@@ -143,6 +144,40 @@ describe('hearth acp: session/prompt', () => {
       assert.equal(err.data.code, 'upstream_rejected')
       return true
     })
+  })
+
+  it('ends a run stopped by the step limit with max_turn_requests', async () => {
+    const sid = await newSession()
+    const set = (group: string, patch: unknown) =>
+      runCli(['config', 'set', group, JSON.stringify(patch), '--home', s.d.home])
+    assert.equal((await set('tools', { max_steps: 1, approval_policy: 'auto' })).code, 0)
+    try {
+      s.upstream.enqueue(callTools({ name: 'list', arguments: {} }))
+      assert.equal((await prompt(sid, 'keep going')).stopReason, 'max_turn_requests')
+    } finally {
+      await set('tools', { max_steps: null, approval_policy: null })
+    }
+  })
+
+  it('refuses images for a model known not to take them', async () => {
+    const sid = await newSession()
+    const set = (patch: unknown) =>
+      runCli(['config', 'set', 'models', JSON.stringify(patch), '--home', s.d.home])
+    assert.equal((await set({ overrides: { 'fake-model': { image_input: false } } })).code, 0)
+    try {
+      await assert.rejects(
+        editor.agent.request(methods.agent.session.prompt, {
+          sessionId: sid,
+          prompt: [
+            { type: 'text', text: 'see' },
+            { type: 'image', mimeType: 'image/png', data: PNG },
+          ],
+        }),
+        (err: any) => err.code === -32602 && /does not take images/.test(err.message),
+      )
+    } finally {
+      await set({ overrides: null })
+    }
   })
 
   it('answers an unknown session with session not found', async () => {
