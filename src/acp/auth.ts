@@ -95,11 +95,15 @@ export async function authenticate(
  * else the first) signs in with a provider that has no account and cannot borrow one.
  */
 export async function requireSignedIn(ctx: AcpContext, profile?: string): Promise<void> {
-  const [profiles, providers, chosen] = await Promise.all([
-    profilesOf(ctx.client),
-    providersOf(ctx.client),
-    profile ?? defaultProfile(ctx.client),
-  ])
+  let known: Awaited<ReturnType<typeof signInFacts>>
+  try {
+    known = await signInFacts(ctx.client, profile)
+  } catch (err) {
+    // Not knowing is no reason to refuse: a run that lacks a credential says so itself.
+    ctx.log(`hearth acp: the sign-ins could not be read: ${(err as Error).message}`)
+    return
+  }
+  const { profiles, providers, chosen } = known
   const facts = chosen ? profiles[chosen] : undefined
   if (!facts) return
   const extension = facts.extension ?? DEFAULT_EXTENSION
@@ -109,6 +113,15 @@ export async function requireSignedIn(ctx: AcpContext, profile?: string): Promis
     { profile: chosen, provider: extension },
     `profile ${chosen} signs in with ${provider.label}, and no account is signed in`,
   )
+}
+
+async function signInFacts(client: HearthClient, profile: string | undefined) {
+  const [profiles, providers, chosen] = await Promise.all([
+    profilesOf(client),
+    providersOf(client),
+    profile ?? defaultProfile(client),
+  ])
+  return { profiles, providers, chosen }
 }
 
 async function defaultProfile(client: HearthClient): Promise<string | undefined> {
