@@ -15,7 +15,6 @@ import {
 import type { HearthClient } from '../client/client.ts'
 import { LoginFlow, openBrowser } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
-import type { Out } from '../command-line/errors.ts'
 import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import type { AcpContext } from './context.ts'
 
@@ -96,11 +95,15 @@ export async function authenticate(
  * else the first) signs in with a provider that has no account and cannot borrow one.
  */
 export async function requireSignedIn(ctx: AcpContext, profile?: string): Promise<void> {
-  const [profiles, providers, chosen] = await Promise.all([
-    profilesOf(ctx.client),
-    providersOf(ctx.client),
-    profile ?? defaultProfile(ctx.client),
-  ])
+  let known: Awaited<ReturnType<typeof signInFacts>>
+  try {
+    known = await signInFacts(ctx.client, profile)
+  } catch (err) {
+    // Not knowing is no reason to refuse: a run that lacks a credential says so itself.
+    ctx.log(`hearth acp: the sign-ins could not be read: ${(err as Error).message}`)
+    return
+  }
+  const { profiles, providers, chosen } = known
   const facts = chosen ? profiles[chosen] : undefined
   if (!facts) return
   const extension = facts.extension ?? DEFAULT_EXTENSION
@@ -112,16 +115,18 @@ export async function requireSignedIn(ctx: AcpContext, profile?: string): Promis
   )
 }
 
+async function signInFacts(client: HearthClient, profile: string | undefined) {
+  const [profiles, providers, chosen] = await Promise.all([
+    profilesOf(client),
+    providersOf(client),
+    profile ?? defaultProfile(client),
+  ])
+  return { profiles, providers, chosen }
+}
+
 async function defaultProfile(client: HearthClient): Promise<string | undefined> {
   const { body } = await client.call('settings.get', { query: { group: 'providers' } })
   const s = (body as { settings: { default_profile?: string | null; profiles: Record<string, unknown> } })
     .settings
   return s.default_profile ?? Object.keys(s.profiles)[0]
-}
-
-/** `hearth acp --login PROVIDER` in the editor's terminal: `hearth login PROVIDER` for the home. */
-export async function terminalLogin(provider: string, home: string | undefined, out: Out): Promise<number> {
-  const { loginCommand } = await import('../cli/auth.ts')
-  const { helpFor } = await import('../cli/help.ts')
-  return loginCommand([provider, ...(home ? ['--home', home] : [])], out, helpFor(['login']))
 }

@@ -11,7 +11,6 @@ import { HearthClient, NoDaemonError } from '../client/client.ts'
 import { homeOf, parseCommand } from '../command-line/args.ts'
 import { CommandError, type Out } from '../command-line/errors.ts'
 import { HearthAgent } from './agent.ts'
-import { terminalLogin } from './auth.ts'
 import type { AcpContext } from './context.ts'
 import { Live } from './live.ts'
 import { jsonLines } from './stdio.ts'
@@ -99,10 +98,8 @@ function clientOf(home: string): () => HearthClient {
 }
 
 export async function acpCommand(args: string[], out: Out, help: string): Promise<number> {
-  const parsed = parseCommand(args, { 'no-start': { type: 'boolean' }, login: { type: 'string' } }, out, help)
+  const parsed = parseCommand(args, { 'no-start': { type: 'boolean' } }, out, help)
   if (!parsed) return 0
-  // A terminal sign-in (an auth method the editor runs in a terminal): `hearth login` there.
-  if (parsed.values.login !== undefined) return terminalLogin(parsed.values.login, parsed.values.home, out)
   keepStdoutForProtocol()
   // A long-lived agent: a failure in one request's background work is said, not fatal.
   process.on('unhandledRejection', (err) => log(`hearth acp: ${(err as Error)?.stack ?? err}`))

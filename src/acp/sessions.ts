@@ -115,12 +115,49 @@ async function replay(ctx: AcpContext, read: SessionRead): Promise<void> {
   }
 }
 
+/** A running turn's output as the read saw it (its `snapshot` fixes where the read was). */
+interface ActiveOutput {
+  content_id: string
+  kind: string
+  snapshot: string
+}
+
+/** The text a running turn streamed up to the read; what follows comes live. */
+async function replayActiveOutput(ctx: AcpContext, read: SessionRead): Promise<ActiveOutput[]> {
+  const items = read.active_output as ActiveOutput[]
+  for (const item of items) {
+    let text = ''
+    let next: string | undefined
+    try {
+      do {
+        const { body } = await ctx.client.call('sessions.active_output', {
+          params: { session_id: read.id, content_id: item.content_id },
+          query: { snapshot: item.snapshot, ...(next ? { next } : {}) },
+        })
+        text += body.text
+        next = body.next ?? undefined
+      } while (next)
+    } catch (err) {
+      ctx.log(
+        `hearth acp: the running answer of session ${read.id} could not be read: ${(err as Error).message}`,
+      )
+    }
+    const kind = item.kind === 'reasoning' ? 'agent_thought_chunk' : 'agent_message_chunk'
+    if (text) await ctx.live.send(read.id, [{ sessionUpdate: kind, content: { type: 'text', text } }])
+  }
+  return items
+}
+
 export async function loadSession(ctx: AcpContext, params: LoadSessionRequest): Promise<LoadSessionResponse> {
-  // One read gives the newest entries and the cursor they are current at.
+  // One read gives the newest entries, the running turn's output and the cursor they are current at.
   const read = await readSession(ctx.client, params.sessionId, PAGE)
   await applyEditorServers(ctx, read.id, params.mcpServers)
   await replay(ctx, read)
+  const running = await replayActiveOutput(ctx, read)
   await ctx.live.follow(read.id, read.cursor)
+  // The running turn's next deltas are of outputs the follower has not seen start.
+  const state = ctx.live.stateOf(read.id)
+  for (const o of running) state?.outputs.set(o.content_id, o.kind === 'reasoning' ? 'reasoning' : 'text')
   const setup = await sessionSetup(ctx, read.id)
   announceCommands(ctx, read.id)
   return setup

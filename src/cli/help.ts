@@ -72,10 +72,8 @@ Usage: hearth [--home DIR] COMMAND ...
                            docs/acp.md): sessions, prompts, tool calls and
                            approvals through the daemon of the home, which it
                            starts when none runs (said on standard error;
-                           --no-start: fail instead)
-  hearth acp --login PROVIDER [--home DIR]
-                           the sign-in an editor runs in a terminal for its
-                           auth method (as hearth login PROVIDER)
+                           --no-start: fail instead); --login PROVIDER signs in
+                           as hearth login does (an editor's terminal sign-in)
   hearth config get [GROUP] [--home DIR]
                            print the settings (all groups, or one of providers,
                            mcp, extensions, capabilities, models, ui); secrets

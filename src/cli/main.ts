@@ -66,6 +66,13 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
         // `hearth -c`: the latest session of this directory, as `hearth chat --last`.
         return await chatCommand(['--last', ...rest], out, helpFor(['chat']))
       case 'acp':
+        // An editor's terminal sign-in runs `hearth acp --login PROVIDER`: `hearth login` there.
+        if (rest.includes('--login'))
+          return await (await import('./auth.ts')).loginCommand(
+            rest.filter((a) => a !== '--login' && a !== '--no-start'),
+            out,
+            helpFor(['login']),
+          )
         return await (await import('../acp/main.ts')).acpCommand(rest, out, help)
       case 'models':
         return await (await import('./models.ts')).modelsCommand(rest, out, help)

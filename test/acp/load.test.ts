@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { methods } from '@agentclientprotocol/sdk'
 import { answer, callTools } from '../fakes/tool-script.ts'
+import { message, putInput, waitSession } from '../inputs/helpers.ts'
 import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
 import { type Editor, rpcError, startEditor } from './editor.ts'
 
@@ -84,6 +85,28 @@ describe('session/load', () => {
       1,
       'nothing of the replay is sent twice',
     )
+  })
+
+  it('a load during a run shows what it streamed so far, then the rest, nothing twice', async () => {
+    const running = await newSession(s)
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ')
+    s.upstream.enqueue(answer(words, { delayMs: 40 }))
+    const r = await putInput(s.d, running, message('stream slowly'))
+    assert.equal(r.status, 202)
+    await waitSession(s.d, running, (x) => x.active_output.some((o: any) => o.utf8_bytes > 10))
+    const late = await startEditor(s.home)
+    try {
+      await late.agent.request(methods.agent.session.load, {
+        sessionId: running,
+        cwd: s.workspace,
+        mcpServers: [],
+      })
+      assert.ok(late.text(running, 'agent_message_chunk').startsWith('w0 w1'), 'the text so far is replayed')
+      await late.waitFor('the whole answer', () => late.text(running, 'agent_message_chunk').endsWith('w39'))
+      assert.equal(late.text(running, 'agent_message_chunk'), words)
+    } finally {
+      await late.close()
+    }
   })
 
   it('an unknown session is a JSON-RPC error, and the process keeps serving', async () => {
