@@ -55,7 +55,7 @@ describe('hearth acp: session/cancel', () => {
 
   it('cancels a prompt queued behind another client’s run, which goes on', async () => {
     const sid = await newSession()
-    s.upstream.enqueue(answer(words(60), { delayMs: 20 }))
+    s.upstream.enqueue(answer(words(150), { delayMs: 20 }))
     const other = await putInput(s.d, sid, message('the other client'))
     assert.equal(other.status, 202)
     await waitSession(s.d, sid, (x) => x.status.phase === 'running')
@@ -67,7 +67,7 @@ describe('hearth acp: session/cancel', () => {
     assert.equal(read.latest_answer.outcome, 'completed')
     assert.equal(s.upstream.requests.filter((r) => JSON.stringify(r.body).includes('me too')).length, 0)
     // The other client's run was streamed to the editor as the session's activity.
-    assert.match(editor.text(sid), /word59/)
+    assert.match(editor.text(sid), /word149/)
   })
 
   it('interrupts a run whose call waits for the editor’s answer; the approval expires', async () => {
