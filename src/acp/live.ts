@@ -8,7 +8,13 @@ import type { HearthClient } from '../client/client.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { LiveSessions } from './context.ts'
 import { configurationUpdates } from './models.ts'
-import { type MappingState, newMappingState, type SessionEvent, updatesOfEvent } from './updates.ts'
+import {
+  type MappingState,
+  newMappingState,
+  type SessionEvent,
+  updatesOfEvent,
+  usageUpdates,
+} from './updates.ts'
 
 /** Sees every event of a session after its updates were queued for the editor. */
 export type Watcher = (event: SessionEvent) => void
@@ -92,7 +98,21 @@ export class Live implements LiveSessions {
     const updates = updatesOfEvent(event, f.state)
     if (updates.length > 0 && !this.#echo(f, event)) void this.send(sessionId, updates)
     if (event.kind === 'session.configured') this.#configured(sessionId, event)
+    if (event.kind === 'run.ended' && event.payload.usage) this.#usage(sessionId)
     for (const w of f.watchers) w(event)
+  }
+
+  /** After a run: how full the context is, as the session read counts it against the model's window. */
+  #usage(sessionId: string): void {
+    void this.#o
+      .client()
+      .call('sessions.get', { params: { session_id: sessionId }, query: { tail: 0 } })
+      .then(({ body }) =>
+        this.send(sessionId, usageUpdates((body as { usage: Record<string, unknown> }).usage)),
+      )
+      .catch(() => {
+        // the next run says it again
+      })
   }
 
   /** A configuration change (from any client): the mode and options as they are now. */

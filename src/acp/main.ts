@@ -101,6 +101,8 @@ export async function acpCommand(args: string[], out: Out, help: string): Promis
   const parsed = parseCommand(args, { 'no-start': { type: 'boolean' } }, out, help)
   if (!parsed) return 0
   keepStdoutForProtocol()
+  // A long-lived agent: a failure in one request's background work is said, not fatal.
+  process.on('unhandledRejection', (err) => log(`hearth acp: ${(err as Error)?.stack ?? err}`))
   const home = homeOf(parsed.values.home)
   await ensureDaemon(home, !parsed.values['no-start'])
   const client = clientOf(home)

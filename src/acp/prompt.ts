@@ -39,9 +39,17 @@ interface Problem {
   detail?: string
 }
 
-/** The run's outcome as a stop reason, or the error a failed run answers. */
-export function stopReasonOf(outcome: string, problem: Problem | null): StopReason | RequestError {
-  if (outcome === 'completed') return 'end_turn'
+/**
+ * The run's outcome as a stop reason, or the error a failed run answers. `cut` is how the
+ * model cut its last answer short (the answer's `stop_reason`), if it did.
+ */
+export function stopReasonOf(
+  outcome: string,
+  problem: Problem | null,
+  cut?: string,
+): StopReason | RequestError {
+  if (outcome === 'completed')
+    return cut === 'length' ? 'max_tokens' : cut === 'content_filter' ? 'refusal' : 'end_turn'
   if (outcome === 'interrupted' && problem?.code !== 'daemon_restarted') return 'cancelled'
   if (problem?.code === 'step_limit_reached') return 'max_turn_requests'
   if (problem?.code === 'upstream_blocked') return 'refusal'
@@ -67,6 +75,8 @@ export function requestErrorOf(err: unknown, sessionId: string): unknown {
 class PromptTurn {
   readonly inputId = uuidv7()
   runId: string | undefined
+  /** The run's answer's `stop_reason`: how the model cut it short, if it did. */
+  cut: string | undefined
   submitted = false
   cancelRequested = false
   readonly asking = new Map<string, AbortController>()
@@ -94,6 +104,10 @@ class PromptTurn {
           this.runId = p.run_id
           if (this.cancelRequested) void this.cancel()
         }
+        return
+      case 'entry.added':
+        if (p.entry?.kind === 'assistant' && p.entry.content?.run_id === this.runId)
+          this.cut = p.entry.content.stop_reason
         return
       case 'input.cancelled':
         if (p.input_id === this.inputId) this.end({ outcome: 'interrupted', problem: null })
@@ -241,7 +255,7 @@ export async function prompt(
     })
     const { outcome, problem } = await turn.ended
     await ctx.live.flushed() // every update of the run goes before the response
-    const stop = stopReasonOf(outcome, problem)
+    const stop = stopReasonOf(outcome, problem, turn.cut)
     if (stop instanceof RequestError) throw stop
     return { stopReason: stop }
   } finally {

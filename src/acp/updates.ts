@@ -252,3 +252,17 @@ export function updatesOfEntry(entry: Entry, state: MappingState): SessionUpdate
       return []
   }
 }
+
+/**
+ * The context's fill after a run (a session read's `usage`): the last step's tokens against
+ * the model's window. None while the catalogue does not know the window.
+ */
+export function usageUpdates(usage: Record<string, unknown> | null | undefined): SessionUpdate[] {
+  const size = usage?.context_window_tokens
+  const used = usage?.total_tokens ?? sumOf(usage?.prompt_tokens, usage?.completion_tokens)
+  if (typeof size !== 'number' || typeof used !== 'number') return []
+  return [{ sessionUpdate: 'usage_update', used, size }]
+}
+
+const sumOf = (a: unknown, b: unknown) =>
+  typeof a === 'number' ? a + (typeof b === 'number' ? b : 0) : undefined

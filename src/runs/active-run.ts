@@ -119,6 +119,11 @@ export class ActiveRun {
   stepId: string | null = null
   /** The model step in flight has ended (its `done` or `error` came). */
   stepEnded = false
+  /**
+   * How the model cut its last step short, if it did: `length` (its output limit) or
+   * `content_filter` (a refusal, a filter). Recorded on the run's answer (`stop_reason`).
+   */
+  cut: 'length' | 'content_filter' | null = null
   /** The kernel has not yet said `step_ended` for the last step sent. */
   stepOpen = false
   /**

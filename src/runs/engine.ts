@@ -224,6 +224,7 @@ export class Runs {
           model: run.model || run.started.model,
           elapsed_ms: Date.now() - run.startedMs,
           cache: this.#cacheOf(run),
+          cut: run.cut,
         },
         drain,
       )

@@ -27,6 +27,8 @@ export interface RunResult {
   elapsed_ms: number
   /** The prompt-cache policy of the run's extension and host (usage's cache fields). */
   cache?: CachePolicy | null
+  /** How the model cut its last answer short (its output limit, a refusal), if it did. */
+  cut?: 'length' | 'content_filter' | null
 }
 
 const STATUS: Record<RunOutcome, string> = {
@@ -98,9 +100,11 @@ export function finishRun(
       add('reasoning', { text: c.text, status, run_id: runId })
     const texts = ordered.filter((c) => c.kind === 'text')
     const answer = texts.map((c) => c.text).join('')
-    if (answer !== '' || r.tool_calls.length > 0) {
+    // An answer cut short is recorded even when empty (a refusal), so that clients can say why.
+    if (answer !== '' || r.tool_calls.length > 0 || r.cut) {
       const replay = r.replay.length > 0 ? { replay: r.replay } : {}
-      add('assistant', { text: answer, status, run_id: runId, tool_calls: r.tool_calls, ...replay })
+      const cut = r.cut ? { stop_reason: r.cut } : {}
+      add('assistant', { text: answer, status, run_id: runId, tool_calls: r.tool_calls, ...replay, ...cut })
     }
     if (r.problem) add('error', { problem: r.problem, run_id: runId })
     // `inputs.turn` holds the id of the run that took the input.

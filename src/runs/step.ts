@@ -217,6 +217,7 @@ function onModelEvent(m: RunMoves, sessionId: string, run: ActiveRun, e: Neutral
       return
     case 'done':
       run.stepEnded = true
+      run.cut = e.stop_reason === 'length' || e.stop_reason === 'content_filter' ? e.stop_reason : null
       if (run.tool_calls.length > 0) m.toolRound(sessionId, run)
       else m.finish(sessionId, run, 'completed', null)
       return

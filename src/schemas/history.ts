@@ -24,7 +24,7 @@ export const HistoryEntry = Type.Object(
     created_at: Type.String(),
     content: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'user {text, images [{field, media_type, bytes}], input_id, client_id}; assistant {text, status, run_id, tool_calls}; reasoning {text, status, run_id}; error {problem, run_id}; compaction {compaction_id, strategy, trigger, keep_turns, through_position, kept_from_position, compacted_turns, text (the summary), model, tokens_before, tokens_after}; note {text, source, queued_at}. A text over 16,384 characters is cut, with truncated true and text_bytes.',
+        'user {text, images [{field, media_type, bytes}], input_id, client_id}; assistant {text, status, run_id, tool_calls, stop_reason (length or content_filter when the model cut the answer short)}; reasoning {text, status, run_id}; error {problem, run_id}; compaction {compaction_id, strategy, trigger, keep_turns, through_position, kept_from_position, compacted_turns, text (the summary), model, tokens_before, tokens_after}; note {text, source, queued_at}. A text over 16,384 characters is cut, with truncated true and text_bytes.',
     }),
   },
   { additionalProperties: false, $id: 'HistoryEntry' },

@@ -159,6 +159,33 @@ describe('hearth acp: session/prompt', () => {
     }
   })
 
+  it('ends an answer cut at the model’s output limit with max_tokens', async () => {
+    const sid = await newSession()
+    s.upstream.enqueue({ text: ['Cut ', 'short'], finish: 'length' })
+    assert.equal((await prompt(sid, 'say a lot')).stopReason, 'max_tokens')
+    assert.equal(editor.text(sid), 'Cut short')
+  })
+
+  it('ends an answer the provider filtered with refusal', async () => {
+    const sid = await newSession()
+    const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`
+    s.upstream.enqueue({
+      raw:
+        frame({ type: 'response.created', response: { id: 'r' } }) +
+        frame({
+          type: 'response.incomplete',
+          response: {
+            id: 'r',
+            status: 'incomplete',
+            incomplete_details: { reason: 'content_filter' },
+            output: [],
+            usage: { input_tokens: 1, output_tokens: 0, total_tokens: 1 },
+          },
+        }),
+    })
+    assert.equal((await prompt(sid, 'something refused')).stopReason, 'refusal')
+  })
+
   it('refuses images for a model known not to take them', async () => {
     const sid = await newSession()
     const set = (patch: unknown) =>
@@ -175,6 +202,21 @@ describe('hearth acp: session/prompt', () => {
         }),
         (err: any) => err.code === -32602 && /does not take images/.test(err.message),
       )
+    } finally {
+      await set({ overrides: null })
+    }
+  })
+
+  it('tells how full the context is after a run, against the model’s window', async () => {
+    const sid = await newSession()
+    const set = (patch: unknown) =>
+      runCli(['config', 'set', 'models', JSON.stringify(patch), '--home', s.d.home])
+    assert.equal((await set({ overrides: { 'fake-model': { context_window: 10_000 } } })).code, 0)
+    try {
+      s.upstream.enqueue(answer('Counted.', { usage: { input: 1200, output: 34 } }))
+      assert.equal((await prompt(sid, 'count')).stopReason, 'end_turn')
+      const usage = await editor.until(() => editor.of(sid, 'usage_update')[0], 10_000, 'the usage update')
+      assert.deepEqual(usage, { sessionUpdate: 'usage_update', used: 1234, size: 10_000 })
     } finally {
       await set({ overrides: null })
     }

@@ -7,7 +7,13 @@ import { RequestError } from '@agentclientprotocol/sdk'
 import { answerOf, permissionOptions } from '../../src/acp/permission.ts'
 import { stopReasonOf } from '../../src/acp/prompt.ts'
 import { messageOf } from '../../src/acp/prompt-input.ts'
-import { fenced, newMappingState, updatesOfEntry, updatesOfEvent } from '../../src/acp/updates.ts'
+import {
+  fenced,
+  newMappingState,
+  updatesOfEntry,
+  updatesOfEvent,
+  usageUpdates,
+} from '../../src/acp/updates.ts'
 
 const ev = (kind: string, payload: Record<string, unknown>) => ({ kind, payload })
 const entry = (kind: string, content: Record<string, unknown>) => ({ id: '1', kind, content })
@@ -169,9 +175,24 @@ describe('updates of history entries (a replay)', () => {
   })
 })
 
+describe('usage', () => {
+  it('gives the context’s fill once the window is known', () => {
+    assert.deepEqual(usageUpdates({ total_tokens: 50, context_window_tokens: 1000 }), [
+      { sessionUpdate: 'usage_update', used: 50, size: 1000 },
+    ])
+    assert.deepEqual(usageUpdates({ prompt_tokens: 40, completion_tokens: 2, context_window_tokens: 100 }), [
+      { sessionUpdate: 'usage_update', used: 42, size: 100 },
+    ])
+    assert.deepEqual(usageUpdates({ total_tokens: 50, context_window_tokens: null }), [])
+    assert.deepEqual(usageUpdates(null), [])
+  })
+})
+
 describe('stop reasons', () => {
   it('maps each outcome as the protocol means it', () => {
     assert.equal(stopReasonOf('completed', null), 'end_turn')
+    assert.equal(stopReasonOf('completed', null, 'length'), 'max_tokens')
+    assert.equal(stopReasonOf('completed', null, 'content_filter'), 'refusal')
     assert.equal(stopReasonOf('interrupted', null), 'cancelled')
     assert.equal(stopReasonOf('failed', { code: 'step_limit_reached' }), 'max_turn_requests')
     assert.equal(stopReasonOf('failed', { code: 'upstream_blocked' }), 'refusal')
