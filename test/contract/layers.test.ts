@@ -21,7 +21,7 @@ const PACKAGE_RULES: Record<string, string[]> = {
 }
 
 /** The modules that are clients of the daemon: they reach it over HTTP only. */
-const CLIENT_SIDE = ['client', 'command-line', 'tui', 'cli']
+const CLIENT_SIDE = ['client', 'command-line', 'tui', 'acp', 'cli']
 
 interface Import {
   file: string
