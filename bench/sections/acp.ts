@@ -11,6 +11,7 @@
 // - memory: two replies of 20,000 deltas each, one a millisecond (each its own event); the
 //   hearth acp process's RSS before, at its peak and after each, and what it relayed.
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer, request as httpRequest, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Readable, Writable } from 'node:stream'
@@ -32,6 +33,8 @@ import {
   sseFrame,
 } from '../lib.ts'
 
+/** The `hearth` that runs `acp`: this checkout's, or another build's for an A/B (its bin/hearth.mjs). */
+const ACP_BIN = process.env.HEARTH_BENCH_ACP_BIN ?? BIN
 const LATENCY_DELTAS = 200
 const LATENCY_GAP_MS = 5
 const BIG_DELTAS = 20_000
@@ -137,7 +140,7 @@ function plainStream(d: BenchDaemon, sessionId: string) {
 
 /** `hearth acp` driven by the SDK's client side; chunk lines timed as they arrive on its stdout. */
 function editor(home: string) {
-  const child = spawn(BIN, ['acp', '--home', home], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(ACP_BIN, ['acp', '--home', home], { stdio: ['pipe', 'pipe', 'inherit'] })
   const chunks = arrivals('"agent_message_chunk"')
   const relay = new Readable({ read() {} })
   child.stdout.on('data', (c: Buffer) => {
@@ -160,6 +163,12 @@ function editor(home: string) {
     await new Promise((r) => child.once('exit', r))
   }
   return { child, chunks, connection, prompt, close }
+}
+
+/** CPU time a process has used (user + system), in ms, from /proc/PID/stat. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in 1/100 s
 }
 
 /** Samples a process's RSS every 20 ms until stopped; resolves with the highest seen. */
@@ -215,6 +224,7 @@ async function run(): Promise<Row[]> {
     for (let i = 0; i < 2; i++) {
       const stop = rssPeak(pid)
       const c = e.chunks.times.length
+      const cpu0 = cpuMs(pid)
       const t0 = performance.now()
       up.replies.push({ deltas: BIG_DELTAS, gapMs: BIG_GAP_MS })
       await e.prompt(sid, `fast ${i}`)
@@ -222,9 +232,10 @@ async function run(): Promise<Row[]> {
       peak = Math.max(peak, stop())
       await sleep(300)
       after.push(memoryOf(pid).rss)
+      const relayed = e.chunks.times.length - c
       rows.push({
-        figure: `acp: 20,000-delta reply ${i + 1}: updates relayed, time`,
-        measured: `${e.chunks.times.length - c} in ${ms(wall, 0)}`,
+        figure: `acp: 20,000-delta reply ${i + 1}: updates relayed, time, hearth acp CPU per 1,000`,
+        measured: `${relayed} in ${ms(wall, 0)}, ${ms(((cpuMs(pid) - cpu0) / relayed) * 1000, 0)}`,
       })
     }
     rows.push({
