@@ -3,7 +3,7 @@
 // `/NAME` naming a command is sent as the expanded template, as `hearth chat` does
 // (src/client/catalog.ts); one naming a skill asks the model to use that skill (the `skill`
 // tool then reads it in the daemon). Anything else is sent as typed.
-import type { AvailableCommand } from '@agentclientprotocol/sdk'
+import type { AvailableCommand, SessionUpdate } from '@agentclientprotocol/sdk'
 import {
   type CommandCandidate,
   parseSlash,
@@ -45,13 +45,19 @@ async function catalogOf(client: HearthClient, sessionId: string) {
   return { commands, skills }
 }
 
+/** The session's commands and skills as the editor is told them. */
+export async function commandsUpdate(client: HearthClient, sessionId: string): Promise<SessionUpdate> {
+  const { commands, skills } = await catalogOf(client, sessionId)
+  return {
+    sessionUpdate: 'available_commands_update',
+    availableCommands: availableCommands(commands, skills),
+  }
+}
+
 /** Sends the session's commands and skills to the editor (a failed read is logged, not fatal). */
 export async function sendAvailableCommands(ctx: AcpContext, sessionId: string): Promise<void> {
   try {
-    const { commands, skills } = await catalogOf(ctx.client, sessionId)
-    await ctx.live.send(sessionId, [
-      { sessionUpdate: 'available_commands_update', availableCommands: availableCommands(commands, skills) },
-    ])
+    await ctx.live.send(sessionId, [await commandsUpdate(ctx.client, sessionId)])
   } catch (err) {
     ctx.log(`hearth acp: the commands of session ${sessionId} could not be read: ${(err as Error).message}`)
   }

@@ -3,7 +3,7 @@
 // session's kernel beside the servers of settings, for that session only, never written to
 // settings. stdio and streamable HTTP servers are taken; SSE, which hearth's MCP client does
 // not speak, is left out with a line on stderr (initialize says `sse: false`).
-import type { McpServer } from '@agentclientprotocol/sdk'
+import { type McpServer, RequestError } from '@agentclientprotocol/sdk'
 import type { SessionMcpServer } from '../schemas/session-mcp.ts'
 import { requestErrorOf } from './configuration.ts'
 import type { AcpContext } from './context.ts'
@@ -14,10 +14,26 @@ export function serverName(name: string): string {
   return (cleaned || 'editor').slice(0, 64)
 }
 
-const pairs = (list: { name: string; value: string }[] | undefined) =>
-  Object.fromEntries((list ?? []).map((p) => [p.name, p.value]))
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/
 
-/** The editor's servers as hearth takes them, and the names of those left out. */
+/** Name/value pairs as a map; a name the daemon would refuse is invalid params (checked first). */
+function pairs(server: string, list: { name: string; value: string }[] | undefined, valid: RegExp) {
+  for (const p of list ?? [])
+    if (!valid.test(p.name))
+      throw RequestError.invalidParams({ server, name: p.name }, `MCP server ${server}: bad name ${p.name}`)
+  return Object.fromEntries((list ?? []).map((p) => [p.name, p.value]))
+}
+
+function httpUrl(server: string, url: string): string {
+  if (/^https?:\/\//.test(url) && URL.canParse(url)) return url
+  throw RequestError.invalidParams({ server, url }, `MCP server ${server}: the URL must be http or https`)
+}
+
+/**
+ * The editor's servers as hearth takes them, and the names of those left out; what the daemon
+ * would refuse (a bad URL or variable name) is invalid params, found before anything is made.
+ */
 export function sessionServersOf(servers: readonly McpServer[]): {
   servers: SessionMcpServer[]
   skipped: string[]
@@ -33,8 +49,10 @@ export function sessionServersOf(servers: readonly McpServer[]): {
       continue
     }
     taken.add(name)
-    if ('type' in s && s.type === 'http') out.push({ name, url: s.url, headers: pairs(s.headers) })
-    else if ('command' in s) out.push({ name, command: s.command, args: s.args ?? [], env: pairs(s.env) })
+    if ('type' in s && s.type === 'http')
+      out.push({ name, url: httpUrl(s.name, s.url), headers: pairs(s.name, s.headers, HEADER_NAME) })
+    else if ('command' in s)
+      out.push({ name, command: s.command, args: s.args ?? [], env: pairs(s.name, s.env, ENV_NAME) })
   }
   return { servers: out, skipped }
 }

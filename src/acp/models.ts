@@ -14,6 +14,7 @@ import {
 import type { HearthClient } from '../client/client.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { EFFORTS } from '../schemas/common.ts'
+import { commandsUpdate } from './commands.ts'
 import { type Configuration, patchConfiguration, readConfiguration } from './configuration.ts'
 import type { AcpContext } from './context.ts'
 import { MODES, modeOf, setPolicy } from './modes.ts'
@@ -157,23 +158,37 @@ export async function configOptionsOfSession(client: HearthClient, sessionId: st
 /** Fields of `session.configured` changes the editor shows: the mode and the options. */
 const SHOWN = ['approval_policy', 'provider_profile', 'model', 'effort']
 
+/** The mode and every option as they are now. */
+async function optionUpdates(
+  client: HearthClient,
+  sessionId: string,
+  modeChanged: boolean,
+): Promise<SessionUpdate[]> {
+  const { value } = await readConfiguration(client, sessionId)
+  const options = await configOptions(client, value)
+  const mode = options.find((o) => o.id === 'mode')
+  return [
+    ...(mode && modeChanged && mode.type === 'select'
+      ? [{ sessionUpdate: 'current_mode_update' as const, currentModeId: mode.currentValue }]
+      : []),
+    { sessionUpdate: 'config_option_update', configOptions: options },
+  ]
+}
+
 /**
  * What the editor is told when the session's configuration changed (here or in any other
- * client): the mode that holds now and every option, when a field it shows changed.
+ * client): the mode and every option when a field they show changed, the commands and
+ * skills when the selection did (a skill turned off is no longer offered).
  */
 export async function configurationUpdates(
   client: HearthClient,
   sessionId: string,
   changes: Record<string, unknown> | undefined,
 ): Promise<SessionUpdate[]> {
-  if (!changes || !SHOWN.some((k) => k in changes)) return []
-  const { value } = await readConfiguration(client, sessionId)
-  const options = await configOptions(client, value)
-  const mode = options.find((o) => o.id === 'mode')
-  return [
-    ...(mode && 'approval_policy' in changes && mode.type === 'select'
-      ? [{ sessionUpdate: 'current_mode_update' as const, currentModeId: mode.currentValue }]
-      : []),
-    { sessionUpdate: 'config_option_update', configOptions: options },
-  ]
+  if (!changes) return []
+  const [options, commands] = await Promise.all([
+    SHOWN.some((k) => k in changes) ? optionUpdates(client, sessionId, 'approval_policy' in changes) : [],
+    'selection' in changes ? commandsUpdate(client, sessionId) : null,
+  ])
+  return [...options, ...(commands ? [commands] : [])]
 }

@@ -28,7 +28,7 @@ import { requireSignedIn } from './auth.ts'
 import { sendAvailableCommands } from './commands.ts'
 import { notFoundOr, requestErrorOf } from './configuration.ts'
 import type { AcpContext } from './context.ts'
-import { applyEditorServers } from './mcp-servers.ts'
+import { applyEditorServers, sessionServersOf } from './mcp-servers.ts'
 import { configOptionsOfSession } from './models.ts'
 import { modeState } from './modes.ts'
 import { type Entry, newMappingState, updatesOfEntry } from './updates.ts'
@@ -50,6 +50,7 @@ function announceCommands(ctx: AcpContext, sessionId: string): void {
 export async function newSession(ctx: AcpContext, params: NewSessionRequest): Promise<NewSessionResponse> {
   if (!isAbsolute(params.cwd))
     throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path')
+  sessionServersOf(params.mcpServers ?? []) // a server the daemon would refuse fails before the session is made
   await requireSignedIn(ctx)
   const sessionId = uuidv7()
   try {

@@ -81,7 +81,7 @@ describe('slash commands and skills', () => {
     assert.match(sent(s), /\/unknown thing/)
   })
 
-  it('a load announces them again, without the skills the session turned off', async () => {
+  it('a skill turned off leaves the list at once, and a load announces it without', async () => {
     const read = await s.d.request({ path: `/sessions/${sessionId}?view=configuration` })
     const r = await s.d.request({
       method: 'PATCH',
@@ -90,6 +90,14 @@ describe('slash commands and skills', () => {
       body: JSON.stringify({ selection: { skills: { retired: false } } }),
     })
     assert.equal(r.status, 200, r.text())
+    const refreshed = await editor.waitFor(
+      'the commands again',
+      () => editor.of(sessionId, 'available_commands_update')[1],
+    )
+    assert.ok(
+      !refreshed.availableCommands.some((c: any) => c.name === 'retired'),
+      'an editor following the session is told at once',
+    )
     const other = await startEditor(s.home)
     try {
       await other.agent.request(methods.agent.session.load, { sessionId, cwd: s.workspace, mcpServers: [] })

@@ -109,6 +109,28 @@ describe('session/load', () => {
     }
   })
 
+  it('session/resume follows the session without sending the history again', async () => {
+    const resumed = await startEditor(s.home)
+    try {
+      const res = await resumed.agent.request(methods.agent.session.resume, {
+        sessionId: sid,
+        cwd: s.workspace,
+      })
+      assert.ok(res.modes && res.configOptions)
+      assert.deepEqual(
+        resumed.of(sid).filter((u) => u.sessionUpdate !== 'available_commands_update'),
+        [],
+        'no history',
+      )
+      s.upstream.enqueue(answer('Resumed.'))
+      await runMessage(s, sid, 'after the resume')
+      await resumed.waitFor('the live answer', () => resumed.text(sid, 'agent_message_chunk') === 'Resumed.')
+      assert.equal(resumed.text(sid, 'user_message_chunk'), 'after the resume')
+    } finally {
+      await resumed.close()
+    }
+  })
+
   it('an unknown session is a JSON-RPC error, and the process keeps serving', async () => {
     const err = await rpcError(
       editor.agent.request(methods.agent.session.load, {

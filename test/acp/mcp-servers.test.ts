@@ -14,7 +14,7 @@ import { sha256 } from '../fakes/mcp/tools.ts'
 import { answer, callTools, toolResultsOf } from '../fakes/tool-script.ts'
 import { logText, ROOT, startDaemon } from '../helpers/daemon.ts'
 import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
-import { type Editor, startEditor } from './editor.ts'
+import { type Editor, rpcError, startEditor } from './editor.ts'
 
 const STDIO_SERVER = join(ROOT, 'test/fakes/mcp/stdio-server.ts')
 const ENV_SECRET = 'editor-env-secret-93b1d7'
@@ -170,6 +170,23 @@ describe("the editor's MCP servers", () => {
     await editor.agent.request(methods.agent.session.close, { sessionId })
     assert.deepEqual((await ownServers(s, sessionId)).servers, [])
   })
+  it('a server the daemon would refuse is invalid params, and no session is made', async () => {
+    const before = (await editor.agent.request(methods.agent.session.list, { cwd: s.workspace })).sessions
+      .length
+    for (const bad of [
+      { type: 'http' as const, name: 'ftp', url: 'ftp://127.0.0.1/mcp', headers: [] },
+      { name: 'bad-env', command: 'true', args: [], env: [{ name: 'NOT A NAME', value: 'x' }] },
+    ]) {
+      const err = await rpcError(
+        editor.agent.request(methods.agent.session.new, { cwd: s.workspace, mcpServers: [bad] }),
+      )
+      assert.equal(err.code, -32602, err.message)
+    }
+    const after = (await editor.agent.request(methods.agent.session.list, { cwd: s.workspace })).sessions
+      .length
+    assert.equal(after, before)
+  })
+
   it('the route refuses two servers of one name, an unknown field and an unknown session', async () => {
     const put = (sid: string, body: unknown) =>
       s.d.request({
