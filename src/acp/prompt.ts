@@ -12,7 +12,7 @@ import {
   type StopReason,
 } from '@agentclientprotocol/sdk'
 import { v7 as uuidv7 } from 'uuid'
-import { ProblemError } from '../client/client.ts'
+import { ClientError, ProblemError } from '../client/client.ts'
 import { expandSlashCommand } from './commands.ts'
 import type { AcpContext } from './context.ts'
 import { ensureEditorServers } from './mcp-servers.ts'
@@ -63,8 +63,12 @@ export function problemError(problem: Problem | null): RequestError {
   return new RequestError(AUTH_CODES.has(p.code) ? -32000 : -32603, text, p)
 }
 
-/** A daemon problem answered to a request (a refused input, an unknown session). */
+/**
+ * A daemon problem answered to a request (a refused input, an unknown session), and a
+ * daemon that does not answer said in the client's words (how to start one).
+ */
 export function requestErrorOf(err: unknown, sessionId: string): unknown {
+  if (err instanceof ClientError) return new RequestError(-32603, err.message)
   if (!(err instanceof ProblemError)) return err
   if (err.code === 'session_not_found' || err.code === 'session_deleted')
     return RequestError.sessionNotFound(sessionId)

@@ -77,4 +77,15 @@ describe('hearth acp: the daemon restarting underneath', () => {
     s.upstream.enqueue(answer('Back again.'))
     assert.equal((await prompt(sid, 'still there?')).stopReason, 'end_turn')
   })
+
+  it('says, when no daemon comes back, that none answers and how to start one', async () => {
+    const sid = await createSession(s.d, { kind: 'new', workspace })
+    await s.d.stop()
+    await assert.rejects(prompt(sid, 'anyone?'), (err: any) => {
+      assert.equal(err.code, -32603)
+      assert.match(err.message, /does not answer.*hearth daemon --home/)
+      return true
+    })
+    editor.assertStdoutIsProtocol()
+  })
 })
