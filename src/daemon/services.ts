@@ -12,7 +12,7 @@ import { Hosts } from '../hosts/service.ts'
 import { pruneInputs } from '../inputs/admit.ts'
 import { Instructions } from '../instructions/index.ts'
 import type { KernelPool } from '../kernel/pool.ts'
-import { mcpServersOfSettings } from '../mcp/config.ts'
+import { mcpServersOfSettings, storedMcpTokens } from '../mcp/config.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import { Catalogue } from '../models/catalogue.ts'
 import { modelsCachePath } from '../models/catalogue-shape.ts'
@@ -104,6 +104,7 @@ export function composeServices(d: ServicesDeps): Services {
     credentials: runCredentials(auth, d.settings, { home: d.home }),
     tools: () => toolsSettingsOf(d.settings),
     mcp: (workspace, selection) => mcpServersOfSettings(d.settings, workspace, selection),
+    mcpAccess: storedMcpTokens(d.settings),
     onNotice: d.onNotice,
     window,
     compaction,

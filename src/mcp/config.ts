@@ -2,11 +2,13 @@
 // their secrets from creds.json `mcp.<name>`: read when a run starts, so a run uses the
 // servers as the settings are then. Disabled servers are left out, and a session's
 // `selection.mcp` entry for a server wins over its `enabled`.
-import { isAbsolute, resolve } from 'node:path'
+import { realpathSync } from 'node:fs'
+import { basename, isAbsolute, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { FileContents, JsonObject } from '../settings/files.ts'
 import { isObject, objectAt } from '../settings/merge.ts'
 import type { Settings } from '../settings/service.ts'
-import type { McpServerConfig } from './types.ts'
+import type { McpAccessToken, McpRoot, McpServerConfig, McpTokenSource } from './types.ts'
 
 /** A server's start (spawn or connect, initialize, list its tools) may take this long. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -54,8 +56,20 @@ function serverOf(
       url: s.url,
       headers: stringMap(secrets.headers),
       bearer_token: typeof secrets.bearerToken === 'string' ? secrets.bearerToken : null,
+      oauth: signInGeneration(secrets),
     }
   return null
+}
+
+/**
+ * When the server's tokens were obtained (creds.json `mcp.<name>.oauth.tokens.signed_in_at`),
+ * or null when it has none. Only this crosses to the kernel: the token is asked for apart.
+ */
+function signInGeneration(secrets: JsonObject): string | null {
+  const tokens = objectAt(objectAt(secrets, 'oauth'), 'tokens')
+  return typeof tokens.signed_in_at === 'string' && typeof tokens.access_token === 'string'
+    ? tokens.signed_in_at
+    : null
 }
 
 /**
@@ -106,4 +120,43 @@ export function scrub(text: string, secrets: readonly string[]): string {
   let out = text
   for (const s of secrets) out = out.split(s).join('[redacted]')
   return out
+}
+
+/**
+ * The session's roots as its servers are offered them: the workspace, then the allowed
+ * roots (settings `tools.allowed_roots`), each once, as `file://` URIs named by their folder.
+ */
+export function mcpRootsOf(workspace: string, allowedRoots: readonly string[]): McpRoot[] {
+  const paths = [...new Set([workspace, ...allowedRoots].map(realPath))]
+  return paths.map((p) => ({ uri: pathToFileURL(p).href, name: basename(p) || p }))
+}
+
+/** The path with its links resolved, as file tools see it (a path that is gone stays as given). */
+function realPath(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/**
+ * The stored access tokens as they are (no refresh): what runs use when nothing else gives
+ * tokens out. A refused token asks for another and gets the same, so the server needs a sign-in.
+ */
+export function storedMcpTokens(settings: Settings): McpTokenSource {
+  return {
+    token: async (server, rejected) => {
+      const files = settings.files()
+      const tokens = objectAt(objectAt(objectAt(objectAt(files['creds.json'], 'mcp'), server), 'oauth'), 'tokens')
+      const token: McpAccessToken | null =
+        typeof tokens.access_token === 'string'
+          ? {
+              access_token: tokens.access_token,
+              expires_at: typeof tokens.expires_at === 'number' ? tokens.expires_at : null,
+            }
+          : null
+      return token && token.access_token !== rejected ? token : null
+    },
+  }
 }
