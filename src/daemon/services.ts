@@ -12,7 +12,8 @@ import { Hosts } from '../hosts/service.ts'
 import { pruneInputs } from '../inputs/admit.ts'
 import { Instructions } from '../instructions/index.ts'
 import type { KernelPool } from '../kernel/pool.ts'
-import { mcpServersOfSettings, storedMcpTokens } from '../mcp/config.ts'
+import { mcpServersOfSettings } from '../mcp/config.ts'
+import { DaemonMcpAccess } from '../mcp/oauth/access.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import { Catalogue } from '../models/catalogue.ts'
 import { modelsCachePath } from '../models/catalogue-shape.ts'
@@ -84,6 +85,7 @@ export function composeServices(d: ServicesDeps): Services {
   const catalogSources = composeCatalog(d, sessions)
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
+  const mcpAccess = new DaemonMcpAccess({ files: d.settings, now: d.now, onError: d.onError })
   const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })
   const cacheRules = () => modelsSettingsOf(d.settings).cache_rules as CacheRule[]
   const models = new ModelsService({
@@ -104,7 +106,7 @@ export function composeServices(d: ServicesDeps): Services {
     credentials: runCredentials(auth, d.settings, { home: d.home }),
     tools: () => toolsSettingsOf(d.settings),
     mcp: (workspace, selection) => mcpServersOfSettings(d.settings, workspace, selection),
-    mcpAccess: storedMcpTokens(d.settings),
+    mcpAccess,
     onNotice: d.onNotice,
     window,
     compaction,

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import type { FileContents, JsonObject } from '../settings/files.ts'
 import { isObject, objectAt } from '../settings/merge.ts'
 import type { Settings } from '../settings/service.ts'
-import type { McpAccessToken, McpRoot, McpServerConfig, McpTokenSource } from './types.ts'
+import type { McpRoot, McpServerConfig } from './types.ts'
 
 /** A server's start (spawn or connect, initialize, list its tools) may take this long. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -137,26 +137,5 @@ function realPath(p: string): string {
     return realpathSync(p)
   } catch {
     return p
-  }
-}
-
-/**
- * The stored access tokens as they are (no refresh): what runs use when nothing else gives
- * tokens out. A refused token asks for another and gets the same, so the server needs a sign-in.
- */
-export function storedMcpTokens(settings: Settings): McpTokenSource {
-  return {
-    token: async (server, rejected) => {
-      const files = settings.files()
-      const tokens = objectAt(objectAt(objectAt(objectAt(files['creds.json'], 'mcp'), server), 'oauth'), 'tokens')
-      const token: McpAccessToken | null =
-        typeof tokens.access_token === 'string'
-          ? {
-              access_token: tokens.access_token,
-              expires_at: typeof tokens.expires_at === 'number' ? tokens.expires_at : null,
-            }
-          : null
-      return token && token.access_token !== rejected ? token : null
-    },
   }
 }

@@ -39,15 +39,6 @@ export interface McpAccessToken {
   expires_at: number | null
 }
 
-/** Where the daemon's sign-ins to MCP servers give out their access tokens (src/mcp/oauth). */
-export interface McpTokenSource {
-  /**
-   * A usable token: the stored one, refreshed when it expires within 60 s or when it is the
-   * one the server just refused (`rejected`); null when the server needs a new sign-in.
-   */
-  token(server: string, rejected?: string): Promise<McpAccessToken | null>
-}
-
 /** A directory the session's servers may work in, as MCP roots list it. */
 export interface McpRoot {
   /** A `file://` URI. */

@@ -4,7 +4,8 @@
 import type { CompactionSettings } from '../context/summary.ts'
 import type { SessionTools } from '../context/tools.ts'
 import type { KernelPool } from '../kernel/pool.ts'
-import type { McpServerConfig, McpTokenSource } from '../mcp/types.ts'
+import type { McpAccess } from '../mcp/oauth/access.ts'
+import type { McpServerConfig } from '../mcp/types.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import type { TransportProfile } from '../providers/types.ts'
 import type { Problem } from '../schemas/problems.ts'
@@ -25,8 +26,8 @@ export interface RunsDeps {
   tools?: () => ToolSettings
   /** The MCP servers a session in `workspace` uses, as the settings are now (absent: none). */
   mcp?: (workspace: string, selection?: Record<string, boolean>) => McpServerConfig[]
-  /** The access tokens of signed-in MCP servers (absent: none is given out, they need a bearerToken). */
-  mcpAccess?: McpTokenSource
+  /** Access tokens of signed-in MCP servers (absent: no server is signed in). */
+  mcpAccess?: McpAccess
   /** Logs a warning (an MCP server that failed to start or exited). */
   onNotice?: (fields: Record<string, unknown>, message: string) => void
   /** The tools requests offer (built-in and registered sources). */
