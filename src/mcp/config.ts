@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url'
 import type { FileContents, JsonObject } from '../settings/files.ts'
 import { isObject, objectAt } from '../settings/merge.ts'
 import type { Settings } from '../settings/service.ts'
+import { tokensOf } from './oauth/record.ts'
 import type { McpRoot, McpServerConfig } from './types.ts'
 
 /** A server's start (spawn or connect, initialize, list its tools) may take this long. */
@@ -27,6 +28,7 @@ function serverOf(
   s: JsonObject,
   secrets: JsonObject,
   workspace: string,
+  signedInAt: string | null,
 ): McpServerConfig | null {
   const common = {
     name,
@@ -56,20 +58,9 @@ function serverOf(
       url: s.url,
       headers: stringMap(secrets.headers),
       bearer_token: typeof secrets.bearerToken === 'string' ? secrets.bearerToken : null,
-      oauth: signInGeneration(secrets),
+      oauth: signedInAt,
     }
   return null
-}
-
-/**
- * When the server's tokens were obtained (creds.json `mcp.<name>.oauth.tokens.signed_in_at`),
- * or null when it has none. Only this crosses to the kernel: the token is asked for apart.
- */
-function signInGeneration(secrets: JsonObject): string | null {
-  const tokens = objectAt(objectAt(secrets, 'oauth'), 'tokens')
-  return typeof tokens.signed_in_at === 'string' && typeof tokens.access_token === 'string'
-    ? tokens.signed_in_at
-    : null
 }
 
 /**
@@ -86,7 +77,9 @@ export function mcpServersOf(
   const out: McpServerConfig[] = []
   for (const [name, s] of Object.entries(servers)) {
     if (!isObject(s) || !(selection[name] ?? s.enabled !== false)) continue
-    const server = serverOf(name, s, objectAt(secrets, name), workspace)
+    // Only the sign-in's generation crosses to the kernel: the token is asked for apart.
+    const signedInAt = tokensOf(files, name)?.signed_in_at ?? null
+    const server = serverOf(name, s, objectAt(secrets, name), workspace, signedInAt)
     if (server) out.push(server)
   }
   return out
