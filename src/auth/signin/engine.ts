@@ -21,7 +21,13 @@ import type { Db } from '../../store/db.ts'
 import { intentOf } from '../../util/canonical.ts'
 import { requireIfMatch } from '../../util/preconditions.ts'
 import { uuidV7Time } from '../../util/uuid.ts'
-import { browserInstructions, type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
+import {
+  browserInstructions,
+  type CallbackHit,
+  CallbackListeners,
+  freePort,
+  PortBusyError,
+} from './callbacks.ts'
 import {
   cliLogin,
   deviceFailure,
@@ -81,6 +87,7 @@ type Flow = BrowserFlow | DeviceFlow
 /** A PUT waiting for the provider's device code: its row does not exist yet. */
 interface Starting {
   intent: string
+  provider: string
   abort: AbortController
   done: Promise<unknown>
 }
@@ -147,24 +154,41 @@ export class SignInEngine {
     if (!offered.includes(req.flow))
       throw new HearthError(
         'flow_not_offered',
-        `${plugin.label} signs in with the flow ${offered.join(' or ')}, not ${req.flow}`,
+        offered.length === 0
+          ? `${plugin.label} offers no sign-in${plugin.detail ? ` (${plugin.detail})` : ''}`
+          : `${plugin.label} signs in with the flow ${offered.join(' or ')}, not ${req.flow}`,
       )
+    if (plugin.oneAtATime) this.#refuseSecond(plugin)
     if (this.#rows.unfinishedCount() + this.#starting.size >= MAX_UNFINISHED)
       throw new HearthError(
         'too_many_logins',
         `${MAX_UNFINISHED} logins are unfinished; finish or cancel one`,
       )
-    if (plugin.protocol === 'oauth2_pkce')
-      return { status: 201, row: await this.#begin(id, req, plugin, intent) }
-    if (req.flow === 'cli') return { status: 201, row: await this.#beginCli(id, plugin, intent) }
+    if (req.flow === 'cli')
+      return { status: 201, row: await this.#beginCli(id, plugin as DevicePlugin, intent) }
     const abort = new AbortController()
-    const done = this.#beginDevice(id, plugin, intent, abort)
-    this.#starting.set(id, { intent, abort, done })
+    const done =
+      plugin.protocol === 'oauth2_pkce'
+        ? this.#begin(id, req, plugin, intent, abort)
+        : this.#beginDevice(id, plugin, intent, abort)
+    this.#starting.set(id, { intent, provider: plugin.extension, abort, done })
     try {
       return { status: 201, row: await done }
     } finally {
       this.#starting.delete(id)
     }
+  }
+
+  /** A plugin with one sign-in (an MCP server): a second unfinished login is a conflict. */
+  #refuseSecond(plugin: SignInPlugin): void {
+    const busy =
+      this.#rows.unfinished().some((r) => r.provider === plugin.extension) ||
+      [...this.#starting.values()].some((s) => s.provider === plugin.extension)
+    if (busy)
+      throw new HearthError(
+        'login_conflict',
+        `A sign-in to ${plugin.label} is under way; finish or cancel it first`,
+      )
   }
 
   get(id: string): LoginRow {
@@ -205,10 +229,19 @@ export class SignInEngine {
     this.#rows.finish(id, 'cancelled', { failure: null, progress: 'cancelled' }, this.#d.now())
   }
 
-  async #begin(id: string, req: LoginRequest, plugin: BrowserPlugin, intent: string): Promise<LoginRow> {
-    const now = this.#d.now()
+  /**
+   * A browser or manual login: the listener first (its port is in the redirect URI), then
+   * the plugin's authorization URL, which may take a while (an MCP server's discovery and
+   * client registration run there); a refusal then is a failed login, as a busy port is.
+   */
+  async #begin(
+    id: string,
+    req: LoginRequest,
+    plugin: BrowserPlugin,
+    intent: string,
+    abort: AbortController,
+  ): Promise<LoginRow> {
     const secrets = newFlowSecrets()
-    const abort = new AbortController()
     let port: number | null = null
     let failure: string | null = null
     if (req.flow === 'browser') {
@@ -219,14 +252,28 @@ export class SignInEngine {
         failure = 'callback_port_busy'
       }
     }
-    const redirectUri = `http://${plugin.callback.redirectHost}:${port ?? plugin.callback.port}${plugin.callback.path}`
-    const url = plugin.authorize({
-      redirectUri,
-      state: secrets.state,
-      verifier: secrets.verifier,
-      challenge: secrets.challenge,
-    })
-    const instructions = browserInstructions(plugin, req.flow, failure)
+    // A manual flow has no listener; a plugin that takes any port still needs one in its URI.
+    const redirectPort = port ?? (plugin.callback.port === 0 ? await freePort() : plugin.callback.port)
+    const redirectUri = `http://${plugin.callback.redirectHost}:${redirectPort}${plugin.callback.path}`
+    let url = ''
+    let instructions = browserInstructions(plugin, req.flow, failure)
+    if (!failure) {
+      try {
+        url = await plugin.authorize({
+          redirectUri,
+          state: secrets.state,
+          verifier: secrets.verifier,
+          challenge: secrets.challenge,
+          signal: abort.signal,
+        })
+      } catch (err) {
+        failure = abort.signal.aborted ? 'daemon_restarted' : startFailure(err)
+        if (!abort.signal.aborted && !(err instanceof SignInError)) this.#d.onError(err)
+        instructions = instructionsOf(err) ?? instructions
+        if (port !== null) this.#listeners.remove(port, secrets.state)
+      }
+    }
+    const now = this.#d.now()
     this.#rows.insert({
       id,
       provider: plugin.extension,

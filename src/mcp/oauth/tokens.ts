@@ -6,6 +6,7 @@ import {
   exchangeAuthorization,
   refreshAuthorization,
   selectClientAuthMethod,
+  startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js'
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import type { AuthorizationServerMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
@@ -124,3 +125,25 @@ export const isFinalRefusal = (err: unknown): boolean => err instanceof OAuthErr
 
 /** The OAuth error code of a refusal, or null (for a failed login's `failure`; never the message). */
 export const oauthCodeOf = (err: unknown): string | null => (err instanceof OAuthError ? err.errorCode : null)
+
+/**
+ * The authorization URL (the SDK's), with the engine's PKCE challenge in place of the one
+ * the SDK made: the engine keeps the verifier and sends it with the code.
+ */
+export async function authorizationUrl(
+  record: McpOAuthRecord,
+  client: McpOAuthClient,
+  input: { redirectUri: string; state: string; challenge: string; scope: string | undefined },
+): Promise<string> {
+  const { authorizationUrl: url } = await startAuthorization(record.authorization_server, {
+    metadata: metadataOf(record),
+    clientInformation: clientInfo(client),
+    redirectUrl: input.redirectUri,
+    scope: input.scope,
+    state: input.state,
+    resource: record.resource,
+  })
+  url.searchParams.set('code_challenge', input.challenge)
+  url.searchParams.set('code_challenge_method', 'S256')
+  return url.href
+}
