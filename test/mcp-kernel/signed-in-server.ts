@@ -29,6 +29,8 @@ export class SignedInMcpServer {
   readonly rootLists: Listed[][] = []
   /** `notifications/roots/list_changed` received. */
   rootsChanged = 0
+  /** The authorization server its protected resource metadata names (RFC 9728), when set. */
+  authorizationServer: string | null = null
   #waiters: (() => void)[] = []
 
   private constructor(server: Server, url: string) {
@@ -41,6 +43,11 @@ export class SignedInMcpServer {
     const transports = new Map<string, StreamableHTTPServerTransport>()
     const server = createServer((req, res) => {
       const me = self as SignedInMcpServer
+      if (req.method === 'GET' && req.url === '/.well-known/oauth-protected-resource/mcp') {
+        const metadata = { resource: me.url, authorization_servers: [me.authorizationServer] }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(metadata))
+        return
+      }
       const auth = req.headers.authorization ?? ''
       me.authorizations.push(auth)
       if (!auth.startsWith('Bearer ') || !me.accepted.has(auth.slice(7))) {
