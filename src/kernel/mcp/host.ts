@@ -14,7 +14,6 @@ import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
 import type { FromKernel, ToKernel } from '../protocol.ts'
 import { TokenRequests } from './auth.ts'
 import type { McpConnection } from './connection.ts'
-import { sameRoots } from './roots.ts'
 
 type Send = (msg: FromKernel) => void
 
@@ -38,6 +37,10 @@ function loadClient(): Promise<ClientModule> {
 
 /** The start of every namespaced name of a server's tools (as mcpToolName writes them). */
 const namespacePrefix = (server: string) => `${MCP_PREFIX}${server}__`.replace(/[^A-Za-z0-9_-]/g, '_')
+
+/** Two lists of roots alike (roots.ts is the client bundle's, not the kernel's: the SDK stays out). */
+const sameRoots = (a: readonly McpRoot[] | undefined, b: readonly McpRoot[]) =>
+  JSON.stringify(a ?? []) === JSON.stringify(b)
 
 const fingerprintOf = (c: McpServerConfig) => createHash('sha256').update(JSON.stringify(c)).digest('hex')
 

@@ -18,7 +18,3 @@ export function serveRoots(client: Client, roots: () => readonly McpRoot[]): voi
 export function tellRootsChanged(client: Client): void {
   client.sendRootsListChanged().catch(() => {})
 }
-
-export function sameRoots(a: readonly McpRoot[] | undefined, b: readonly McpRoot[]): boolean {
-  return JSON.stringify(a ?? []) === JSON.stringify(b)
-}
