@@ -16,7 +16,7 @@ export const SCOPE = 'mcp:tools'
 
 const StoreAdapter = MemoryAdapter as new (
   name: string,
-) => { name: string; find(id: string): Promise<unknown> }
+) => { model: string; find(id: string): Promise<unknown> }
 
 const listen = async (server: Server) => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
@@ -65,7 +65,7 @@ export async function startAuthServer(o: AuthServerOptions): Promise<AuthServer>
   const issuer = await listen(server)
   class Adapter extends StoreAdapter {
     override async find(id: string) {
-      if (this.name !== 'Client' || !/^https?:\/\//.test(id)) return super.find(id)
+      if (this.model !== 'Client' || !/^https?:\/\//.test(id)) return super.find(id)
       seen.documents.push(id)
       const doc = (await (await fetch(id)).json()) as Record<string, unknown>
       if (doc.client_id !== id) return undefined
