@@ -39,7 +39,7 @@ describe('MCP sign-in: client registration in the specification order, discovery
   let none: { mcp: ProtectedMcp; as: AuthServer }
   let wrong: { mcp: ProtectedMcp; as: AuthServer }
   let documentUrl: string
-  const documents = createServer((req, res) => {
+  const documents = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(
       JSON.stringify({
