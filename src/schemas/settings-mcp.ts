@@ -25,10 +25,10 @@ const oauthFields = {
   client_metadata_url: Nullable(
     Type.String({
       format: 'uri',
-      pattern: '^https://',
+      pattern: '^(https://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])[:/])',
       maxLength: 4096,
       description:
-        'The https URL of a client id metadata document to sign in with, when the authorization server accepts those (used before dynamic registration)',
+        'The https URL (http only on loopback) of a client id metadata document to sign in with, when the authorization server accepts those (used before dynamic registration)',
     }),
   ),
   scopes: Nullable(
