@@ -21,13 +21,8 @@ import type { Db } from '../../store/db.ts'
 import { intentOf } from '../../util/canonical.ts'
 import { requireIfMatch } from '../../util/preconditions.ts'
 import { uuidV7Time } from '../../util/uuid.ts'
-import {
-  browserInstructions,
-  type CallbackHit,
-  CallbackListeners,
-  freePort,
-  PortBusyError,
-} from './callbacks.ts'
+import { startBrowser } from './browser.ts'
+import { type CallbackHit, CallbackListeners } from './callbacks.ts'
 import {
   cliLogin,
   deviceFailure,
@@ -39,7 +34,7 @@ import {
   safeCode,
   startFailure,
 } from './device.ts'
-import { type FlowSecrets, newFlowSecrets, parsePastedResponse } from './pkce.ts'
+import { type FlowSecrets, parsePastedResponse } from './pkce.ts'
 import { etagOf, type LoginRow, LoginRows, toLogin } from './rows.ts'
 
 export { etagOf, toLogin }
@@ -229,11 +224,7 @@ export class SignInEngine {
     this.#rows.finish(id, 'cancelled', { failure: null, progress: 'cancelled' }, this.#d.now())
   }
 
-  /**
-   * A browser or manual login: the listener first (its port is in the redirect URI), then
-   * the plugin's authorization URL, which may take a while (an MCP server's discovery and
-   * client registration run there); a refusal then is a failed login, as a busy port is.
-   */
+  /** A browser or manual login: its start (browser.ts), then its row, deadline and flow. */
   async #begin(
     id: string,
     req: LoginRequest,
@@ -241,38 +232,14 @@ export class SignInEngine {
     intent: string,
     abort: AbortController,
   ): Promise<LoginRow> {
-    const secrets = newFlowSecrets()
-    let port: number | null = null
-    let failure: string | null = null
-    if (req.flow === 'browser') {
-      try {
-        port = await this.#listeners.add(plugin.callback, secrets.state, (hit) => this.#onCallback(id, hit))
-      } catch (err) {
-        if (!(err instanceof PortBusyError)) throw err
-        failure = 'callback_port_busy'
-      }
-    }
-    // A manual flow has no listener; a plugin that takes any port still needs one in its URI.
-    const redirectPort = port ?? (plugin.callback.port === 0 ? await freePort() : plugin.callback.port)
-    const redirectUri = `http://${plugin.callback.redirectHost}:${redirectPort}${plugin.callback.path}`
-    let url = ''
-    let instructions = browserInstructions(plugin, req.flow, failure)
-    if (!failure) {
-      try {
-        url = await plugin.authorize({
-          redirectUri,
-          state: secrets.state,
-          verifier: secrets.verifier,
-          challenge: secrets.challenge,
-          signal: abort.signal,
-        })
-      } catch (err) {
-        failure = abort.signal.aborted ? 'daemon_restarted' : startFailure(err)
-        if (!abort.signal.aborted && !(err instanceof SignInError)) this.#d.onError(err)
-        instructions = instructionsOf(err) ?? instructions
-        if (port !== null) this.#listeners.remove(port, secrets.state)
-      }
-    }
+    const { secrets, port, redirectUri, url, instructions, failure } = await startBrowser({
+      plugin,
+      flow: req.flow,
+      listeners: this.#listeners,
+      onCallback: (hit) => this.#onCallback(id, hit),
+      abort,
+      onError: this.#d.onError,
+    })
     const now = this.#d.now()
     this.#rows.insert({
       id,
