@@ -5,8 +5,8 @@
 // with its reason and the session goes on without it. A signed-in server's token is asked
 // of the daemon when the connection needs it (auth.ts); the session's roots come with each
 // load and with `mcp_roots` (a workspace move), and every server is told when they change
-// (roots.ts). The SDK is loaded only when a
-// session has servers, so kernels of sessions without any never pay for it.
+// (roots.ts). The SDK is loaded only when a session has servers, so kernels of sessions
+// without any never pay for it.
 import { createHash } from 'node:crypto'
 import { MCP_PREFIX } from '../../mcp/names.ts'
 import type { McpRoot, McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
