@@ -42,7 +42,7 @@ export const Login = Type.Object(
     failure: Nullable(
       Type.String({
         description:
-          'Why it failed, e.g. daemon_restarted, timed_out, callback_port_busy, provider_refused, cli_missing; for an MCP server also resource_mismatch, issuer_mismatch, pkce_not_supported, no_authorization_server, client_id_required, registration_failed, unreachable',
+          'Why it failed, e.g. daemon_restarted, timed_out, callback_port_busy, provider_refused, cli_missing; for an MCP server also resource_mismatch, issuer_mismatch, pkce_not_supported, no_authorization_server, client_id_required, registration_failed, discovery_failed, unreachable',
       }),
     ),
   },
