@@ -58,6 +58,8 @@ describe('MCP sign-in: dynamic registration, browser and manual flows, logout', 
     assert.equal(created.status, 201, created.text())
     const login = created.json()
     assert.equal(login.state, 'waiting')
+    const deadline = Date.parse(login.expires_at) - Date.now()
+    assert.ok(deadline > 4.5 * 60_000 && deadline <= 5 * 60_000, 'five minutes to finish')
     assert.ok(mcp.refused >= 1, 'the probe met the 401')
     assert.equal(as.seen.registrations, 1)
     const authorize = new URL(login.url)
@@ -184,5 +186,31 @@ describe('MCP sign-in: dynamic registration, browser and manual flows, logout', 
   it('no token reached the log, the store or any other file', () => {
     assert.ok(secrets.length >= 4)
     assertNoSecretsOutsideCreds(d.home, secrets)
+  })
+})
+
+describe('MCP sign-in: the eight-login limit is shared with the providers', () => {
+  let mcp: ProtectedMcp
+  let as: AuthServer
+  let d: TestDaemon
+
+  before(async () => {
+    mcp = await startProtectedMcp()
+    as = await startAuthServer({ resource: mcp.url })
+    mcp.issuer = as.issuer
+    const servers = Object.fromEntries([...Array(9).keys()].map((i) => [`s${i}`, { url: mcp.url }]))
+    d = await daemonWith(servers)
+  })
+  after(async () => {
+    await d?.stop()
+    await as?.close()
+    await mcp?.close()
+  })
+
+  it('eight unfinished logins to eight servers; the ninth is 429 too_many_logins', async () => {
+    for (let i = 0; i < 8; i++) assert.equal((await putLogin(d, `mcp:s${i}`, 'manual')).status, 201)
+    const ninth = await putLogin(d, 'mcp:s8', 'manual')
+    assert.equal(ninth.status, 429)
+    assert.equal(ninth.json().code, 'too_many_logins')
   })
 })

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/shared/auth-utils.js'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { SignInError } from '../../providers/shared/sign-in-plugin.ts'
+import { timedFetch } from './http.ts'
 import type { McpServerMetadata } from './record.ts'
 
 export interface Discovered {
@@ -30,7 +31,7 @@ export interface Discovered {
 
 /** The probe's answer: what the server's 401 said (nothing when it did not answer 401). */
 async function probe(url: string, signal: AbortSignal): Promise<{ metadataUrl?: URL; scope?: string }> {
-  const res = await fetch(url, {
+  const res = await timedFetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -86,9 +87,11 @@ export async function discover(serverUrl: string, signal: AbortSignal): Promise<
   const challenge = await probe(serverUrl, signal)
   let prm: Awaited<ReturnType<typeof discoverOAuthProtectedResourceMetadata>> | undefined
   try {
-    prm = await discoverOAuthProtectedResourceMetadata(serverUrl, {
-      resourceMetadataUrl: challenge.metadataUrl,
-    })
+    prm = await discoverOAuthProtectedResourceMetadata(
+      serverUrl,
+      { resourceMetadataUrl: challenge.metadataUrl },
+      timedFetch,
+    )
   } catch {
     // No protected resource metadata: the server itself is taken as its authorization
     // server (the earlier revision of MCP authorization, which the SDK's client keeps).
@@ -103,7 +106,9 @@ export async function discover(serverUrl: string, signal: AbortSignal): Promise<
     )
   const resource = prm?.resource ?? resourceUrlFromServerUrl(serverUrl).href
   const authorizationServer = prm?.authorization_servers?.[0] ?? new URL('/', serverUrl).href
-  const found = await discoverAuthorizationServerMetadata(authorizationServer).catch(() => undefined)
+  const found = await discoverAuthorizationServerMetadata(authorizationServer, { fetchFn: timedFetch }).catch(
+    () => undefined,
+  )
   signal.throwIfAborted()
   if (!found)
     throw new SignInError(

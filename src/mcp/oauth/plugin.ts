@@ -31,6 +31,22 @@ function portOf(uri: string | undefined): number | null {
   }
 }
 
+/**
+ * A failure of discovery as the login's: a refusal stays as it is, a request that got no
+ * answer is `unreachable`, anything else (an authorization server hearth cannot use) is
+ * `discovery_failed` with the reason as the login's instructions (no secret exists yet).
+ */
+function asSignInError(err: unknown): never {
+  if (err instanceof SignInError || (err as Error)?.name === 'AbortError') throw err
+  if (err instanceof TypeError || (err as Error)?.name === 'TimeoutError')
+    throw new SignInError('unreachable', 'The server or its authorization server did not answer')
+  throw new SignInError(
+    'discovery_failed',
+    "The server's authorization could not be used",
+    `The sign-in could not start: ${String((err as Error)?.message ?? err).slice(0, 300)}`,
+  )
+}
+
 /** The record's expiry (for GET /auth's accounts). */
 const expiresOf = (c: StoredCredential) => (c as unknown as McpOAuthRecord).tokens?.expires_at ?? null
 
@@ -63,7 +79,7 @@ export function mcpSignInPlugin(server: string, url: string, d: McpSignInDeps): 
         import('./tokens.ts'),
       ])
       const signal = input.signal ?? new AbortController().signal
-      const found = await discover(url, signal)
+      const found = await discover(url, signal).catch(asSignInError)
       const scope = settings.scopes?.join(' ') || found.scope
       const client = await chooseClient({
         server,
@@ -73,7 +89,7 @@ export function mcpSignInPlugin(server: string, url: string, d: McpSignInDeps): 
         redirectUri: input.redirectUri,
         scope,
         now: d.now(),
-      })
+      }).catch(asSignInError)
       signal.throwIfAborted()
       const record: McpOAuthRecord = {
         resource: found.resource,
@@ -83,7 +99,7 @@ export function mcpSignInPlugin(server: string, url: string, d: McpSignInDeps): 
       }
       if (client.registration === 'dynamic' && client !== stored?.client) await keepClient(d, server, record)
       prepared = { record, client, scope }
-      return authorizationUrl(record, client, { ...input, scope })
+      return authorizationUrl(record, client, { ...input, scope }).catch(asSignInError)
     },
 
     async exchange(input) {

@@ -7,6 +7,7 @@
 import { registerClient } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { SignInError } from '../../providers/shared/sign-in-plugin.ts'
+import { timedFetch } from './http.ts'
 import type { McpOAuthClient, McpServerMetadata } from './record.ts'
 import type { McpOAuthSettings } from './settings.ts'
 
@@ -67,6 +68,7 @@ async function register(
         token_endpoint_auth_method: 'none',
       },
       scope: c.scope,
+      fetchFn: timedFetch,
     })
   } catch {
     throw new SignInError(

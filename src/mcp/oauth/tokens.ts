@@ -10,13 +10,8 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js'
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import type { AuthorizationServerMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
+import { timedFetch } from './http.ts'
 import type { McpOAuthClient, McpOAuthRecord, McpOAuthTokens } from './record.ts'
-
-/** Token requests give up after this long (a refresh holds the credential lock meanwhile). */
-export const TOKEN_REQUEST_TIMEOUT_MS = 30_000
-
-const timedFetch = (url: string | URL, init?: RequestInit) =>
-  fetch(url, { ...init, signal: AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS) })
 
 const metadataOf = (record: McpOAuthRecord) => record.metadata as unknown as AuthorizationServerMetadata
 
@@ -99,9 +94,13 @@ export async function revokeTokens(record: McpOAuthRecord, signal: AbortSignal):
       if (method === 'client_secret_post' && client.client_secret)
         body.set('client_secret', client.client_secret)
     }
-    const res = await fetch(endpoint, { method: 'POST', headers, body, signal, redirect: 'error' }).catch(
-      () => null,
-    )
+    const res = await timedFetch(endpoint, {
+      method: 'POST',
+      headers,
+      body,
+      signal,
+      redirect: 'error',
+    }).catch(() => null)
     await res?.body?.cancel()
     all &&= res?.ok === true
   }
