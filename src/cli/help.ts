@@ -94,6 +94,8 @@ Usage: hearth [--home DIR] COMMAND ...
                            remove a saved profile (and its key)
   hearth mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]
   hearth mcp add NAME --url URL [--header "Name: value"]... [--bearer-token-stdin]
+                     [--client-id ID [--client-secret-stdin]] [--client-metadata-url URL]
+                     [--scope SCOPE]... [--callback-port PORT]
                      [--startup-timeout-ms MS] [--tool-timeout-ms MS] [--home DIR]
                            add an MCP server whose tools sessions offer to the
                            model (as mcp__NAME__TOOL): a command run over stdio,
@@ -102,7 +104,14 @@ Usage: hearth [--home DIR] COMMAND ...
                            HOME/creds.json (values given as options are also in
                            your shell's history)
   hearth mcp list [--json] [--home DIR]
-                           list the MCP servers (secrets only as their names)
+                           list the MCP servers (secrets only as their names) and
+                           whether a remote one is signed in
+  hearth mcp login NAME [--manual] [--home DIR]
+                           sign in to a remote MCP server (OAuth in the browser;
+                           --manual: paste the address the browser ends on)
+  hearth mcp logout NAME [--home DIR]
+                           sign out of a remote MCP server (its tokens are
+                           revoked and deleted)
   hearth mcp remove NAME [--home DIR]
                            remove an MCP server and its secrets
   hearth work [list] [--workspace DIR] [--json] [--home DIR]

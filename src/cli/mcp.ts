@@ -1,6 +1,7 @@
-// `hearth mcp add|list|remove`: the MCP servers of settings group `mcp`, through a running
-// daemon. Secrets (env values, headers, the bearer token) go into creds.json through the
-// same PATCH; reads only ever show that they are saved.
+// `hearth mcp add|list|remove|login|logout`: the MCP servers of settings group `mcp`, through
+// a running daemon. Secrets (env values, headers, the bearer token, a client secret) go into
+// creds.json through the same PATCH; reads only ever show that they are saved. A remote
+// server's sign-in is a login like `hearth login`'s (provider `mcp:NAME`).
 import { HearthClient } from '../client/client.ts'
 import { homeOf, parseCommand, unknownSubcommand } from '../command-line/args.ts'
 import { CommandError, type Out, UsageError } from '../command-line/errors.ts'
@@ -8,7 +9,9 @@ import { writeList } from './output.ts'
 
 const ADD_USAGE =
   'hearth mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]\n' +
-  '       hearth mcp add NAME --url URL [--header "Name: value"]... [--bearer-token-stdin]'
+  '       hearth mcp add NAME --url URL [--header "Name: value"]... [--bearer-token-stdin]\n' +
+  '                      [--client-id ID [--client-secret-stdin]] [--client-metadata-url URL]\n' +
+  '                      [--scope SCOPE]... [--callback-port PORT]'
 
 interface ServerRow {
   command: string | null
@@ -19,6 +22,7 @@ interface ServerRow {
   env: Record<string, unknown>
   headers: Record<string, unknown>
   bearerToken: unknown
+  oauth: { signed_in: boolean; expires_at: string | null } | null
 }
 
 async function serversOf(
@@ -46,6 +50,12 @@ export async function mcpCommand(args: string[], out: Out, help: string): Promis
       url: { type: 'string' },
       header: { type: 'string', multiple: true },
       'bearer-token-stdin': { type: 'boolean' },
+      'client-id': { type: 'string' },
+      'client-secret-stdin': { type: 'boolean' },
+      'client-metadata-url': { type: 'string' },
+      scope: { type: 'string', multiple: true },
+      'callback-port': { type: 'string' },
+      manual: { type: 'boolean' },
       'startup-timeout-ms': { type: 'string' },
       'tool-timeout-ms': { type: 'string' },
       json: { type: 'boolean' },
@@ -69,10 +79,16 @@ export async function mcpCommand(args: string[], out: Out, help: string): Promis
       if (name === undefined) throw new UsageError('hearth mcp remove NAME')
       if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
       return removeServer(client(), name, out)
+    case 'login':
+    case 'logout': {
+      if (name === undefined || rest.length > 0) throw new UsageError(`hearth mcp ${verb} NAME`)
+      const { mcpLogin, mcpLogout } = await import('./mcp-signin.ts')
+      return verb === 'login' ? mcpLogin(name, values, out, help) : mcpLogout(client(), name, out)
+    }
     case undefined:
-      throw new UsageError('hearth mcp needs a command: add, list or remove')
+      throw new UsageError('hearth mcp needs a command: add, list, remove, login or logout')
     default:
-      throw unknownSubcommand('mcp', verb, 'add, list or remove')
+      throw unknownSubcommand('mcp', verb, 'add, list, remove, login or logout')
   }
 }
 
@@ -118,8 +134,8 @@ function serverBody(command: string[], values: Record<string, unknown>): Record<
     Object.entries(timeouts).filter(([, v]) => v !== undefined),
   )
   if (local) {
-    if (values.header !== undefined || values['bearer-token-stdin'])
-      throw new UsageError('--header and --bearer-token-stdin are for a --url server')
+    if (values.header !== undefined || values['bearer-token-stdin'] || oauthBody(values))
+      throw new UsageError('--header, --bearer-token-stdin and the sign-in options are for a --url server')
     const env = pairs(values.env as string[] | undefined, '=', '--env')
     return {
       ...body,
@@ -132,7 +148,13 @@ function serverBody(command: string[], values: Record<string, unknown>): Record<
   if (values.env !== undefined || values.cwd !== undefined)
     throw new UsageError('--env and --cwd are for a server that runs a command')
   const headers = pairs(values.header as string[] | undefined, ':', '--header')
-  return { ...body, url, ...(Object.keys(headers).length > 0 ? { headers } : {}) }
+  const oauth = oauthBody(values)
+  return {
+    ...body,
+    url,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(oauth ? { oauth } : {}),
+  }
 }
 
 async function addServer(
@@ -143,16 +165,24 @@ async function addServer(
   out: Out,
 ): Promise<number> {
   const body = serverBody(command, values)
+  if (values['bearer-token-stdin'] && values['client-secret-stdin'])
+    throw new UsageError('standard input holds one secret: --bearer-token-stdin or --client-secret-stdin')
   if (values['bearer-token-stdin']) {
     const token = await readStdin()
     if (token === '') throw new CommandError('no bearer token on standard input')
     body.bearerToken = token
+  }
+  if (values['client-secret-stdin']) {
+    const secret = await readStdin()
+    if (secret === '') throw new CommandError('no client secret on standard input')
+    body.oauth = { ...(body.oauth as object), client_secret: secret }
   }
   const { etag, servers } = await serversOf(client)
   if (servers[name])
     throw new CommandError(`there is a server named ${name} already; hearth mcp remove ${name} first`)
   await patchServers(client, etag, { [name]: body })
   const secrets = ['env', 'headers', 'bearerToken'].filter((k) => body[k] !== undefined)
+  if (values['client-secret-stdin']) secrets.push('client secret')
   out.write(
     `saved MCP server ${name}${secrets.length > 0 ? ` (its ${secrets.join(', ')} in creds.json)` : ''}\n`,
   )
@@ -172,6 +202,7 @@ function marksOf(s: ServerRow): string {
     env.length > 0 ? `env ${env.join(', ')}` : null,
     headers.length > 0 ? `headers ${headers.join(', ')}` : null,
     s.bearerToken ? 'bearer token' : null,
+    signInOf(s),
   ]
     .filter(Boolean)
     .join('; ')
@@ -195,4 +226,31 @@ async function removeServer(client: HearthClient, name: string, out: Out): Promi
   await patchServers(client, etag, { [name]: null })
   out.write(`removed MCP server ${name} (and its secrets)\n`)
   return 0
+}
+
+/** A remote server's sign-in state for the list. */
+function signInOf(s: ServerRow): string | null {
+  if (!s.oauth) return null
+  if (s.oauth.signed_in) return s.oauth.expires_at ? `signed in (expires ${s.oauth.expires_at})` : 'signed in'
+  return s.bearerToken ? null : 'not signed in'
+}
+
+/** The sign-in options of `add` as the server's `oauth` settings, or null when none is given. */
+function oauthBody(values: Record<string, unknown>): Record<string, unknown> | null {
+  const port = values['callback-port']
+  const oauth = {
+    client_id: values['client-id'],
+    client_metadata_url: values['client-metadata-url'],
+    scopes: values.scope,
+    callback_port: port === undefined ? undefined : Number(port),
+  }
+  if (
+    port !== undefined &&
+    !(Number.isInteger(oauth.callback_port) && (oauth.callback_port as number) >= 1024)
+  )
+    throw new UsageError('--callback-port needs a port number from 1024 to 65535')
+  if (values['client-secret-stdin'] && !values['client-id'])
+    throw new UsageError('--client-secret-stdin goes with --client-id')
+  const given = Object.entries(oauth).filter(([, v]) => v !== undefined)
+  return given.length > 0 ? Object.fromEntries(given) : null
 }

@@ -209,6 +209,11 @@ export function sessionText(s: SessionRead, now: number): string {
 /** One line per MCP server the session's kernel loaded (docs/mcp.md); none without a kernel. */
 function mcpFields(availability: SessionRead['composition']['availability']): [string, string][] {
   return Object.values(availability).map((a) => {
+    if (a.sign_in === 'required')
+      return [
+        'mcp',
+        `${a.name}: needs a sign-in (run \`hearth mcp login ${a.name}\`, or set its bearerToken)`,
+      ]
     const state = a.state === 'ready' ? `ready (${a.tools.length} tools)` : a.state
     return ['mcp', `${a.name}: ${state}${a.reason ? `: ${a.reason}` : ''}`]
   })

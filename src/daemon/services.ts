@@ -14,6 +14,8 @@ import { Instructions } from '../instructions/index.ts'
 import type { KernelPool } from '../kernel/pool.ts'
 import { mcpServersOfSettings } from '../mcp/config.ts'
 import { SessionMcpServerLists, withSessionServers } from '../mcp/session-servers.ts'
+import { DaemonMcpAccess } from '../mcp/oauth/access.ts'
+import { McpSignIns } from '../mcp/oauth/signins.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import { Catalogue } from '../models/catalogue.ts'
 import { modelsCachePath } from '../models/catalogue-shape.ts'
@@ -85,7 +87,15 @@ export function composeServices(d: ServicesDeps): Services {
   const catalogSources = composeCatalog(d, sessions)
   d.settings.onCommit = (group, before, after) =>
     markNeedsReload(core, reloadScope(group, before, after), group)
-  const auth = new AuthService({ db: d.db, settings: d.settings, now: d.now, onError: d.onError })
+  const mcpAccess = new DaemonMcpAccess({ files: d.settings, now: d.now, onError: d.onError })
+  const mcpSignIns = new McpSignIns({ files: d.settings, now: d.now })
+  const auth = new AuthService({
+    db: d.db,
+    settings: d.settings,
+    now: d.now,
+    onError: d.onError,
+    mcp: mcpSignIns,
+  })
   const cacheRules = () => modelsSettingsOf(d.settings).cache_rules as CacheRule[]
   const models = new ModelsService({
     catalogue: new Catalogue(modelsCachePath(d.home)),
@@ -110,6 +120,7 @@ export function composeServices(d: ServicesDeps): Services {
         mcpServersOfSettings(d.settings, workspace, selection),
         sessionId ? sessionMcp.of(sessionId, workspace) : [],
       ),
+    mcpAccess,
     onNotice: d.onNotice,
     window,
     compaction,

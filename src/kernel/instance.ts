@@ -2,7 +2,7 @@
 // (`KernelProcess`, process.ts), with its state, the listener of its run, its background jobs
 // and its MCP servers as the process reported them.
 import { v7 as uuidv7 } from 'uuid'
-import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
+import type { McpAccessToken, McpRoot, McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo } from '../tools/types.ts'
 import type { KernelProcess } from './process.ts'
 import type { FromKernel, ToKernel } from './protocol.ts'
@@ -38,6 +38,8 @@ export class Kernel {
   mcp: McpServerStatus[] | null = null
   /** Told when the session's MCP servers change (the pool's onMcp). */
   onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
+  /** Gives out a signed-in server's access token when the kernel asks (the pool's onMcpToken). */
+  mcpToken: ((server: string, rejected?: string) => Promise<McpAccessToken | null>) | undefined
   /** Loads waiting for their answer (`mcp_state` with their id), by load id. */
   readonly #mcpWaiters = new Map<number, () => void>()
   #mcpLoads = 0
@@ -82,14 +84,31 @@ export class Kernel {
    * are none and none were loaded); resolves once it reported them (or the process ended).
    * `retry` starts quarantined servers again (a reload) although their settings are unchanged.
    */
-  loadMcp(servers: McpServerConfig[], retry = false): Promise<void> {
+  loadMcp(servers: McpServerConfig[], roots: McpRoot[], retry = false): Promise<void> {
     if (servers.length === 0 && (this.mcp?.length ?? 0) === 0) return Promise.resolve()
     if (!this.alive) return Promise.resolve()
     const loadId = ++this.#mcpLoads
     return new Promise((resolve) => {
       this.#mcpWaiters.set(loadId, resolve)
-      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers, retry })
+      this.send({ type: 'mcp_load', session_id: this.sessionId, load_id: loadId, servers, roots, retry })
     })
+  }
+
+  /** The session's roots changed (its workspace moved): its loaded servers are told. */
+  rootsChanged(roots: McpRoot[]): void {
+    if (this.alive && (this.mcp?.length ?? 0) > 0)
+      this.send({ type: 'mcp_roots', session_id: this.sessionId, roots })
+  }
+
+  /** Answers the kernel's token request (null when nothing gives tokens out, or it failed). */
+  async answerToken(msg: Extract<FromKernel, { type: 'mcp_token' }>): Promise<void> {
+    let token: McpAccessToken | null = null
+    try {
+      token = (await this.mcpToken?.(msg.server, msg.rejected)) ?? null
+    } catch {
+      // A refresh that failed outright: the server needs a sign-in, as with none.
+    }
+    this.host.send({ type: 'mcp_token', request_id: msg.request_id, token })
   }
 
   /** Resolves once the process has warmed up (or ended). */

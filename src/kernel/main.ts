@@ -193,7 +193,9 @@ process.on('message', (msg: ToKernel) => {
     void tools.stopJobs(msg.session_id)
     void mcp.close(msg.session_id)
   } else if (msg.type === 'mcp_load')
-    void mcp.load(msg.session_id, msg.load_id, msg.servers, msg.retry === true)
+    void mcp.load(msg.session_id, msg.load_id, msg.servers, msg.roots, msg.retry === true)
+  else if (msg.type === 'mcp_token') mcp.tokenAnswered(msg)
+  else if (msg.type === 'mcp_roots') mcp.rootsChanged(msg.session_id, msg.roots)
   else if (msg.type === 'mcp_close') {
     void mcp.close(msg.session_id)
     tools.releaseShell(msg.session_id)

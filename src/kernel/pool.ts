@@ -6,7 +6,7 @@
 // for `spareIdleMs`. bench/notes/kernels.md ("The shape of the pool") has the figures behind this shape.
 // Each process remembers the bundle it was forked from (bundle.ts): one of a replaced bundle
 // takes no new session, and an upgrade (upgrade.ts) moves a session off it.
-import type { McpServerStatus } from '../mcp/types.ts'
+import type { McpAccessToken, McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { KernelBundle } from './bundle.ts'
 import { Kernel, type KernelState } from './instance.ts'
@@ -61,6 +61,10 @@ export class KernelPool {
   onBundleChanged: ((staleSessions: string[]) => void) | undefined
   /** A session's MCP servers changed (loaded, one exited, or they stopped with its kernel). */
   onMcp: ((sessionId: string, servers: McpServerStatus[] | null) => void) | undefined
+  /** A session's kernel asks for a signed-in server's access token (null: it needs a sign-in). */
+  onMcpToken:
+    | ((sessionId: string, server: string, rejected?: string) => Promise<McpAccessToken | null>)
+    | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
   /** The bundle kernels are forked from; a process of an older one takes no new session. */
@@ -124,6 +128,7 @@ export class KernelPool {
     const k = new Kernel(host, sessionId)
     k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
     k.onMcp = (servers) => this.onMcp?.(sessionId, servers)
+    k.mcpToken = (server, rejected) => this.onMcpToken?.(sessionId, server, rejected) ?? Promise.resolve(null)
     this.#bySession.set(sessionId, k)
     return k
   }

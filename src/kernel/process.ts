@@ -91,6 +91,13 @@ export class KernelProcess {
             if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers, msg.load_id)
           return
         }
+        if (msg.type === 'mcp_token') {
+          const k = [...this.sessions].find((s) => s.sessionId === msg.session_id)
+          // A session gone meanwhile: its server is being closed, it gets no token.
+          if (k) void k.answerToken(msg)
+          else this.send({ type: 'mcp_token', request_id: msg.request_id, token: null })
+          return
+        }
         // Answers to an upgrade's ping (upgrade.ts listens for them itself).
         if (msg.type === 'pong') return
         if (msg.type === 'groups') {

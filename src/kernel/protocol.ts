@@ -2,7 +2,7 @@
 // The daemon sends a `step` (one model call) under a step id and the step's tool calls under
 // their run's id; the kernel answers a step's events, its checked calls and `step_ended`
 // with the step id, and a call's output and result with the run id.
-import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
+import type { McpAccessToken, McpRoot, McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { NeutralEvent, NeutralRequest, NeutralTool, TransportProfile } from '../providers/types.ts'
 import type {
   JobInfo,
@@ -19,7 +19,7 @@ import type {
  * daemon refuses a kernel that speaks another (an upgrade's validation, src/kernel/upgrade.ts).
  * Raise it whenever a message changes shape.
  */
-export const KERNEL_PROTOCOL = 3
+export const KERNEL_PROTOCOL = 4
 
 /** A profile's stream limits, when it sets them (else the transport's defaults). */
 export interface StepLimits {
@@ -83,8 +83,22 @@ export type ToKernel =
    * The MCP servers the session uses now (secrets included: the kernel connects with them);
    * answered by `mcp_state` once each has started or failed.
    */
-  /** `retry`: servers that failed or exited are started again although their settings are unchanged. */
-  | { type: 'mcp_load'; session_id: string; load_id: number; servers: McpServerConfig[]; retry?: boolean }
+  /**
+   * `retry`: servers that failed or exited are started again although their settings are
+   * unchanged. `roots`: what `roots/list` answers (the workspace and allowed roots).
+   */
+  | {
+      type: 'mcp_load'
+      session_id: string
+      load_id: number
+      servers: McpServerConfig[]
+      roots: McpRoot[]
+      retry?: boolean
+    }
+  /** The answer to the kernel's `mcp_token` of the same id (null: the server needs a sign-in). */
+  | { type: 'mcp_token'; request_id: number; token: McpAccessToken | null }
+  /** The session's roots changed (its workspace moved): its servers are told. */
+  | { type: 'mcp_roots'; session_id: string; roots: McpRoot[] }
   /** The session left this process: its MCP servers stop, and its shell goes. */
   | { type: 'mcp_close'; session_id: string }
   | { type: 'shutdown' }
@@ -135,6 +149,11 @@ export type FromKernel =
    * its own (a server exited, its tool list changed: no `load_id`).
    */
   | { type: 'mcp_state'; session_id: string; load_id?: number; servers: McpServerStatus[] }
+  /**
+   * The access token of a signed-in server, asked before a request when the kernel has none
+   * or it expires within 60 s, and again with `rejected` when the server refused it (401).
+   */
+  | { type: 'mcp_token'; session_id: string; server: string; request_id: number; rejected?: string }
   | { type: 'pong'; id: number; build: string; protocol: number }
   /** The process groups of every command running now (shell calls and jobs), when they change. */
   | { type: 'groups'; pgids: number[] }

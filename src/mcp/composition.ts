@@ -1,6 +1,7 @@
 // What a session's composition shows of its MCP servers: `availability` has every server the
 // session's kernel was asked to load, with its state; `quarantine` lists those left out of
-// the session (failed to start, exited), each with its reason. Built from the kernel's
+// the session (failed to start, exited), each with its reason and whether it needs a sign-in
+// (a client offers it). Built from the kernel's
 // reports (`mcp_state`), kept per session while the session has its kernel.
 import type { McpServerStatus } from './types.ts'
 
@@ -13,6 +14,8 @@ export interface McpAvailability {
   since: string
   /** The names its tools are offered under. */
   tools: string[]
+  /** `required`: it refused hearth and needs a sign-in (`hearth mcp login NAME`). */
+  sign_in: 'required' | null
 }
 
 export interface McpQuarantined {
@@ -21,6 +24,7 @@ export interface McpQuarantined {
   state: 'failed' | 'exited'
   reason: string
   since: string
+  sign_in: 'required' | null
 }
 
 export interface CompositionView {
@@ -42,6 +46,7 @@ export function compositionOf(servers: readonly McpServerStatus[] | null | undef
         state: s.state as 'failed' | 'exited',
         reason: s.reason ?? s.state,
         since: s.since,
+        sign_in: s.sign_in ?? null,
       })),
     availability: Object.fromEntries(
       list.map((s) => [
@@ -54,6 +59,7 @@ export function compositionOf(servers: readonly McpServerStatus[] | null | undef
           reason: s.reason,
           since: s.since,
           tools: s.tools.map((t) => t.name),
+          sign_in: s.sign_in ?? null,
         },
       ]),
     ),

@@ -2,11 +2,14 @@
 // their secrets from creds.json `mcp.<name>`: read when a run starts, so a run uses the
 // servers as the settings are then. Disabled servers are left out, and a session's
 // `selection.mcp` entry for a server wins over its `enabled`.
-import { isAbsolute, resolve } from 'node:path'
+import { realpathSync } from 'node:fs'
+import { basename, isAbsolute, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { FileContents, JsonObject } from '../settings/files.ts'
 import { isObject, objectAt } from '../settings/merge.ts'
 import type { Settings } from '../settings/service.ts'
-import type { McpServerConfig } from './types.ts'
+import { tokensOf } from './oauth/record.ts'
+import type { McpRoot, McpServerConfig } from './types.ts'
 
 /** A server's start (spawn or connect, initialize, list its tools) may take this long. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -25,6 +28,7 @@ function serverOf(
   s: JsonObject,
   secrets: JsonObject,
   workspace: string,
+  signedInAt: string | null,
 ): McpServerConfig | null {
   const common = {
     name,
@@ -54,6 +58,7 @@ function serverOf(
       url: s.url,
       headers: stringMap(secrets.headers),
       bearer_token: typeof secrets.bearerToken === 'string' ? secrets.bearerToken : null,
+      oauth: signedInAt,
     }
   return null
 }
@@ -72,7 +77,9 @@ export function mcpServersOf(
   const out: McpServerConfig[] = []
   for (const [name, s] of Object.entries(servers)) {
     if (!isObject(s) || !(selection[name] ?? s.enabled !== false)) continue
-    const server = serverOf(name, s, objectAt(secrets, name), workspace)
+    // Only the sign-in's generation crosses to the kernel: the token is asked for apart.
+    const signedInAt = tokensOf(files, name)?.signed_in_at ?? null
+    const server = serverOf(name, s, objectAt(secrets, name), workspace, signedInAt)
     if (server) out.push(server)
   }
   return out
@@ -106,4 +113,22 @@ export function scrub(text: string, secrets: readonly string[]): string {
   let out = text
   for (const s of secrets) out = out.split(s).join('[redacted]')
   return out
+}
+
+/**
+ * The session's roots as its servers are offered them: the workspace, then the allowed
+ * roots (settings `tools.allowed_roots`), each once, as `file://` URIs named by their folder.
+ */
+export function mcpRootsOf(workspace: string, allowedRoots: readonly string[]): McpRoot[] {
+  const paths = [...new Set([workspace, ...allowedRoots].map(realPath))]
+  return paths.map((p) => ({ uri: pathToFileURL(p).href, name: basename(p) || p }))
+}
+
+/** The path with its links resolved, as file tools see it (a path that is gone stays as given). */
+function realPath(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
 }

@@ -18,8 +18,33 @@ export type McpServerConfig = {
   disabled_tools: string[]
 } & (
   | { transport: 'stdio'; command: string; args: string[]; cwd: string | null; env: Record<string, string> }
-  | { transport: 'http'; url: string; headers: Record<string, string>; bearer_token: string | null }
+  | {
+      transport: 'http'
+      url: string
+      headers: Record<string, string>
+      bearer_token: string | null
+      /**
+       * The server's sign-in generation (when its tokens were obtained), or null when it has
+       * no sign-in. The kernel asks the daemon for the access token itself (`mcp_token`), so
+       * a refresh changes nothing here while a new sign-in restarts the connection.
+       */
+      oauth: string | null
+    }
 )
+
+/** An access token of a signed-in server, as the daemon hands it to the kernel that asked. */
+export interface McpAccessToken {
+  access_token: string
+  /** When it expires (ms since the epoch), when the server said. */
+  expires_at: number | null
+}
+
+/** A directory the session's servers may work in, as MCP roots list it. */
+export interface McpRoot {
+  /** A `file://` URI. */
+  uri: string
+  name: string
+}
 
 /** Where a server is: starting, serving its tools, or left out of the session with a reason. */
 export type McpServerState = 'starting' | 'ready' | 'failed' | 'exited'
@@ -44,4 +69,6 @@ export interface McpServerStatus {
   /** When it reached this state (ISO 8601). */
   since: string
   tools: McpOfferedTool[]
+  /** `required`: it refused hearth (HTTP 401) and no usable token exists: it needs a sign-in. */
+  sign_in: 'required' | null
 }

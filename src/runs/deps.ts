@@ -4,6 +4,7 @@
 import type { CompactionSettings } from '../context/summary.ts'
 import type { SessionTools } from '../context/tools.ts'
 import type { KernelPool } from '../kernel/pool.ts'
+import type { McpAccess } from '../mcp/oauth/access.ts'
 import type { McpServerConfig } from '../mcp/types.ts'
 import type { CacheRule } from '../models/cache-policy.ts'
 import type { TransportProfile } from '../providers/types.ts'
@@ -28,6 +29,8 @@ export interface RunsDeps {
    * the session's own servers (absent: none).
    */
   mcp?: (workspace: string, selection?: Record<string, boolean>, sessionId?: string) => McpServerConfig[]
+  /** Access tokens of signed-in MCP servers (absent: no server is signed in). */
+  mcpAccess?: McpAccess
   /** Logs a warning (an MCP server that failed to start or exited). */
   onNotice?: (fields: Record<string, unknown>, message: string) => void
   /** The tools requests offer (built-in and registered sources). */

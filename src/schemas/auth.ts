@@ -1,4 +1,5 @@
-// Group `auth`: provider sign-in (browser and device OAuth run by the daemon) and saved accounts.
+// Group `auth`: provider sign-in (browser and device OAuth run by the daemon) and saved accounts,
+// and the sign-in to remote MCP servers (provider and account `mcp:<server>`).
 // Callback and PKCE material never appear here: not in a Login, not in a problem.
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
@@ -41,7 +42,7 @@ export const Login = Type.Object(
     failure: Nullable(
       Type.String({
         description:
-          'Why it failed, e.g. daemon_restarted, timed_out, callback_port_busy, provider_refused, cli_missing',
+          'Why it failed, e.g. daemon_restarted, timed_out, callback_port_busy, provider_refused, cli_missing; for an MCP server also resource_mismatch, issuer_mismatch, pkce_not_supported, no_authorization_server, client_id_required, registration_failed, discovery_failed, unreachable',
       }),
     ),
   },
@@ -51,7 +52,13 @@ export type Login = Static<typeof Login>
 
 export const LoginRequest = Type.Object(
   {
-    provider: Type.String({ minLength: 1, maxLength: 64, examples: ['chatgpt'] }),
+    provider: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      examples: ['chatgpt', 'mcp:docs'],
+      description:
+        "A provider's extension, or `mcp:<server>` for a remote MCP server of settings group `mcp`",
+    }),
     flow: Type.Enum(['browser', 'manual', 'device', 'cli'], {
       description:
         "browser: the daemon listens for the redirect; manual: paste the response; device: enter the code the login's instructions show at its URL, and the daemon polls the provider; cli: the daemon takes the token of the provider's signed-in command-line tool and saves it (the provider's `flows` say which it offers)",
@@ -114,7 +121,7 @@ export const authOps = defineOps({
     path: '/auth',
     summary: 'Sign-in providers, saved accounts (redacted) and unfinished logins',
     description:
-      'The providers on offer (enabled extensions with a sign-in, signed in or out), the accounts saved in creds.json as descriptors without their secrets, and the logins not yet finished.',
+      'The providers on offer (enabled extensions with a sign-in, signed in or out, then the remote MCP servers as `mcp:<server>`), the accounts saved in creds.json as descriptors without their secrets (an MCP sign-in as account `mcp:<server>`), and the logins not yet finished.',
     tags: ['auth'],
     capability: CAP,
     responses: { 200: { description: 'The sign-in state', schema: Auth } },
@@ -125,7 +132,7 @@ export const authOps = defineOps({
     path: '/auth/logins/{login_id}',
     summary: 'Start a sign-in (idempotent by id)',
     description:
-      'Creates the login (201 with Location and ETag). A repeat with the same intent returns the same login with 200 and starts nothing; a different intent on the same id is 409. At most eight unfinished logins. A device login answers once the provider gave its code; a cli login answers once it ended (complete or failed).',
+      'Creates the login (201 with Location and ETag). A repeat with the same intent returns the same login with 200 and starts nothing; a different intent on the same id is 409. At most eight unfinished logins. A device login answers once the provider gave its code; a cli login answers once it ended (complete or failed). An MCP server (`mcp:<server>`) answers once its authorization was discovered and the client chosen, and has one unfinished login at a time (a second is 409 login_conflict).',
     tags: ['auth'],
     capability: CAP,
     params: LoginParams,
@@ -196,7 +203,7 @@ export const authOps = defineOps({
     path: '/auth/accounts/{account_id}',
     summary: 'Remove a saved account',
     description:
-      'Rejected while a saved profile references the account. A request that already holds its credential finishes with it.',
+      'Rejected while a saved profile references the account. A request that already holds its credential finishes with it. Account `mcp:<server>` is an MCP sign-in: its tokens are revoked at the authorization server where it offers revocation, then deleted (the registered client stays).',
     tags: ['auth'],
     capability: CAP,
     params: AccountParams,

@@ -17,6 +17,14 @@ export const Cursor = Type.Object(
 )
 
 /** An MCP server of a session, as its kernel loaded it. */
+/** Whether a server left out needs a sign-in (docs/mcp.md, "Signed-in servers in a session"). */
+const SignIn = Nullable(
+  Type.Enum(['required'], {
+    description:
+      '`required`: the server refused hearth (HTTP 401) and no usable token exists; `hearth mcp login NAME` signs in, and the next run or reload starts it again',
+  }),
+)
+
 export const McpAvailability = Type.Object(
   {
     kind: Type.Literal('mcp'),
@@ -26,6 +34,7 @@ export const McpAvailability = Type.Object(
     reason: Nullable(Type.String({ description: 'Why it failed or exited; never one of its secrets' })),
     since: Timestamp,
     tools: Type.Array(Type.String(), { description: 'The names its tools are offered to the model under' }),
+    sign_in: SignIn,
   },
   { additionalProperties: false, $id: 'McpAvailability' },
 )
@@ -52,6 +61,7 @@ export const Quarantined = Type.Object(
     state: Type.Enum(['failed', 'exited']),
     reason: Type.String(),
     since: Timestamp,
+    sign_in: SignIn,
   },
   { additionalProperties: false, $id: 'Quarantined' },
 )

@@ -7,6 +7,7 @@ import { upgradeKernel } from '../client/kernel-view.ts'
 import { RELOAD_TARGETS, reload } from '../client/reload-view.ts'
 import { SIGN_IN_EXTENSIONS } from '../schemas/extensions.ts'
 import type { ChangesMode } from './changes-screen.ts'
+import { MCP_LOGIN, mcpProvider, serverToSignIn } from './mcp-sign-in.ts'
 import type { SessionLink } from './session-link.ts'
 import type { Templates } from './templates.ts'
 import { workText } from './work-command.ts'
@@ -182,6 +183,16 @@ export const COMMANDS: SlashCommand[] = [
     argumentHint: '[PROVIDER]',
     values: SIGN_IN_EXTENSIONS,
     run: (ctx) => ctx.login(ctx.args || undefined),
+  },
+  {
+    name: MCP_LOGIN,
+    description: 'sign in to an MCP server that needs it (the next message starts it)',
+    argumentHint: '[NAME]',
+    run: (ctx) => {
+      const which = serverToSignIn(ctx.args, ctx.link.session)
+      if ('problem' in which) return ctx.say(which.problem, 'warn')
+      ctx.login(mcpProvider(which.server))
+    },
   },
   {
     name: 'quota',

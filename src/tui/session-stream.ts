@@ -9,6 +9,7 @@ import { v7 as uuidv7 } from 'uuid'
 import type { HearthClient } from '../client/client.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { SessionRead } from '../schemas/session-read.ts'
+import { SignInNotices } from './mcp-sign-in.ts'
 import { type HistoryEntry, problemLine, type Transcript } from './transcript.ts'
 
 /** History entries the first page of an opened session holds; older ones are read on demand. */
@@ -38,6 +39,8 @@ export class SessionStream {
   /** Inputs sent from here, and the runs serving them. */
   protected readonly sent = new Set<string>()
   readonly #ownRuns = new Set<string>()
+  /** MCP servers that need a sign-in, each said once. */
+  readonly #signIns = new SignInNotices()
 
   constructor(client: () => HearthClient, transcript: Transcript) {
     this.client = client
@@ -62,6 +65,7 @@ export class SessionStream {
     this.close()
     this.transcript.clear()
     this.session = undefined
+    this.#signIns.clear()
     const stop = new AbortController()
     this.#stop = stop
     let ready!: () => void
@@ -131,6 +135,7 @@ export class SessionStream {
         // A session waiting for an approval when it opens asks it here.
         if (blocking && blocking.kind === 'approval') this.transcript.apply('approval.requested', blocking)
       }
+      this.#sayNeededSignIns(data.session.composition.quarantine)
       this.onChange()
       return
     }
@@ -221,6 +226,10 @@ export class SessionStream {
         // Ended: the session's kernel (and whether it is stale) is read again.
         if (p.stage === null) void this.refresh()
         break
+      case 'composition.changed':
+        s.composition = { ...s.composition, quarantine: p.quarantine, availability: p.availability }
+        this.#sayNeededSignIns(p.quarantine)
+        break
       case 'session.configured':
         Object.assign(s, configuredFields(p.changes))
         if (p.changes && 'approval_policy' in p.changes)
@@ -228,6 +237,11 @@ export class SessionStream {
             p.changes.approval_policy
         break
     }
+  }
+
+  #sayNeededSignIns(quarantine: SessionRead['composition']['quarantine'] | undefined): void {
+    for (const text of this.#signIns.next(quarantine ?? []))
+      this.transcript.notice(text, this.transcript.theme.warn)
   }
 
   /** Reads the session again (usage figures, phase) after a run. */

@@ -23,6 +23,18 @@ interface Listener {
 
 export class PortBusyError extends Error {}
 
+/** A port free on 127.0.0.1 now: the redirect URI of a manual login that takes any port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
 const page = (title: string, message: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:sans-serif;margin:3em">` +
   `<h1>${title}</h1><p>${message.replace(/[<>&]/g, '')}</p></body>`

@@ -22,6 +22,7 @@ export const POLL_MARGIN_MS = 50
 export const DEVICE_REQUEST_TIMEOUT_MS = 30_000
 /** The flows a plugin offers (GET /auth `flows`; a PUT with another is `flow_not_offered`). */
 export function flowsOf(plugin: SignInPlugin): LoginRequest['flow'][] {
+  if (plugin.flows) return [...plugin.flows]
   if (plugin.protocol === 'oauth2_pkce') return ['browser', 'manual']
   return plugin.fromCli ? ['device', 'cli'] : ['device']
 }

@@ -21,7 +21,8 @@ import type { Db } from '../../store/db.ts'
 import { intentOf } from '../../util/canonical.ts'
 import { requireIfMatch } from '../../util/preconditions.ts'
 import { uuidV7Time } from '../../util/uuid.ts'
-import { browserInstructions, type CallbackHit, CallbackListeners, PortBusyError } from './callbacks.ts'
+import { startBrowser } from './browser.ts'
+import { type CallbackHit, CallbackListeners } from './callbacks.ts'
 import {
   cliLogin,
   deviceFailure,
@@ -33,7 +34,7 @@ import {
   safeCode,
   startFailure,
 } from './device.ts'
-import { type FlowSecrets, newFlowSecrets, parsePastedResponse } from './pkce.ts'
+import { type FlowSecrets, parsePastedResponse } from './pkce.ts'
 import { etagOf, type LoginRow, LoginRows, toLogin } from './rows.ts'
 
 export { etagOf, toLogin }
@@ -81,6 +82,7 @@ type Flow = BrowserFlow | DeviceFlow
 /** A PUT waiting for the provider's device code: its row does not exist yet. */
 interface Starting {
   intent: string
+  provider: string
   abort: AbortController
   done: Promise<unknown>
 }
@@ -147,24 +149,41 @@ export class SignInEngine {
     if (!offered.includes(req.flow))
       throw new HearthError(
         'flow_not_offered',
-        `${plugin.label} signs in with the flow ${offered.join(' or ')}, not ${req.flow}`,
+        offered.length === 0
+          ? `${plugin.label} offers no sign-in${plugin.detail ? ` (${plugin.detail})` : ''}`
+          : `${plugin.label} signs in with the flow ${offered.join(' or ')}, not ${req.flow}`,
       )
+    if (plugin.oneAtATime) this.#refuseSecond(plugin)
     if (this.#rows.unfinishedCount() + this.#starting.size >= MAX_UNFINISHED)
       throw new HearthError(
         'too_many_logins',
         `${MAX_UNFINISHED} logins are unfinished; finish or cancel one`,
       )
-    if (plugin.protocol === 'oauth2_pkce')
-      return { status: 201, row: await this.#begin(id, req, plugin, intent) }
-    if (req.flow === 'cli') return { status: 201, row: await this.#beginCli(id, plugin, intent) }
+    if (req.flow === 'cli')
+      return { status: 201, row: await this.#beginCli(id, plugin as DevicePlugin, intent) }
     const abort = new AbortController()
-    const done = this.#beginDevice(id, plugin, intent, abort)
-    this.#starting.set(id, { intent, abort, done })
+    const done =
+      plugin.protocol === 'oauth2_pkce'
+        ? this.#begin(id, req, plugin, intent, abort)
+        : this.#beginDevice(id, plugin, intent, abort)
+    this.#starting.set(id, { intent, provider: plugin.extension, abort, done })
     try {
       return { status: 201, row: await done }
     } finally {
       this.#starting.delete(id)
     }
+  }
+
+  /** A plugin with one sign-in (an MCP server): a second unfinished login is a conflict. */
+  #refuseSecond(plugin: SignInPlugin): void {
+    const busy =
+      this.#rows.unfinished().some((r) => r.provider === plugin.extension) ||
+      [...this.#starting.values()].some((s) => s.provider === plugin.extension)
+    if (busy)
+      throw new HearthError(
+        'login_conflict',
+        `A sign-in to ${plugin.label} is under way; finish or cancel it first`,
+      )
   }
 
   get(id: string): LoginRow {
@@ -205,28 +224,23 @@ export class SignInEngine {
     this.#rows.finish(id, 'cancelled', { failure: null, progress: 'cancelled' }, this.#d.now())
   }
 
-  async #begin(id: string, req: LoginRequest, plugin: BrowserPlugin, intent: string): Promise<LoginRow> {
-    const now = this.#d.now()
-    const secrets = newFlowSecrets()
-    const abort = new AbortController()
-    let port: number | null = null
-    let failure: string | null = null
-    if (req.flow === 'browser') {
-      try {
-        port = await this.#listeners.add(plugin.callback, secrets.state, (hit) => this.#onCallback(id, hit))
-      } catch (err) {
-        if (!(err instanceof PortBusyError)) throw err
-        failure = 'callback_port_busy'
-      }
-    }
-    const redirectUri = `http://${plugin.callback.redirectHost}:${port ?? plugin.callback.port}${plugin.callback.path}`
-    const url = plugin.authorize({
-      redirectUri,
-      state: secrets.state,
-      verifier: secrets.verifier,
-      challenge: secrets.challenge,
+  /** A browser or manual login: its start (browser.ts), then its row, deadline and flow. */
+  async #begin(
+    id: string,
+    req: LoginRequest,
+    plugin: BrowserPlugin,
+    intent: string,
+    abort: AbortController,
+  ): Promise<LoginRow> {
+    const { secrets, port, redirectUri, url, instructions, failure } = await startBrowser({
+      plugin,
+      flow: req.flow,
+      listeners: this.#listeners,
+      onCallback: (hit) => this.#onCallback(id, hit),
+      abort,
+      onError: this.#d.onError,
     })
-    const instructions = browserInstructions(plugin, req.flow, failure)
+    const now = this.#d.now()
     this.#rows.insert({
       id,
       provider: plugin.extension,

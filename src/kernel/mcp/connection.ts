@@ -16,9 +16,17 @@ import {
 import { BUILD } from '../../build-info.ts'
 import { scrub, secretsOf } from '../../mcp/config.ts'
 import { mcpToolName, withHash } from '../../mcp/names.ts'
-import type { McpOfferedTool, McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
+import type { McpOfferedTool, McpRoot, McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
 import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
+import { type AskToken, ServerAuth, signInReason } from './auth.ts'
 import { toToolResult } from './results.ts'
+import { ROOTS_CAPABILITY, serveRoots, tellRootsChanged } from './roots.ts'
+
+/** What a connection asks of its session: a signed-in server's token, and the session's roots. */
+export interface SessionLink {
+  token: AskToken
+  roots: () => readonly McpRoot[]
+}
 
 /** Characters of a server's stderr kept to explain why it failed or exited. */
 const STDERR_TAIL_CHARS = 2000
@@ -47,6 +55,7 @@ export class McpConnection {
   readonly #client: Client
   readonly #transport: Transport
   readonly #secrets: string[]
+  readonly #auth: ServerAuth
   #stderr = ''
   #closing = false
   #calls = 0
@@ -56,9 +65,10 @@ export class McpConnection {
   /** Told when a serving server's tool list changed (`notifications/tools/list_changed`). */
   onChange: (() => void) | undefined
 
-  constructor(config: McpServerConfig) {
+  constructor(config: McpServerConfig, link: SessionLink) {
     this.config = config
     this.#secrets = secretsOf(config)
+    this.#auth = new ServerAuth(config.transport === 'http' && config.oauth ? link.token : null)
     this.status = {
       name: config.name,
       transport: config.transport,
@@ -66,8 +76,10 @@ export class McpConnection {
       reason: null,
       since: new Date().toISOString(),
       tools: [],
+      sign_in: null,
     }
-    this.#client = new Client({ name: 'hearth', version: BUILD }, { capabilities: {} })
+    this.#client = new Client({ name: 'hearth', version: BUILD }, { capabilities: { ...ROOTS_CAPABILITY } })
+    serveRoots(this.#client, link.roots)
     this.#transport = this.#newTransport()
     this.#client.onclose = () => this.#closed()
     this.#client.setNotificationHandler(ProgressNotificationSchema, (n) => this.#onProgress(n.params))
@@ -94,6 +106,7 @@ export class McpConnection {
     if (c.bearer_token) headers.Authorization = `Bearer ${c.bearer_token}`
     return new StreamableHTTPClientTransport(new URL(c.url), {
       requestInit: { headers },
+      fetch: this.#auth.fetch,
       // A server that went away is reported, not retried for minutes.
       reconnectionOptions: {
         initialReconnectionDelay: 1000,
@@ -174,13 +187,26 @@ export class McpConnection {
   }
 
   #set(state: McpServerStatus['state'], reason: string | null): void {
+    // Left out because it refused hearth: what to do is the reason, whatever failed next.
+    const signIn = state !== 'ready' && state !== 'starting' && this.#auth.signInRequired
     this.status = {
       ...this.status,
-      state,
-      reason,
+      state: signIn ? 'failed' : state,
+      reason: signIn ? signInReason(this.config.name) : reason,
       since: new Date().toISOString(),
       tools: state === 'ready' ? [...this.tools.values()] : [],
+      sign_in: signIn ? 'required' : null,
     }
+  }
+
+  /** The session's roots changed: a serving server is told (it lists them again when it wants). */
+  rootsChanged(): void {
+    if (this.status.state === 'ready') tellRootsChanged(this.#client)
+  }
+
+  /** Its secrets from settings and the access tokens it was given. */
+  get #allSecrets(): string[] {
+    return [...this.#secrets, ...this.#auth.seen]
   }
 
   /** Why, in a sentence, with the server's last stderr lines; never one of its secrets. */
@@ -188,7 +214,7 @@ export class McpConnection {
     const message = err === undefined ? '' : `: ${(err as Error)?.message ?? String(err)}`
     const stderr = this.#stderr.trim()
     const tail = stderr ? ` (stderr: ${stderr.split('\n').slice(-5).join(' | ')})` : ''
-    return scrub(`${what}${message}${tail}`, this.#secrets).slice(0, REASON_CHARS)
+    return scrub(`${what}${message}${tail}`, this.#allSecrets).slice(0, REASON_CHARS)
   }
 
   #closed(): void {
@@ -234,7 +260,7 @@ export class McpConnection {
         // Aborting (an interrupt, the timeout) sends notifications/cancelled to the server.
         { signal: AbortSignal.any([signal, deadline.signal]), timeout: NO_SDK_TIMEOUT_MS },
       )
-      return toToolResult(result, meta, this.#secrets)
+      return toToolResult(result, meta, this.#allSecrets)
     } catch (err) {
       return this.#callFailed(err, signal, deadline.signal, meta)
     } finally {
@@ -272,7 +298,7 @@ export class McpConnection {
         meta,
       }
     if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed)
-      return { outcome: 'error', output: scrub(err.message, this.#secrets), meta }
+      return { outcome: 'error', output: scrub(err.message, this.#allSecrets), meta }
     // The connection itself failed: the process exited or the endpoint went away.
     if (this.status.state === 'ready') {
       this.#set('exited', this.#reason('the server stopped answering', err))

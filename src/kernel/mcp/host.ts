@@ -2,13 +2,17 @@
 // server the daemon asked for (`mcp_load`). A load keeps the servers whose configuration
 // is unchanged, closes those removed or changed and starts the new ones, then reports every
 // server's state (`mcp_state`); a server that fails to start or exits later is reported
-// with its reason and the session goes on without it. The SDK is loaded only when a
-// session has servers, so kernels of sessions without any never pay for it.
+// with its reason and the session goes on without it. A signed-in server's token is asked
+// of the daemon when the connection needs it (auth.ts); the session's roots come with each
+// load and with `mcp_roots` (a workspace move), and every server is told when they change
+// (roots.ts). The SDK is loaded only when a session has servers, so kernels of sessions
+// without any never pay for it.
 import { createHash } from 'node:crypto'
 import { MCP_PREFIX } from '../../mcp/names.ts'
-import type { McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
+import type { McpRoot, McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
 import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
-import type { FromKernel } from '../protocol.ts'
+import type { FromKernel, ToKernel } from '../protocol.ts'
+import { TokenRequests } from './auth.ts'
 import type { McpConnection } from './connection.ts'
 
 type Send = (msg: FromKernel) => void
@@ -34,6 +38,10 @@ function loadClient(): Promise<ClientModule> {
 /** The start of every namespaced name of a server's tools (as mcpToolName writes them). */
 const namespacePrefix = (server: string) => `${MCP_PREFIX}${server}__`.replace(/[^A-Za-z0-9_-]/g, '_')
 
+/** Two lists of roots alike (roots.ts is the client bundle's, not the kernel's: the SDK stays out). */
+const sameRoots = (a: readonly McpRoot[] | undefined, b: readonly McpRoot[]) =>
+  JSON.stringify(a ?? []) === JSON.stringify(b)
+
 const fingerprintOf = (c: McpServerConfig) => createHash('sha256').update(JSON.stringify(c)).digest('hex')
 
 /** Characters of a call's arguments shown in its summary. */
@@ -44,13 +52,37 @@ export class McpHost {
   readonly #sessions = new Map<string, Map<string, Server>>()
   /** Loads of a session run one after another. */
   readonly #queue = new Map<string, Promise<void>>()
+  /** Each session's roots, as the daemon last sent them. */
+  readonly #roots = new Map<string, McpRoot[]>()
+  readonly #tokens: TokenRequests
 
   constructor(send: Send) {
     this.#send = send
+    this.#tokens = new TokenRequests(send)
+  }
+
+  /** The daemon's answer to a token request. */
+  tokenAnswered(msg: Extract<ToKernel, { type: 'mcp_token' }>): void {
+    this.#tokens.answered(msg)
+  }
+
+  /** The session's roots are these now: its running servers are told when they changed. */
+  rootsChanged(sessionId: string, roots: McpRoot[]): void {
+    if (sameRoots(this.#roots.get(sessionId), roots)) return
+    this.#roots.set(sessionId, roots)
+    for (const s of this.#sessions.get(sessionId)?.values() ?? []) s.conn.rootsChanged()
   }
 
   /** Brings the session's servers to `configs`, then reports their states. */
-  load(sessionId: string, loadId: number, configs: McpServerConfig[], retry = false): Promise<void> {
+  load(
+    sessionId: string,
+    loadId: number,
+    configs: McpServerConfig[],
+    roots: McpRoot[],
+    retry = false,
+  ): Promise<void> {
+    // In the order the messages came: a later `mcp_roots` is newer than this load's.
+    this.rootsChanged(sessionId, roots)
     const before = this.#queue.get(sessionId) ?? Promise.resolve()
     const next = before.then(() => this.#load(sessionId, loadId, configs, retry)).catch(() => {})
     this.#queue.set(sessionId, next)
@@ -75,7 +107,10 @@ export class McpHost {
       const { McpConnection } = await loadClient()
       for (const c of configs) {
         if (servers.has(c.name)) continue
-        const conn = new McpConnection(c)
+        const conn = new McpConnection(c, {
+          token: (rejected) => this.#tokens.ask(sessionId, c.name, rejected),
+          roots: () => this.#roots.get(sessionId) ?? [],
+        })
         conn.onExit = () => this.#report(sessionId)
         conn.onChange = () => this.#report(sessionId)
         servers.set(c.name, { fingerprint: fingerprintOf(c), conn, started: conn.start() })
@@ -171,6 +206,7 @@ export class McpHost {
   async close(sessionId: string): Promise<void> {
     const servers = this.#sessions.get(sessionId)
     this.#sessions.delete(sessionId)
+    this.#roots.delete(sessionId)
     await Promise.all([...(servers?.values() ?? [])].map((s) => s.conn.close()))
   }
 

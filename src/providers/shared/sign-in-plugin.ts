@@ -40,6 +40,8 @@ export interface AuthorizeInput {
   /** PKCE S256: verifier kept by the daemon, challenge = base64url(sha256(verifier)). */
   verifier: string
   challenge: string
+  /** Aborted when the daemon stops while the URL is being made (the engine always gives it). */
+  signal?: AbortSignal
 }
 
 export interface ExchangeInput {
@@ -66,6 +68,10 @@ interface PluginBase {
   account(credential: StoredCredential): AccountIdentity
   /** Epoch ms when the access token expires, or null when unknown. */
   expiresAt(credential: StoredCredential): number | null
+  /** At most one unfinished login at a time (a second is 409 login_conflict): one sign-in per MCP server. */
+  oneAtATime?: boolean
+  /** The flows it offers, when not those of its protocol (an empty list: none, e.g. a local MCP server). */
+  flows?: readonly ('browser' | 'manual' | 'device' | 'cli')[]
   /** Trades the refresh token for a fresh credential (rotating refresh tokens). Throws SignInError. */
   refresh(credential: StoredCredential, signal: AbortSignal): Promise<StoredCredential>
 }
@@ -74,8 +80,12 @@ interface PluginBase {
 export interface BrowserPlugin extends PluginBase {
   protocol: 'oauth2_pkce'
   callback: CallbackSpec
-  /** The provider's authorization URL. */
-  authorize(input: AuthorizeInput): string
+  /**
+   * The provider's authorization URL. A plugin that must first discover the server and
+   * register a client (an MCP server's sign-in) answers a promise, and is then made for one
+   * login (the engine keeps the instance until the exchange). Throws SignInError.
+   */
+  authorize(input: AuthorizeInput): string | Promise<string>
   /** Trades the code for the credential object to store. Throws SignInError on a refusal. */
   exchange(input: ExchangeInput): Promise<StoredCredential>
 }

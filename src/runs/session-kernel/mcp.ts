@@ -4,15 +4,25 @@
 // run drops out of the next step. The kernel's reports are the per-session record of what
 // is loaded: session reads show it as `composition.quarantine` / `availability`, and a
 // change is a `composition.changed` event (streams and ETags follow) and, for a server that
-// failed or exited, a warning in the log. Secrets go to the kernel only.
+// failed or exited, a warning in the log. Secrets go to the kernel only; a signed-in server's
+// access token is given to the kernel when it asks (`mcp_token`), never in a load. The
+// session's roots (its workspace and allowed roots) go with each load, and again when its
+// workspace moves, so its servers are told.
 import type { ToolSource } from '../../context/tools.ts'
 import type { Kernel, KernelPool } from '../../kernel/pool.ts'
 import { type CompositionView, compositionOf, sameComposition } from '../../mcp/composition.ts'
+import { mcpRootsOf } from '../../mcp/config.ts'
 import type { McpServerStatus } from '../../mcp/types.ts'
 import type { RunsDeps } from '../deps.ts'
 
 export function watchMcp(d: RunsDeps): void {
   const shown = new Map<string, CompositionView>()
+  d.kernels.onMcpToken = (_sessionId, server, rejected) =>
+    d.mcpAccess ? d.mcpAccess.token(server, rejected) : Promise.resolve(null)
+  d.core.hub.subscribeCollection((c) => {
+    if (!c.before || !c.after || c.before.workspace === c.after.workspace) return
+    d.kernels.current(c.session_id)?.rootsChanged(rootsOf(d, c.after.workspace))
+  })
   d.core.live.compositionOf = (sessionId) => shown.get(sessionId) ?? compositionOf(null)
   d.kernels.onMcp = (sessionId, servers) => {
     const before = shown.get(sessionId) ?? compositionOf(null)
@@ -65,8 +75,11 @@ export function loadMcp(
   retry = false,
 ): Promise<void> {
   const servers = d.mcp?.(workspace, selection, kernel.sessionId) ?? []
-  return kernel.loadMcp(servers, retry)
+  return kernel.loadMcp(servers, rootsOf(d, workspace), retry)
 }
+
+/** The session's roots: its workspace and the allowed roots as the settings are now. */
+const rootsOf = (d: RunsDeps, workspace: string) => mcpRootsOf(workspace, d.tools?.().allowed_roots ?? [])
 
 /**
  * The ready MCP servers' tools of a session's kernel, as a source of the session's tools

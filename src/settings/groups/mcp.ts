@@ -1,12 +1,33 @@
 // Group `mcp`: MCP servers in config.json `mcp.servers`, their secrets (`env`, `headers`,
-// `bearerToken`) in creds.json `mcp.<server>`. A local server has `command` (with args,
-// cwd, env); a remote one has `url` (with headers, bearerToken).
+// `bearerToken`, a sign-in's `client_secret`) in creds.json `mcp.<server>`. A local server
+// has `command` (with args, cwd, env); a remote one has `url` (with headers, bearerToken,
+// and `oauth`: its sign-in settings). A sign-in's tokens (creds.json `mcp.<server>.oauth`,
+// written by the sign-in and its refresh, never by a PATCH) read only as presence.
 import { HearthError } from '../../schemas/problems.ts'
-import type { JsonObject } from '../files.ts'
+import type { FileContents, JsonObject } from '../files.ts'
 import { isObject, mergePatch, objectAt, SAVED, setOrDrop } from '../merge.ts'
 import { copyFiles, type GroupCodec } from './types.ts'
 
 const serversOf = (config: JsonObject) => objectAt(objectAt(config, 'mcp'), 'servers')
+
+/** A remote server's sign-in: its settings, and whether tokens are saved (never the tokens). */
+function readOAuth(stored: JsonObject, secrets: JsonObject) {
+  const o = objectAt(stored, 'oauth')
+  const tokens = objectAt(objectAt(secrets, 'oauth'), 'tokens')
+  const signedIn = typeof tokens.access_token === 'string'
+  const at = (v: unknown) => (typeof v === 'string' ? v : null)
+  return {
+    client_id: at(o.client_id),
+    client_metadata_url: at(o.client_metadata_url),
+    scopes: Array.isArray(o.scopes) ? o.scopes : null,
+    callback_port: typeof o.callback_port === 'number' ? o.callback_port : null,
+    client_secret: typeof secrets.client_secret === 'string' ? SAVED : null,
+    signed_in: signedIn,
+    expires_at:
+      signedIn && typeof tokens.expires_at === 'number' ? new Date(tokens.expires_at).toISOString() : null,
+    scope: signedIn ? at(tokens.scope) : null,
+  }
+}
 
 function readServer(stored: JsonObject, secrets: JsonObject) {
   const presence = (map: unknown) =>
@@ -24,6 +45,7 @@ function readServer(stored: JsonObject, secrets: JsonObject) {
     env: presence(secrets.env),
     headers: presence(secrets.headers),
     bearerToken: typeof secrets.bearerToken === 'string' ? SAVED : null,
+    oauth: typeof stored.url === 'string' ? readOAuth(stored, secrets) : null,
   }
 }
 
@@ -49,9 +71,9 @@ export const mcp: GroupCodec = {
         delete secrets[name]
         continue
       }
-      const { env, headers, bearerToken, ...fields } = change
-      servers[name] = mergePatch(objectAt(servers, name), fields)
+      const { env, headers, bearerToken, oauth, ...fields } = change
       const own = objectAt(secrets, name)
+      servers[name] = mergePatch(objectAt(servers, name), { ...fields, ...oauthSettings(oauth, own) })
       for (const [key, value] of [
         ['env', env],
         ['headers', headers],
@@ -70,6 +92,7 @@ export const mcp: GroupCodec = {
   },
 
   check(candidate) {
+    checkOAuth(candidate)
     const secrets = objectAt(candidate['creds.json'], 'mcp')
     const bad = (detail: string) => new HearthError('invalid_settings', detail)
     for (const [name, s] of Object.entries(serversOf(candidate['config.json']))) {
@@ -87,4 +110,30 @@ export const mcp: GroupCodec = {
         throw bad(`server ${name} is a url: env, args and cwd apply only to a command`)
     }
   },
+}
+
+/**
+ * The public part of an `oauth` patch for config.json; its `client_secret` goes to
+ * `own` (creds.json). null removes both.
+ */
+function oauthSettings(patch: unknown, own: JsonObject): JsonObject {
+  if (patch === undefined) return {}
+  if (patch === null) {
+    delete own.client_secret
+    return { oauth: null }
+  }
+  const { client_secret, ...fields } = patch as JsonObject
+  if (client_secret === null) delete own.client_secret
+  else if (client_secret !== undefined) own.client_secret = client_secret
+  return { oauth: fields }
+}
+
+/** Sign-in settings belong to a remote server. */
+function checkOAuth(candidate: FileContents): void {
+  const secrets = objectAt(candidate['creds.json'], 'mcp')
+  for (const [name, s] of Object.entries(serversOf(candidate['config.json']))) {
+    if (!isObject(s) || typeof s.command !== 'string') continue
+    if (s.oauth !== undefined || objectAt(secrets, name).client_secret !== undefined)
+      throw new HearthError('invalid_settings', `server ${name} runs a command: oauth applies only to a url`)
+  }
 }
