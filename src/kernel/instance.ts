@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid'
 import type { McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo } from '../tools/types.ts'
 import type { KernelProcess } from './process.ts'
-import type { FromKernel, ToKernel } from './protocol.ts'
+import type { FromKernel, McpElicitMessage, ToKernel } from './protocol.ts'
 
 export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
 
@@ -38,6 +38,8 @@ export class Kernel {
   mcp: McpServerStatus[] | null = null
   /** Told when the session's MCP servers change (the pool's onMcp). */
   onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
+  /** Told when a server of the session asks the person (the pool's onElicit). */
+  onElicit: ((msg: McpElicitMessage) => void) | undefined
   /** Loads waiting for their answer (`mcp_state` with their id), by load id. */
   readonly #mcpWaiters = new Map<number, () => void>()
   #mcpLoads = 0
@@ -75,6 +77,13 @@ export class Kernel {
       this.#mcpWaiters.delete(loadId)
     }
     this.onMcp?.(servers)
+  }
+
+  /** A server's question: to whoever answers them, else refused (`cancel`) at once. */
+  elicited(msg: McpElicitMessage): void {
+    if (this.onElicit) this.onElicit(msg)
+    else if (msg.type === 'mcp_elicit')
+      this.send({ type: 'mcp_elicit_answer', elicit_id: msg.elicit_id, result: { action: 'cancel' } })
   }
 
   /**

@@ -194,6 +194,7 @@ process.on('message', (msg: ToKernel) => {
     void mcp.close(msg.session_id)
   } else if (msg.type === 'mcp_load')
     void mcp.load(msg.session_id, msg.load_id, msg.servers, msg.retry === true)
+  else if (msg.type === 'mcp_elicit_answer') mcp.elicitations.answer(msg.elicit_id, msg.result)
   else if (msg.type === 'mcp_close') {
     void mcp.close(msg.session_id)
     tools.releaseShell(msg.session_id)

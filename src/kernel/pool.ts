@@ -11,7 +11,7 @@ import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { KernelBundle } from './bundle.ts'
 import { Kernel, type KernelState } from './instance.ts'
 import { KernelProcess } from './process.ts'
-import type { OfferedTool } from './protocol.ts'
+import type { McpElicitMessage, OfferedTool } from './protocol.ts'
 
 export { Kernel }
 
@@ -61,6 +61,8 @@ export class KernelPool {
   onBundleChanged: ((staleSessions: string[]) => void) | undefined
   /** A session's MCP servers changed (loaded, one exited, or they stopped with its kernel). */
   onMcp: ((sessionId: string, servers: McpServerStatus[] | null) => void) | undefined
+  /** A session's MCP server asks the person (src/runs/elicitations.ts answers). */
+  onElicit: ((sessionId: string, kernel: Kernel, msg: McpElicitMessage) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
   /** The bundle kernels are forked from; a process of an older one takes no new session. */
@@ -124,6 +126,7 @@ export class KernelPool {
     const k = new Kernel(host, sessionId)
     k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
     k.onMcp = (servers) => this.onMcp?.(sessionId, servers)
+    k.onElicit = this.onElicit && ((msg) => this.onElicit?.(sessionId, k, msg))
     this.#bySession.set(sessionId, k)
     return k
   }

@@ -91,6 +91,10 @@ export class KernelProcess {
             if (k.sessionId === msg.session_id) k.mcpChanged(msg.servers, msg.load_id)
           return
         }
+        if (msg.type === 'mcp_elicit' || msg.type === 'mcp_elicit_done') {
+          for (const k of this.sessions) if (k.sessionId === msg.session_id) k.elicited(msg)
+          return
+        }
         // Answers to an upgrade's ping (upgrade.ts listens for them itself).
         if (msg.type === 'pong') return
         if (msg.type === 'groups') {

@@ -78,6 +78,10 @@ export function finishRun(
     core
       .sql("UPDATE approvals SET state = 'expired', decided_at = ? WHERE run_id = ? AND state = 'pending'")
       .run(tx.at, runId)
+    // So is a server's question: the server got `cancel` (engine.ts) or went with its kernel.
+    core
+      .sql("UPDATE elicitations SET state = 'expired', answered_at = ? WHERE run_id = ? AND state = 'pending'")
+      .run(tx.at, runId)
     const s = core.row(sessionId) as NonNullable<typeof before>
     const { grp } = core.sql('SELECT grp FROM runs WHERE id = ?').get(runId) as { grp: number }
     let position = s.transcript_count

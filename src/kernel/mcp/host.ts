@@ -10,6 +10,7 @@ import type { McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
 import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
 import type { FromKernel } from '../protocol.ts'
 import type { McpConnection } from './connection.ts'
+import { ElicitBroker } from './elicit-broker.ts'
 
 type Send = (msg: FromKernel) => void
 
@@ -44,9 +45,12 @@ export class McpHost {
   readonly #sessions = new Map<string, Map<string, Server>>()
   /** Loads of a session run one after another. */
   readonly #queue = new Map<string, Promise<void>>()
+  /** The questions the servers ask the person, on their way to the daemon and back. */
+  readonly elicitations: ElicitBroker
 
   constructor(send: Send) {
     this.#send = send
+    this.elicitations = new ElicitBroker(send)
   }
 
   /** Brings the session's servers to `configs`, then reports their states. */
@@ -78,6 +82,10 @@ export class McpHost {
         const conn = new McpConnection(c)
         conn.onExit = () => this.#report(sessionId)
         conn.onChange = () => this.#report(sessionId)
+        const where = { session_id: sessionId, server: c.name }
+        conn.onElicit = (callId, params, signal) =>
+          this.elicitations.ask({ ...where, call_id: callId }, params, signal)
+        conn.onElicitDone = (id) => this.elicitations.completed(where, id)
         servers.set(c.name, { fingerprint: fingerprintOf(c), conn, started: conn.start() })
       }
     }
@@ -138,10 +146,11 @@ export class McpHost {
     args: Record<string, unknown>,
     signal: AbortSignal,
     progress: (c: ToolProgress) => void,
+    callId: string | null = null,
   ): Promise<ToolResult> {
     const conn = this.#serverOf(sessionId, name)
     if (!conn) return Promise.resolve({ outcome: 'error', output: this.noSuchTool(sessionId, name) })
-    return conn.call(name, args, signal, progress)
+    return conn.call(name, args, signal, progress, callId)
   }
 
   /**

@@ -1,0 +1,58 @@
+// The questions a session's MCP servers ask the person, daemon side. A question asked during
+// one of the server's tool calls in the session's run becomes the session's blocking reason
+// (src/sessions/elicitations.ts) until an input answers it; the answer, or `cancel` when the
+// run ends first, goes back to the kernel and on to the server. A question nobody can
+// answer is refused at once and noted in the log, never blocking: one outside a run or
+// outside the server's own call (a compaction, an idle session, a server speaking up on its
+// own), and a URL that is not a web page (declined).
+import type { Kernel } from '../kernel/instance.ts'
+import type { McpElicitMessage } from '../kernel/protocol.ts'
+import { CANCELLED, type ElicitAnswer } from '../mcp/elicitation.ts'
+import { elicitationCompleted, requestElicitation, urlShown } from '../sessions/elicitations.ts'
+import type { ActiveRun } from './active-run.ts'
+import type { RunsDeps } from './deps.ts'
+import { drainEvents } from './step/events.ts'
+
+type Ask = Extract<McpElicitMessage, { type: 'mcp_elicit' }>
+
+export function watchElicitations(d: RunsDeps, runOf: (sessionId: string) => ActiveRun | undefined): void {
+  d.kernels.onElicit = (sessionId, kernel, msg) => {
+    try {
+      if (msg.type === 'mcp_elicit_done')
+        elicitationCompleted(d.core, sessionId, msg.server, msg.elicitation_id)
+      else ask(d, kernel, runOf(sessionId), msg)
+    } catch (err) {
+      d.onError(err)
+      if (msg.type === 'mcp_elicit') answer(kernel, msg, CANCELLED)
+    }
+  }
+}
+
+function answer(kernel: Kernel, msg: Ask, result: ElicitAnswer): void {
+  kernel.send({ type: 'mcp_elicit_answer', elicit_id: msg.elicit_id, result })
+}
+
+function refuse(d: RunsDeps, kernel: Kernel, msg: Ask, result: ElicitAnswer, why: string): void {
+  d.onNotice?.(
+    { session_id: msg.session_id, server: msg.server, mode: msg.params.mode, action: result.action, why },
+    'mcp elicitation refused',
+  )
+  answer(kernel, msg, result)
+}
+
+function ask(d: RunsDeps, kernel: Kernel, run: ActiveRun | undefined, msg: Ask): void {
+  const callId = msg.call_id
+  if (!run || run.finished || run.interrupted || callId === null || !run.resultWaiters.has(callId))
+    return refuse(d, kernel, msg, CANCELLED, 'none of its tool calls runs in a run of the session')
+  if (msg.params.mode === 'url' && !urlShown(msg.params.url))
+    return refuse(d, kernel, msg, { action: 'decline' }, 'the URL is not https (or http on this machine)')
+  const runId = run.started.run_id
+  const where = { session_id: msg.session_id, run_id: runId, call_id: callId, server: msg.server }
+  // The run's queued events (the call's progress) go ahead of the question.
+  const id = requestElicitation(d.core, where, msg.params, (tx) => drainEvents(d, msg.session_id, run, tx))
+  if (id === null) return answer(kernel, msg, CANCELLED)
+  run.elicitationWaiters.set(id, (result) => {
+    run.elicitationWaiters.delete(id)
+    answer(kernel, msg, result === 'expired' ? CANCELLED : result)
+  })
+}
