@@ -42,15 +42,22 @@ function refuse(d: RunsDeps, kernel: Kernel, msg: Ask, result: ElicitAnswer, why
 
 function ask(d: RunsDeps, kernel: Kernel, run: ActiveRun | undefined, msg: Ask): void {
   const callId = msg.call_id
-  if (!run || run.finished || run.interrupted || callId === null || !run.resultWaiters.has(callId))
-    return refuse(d, kernel, msg, CANCELLED, 'none of its tool calls runs in a run of the session')
-  if (msg.params.mode === 'url' && !urlShown(msg.params.url))
-    return refuse(d, kernel, msg, { action: 'decline' }, 'the URL is not https (or http on this machine)')
+  if (!run || run.finished || run.interrupted || callId === null || !run.resultWaiters.has(callId)) {
+    refuse(d, kernel, msg, CANCELLED, 'none of its tool calls runs in a run of the session')
+    return
+  }
+  if (msg.params.mode === 'url' && !urlShown(msg.params.url)) {
+    refuse(d, kernel, msg, { action: 'decline' }, 'the URL is not https (or http on this machine)')
+    return
+  }
   const runId = run.started.run_id
   const where = { session_id: msg.session_id, run_id: runId, call_id: callId, server: msg.server }
   // The run's queued events (the call's progress) go ahead of the question.
   const id = requestElicitation(d.core, where, msg.params, (tx) => drainEvents(d, msg.session_id, run, tx))
-  if (id === null) return answer(kernel, msg, CANCELLED)
+  if (id === null) {
+    answer(kernel, msg, CANCELLED)
+    return
+  }
   run.elicitationWaiters.set(id, (result) => {
     run.elicitationWaiters.delete(id)
     answer(kernel, msg, result === 'expired' ? CANCELLED : result)

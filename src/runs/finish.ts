@@ -80,7 +80,9 @@ export function finishRun(
       .run(tx.at, runId)
     // So is a server's question: the server got `cancel` (engine.ts) or went with its kernel.
     core
-      .sql("UPDATE elicitations SET state = 'expired', answered_at = ? WHERE run_id = ? AND state = 'pending'")
+      .sql(
+        "UPDATE elicitations SET state = 'expired', answered_at = ? WHERE run_id = ? AND state = 'pending'",
+      )
       .run(tx.at, runId)
     const s = core.row(sessionId) as NonNullable<typeof before>
     const { grp } = core.sql('SELECT grp FROM runs WHERE id = ?').get(runId) as { grp: number }

@@ -15,9 +15,7 @@ export const ElicitationField = Type.Object(
       description: '`array`: several of `options`; a string with `options` is one of them',
     }),
     required: Type.Boolean(),
-    default: Nullable(
-      Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.String())]),
-    ),
+    default: Nullable(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.String())])),
     format: Nullable(Type.Enum(['email', 'uri', 'date', 'date-time'])),
     min_length: Count,
     max_length: Count,
@@ -26,7 +24,9 @@ export const ElicitationField = Type.Object(
     min_items: Count,
     max_items: Count,
     options: Nullable(
-      Type.Array(Type.Object({ value: Type.String(), title: Type.String() }, { additionalProperties: false })),
+      Type.Array(
+        Type.Object({ value: Type.String(), title: Type.String() }, { additionalProperties: false }),
+      ),
     ),
   },
   { additionalProperties: false, $id: 'ElicitationField' },

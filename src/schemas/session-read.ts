@@ -78,7 +78,8 @@ export const BlockingReason = Type.Union([ApprovalBlockingReason, ElicitationBlo
 export const Status = Type.Object(
   {
     phase: Type.Enum(['idle', 'queued', 'running', 'blocked', 'interrupting', 'deleting'], {
-      description: '`blocked`: the run waits for what blocking_reason names (an approval, or an answer to an MCP server’s question)',
+      description:
+        '`blocked`: the run waits for what blocking_reason names (an approval, or an answer to an MCP server’s question)',
     }),
     run_id: Nullable(Type.String()),
     interrupt_requested: Type.Boolean(),

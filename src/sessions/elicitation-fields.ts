@@ -111,7 +111,8 @@ function stringError(f: ElicitationField, v: unknown): string | null {
 }
 
 function numberError(f: ElicitationField, v: unknown): string | null {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return `must be a${f.type === 'integer' ? 'n integer' : ' number'}`
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    return `must be a${f.type === 'integer' ? 'n integer' : ' number'}`
   if (f.type === 'integer' && !Number.isInteger(v)) return 'must be an integer'
   if (f.minimum !== null && v < f.minimum) return `must be at least ${f.minimum}`
   if (f.maximum !== null && v > f.maximum) return `must be at most ${f.maximum}`

@@ -71,13 +71,26 @@ export function requestElicitation(
     first(tx)
     const id = uuidv7()
     const reason = reasonOf(id, where.server, params)
-    const stored = params.mode === 'url' ? { url: params.url, elicitation_id: params.elicitationId } : params.requestedSchema
+    const stored =
+      params.mode === 'url'
+        ? { url: params.url, elicitation_id: params.elicitationId }
+        : params.requestedSchema
     core
       .sql(
         `INSERT INTO elicitations (id, session_id, run_id, call_id, server, mode, message, params, state, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
       )
-      .run(id, sessionId, where.run_id, where.call_id, where.server, params.mode, params.message, JSON.stringify(stored), tx.at)
+      .run(
+        id,
+        sessionId,
+        where.run_id,
+        where.call_id,
+        where.server,
+        params.mode,
+        params.message,
+        JSON.stringify(stored),
+        tx.at,
+      )
     core
       .sql(
         "UPDATE sessions SET blocking_reason = ?, phase = CASE phase WHEN 'running' THEN 'blocked' ELSE phase END WHERE id = ?",
@@ -96,7 +109,10 @@ export function elicitationRow(core: SessionsCore, id: string): ElicitationRow |
 function pendingRow(core: SessionsCore, sessionId: string, requestId: string): ElicitationRow {
   const e = elicitationRow(core, requestId)
   if (!e || e.session_id !== sessionId)
-    throw new HearthError('elicitation_not_pending', `Session ${sessionId} has no elicitation request ${requestId}`)
+    throw new HearthError(
+      'elicitation_not_pending',
+      `Session ${sessionId} has no elicitation request ${requestId}`,
+    )
   if (e.state !== 'pending')
     throw new HearthError('elicitation_not_pending', `Elicitation request ${requestId} is already ${e.state}`)
   return e
@@ -118,8 +134,7 @@ export function checkElicitationAnswer(core: SessionsCore, sessionId: string, a:
   }
   const fields: ElicitationField[] = fieldsOf(JSON.parse(e.params))
   const errors = contentErrors(fields, a.content ?? {})
-  if (errors.length > 0)
-    throw invalid(errors.map((x) => `${x.field} ${x.message}`).join('; '), errors)
+  if (errors.length > 0) throw invalid(errors.map((x) => `${x.field} ${x.message}`).join('; '), errors)
 }
 
 /**

@@ -201,11 +201,25 @@ export class SessionStream {
       case 'approval.decided':
         if (s.status.phase === 'blocked') s.status = { ...s.status, phase: 'running' }
         break
+      // An MCP server's question is the session's state: the chat opens its screen from it.
+      case 'elicitation.requested': {
+        const { run_id: _run, call_id: _call, ...reason } = p
+        s.status = {
+          ...s.status,
+          phase: 'blocked',
+          blocking_reason: reason as typeof s.status.blocking_reason,
+        }
+        break
+      }
+      case 'elicitation.answered':
+        if (s.status.blocking_reason?.request_id === p.request_id)
+          s.status = { ...s.status, phase: 'running', blocking_reason: null }
+        break
       case 'run.interrupt_requested':
         s.status = { ...s.status, phase: 'interrupting' }
         break
       case 'run.ended':
-        s.status = { ...s.status, phase: 'idle', run_id: null }
+        s.status = { ...s.status, phase: 'idle', run_id: null, blocking_reason: null }
         // The run's `error` entry (added just before) says the problem; else it is said here.
         if (p.problem && !this.transcript.failureShown(p.run_id))
           this.transcript.notice(problemLine(p.problem), this.transcript.theme.error)

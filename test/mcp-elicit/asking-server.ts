@@ -41,7 +41,10 @@ const server = new McpServer({ name: 'asker', version: '1.0.0' })
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] })
 
 server.registerTool('ask_form', { description: 'Asks the person a form', inputSchema: {} }, async () => {
-  const r = await server.server.elicitInput({ mode: 'form', message: 'Who are you?', requestedSchema: FORM }, PATIENT)
+  const r = await server.server.elicitInput(
+    { mode: 'form', message: 'Who are you?', requestedSchema: FORM },
+    PATIENT,
+  )
   record({ tool: 'ask_form', action: r.action, content: r.content ?? null })
   return text(`${r.action}: ${JSON.stringify(r.content ?? null)}`)
 })
@@ -61,16 +64,20 @@ server.registerTool(
   },
 )
 
-server.registerTool('ask_later', { description: 'Asks later, outside its call', inputSchema: {} }, async () => {
-  const timer = setInterval(async () => {
-    if (!existsSync(String(process.env.ASK_TRIGGER))) return
-    clearInterval(timer)
-    const r = await server.server
-      .elicitInput({ mode: 'form', message: 'Still there?', requestedSchema: FORM }, PATIENT)
-      .catch((err: Error) => ({ action: `error ${err.message}`, content: undefined }))
-    record({ tool: 'ask_later', action: r.action })
-  }, 20)
-  return text('will ask later')
-})
+server.registerTool(
+  'ask_later',
+  { description: 'Asks later, outside its call', inputSchema: {} },
+  async () => {
+    const timer = setInterval(async () => {
+      if (!existsSync(String(process.env.ASK_TRIGGER))) return
+      clearInterval(timer)
+      const r = await server.server
+        .elicitInput({ mode: 'form', message: 'Still there?', requestedSchema: FORM }, PATIENT)
+        .catch((err: Error) => ({ action: `error ${err.message}`, content: undefined }))
+      record({ tool: 'ask_later', action: r.action })
+    }, 20)
+    return text('will ask later')
+  },
+)
 
 await server.connect(new StdioServerTransport())

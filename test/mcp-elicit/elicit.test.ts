@@ -123,7 +123,9 @@ describe('MCP elicitation', () => {
     live.destroy()
     const kinds = frames.map((f) => f.event)
     assert.ok(kinds.indexOf('elicitation.requested') < kinds.indexOf('elicitation.answered'))
-    const requested = JSON.parse(frames.find((f) => f.event === 'elicitation.requested')?.data ?? '{}').payload
+    const requested = JSON.parse(
+      frames.find((f) => f.event === 'elicitation.requested')?.data ?? '{}',
+    ).payload
     assert.equal(requested.request_id, reason.request_id)
     assert.equal(requested.call_id, row.call_id)
     const answered = JSON.parse(frames.find((f) => f.event === 'elicitation.answered')?.data ?? '{}').payload
@@ -180,7 +182,9 @@ describe('MCP elicitation', () => {
       assert.equal(toolOutput(), 'page: decline', url)
       assert.equal(elicitationRows(s.home, sid).length, 0)
       await until('the refusal in the log', () =>
-        logLines(s.home, 'mcp elicitation refused').find((l) => l.session_id === sid && l.action === 'decline'),
+        logLines(s.home, 'mcp elicitation refused').find(
+          (l) => l.session_id === sid && l.action === 'decline',
+        ),
       )
     }
   })

@@ -48,7 +48,11 @@ describe('elicitation expiry', () => {
     const [row] = elicitationRows(s.home, sid)
     assert.equal(row.state, 'expired')
     assert.equal(row.answered_by, null)
-    const p = assertProblem(await reply(s.d, sid, reason.request_id, 'accept', { name: 'Ada' }), 409, 'elicitation_not_pending')
+    const p = assertProblem(
+      await reply(s.d, sid, reason.request_id, 'accept', { name: 'Ada' }),
+      409,
+      'elicitation_not_pending',
+    )
     assert.match(String(p.detail), /already expired/)
   })
 
@@ -87,7 +91,11 @@ describe('elicitation across a restart', () => {
           assert.equal(done.latest_answer.outcome, 'failed')
           const [row] = elicitationRows(s.home, sid)
           assert.equal(row.state, 'expired')
-          assertProblem(await reply(d, sid, reason.request_id, 'accept', { name: 'Ada' }), 409, 'elicitation_not_pending')
+          assertProblem(
+            await reply(d, sid, reason.request_id, 'accept', { name: 'Ada' }),
+            409,
+            'elicitation_not_pending',
+          )
           const history = await historyOf(d, sid)
           const error = history.find((e: any) => e.kind === 'error')
           assert.equal(error.content.problem.code, 'daemon_restarted')

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { v7 as uuidv7 } from 'uuid'
-import { ROOT, type RawResponse, type TestDaemon, until } from '../helpers/daemon.ts'
+import { type RawResponse, ROOT, type TestDaemon, until } from '../helpers/daemon.ts'
 import { putInput, waitSession } from '../inputs/helpers.ts'
 import { change } from '../settings/helpers.ts'
 import { type AgentSetup, startAgent } from '../tools/agent-helpers.ts'
@@ -84,6 +84,12 @@ export function reply(
   content?: Record<string, unknown>,
   inputId = uuidv7(),
 ): Promise<RawResponse & { inputId: string }> {
-  const body = { kind: 'elicitation', request_id: requestId, action, client_id: 'test', ...(content ? { content } : {}) }
+  const body = {
+    kind: 'elicitation',
+    request_id: requestId,
+    action,
+    client_id: 'test',
+    ...(content ? { content } : {}),
+  }
   return putInput(d, sid, body, inputId)
 }

@@ -18,7 +18,13 @@ import { scrub, secretsOf } from '../../mcp/config.ts'
 import { mcpToolName, withHash } from '../../mcp/names.ts'
 import type { McpOfferedTool, McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
 import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
-import { type Asker, answerElicitations, CallDeadline, ELICITATION_CAPABILITY, type RunningCall } from './elicitation.ts'
+import {
+  type Asker,
+  answerElicitations,
+  CallDeadline,
+  ELICITATION_CAPABILITY,
+  type RunningCall,
+} from './elicitation.ts'
 import { toToolResult } from './results.ts'
 
 /** Characters of a server's stderr kept to explain why it failed or exited. */

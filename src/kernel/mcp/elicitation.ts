@@ -4,7 +4,10 @@
 // timeout of the server's running calls is held: a person reading a form is not a server
 // that stopped answering. Part of the MCP client's bundle (imported by connection.ts).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { CANCELLED, type ElicitAnswer, type ElicitParams } from '../../mcp/elicitation.ts'
 
 /** What the client declares: both modes. */
@@ -54,7 +57,11 @@ export interface RunningCall {
 }
 
 /** Who answers a connection's questions (the host sets it; none answers `cancel`). */
-export type Asker = (callId: string | null, params: ElicitParams, signal: AbortSignal) => Promise<ElicitAnswer>
+export type Asker = (
+  callId: string | null,
+  params: ElicitParams,
+  signal: AbortSignal,
+) => Promise<ElicitAnswer>
 
 export interface ElicitingConnection {
   /** The connection's calls running now, oldest first. */
@@ -78,7 +85,11 @@ export function answerElicitations(client: Client, conn: ElicitingConnection): v
  * The question goes with the call that runs now (a server asks on behalf of a request it is
  * serving; the newest call when several run). Every running call of the server waits.
  */
-async function ask(conn: ElicitingConnection, params: ElicitParams, signal: AbortSignal): Promise<ElicitAnswer> {
+async function ask(
+  conn: ElicitingConnection,
+  params: ElicitParams,
+  signal: AbortSignal,
+): Promise<ElicitAnswer> {
   const asker = conn.asker()
   if (!asker) return CANCELLED
   const calls = conn.running()
