@@ -55,6 +55,11 @@ export class ElicitationScreen implements Component, Focusable {
     return this.#o.question.request_id
   }
 
+  /** An answer from here is on its way: its own close says how it went. */
+  get answering(): boolean {
+    return this.#sending
+  }
+
   handleInput(data: string): void {
     if (this.#sending) return
     if (matchesKey(data, 'escape') || matchesKey(data, 'ctrl+d')) {

@@ -206,13 +206,16 @@ export class Overlays {
    * question opens it (over whatever shows), and one answered elsewhere or expired closes it.
    */
   syncQuestion(reason: { kind: string; request_id: string } | null | undefined): void {
-    const shown = this.#stack.find((o) => 'requestId' in o) as (Overlay & { requestId: string }) | undefined
-    if (shown && shown.requestId !== reason?.request_id) {
+    const shown = this.#stack.find((o) => 'requestId' in o) as
+      | (Overlay & { requestId: string; answering: boolean })
+      | undefined
+    if (shown && shown.requestId !== reason?.request_id && !shown.answering) {
       this.#stack.splice(this.#stack.indexOf(shown), 1)
       this.#o.say('the MCP server’s question was answered elsewhere or expired', 'warn')
       this.#o.tui.requestRender(true)
     }
-    if (reason?.kind !== 'elicitation' || shown?.requestId === reason.request_id || this.#keys) return
+    if (reason?.kind !== 'elicitation' || this.#keys) return
+    if (this.#stack.some((o) => (o as { requestId?: string }).requestId === reason.request_id)) return
     const link = this.#o.link
     const question = reason as unknown as Question
     this.#show(
