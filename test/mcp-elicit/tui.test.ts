@@ -75,7 +75,10 @@ describe('an MCP server’s question in the full-screen client', () => {
   it('Ctrl-D declines a form', async () => {
     const { t, id } = await asked('ask_form')
     t.keys('C-d')
-    const screen = await t.waitFor((x) => x.includes('The tool said decline') && ready(x), 'the declined form')
+    const screen = await t.waitFor(
+      (x) => x.includes('The tool said decline') && ready(x),
+      'the declined form',
+    )
     assert.match(flat(screen), /— declined/)
     assert.equal(elicitationRows(s.home, id)[0].state, 'declined')
   })
@@ -83,7 +86,10 @@ describe('an MCP server’s question in the full-screen client', () => {
   it('Esc cancels the question; the run goes on', async () => {
     const { t, id } = await asked('ask_form')
     t.keys('Escape')
-    const screen = await t.waitFor((x) => x.includes('The tool said cancel') && ready(x), 'the cancelled form')
+    const screen = await t.waitFor(
+      (x) => x.includes('The tool said cancel') && ready(x),
+      'the cancelled form',
+    )
     assert.match(flat(screen), /— cancelled/)
     assert.equal(elicitationRows(s.home, id)[0].state, 'cancelled')
   })
