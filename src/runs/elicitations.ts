@@ -8,7 +8,13 @@
 import type { Kernel } from '../kernel/instance.ts'
 import type { McpElicitMessage } from '../kernel/protocol.ts'
 import { CANCELLED, type ElicitAnswer } from '../mcp/elicitation.ts'
-import { elicitationCompleted, requestElicitation, urlShown } from '../sessions/elicitations.ts'
+import type { SessionsCore } from '../sessions/core.ts'
+import {
+  elicitationCompleted,
+  expireElicitations,
+  requestElicitation,
+  urlShown,
+} from '../sessions/elicitations.ts'
 import type { ActiveRun } from './active-run.ts'
 import type { RunsDeps } from './deps.ts'
 import { drainEvents } from './step/events.ts'
@@ -40,9 +46,34 @@ function refuse(d: RunsDeps, kernel: Kernel, msg: Ask, result: ElicitAnswer, why
   answer(kernel, msg, result)
 }
 
+/**
+ * Whether the call runs in the run now: from the step's end (a read starts then, before the
+ * round records it) until its result.
+ */
+function running(run: ActiveRun, callId: string): boolean {
+  return (
+    run.live.tools.some((t) => t.call_id === callId) ||
+    run.tool_calls.some((p) => p.type === 'tool_call' && p.id === callId)
+  )
+}
+
+/**
+ * A call's result is in while its server's question still waited (the server withdrew it,
+ * or gave up waiting): the question expires and the session is no longer blocked on it.
+ */
+export function callEnded(core: SessionsCore, sessionId: string, run: ActiveRun, callId: string): void {
+  // An interrupted or ended run expires its questions as it ends (finish.ts).
+  if (run.elicitationWaiters.size === 0 || run.interrupted || run.finished) return
+  const ids = core.transact((tx) => {
+    if (core.row(sessionId)?.run_id !== run.started.run_id) return []
+    return expireElicitations(core, tx, sessionId, run.started.run_id, callId)
+  })
+  for (const id of ids) run.elicitationWaiters.get(id)?.('expired')
+}
+
 function ask(d: RunsDeps, kernel: Kernel, run: ActiveRun | undefined, msg: Ask): void {
   const callId = msg.call_id
-  if (!run || run.finished || run.interrupted || callId === null || !run.resultWaiters.has(callId)) {
+  if (!run || run.finished || run.interrupted || callId === null || !running(run, callId)) {
     refuse(d, kernel, msg, CANCELLED, 'none of its tool calls runs in a run of the session')
     return
   }

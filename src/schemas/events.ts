@@ -208,6 +208,19 @@ export const LOG_EVENTS = {
       description: 'An elicitation input answered the request; the answer goes on to the server',
     },
   ),
+  'elicitation.expired': Type.Object(
+    {
+      request_id: Type.String(),
+      run_id: Type.String(),
+      call_id: Type.String(),
+      server: Type.String(),
+      reason: Type.Enum(['run_ended', 'call_ended'], {
+        description:
+          '`run_ended`: its run ended first (the server got cancel); `call_ended`: the call ended while it waited (the server withdrew the question)',
+      }),
+    },
+    { additionalProperties: false, description: 'A question nobody answered expired' },
+  ),
   'elicitation.completed': Type.Object(
     {
       server: Type.String(),

@@ -174,6 +174,48 @@ export function answerElicitation(
 }
 
 /**
+ * Expires a run's pending requests inside `tx` (those of one call when `callId` is given)
+ * with an `elicitation.expired` event each; returns their ids. A call that ended while its
+ * server still asked (the server withdrew the question, or gave up on it) also unblocks the
+ * session; a run that ends clears the blocking reason itself (src/runs/finish.ts).
+ */
+export function expireElicitations(
+  core: SessionsCore,
+  tx: Tx,
+  sessionId: string,
+  runId: string,
+  callId?: string,
+): string[] {
+  const expired = core
+    .sql(
+      `UPDATE elicitations SET state = 'expired', answered_at = ?
+         WHERE run_id = ? AND state = 'pending' AND (? IS NULL OR call_id = ?) RETURNING id, call_id, server`,
+    )
+    .all(tx.at, runId, callId ?? null, callId ?? null) as { id: string; call_id: string; server: string }[]
+  const why = callId === undefined ? 'run_ended' : 'call_ended'
+  for (const e of expired)
+    tx.append(sessionId, 'elicitation.expired', {
+      request_id: e.id,
+      run_id: runId,
+      call_id: e.call_id,
+      server: e.server,
+      reason: why,
+    })
+  const s = core.row(sessionId)
+  const blocking = s?.blocking_reason ? (JSON.parse(s.blocking_reason) as { request_id?: string }) : null
+  if (s && callId !== undefined && expired.some((e) => e.id === blocking?.request_id)) {
+    core
+      .sql(
+        `UPDATE sessions SET blocking_reason = NULL,
+           phase = CASE phase WHEN 'blocked' THEN 'running' ELSE phase END WHERE id = ?`,
+      )
+      .run(sessionId)
+    tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
+  }
+  return expired.map((e) => e.id)
+}
+
+/**
  * A server says a URL interaction it asked for is complete: recorded as an event (the
  * request it names, if the session has it). The wait, if any, goes on: the person's answer
  * ends it, as the run's end does.

@@ -212,6 +212,7 @@ export class SessionStream {
         break
       }
       case 'elicitation.answered':
+      case 'elicitation.expired':
         if (s.status.blocking_reason?.request_id === p.request_id)
           s.status = { ...s.status, phase: 'running', blocking_reason: null }
         break

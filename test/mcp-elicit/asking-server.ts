@@ -4,6 +4,7 @@
 // server even when the tool's result never reaches the model (an interrupt, a restart).
 //   ask_form   a form (name, age, color, tags, subscribe); the result says the answer
 //   open_page  URL mode for `url`; once accepted, it sends notifications/elicitation/complete
+//   ask_briefly  a form the server waits for only `ms` milliseconds (then withdraws it)
 //   ask_later  answers at once; asks a form only once the file $ASK_TRIGGER exists (after its run)
 import { appendFileSync, existsSync } from 'node:fs'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -61,6 +62,18 @@ server.registerTool(
     record({ tool: 'open_page', action: r.action })
     if (r.action === 'accept') await server.server.createElicitationCompletionNotifier(elicitationId)()
     return text(`page: ${r.action}`)
+  },
+)
+
+server.registerTool(
+  'ask_briefly',
+  { description: 'Asks, but waits only briefly', inputSchema: { ms: z.number().int() } },
+  async ({ ms }) => {
+    const r = await server.server
+      .elicitInput({ mode: 'form', message: 'Quick?', requestedSchema: FORM }, { timeout: ms })
+      .catch((err: Error) => ({ action: `gave up: ${err.message}`, content: undefined }))
+    record({ tool: 'ask_briefly', action: r.action })
+    return text(`briefly: ${r.action}`)
   },
 )
 

@@ -8,6 +8,7 @@ import { assertProblem } from '../api/hostile.ts'
 import { answer, callTools, toolResultsOf } from '../fakes/tool-script.ts'
 import { startDaemon } from '../helpers/daemon.ts'
 import { getSession, idle, message, post, putInput, waitSession } from '../inputs/helpers.ts'
+import { openSse } from '../streams/sse-client.ts'
 import { historyOf, newSession } from '../tools/agent-helpers.ts'
 import { type AskSetup, answerReached, elicitationRows, reply, startAsking, waitAsked } from './helpers.ts'
 
@@ -48,12 +49,56 @@ describe('elicitation expiry', () => {
     const [row] = elicitationRows(s.home, sid)
     assert.equal(row.state, 'expired')
     assert.equal(row.answered_by, null)
+    // The log, replayed: the question expired with the run, in the run's last commit.
+    const replay = openSse(s.d, `/sessions/${sid}?after_generation=1&after_seq=0`)
+    const frames = await replay.collect((f) => f.event === 'run.ended', RUN_MS)
+    replay.destroy()
+    const expired = JSON.parse(frames.find((f) => f.event === 'elicitation.expired')?.data ?? '{}').payload
+    assert.deepEqual(expired, {
+      request_id: reason.request_id,
+      run_id: before.status.run_id,
+      call_id: row.call_id,
+      server: 'asker',
+      reason: 'run_ended',
+    })
     const p = assertProblem(
       await reply(s.d, sid, reason.request_id, 'accept', { name: 'Ada' }),
       409,
       'elicitation_not_pending',
     )
     assert.match(String(p.detail), /already expired/)
+  })
+
+  it('a question the server withdraws expires with its call, and the session is no longer blocked', async () => {
+    const s = await startAsking()
+    setups.push(s)
+    const sid = await newSession(s)
+    const live = openSse(s.d, `/sessions/${sid}?tail=0`)
+    await live.next()
+    s.upstream.enqueue(callTools({ name: 'mcp__asker__ask_briefly', arguments: { ms: 1500 } }), (req) =>
+      answer(`the tool said ${toolResultsOf(req.body)[0]?.output}`),
+    )
+    await putInput(s.d, sid, message('ask briefly'))
+    const reason = await waitAsked(s.d, sid)
+    const done = await waitSession(s.d, sid, idle, RUN_MS)
+    assert.equal(done.latest_answer.outcome, 'completed')
+    assert.match((await answerReached(s.log, 'ask_briefly')).action, /^gave up: .*timed out/i)
+    assert.equal(elicitationRows(s.home, sid)[0].state, 'expired')
+    const frames = await live.collect((f) => f.event === 'run.ended', RUN_MS)
+    live.destroy()
+    const kinds = frames.map((f) => f.event)
+    const expired = JSON.parse(frames.find((f) => f.event === 'elicitation.expired')?.data ?? '{}').payload
+    assert.equal(expired.request_id, reason.request_id)
+    assert.equal(expired.reason, 'call_ended')
+    assert.ok(
+      kinds.indexOf('elicitation.expired') < kinds.indexOf('tool.ended'),
+      'unblocked before the call’s end',
+    )
+    assertProblem(
+      await reply(s.d, sid, reason.request_id, 'accept', { name: 'Ada' }),
+      409,
+      'elicitation_not_pending',
+    )
   })
 
   it('the call’s timeout waits while the person does: answered after three timeouts, the call still succeeds', async () => {
