@@ -79,10 +79,15 @@ export class Kernel {
     this.onMcp?.(servers)
   }
 
-  /** A server's question: to whoever answers them, else refused (`cancel`) at once. */
+  /** A server's question: to whoever answers them, else refused at once. */
   elicited(msg: McpElicitMessage): void {
     if (this.onElicit) this.onElicit(msg)
-    else if (msg.type === 'mcp_elicit')
+    else this.refuseQuestion(msg)
+  }
+
+  /** Nobody here answers questions: the server gets `cancel`. */
+  refuseQuestion(msg: McpElicitMessage): void {
+    if (msg.type === 'mcp_elicit')
       this.send({ type: 'mcp_elicit_answer', elicit_id: msg.elicit_id, result: { action: 'cancel' } })
   }
 

@@ -126,7 +126,10 @@ export class KernelPool {
     const k = new Kernel(host, sessionId)
     k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
     k.onMcp = (servers) => this.onMcp?.(sessionId, servers)
-    k.onElicit = this.onElicit && ((msg) => this.onElicit?.(sessionId, k, msg))
+    k.onElicit = (msg) => {
+      if (this.onElicit) this.onElicit(sessionId, k, msg)
+      else k.refuseQuestion(msg)
+    }
     this.#bySession.set(sessionId, k)
     return k
   }

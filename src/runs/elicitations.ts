@@ -21,6 +21,12 @@ import { drainEvents } from './step/events.ts'
 
 type Ask = Extract<McpElicitMessage, { type: 'mcp_elicit' }>
 
+/**
+ * Characters of a question's JSON (message, form or URL) shown at most: it goes into the
+ * session's row, its reads and an event, so a larger one is declined.
+ */
+const MAX_QUESTION_CHARS = 64 * 1024
+
 export function watchElicitations(d: RunsDeps, runOf: (sessionId: string) => ActiveRun | undefined): void {
   d.kernels.onElicit = (sessionId, kernel, msg) => {
     try {
@@ -75,6 +81,16 @@ function ask(d: RunsDeps, kernel: Kernel, run: ActiveRun | undefined, msg: Ask):
   const callId = msg.call_id
   if (!run || run.finished || run.interrupted || callId === null || !running(run, callId)) {
     refuse(d, kernel, msg, CANCELLED, 'none of its tool calls runs in a run of the session')
+    return
+  }
+  if (JSON.stringify(msg.params).length > MAX_QUESTION_CHARS) {
+    refuse(
+      d,
+      kernel,
+      msg,
+      { action: 'decline' },
+      `the question is larger than ${MAX_QUESTION_CHARS} characters`,
+    )
     return
   }
   if (msg.params.mode === 'url' && !urlShown(msg.params.url)) {

@@ -171,21 +171,23 @@ describe('MCP elicitation', () => {
     assert.deepEqual(completed, { server: 'asker', elicitation_id: 'page-7', request_id: reason.request_id })
   })
 
-  it('a URL that is not a web page is declined at once, without blocking the session', async () => {
-    for (const url of ['file:///etc/passwd', 'http://example.com/login']) {
+  it('a URL that is not a web page, or a question over 64 KiB, is declined at once, without blocking the session', async () => {
+    const huge = `https://auth.example.com/${'a'.repeat(70_000)}`
+    for (const url of ['file:///etc/passwd', 'http://example.com/login', huge]) {
       s.upstream.reset()
       const sid = await newSession(s)
       s.upstream.enqueue(callTools({ name: 'mcp__asker__open_page', arguments: { url } }), answer('ok'))
       await putInput(s.d, sid, message('open it'))
       const done = await waitSession(s.d, sid, idle, RUN_MS)
       assert.equal(done.latest_answer.outcome, 'completed')
-      assert.equal(toolOutput(), 'page: decline', url)
+      assert.equal(toolOutput(), 'page: decline', url.slice(0, 40))
       assert.equal(elicitationRows(s.home, sid).length, 0)
-      await until('the refusal in the log', () =>
+      const line = await until('the refusal in the log', () =>
         logLines(s.home, 'mcp elicitation refused').find(
           (l) => l.session_id === sid && l.action === 'decline',
         ),
       )
+      assert.match(line.why, url === huge ? /larger than 65536 characters/ : /not https/)
     }
   })
 
