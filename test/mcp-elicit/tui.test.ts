@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import { answer, callTools, toolResultsOf } from '../fakes/tool-script.ts'
 import { BIN } from '../helpers/daemon.ts'
 import { Tmux } from '../helpers/tmux.ts'
-import { idle, waitSession } from '../inputs/helpers.ts'
+import { idle, message, putInput, waitSession } from '../inputs/helpers.ts'
 import { newSession } from '../tools/agent-helpers.ts'
 import { type AskSetup, answersOf, elicitationRows, reply, startAsking, waitAsked } from './helpers.ts'
 
@@ -114,5 +114,25 @@ describe('an MCP server’s question in the full-screen client', () => {
       'the screen closed',
     )
     assert.doesNotMatch(screen, /Enter send/)
+  })
+
+  it('a session opened while a question waits shows the question at once', async () => {
+    const id = await newSession(s)
+    s.upstream.enqueue(callTools({ name: 'mcp__asker__ask_form', arguments: {} }), (req) =>
+      answer(`The tool said ${toolResultsOf(req.body)[0]?.output}`),
+    )
+    assert.equal((await putInput(s.d, id, message('ask from elsewhere'))).status, 202)
+    await waitAsked(s.d, id)
+    const t = Tmux.start([process.execPath, BIN, '--home', s.d.home, 'chat', id], {
+      columns: 100,
+      rows: 40,
+      cwd: s.workspace,
+    })
+    terminals.push(t)
+    await t.waitFor((x) => x.includes('Who are you?') && x.includes('Enter send'), 'the question on opening')
+    t.type('Grace')
+    t.keys('Enter')
+    await t.waitFor((x) => x.includes('The tool said accept') && ready(x), 'the answer')
+    assert.equal(elicitationRows(s.home, id)[0].state, 'accepted')
   })
 })
