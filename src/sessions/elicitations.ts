@@ -46,6 +46,36 @@ function reasonOf(id: string, server: string, p: ElicitParams) {
   return { ...base, fields: fieldsOf(p.requestedSchema), url: null, elicitation_id: null }
 }
 
+/** A stored request's question as it was asked. */
+function paramsOfRow(e: ElicitationRow): ElicitParams {
+  const p = JSON.parse(e.params)
+  if (e.mode === 'url')
+    return { mode: 'url', message: e.message, url: p.url, elicitationId: p.elicitation_id }
+  return { mode: 'form', message: e.message, requestedSchema: p }
+}
+
+/**
+ * The session blocks on its oldest waiting question (two servers may ask at once, from
+ * calls that run side by side: one is shown at a time), or on nothing once none waits.
+ */
+function showOldest(core: SessionsCore, sessionId: string): void {
+  const next = core
+    .sql("SELECT * FROM elicitations WHERE session_id = ? AND state = 'pending' ORDER BY id LIMIT 1")
+    .get(sessionId) as ElicitationRow | undefined
+  if (next)
+    core
+      .sql(
+        "UPDATE sessions SET blocking_reason = ?, phase = CASE phase WHEN 'running' THEN 'blocked' ELSE phase END WHERE id = ?",
+      )
+      .run(JSON.stringify(reasonOf(next.id, next.server, paramsOfRow(next))), sessionId)
+  else
+    core
+      .sql(
+        "UPDATE sessions SET blocking_reason = NULL, phase = CASE phase WHEN 'blocked' THEN 'running' ELSE phase END WHERE id = ?",
+      )
+      .run(sessionId)
+}
+
 /**
  * Only a web page is offered to open: https, or http on this machine (a local helper).
  * Anything else (a file, a custom scheme, a plain http page elsewhere) is refused.
@@ -57,7 +87,10 @@ export function urlShown(url: string): boolean {
   return u.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)
 }
 
-/** Records a request and blocks the session on it; null when the run is no longer the session's. */
+/**
+ * Records a request and blocks the session on it (behind any question already waiting);
+ * null when the run is no longer the session's.
+ */
 export function requestElicitation(
   core: SessionsCore,
   where: { session_id: string; run_id: string; call_id: string; server: string },
@@ -91,11 +124,7 @@ export function requestElicitation(
         JSON.stringify(stored),
         tx.at,
       )
-    core
-      .sql(
-        "UPDATE sessions SET blocking_reason = ?, phase = CASE phase WHEN 'running' THEN 'blocked' ELSE phase END WHERE id = ?",
-      )
-      .run(JSON.stringify(reason), sessionId)
+    showOldest(core, sessionId)
     tx.append(sessionId, 'elicitation.requested', { ...reason, run_id: where.run_id, call_id: where.call_id })
     tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
     return id
@@ -138,8 +167,9 @@ export function checkElicitationAnswer(core: SessionsCore, sessionId: string, a:
 }
 
 /**
- * Applies an answer inside the admission's transaction: clears the blocking reason and
- * appends `elicitation.answered` (with the form's content, as a message's text is shown).
+ * Applies an answer inside the admission's transaction: the session blocks on the next
+ * waiting question, or on nothing, and `elicitation.answered` is appended (with the form's
+ * content, as a message's text is shown).
  */
 export function answerElicitation(
   core: SessionsCore,
@@ -154,12 +184,7 @@ export function answerElicitation(
     .sql('UPDATE elicitations SET state = ?, answered_at = ?, answered_by = ? WHERE id = ?')
     .run(state, tx.at, inputId, e.id)
   const s = core.require(sessionId)
-  core
-    .sql(
-      `UPDATE sessions SET blocking_reason = NULL,
-         phase = CASE phase WHEN 'blocked' THEN 'running' ELSE phase END WHERE id = ?`,
-    )
-    .run(sessionId)
+  showOldest(core, sessionId)
   tx.append(sessionId, 'elicitation.answered', {
     request_id: e.id,
     run_id: e.run_id,
@@ -175,9 +200,10 @@ export function answerElicitation(
 
 /**
  * Expires a run's pending requests inside `tx` (those of one call when `callId` is given)
- * with an `elicitation.expired` event each; returns their ids. A call that ended while its
- * server still asked (the server withdrew the question, or gave up on it) also unblocks the
- * session; a run that ends clears the blocking reason itself (src/runs/finish.ts).
+ * with an `elicitation.expired` event each; returns their ids. When a call ended while its
+ * server still asked (the server withdrew the question, or gave up on it), the session
+ * blocks on the next waiting question or on nothing; a run that ends clears the blocking
+ * reason itself (src/runs/finish.ts).
  */
 export function expireElicitations(
   core: SessionsCore,
@@ -202,14 +228,8 @@ export function expireElicitations(
       reason: why,
     })
   const s = core.row(sessionId)
-  const blocking = s?.blocking_reason ? (JSON.parse(s.blocking_reason) as { request_id?: string }) : null
-  if (s && callId !== undefined && expired.some((e) => e.id === blocking?.request_id)) {
-    core
-      .sql(
-        `UPDATE sessions SET blocking_reason = NULL,
-           phase = CASE phase WHEN 'blocked' THEN 'running' ELSE phase END WHERE id = ?`,
-      )
-      .run(sessionId)
+  if (s && callId !== undefined && expired.length > 0) {
+    showOldest(core, sessionId)
     tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
   }
   return expired.map((e) => e.id)

@@ -4,6 +4,7 @@
 // server even when the tool's result never reaches the model (an interrupt, a restart).
 //   ask_form   a form (name, age, color, tags, subscribe); the result says the answer
 //   open_page  URL mode for `url`; once accepted, it sends notifications/elicitation/complete
+//   ask_read   a read (closed world) that asks `Which LABEL?`: two run side by side
 //   ask_briefly  a form the server waits for only `ms` milliseconds (then withdraws it)
 //   ask_later  answers at once; asks a form only once the file $ASK_TRIGGER exists (after its run)
 import { appendFileSync, existsSync } from 'node:fs'
@@ -62,6 +63,24 @@ server.registerTool(
     record({ tool: 'open_page', action: r.action })
     if (r.action === 'accept') await server.server.createElicitationCompletionNotifier(elicitationId)()
     return text(`page: ${r.action}`)
+  },
+)
+
+server.registerTool(
+  'ask_read',
+  {
+    description: 'A read that asks which one',
+    inputSchema: { label: z.string() },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  async ({ label }) => {
+    const requestedSchema = { type: 'object' as const, properties: { pick: { type: 'string' as const } } }
+    const r = await server.server.elicitInput(
+      { mode: 'form', message: `Which ${label}?`, requestedSchema },
+      PATIENT,
+    )
+    record({ tool: 'ask_read', label, action: r.action, content: r.content ?? null })
+    return text(`${label}: ${r.action} ${JSON.stringify(r.content ?? null)}`)
   },
 )
 

@@ -211,6 +211,36 @@ describe('MCP elicitation', () => {
     assert.equal(elicitationRows(s.home, sid).length, 0)
   })
 
+  it('two reads asking at once: the session shows the oldest question, then the next once it is answered', async () => {
+    const sid = await newSession(s)
+    s.upstream.enqueue(
+      callTools(
+        { name: 'mcp__asker__ask_read', arguments: { label: 'fruit' } },
+        { name: 'mcp__asker__ask_read', arguments: { label: 'colour' } },
+      ),
+      (req) =>
+        answer(
+          toolResultsOf(req.body)
+            .map((r) => r.output)
+            .join(' | '),
+        ),
+    )
+    await putInput(s.d, sid, message('ask two things'))
+    await until('both questions asked', () => elicitationRows(s.home, sid).length === 2, 20_000, 20)
+    const [first, second] = elicitationRows(s.home, sid)
+    const shown = await waitAsked(s.d, sid)
+    assert.equal(shown.request_id, first.id, 'the oldest is shown')
+    const answerTo = (row: any) => (row.message === 'Which fruit?' ? 'pear' : 'blue')
+    assert.equal((await reply(s.d, sid, first.id, 'accept', { pick: answerTo(first) })).status, 202)
+    const next = await waitSession(s.d, sid, (x) => x.status.blocking_reason?.request_id === second.id)
+    assert.equal(next.status.phase, 'blocked')
+    assert.equal((await reply(s.d, sid, second.id, 'accept', { pick: answerTo(second) })).status, 202)
+    const done = await waitSession(s.d, sid, idle, RUN_MS)
+    assert.equal(done.latest_answer.outcome, 'completed')
+    const outputs = toolResultsOf(s.upstream.requests[1].body).map((r) => r.output)
+    assert.deepEqual(outputs.sort(), ['colour: accept {"pick":"blue"}', 'fruit: accept {"pick":"pear"}'])
+  })
+
   it('an answer naming no request of the session is a 409', async () => {
     const sid = await newSession(s)
     assertProblem(
