@@ -124,8 +124,9 @@ function arrayError(f: ElicitationField, v: unknown): string | null {
   const allowed = f.options?.map((o) => o.value)
   const stray = allowed ? v.find((x) => !allowed.includes(x)) : undefined
   if (stray !== undefined) return `has ${stray}, which is not one of ${allowed?.join(', ')}`
-  if (f.min_items !== null && v.length < f.min_items) return `needs at least ${f.min_items} choices`
-  if (f.max_items !== null && v.length > f.max_items) return `takes at most ${f.max_items} choices`
+  const choices = (n: number) => `${n} choice${n === 1 ? '' : 's'}`
+  if (f.min_items !== null && v.length < f.min_items) return `needs at least ${choices(f.min_items)}`
+  if (f.max_items !== null && v.length > f.max_items) return `takes at most ${choices(f.max_items)}`
   return null
 }
 
