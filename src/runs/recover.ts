@@ -54,8 +54,8 @@ export function recoverRuns(core: SessionsCore): string[] {
       .sql("SELECT tool, summary FROM approvals WHERE run_id = ? AND state = 'pending'")
       .get(run.id) as { tool: string; summary: string } | undefined
     const asked = core
-      .sql("SELECT server FROM elicitations WHERE run_id = ? AND state = 'pending'")
-      .get(run.id) as { server: string } | undefined
+      .sql("SELECT server FROM elicitations WHERE session_id = ? AND state = 'pending' AND run_id = ?")
+      .get(run.session_id, run.id) as { server: string } | undefined
     finishRun(core, run.session_id, run.id, {
       outcome: waited || asked ? 'failed' : 'interrupted',
       problem: problemBody(

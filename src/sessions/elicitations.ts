@@ -212,12 +212,18 @@ export function expireElicitations(
   runId: string,
   callId?: string,
 ): string[] {
+  // The session's pending rows through the partial index (nearly always none), then the run's.
   const expired = core
     .sql(
       `UPDATE elicitations SET state = 'expired', answered_at = ?
-         WHERE run_id = ? AND state = 'pending' AND (? IS NULL OR call_id = ?) RETURNING id, call_id, server`,
+         WHERE session_id = ? AND state = 'pending' AND run_id = ? AND (? IS NULL OR call_id = ?)
+         RETURNING id, call_id, server`,
     )
-    .all(tx.at, runId, callId ?? null, callId ?? null) as { id: string; call_id: string; server: string }[]
+    .all(tx.at, sessionId, runId, callId ?? null, callId ?? null) as {
+    id: string
+    call_id: string
+    server: string
+  }[]
   const why = callId === undefined ? 'run_ended' : 'call_ended'
   for (const e of expired)
     tx.append(sessionId, 'elicitation.expired', {
