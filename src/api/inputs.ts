@@ -42,13 +42,15 @@ function inputBindings(d: InputsDeps) {
       const a = await admitInput(d.core, commits, sessionId, inputId, input.rawBody, () => input.body, start)
       // A repeat of a decision made earlier starts what waits, if anything (once: a run in
       // progress is left alone).
-      if (a.status === 202 && !a.input.approval) d.runs.kick(sessionId)
+      if (a.status === 202 && !a.input.approval && !a.input.elicitation) d.runs.kick(sessionId)
       await a.durable
       if (a.status === 429)
         throw new HearthError('queue_full', a.input.problem?.detail, { 'retry-after': QUEUE_RETRY_AFTER_S })
       // A decision reaches the run waiting for it once it is on disk (once: a repeat finds nobody waiting).
       if (a.input.approval)
         d.runs.approvalDecided(sessionId, a.input.approval.request_id, a.input.approval.decision)
+      const e = a.input.elicitation
+      if (e) d.runs.elicitationAnswered(sessionId, e.request_id, { action: e.action, content: e.content })
       return { status: 202, body: a.input }
     },
     'inputs.get': ({ params }) => ({

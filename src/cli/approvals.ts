@@ -1,13 +1,15 @@
 // How the CLI answers a run's approval requests: asked on the terminal (`chat`, and `send`
 // when its terminal is free), or one fixed answer (`send --approve auto|deny`), or denied
-// when nobody could be asked, so a script never hangs on a question nobody sees.
+// when nobody could be asked, so a script never hangs on a question nobody sees. An
+// approver also carries how an MCP server's question is answered (./elicitations.ts).
 import { createInterface } from 'node:readline'
 import { decisionText } from '../client/approval-view.ts'
 import { type Out, UsageError } from '../command-line/errors.ts'
+import { declineUnasked, type Elicitor, elicitOn } from './elicitations.ts'
 import { type ApprovalAnswer, type ApprovalRequest, parseApprovalAnswer, ToolView } from './tool-view.ts'
 
-/** Decides an approval a run asks for. */
-export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer>
+/** Decides an approval a run asks for; `elicit` answers an MCP server's question (else declined). */
+export type Approver = ((request: ApprovalRequest) => Promise<ApprovalAnswer>) & { elicit?: Elicitor }
 
 /** Lines of standard input, taken one at a time by the chat loop and by approval prompts. */
 export class LineQueue {
@@ -42,6 +44,10 @@ export class LineQueue {
  * the call would do is shown first; a write's diff reads the file under `workspace`.
  */
 export function askOn(lines: LineQueue, out: Out, workspace?: string): Approver {
+  return Object.assign(askApproval(lines, out, workspace), { elicit: elicitOn(lines, out) })
+}
+
+function askApproval(lines: LineQueue, out: Out, workspace?: string): Approver {
   return async (request) => {
     out.write(ToolView.details(request, workspace))
     for (;;) {
@@ -80,20 +86,29 @@ export function sendApprover(
   out: Out,
   session: { workspace: () => Promise<string> },
 ): Approver {
-  if (flag === 'auto') return fixedApprover('allow')
-  if (flag === 'deny') return fixedApprover('deny')
-  if (flag !== undefined) throw new UsageError('option --approve takes auto or deny')
-  if (process.stdin.isTTY && !messageFromStdin) {
-    let lines: LineQueue | undefined
-    return async (request) => {
-      lines ??= new LineQueue(process.stdin)
-      // The workspace lets a write that replaces a file show its diff.
-      const workspace = await session.workspace().catch(() => undefined)
-      return askOn(lines, out, workspace)(request)
-    }
+  if (flag !== undefined && flag !== 'auto' && flag !== 'deny')
+    throw new UsageError('option --approve takes auto or deny')
+  const terminal = process.stdin.isTTY && !messageFromStdin
+  let lines: LineQueue | undefined
+  const queue = () => {
+    lines ??= new LineQueue(process.stdin)
+    return lines
   }
-  return async (request) => {
+  const elicit: Elicitor = terminal ? (q, retry) => elicitOn(queue(), out)(q, retry) : declineUnasked
+  if (flag === 'auto' || flag === 'deny')
+    return Object.assign(fixedApprover(flag === 'auto' ? 'allow' : 'deny'), { elicit })
+  if (terminal)
+    return Object.assign(
+      async (request: ApprovalRequest) => {
+        // The workspace lets a write that replaces a file show its diff.
+        const workspace = await session.workspace().catch(() => undefined)
+        return askApproval(queue(), out, workspace)(request)
+      },
+      { elicit },
+    )
+  const deny: Approver = async (request) => {
     process.stderr.write(`(denied: ${request.summary}; pass --approve auto to allow calls that ask)\n`)
     return { decision: 'deny', remember: 'once' }
   }
+  return Object.assign(deny, { elicit })
 }

@@ -1,16 +1,18 @@
 // One message of `hearth send` and `hearth chat` and the run that answers it: submit the
 // message with a fresh input id (retried with the same id when the answer is uncertain, so
 // it is never sent twice), print the answer and the tool calls as they stream, answer the
-// run's approval questions, and stop the run on Ctrl-C (naming the run and the inputs this
+// run's approval questions and its MCP servers' questions (./elicitations.ts), and stop the run on Ctrl-C (naming the run and the inputs this
 // client saw). The commands that read the messages and send them are ./chat.ts.
 
 import { v7 as uuidv7 } from 'uuid'
 import { type HearthClient, ProblemError } from '../client/client.ts'
+import type { Question } from '../client/elicitation-view.ts'
 import { advisesLogin } from '../client/login.ts'
 import { profilesOf } from '../client/profiles.ts'
 import { type FollowEnd, followSession, type StreamFrame } from '../client/session-follow.ts'
 import { CommandError, type Out, problemText } from '../command-line/errors.ts'
 import type { Approver } from './approvals.ts'
+import { answerQuestion, declineUnasked } from './elicitations.ts'
 import { RunFrames } from './run-frames.ts'
 import { type ApprovalRequest, ToolView } from './tool-view.ts'
 
@@ -27,6 +29,12 @@ export interface MessageRun {
 type InputBody =
   | { kind: 'message'; text: string }
   | { kind: 'approval'; request_id: string; decision: 'allow' | 'deny'; remember: 'once' | 'session' }
+  | {
+      kind: 'elicitation'
+      request_id: string
+      action: 'accept' | 'decline' | 'cancel'
+      content?: Record<string, string | number | boolean | string[]>
+    }
 
 async function submit(
   client: () => HearthClient,
@@ -192,6 +200,14 @@ export async function sendAndStream(
       approvals = approvals
         .then(() => answerApproval(client, sessionId, request, approve))
         .catch((err) => void process.stderr.write(`hearth: could not answer the approval: ${err.message}\n`))
+    } else if (f.event === 'elicitation.requested' && p.run_id === sent.runId) {
+      // In line with the approvals: one question at a time.
+      const put = (body: InputBody) => submit(client, sessionId, uuidv7(), body)
+      approvals = approvals
+        .then(() => answerQuestion(p as Question, approve.elicit ?? declineUnasked, put))
+        .catch(
+          (err) => void process.stderr.write(`hearth: could not answer the MCP server: ${err.message}\n`),
+        )
     } else if (f.event === 'run.ended' && p.run_id === sent.runId) {
       result = { outcome: p.outcome, problem: p.problem }
       stop.abort()

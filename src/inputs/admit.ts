@@ -3,11 +3,12 @@
 // committed with fsync before the 202. The decision is one synchronous savepoint of a group
 // commit (group-commit.ts), so concurrent repeats of one id can never admit it twice.
 
-import type { ApprovalRequest, Input, InputRequest } from '../schemas/inputs.ts'
+import type { ApprovalRequest, ElicitationRequest, Input, InputRequest } from '../schemas/inputs.ts'
 import { MAX_TEXT_BYTES } from '../schemas/inputs.ts'
 import { HearthError, problemBody } from '../schemas/problems.ts'
 import { decideApproval } from '../sessions/approvals.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
+import { answerElicitation, checkElicitationAnswer } from '../sessions/elicitations.ts'
 import { intentOf } from '../util/canonical.ts'
 import type { GroupCommit } from './group-commit.ts'
 import { decodeImages } from './images.ts'
@@ -74,6 +75,7 @@ export async function admitInput(
   const req = validate()
   core.require(sessionId)
   if (req.kind === 'approval') return admitApproval(core, commits, sessionId, inputId, intent, req)
+  if (req.kind === 'elicitation') return admitElicitation(core, commits, sessionId, inputId, intent, req)
   if (Buffer.byteLength(req.text) > MAX_TEXT_BYTES) throw new HearthError('text_too_large')
   const images = decodeImages(req.images ?? [])
   if (req.text.trim() === '' && images.length === 0) throw new HearthError('empty_message')
@@ -159,6 +161,39 @@ function admitApproval(
            accepted_at, delivery, turn, decided_ms) VALUES (?, ?, 'approval', ?, ?, ?, 0, 'accepted', 202, ?, 'completed', ?, ?)`,
       )
       .run(inputId, sessionId, intent, req.client_id, text, tx.at, a.run_id, tx.now)
+    return { status: 202 as const, input: toInput(inputRow(core, inputId) as InputRow) }
+  })
+}
+
+/**
+ * An answer to an MCP server's question is applied like an approval, in its admission's
+ * transaction. Its content is checked against the form first (422, nothing stored); a
+ * request unknown, of another session or no longer pending is 409 elicitation_not_pending.
+ */
+function admitElicitation(
+  core: SessionsCore,
+  commits: GroupCommit,
+  sessionId: string,
+  inputId: string,
+  intent: string,
+  req: ElicitationRequest,
+): Promise<Admitted> {
+  const answer = {
+    request_id: req.request_id,
+    action: req.action,
+    ...(req.content === undefined ? {} : { content: req.content }),
+  }
+  checkElicitationAnswer(core, sessionId, answer)
+  return decided(commits, (tx) => {
+    const decided = inputRow(core, inputId)
+    if (decided) return repeatOf(decided, sessionId, intent)
+    const e = answerElicitation(core, tx, sessionId, inputId, answer)
+    core
+      .sql(
+        `INSERT INTO inputs (id, session_id, kind, intent, client_id, text, image_count, admission, http_status,
+           accepted_at, delivery, turn, decided_ms) VALUES (?, ?, 'elicitation', ?, ?, ?, 0, 'accepted', 202, ?, 'completed', ?, ?)`,
+      )
+      .run(inputId, sessionId, intent, req.client_id, JSON.stringify(answer), tx.at, e.run_id, tx.now)
     return { status: 202 as const, input: toInput(inputRow(core, inputId) as InputRow) }
   })
 }

@@ -5,7 +5,7 @@ import type { SessionsCore } from '../sessions/core.ts'
 
 export interface InputRow {
   id: string
-  kind: 'message' | 'approval'
+  kind: 'message' | 'approval' | 'elicitation'
   session_id: string
   intent: string
   client_id: string
@@ -48,6 +48,8 @@ export function toInput(r: InputRow): Input {
     client_id: r.client_id,
     // An approval keeps what it decided in its text.
     ...(r.kind === 'approval' ? { approval: JSON.parse(r.text) } : {}),
+    // So does an answer to an MCP server.
+    ...(r.kind === 'elicitation' ? { elicitation: JSON.parse(r.text) } : {}),
   }
 }
 

@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid'
 import type { McpAccessToken, McpRoot, McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { JobInfo } from '../tools/types.ts'
 import type { KernelProcess } from './process.ts'
-import type { FromKernel, ToKernel } from './protocol.ts'
+import type { FromKernel, McpElicitMessage, ToKernel } from './protocol.ts'
 
 export type KernelState = 'none' | 'starting' | 'ready' | 'running' | 'stopping'
 
@@ -40,6 +40,8 @@ export class Kernel {
   onMcp: ((servers: McpServerStatus[] | null) => void) | undefined
   /** Gives out a signed-in server's access token when the kernel asks (the pool's onMcpToken). */
   mcpToken: ((server: string, rejected?: string) => Promise<McpAccessToken | null>) | undefined
+  /** Told when a server of the session asks the person (the pool's onElicit). */
+  onElicit: ((msg: McpElicitMessage) => void) | undefined
   /** Loads waiting for their answer (`mcp_state` with their id), by load id. */
   readonly #mcpWaiters = new Map<number, () => void>()
   #mcpLoads = 0
@@ -77,6 +79,18 @@ export class Kernel {
       this.#mcpWaiters.delete(loadId)
     }
     this.onMcp?.(servers)
+  }
+
+  /** A server's question: to whoever answers them, else refused at once. */
+  elicited(msg: McpElicitMessage): void {
+    if (this.onElicit) this.onElicit(msg)
+    else this.refuseQuestion(msg)
+  }
+
+  /** Nobody here answers questions: the server gets `cancel`. */
+  refuseQuestion(msg: McpElicitMessage): void {
+    if (msg.type === 'mcp_elicit')
+      this.send({ type: 'mcp_elicit_answer', elicit_id: msg.elicit_id, result: { action: 'cancel' } })
   }
 
   /**

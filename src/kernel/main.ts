@@ -196,6 +196,7 @@ process.on('message', (msg: ToKernel) => {
     void mcp.load(msg.session_id, msg.load_id, msg.servers, msg.roots, msg.retry === true)
   else if (msg.type === 'mcp_token') mcp.tokenAnswered(msg)
   else if (msg.type === 'mcp_roots') mcp.rootsChanged(msg.session_id, msg.roots)
+  else if (msg.type === 'mcp_elicit_answer') mcp.elicitations.answer(msg.elicit_id, msg.result)
   else if (msg.type === 'mcp_close') {
     void mcp.close(msg.session_id)
     tools.releaseShell(msg.session_id)

@@ -11,7 +11,7 @@ import type { JobInfo, SandboxStatus } from '../tools/types.ts'
 import { KernelBundle } from './bundle.ts'
 import { Kernel, type KernelState } from './instance.ts'
 import { KernelProcess } from './process.ts'
-import type { OfferedTool } from './protocol.ts'
+import type { McpElicitMessage, OfferedTool } from './protocol.ts'
 
 export { Kernel }
 
@@ -65,6 +65,8 @@ export class KernelPool {
   onMcpToken:
     | ((sessionId: string, server: string, rejected?: string) => Promise<McpAccessToken | null>)
     | undefined
+  /** A session's MCP server asks the person (src/runs/elicitations.ts answers). */
+  onElicit: ((sessionId: string, kernel: Kernel, msg: McpElicitMessage) => void) | undefined
   #lastActivity = Number.NEGATIVE_INFINITY
   #closed = false
   /** The bundle kernels are forked from; a process of an older one takes no new session. */
@@ -129,6 +131,10 @@ export class KernelPool {
     k.onJobs = (jobs) => this.onJobs?.(sessionId, jobs)
     k.onMcp = (servers) => this.onMcp?.(sessionId, servers)
     k.mcpToken = (server, rejected) => this.onMcpToken?.(sessionId, server, rejected) ?? Promise.resolve(null)
+    k.onElicit = (msg) => {
+      if (this.onElicit) this.onElicit(sessionId, k, msg)
+      else k.refuseQuestion(msg)
+    }
     this.#bySession.set(sessionId, k)
     return k
   }

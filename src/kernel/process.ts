@@ -98,6 +98,10 @@ export class KernelProcess {
           else this.send({ type: 'mcp_token', request_id: msg.request_id, token: null })
           return
         }
+        if (msg.type === 'mcp_elicit' || msg.type === 'mcp_elicit_done') {
+          for (const k of this.sessions) if (k.sessionId === msg.session_id) k.elicited(msg)
+          return
+        }
         // Answers to an upgrade's ping (upgrade.ts listens for them itself).
         if (msg.type === 'pong') return
         if (msg.type === 'groups') {

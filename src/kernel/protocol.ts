@@ -2,6 +2,7 @@
 // The daemon sends a `step` (one model call) under a step id and the step's tool calls under
 // their run's id; the kernel answers a step's events, its checked calls and `step_ended`
 // with the step id, and a call's output and result with the run id.
+import type { ElicitAnswer, ElicitParams } from '../mcp/elicitation.ts'
 import type { McpAccessToken, McpRoot, McpServerConfig, McpServerStatus } from '../mcp/types.ts'
 import type { NeutralEvent, NeutralRequest, NeutralTool, TransportProfile } from '../providers/types.ts'
 import type {
@@ -101,6 +102,8 @@ export type ToKernel =
   | { type: 'mcp_roots'; session_id: string; roots: McpRoot[] }
   /** The session left this process: its MCP servers stop, and its shell goes. */
   | { type: 'mcp_close'; session_id: string }
+  /** The person's answer to a server's question (`mcp_elicit`), or `cancel` when it expired. */
+  | { type: 'mcp_elicit_answer'; elicit_id: number; result: ElicitAnswer }
   | { type: 'shutdown' }
   /** Answered by `pong` with the same id: the process reads and answers its messages. */
   | { type: 'ping'; id: number }
@@ -155,7 +158,25 @@ export type FromKernel =
    */
   | { type: 'mcp_token'; session_id: string; server: string; request_id: number; rejected?: string }
   | { type: 'pong'; id: number; build: string; protocol: number }
+  | McpElicitMessage
   /** The process groups of every command running now (shell calls and jobs), when they change. */
   | { type: 'groups'; pgids: number[] }
   /** Messages that left in one write (a step's last events and the check of its calls), in order. */
   | { type: 'batch'; messages: FromKernel[] }
+
+/**
+ * A session's MCP server asks the person (`elicitation/create`) during one of its tool calls
+ * (`call_id`, null when none of its calls runs): answered by `mcp_elicit_answer` with the same
+ * `elicit_id`. `mcp_elicit_done` passes on a URL interaction's
+ * `notifications/elicitation/complete`.
+ */
+export type McpElicitMessage =
+  | {
+      type: 'mcp_elicit'
+      session_id: string
+      server: string
+      elicit_id: number
+      call_id: string | null
+      params: ElicitParams
+    }
+  | { type: 'mcp_elicit_done'; session_id: string; server: string; elicitation_id: string }

@@ -302,7 +302,7 @@ export class ToolHost {
     if (!tool && isMcpToolName(msg.call.name)) {
       const parsed = parseObject(msg.call.arguments)
       if ('error' in parsed) return { outcome: 'error', output: parsed.error }
-      return this.#mcp.call(msg.session_id, msg.call.name, parsed.args, signal, progress)
+      return this.#mcp.call(msg.session_id, msg.call.name, parsed.args, signal, progress, msg.call.call_id)
     }
     if (!tool) return { outcome: 'error', output: `No tool ${msg.call.name}` }
     const parsed = this.#parse(tool, msg.call.arguments)

@@ -59,7 +59,14 @@ function configOf(s: SessionMcpServer): McpServerConfig {
       cwd: null,
       env: s.env ?? {},
     }
-  return { ...common, transport: 'http', url: s.url, headers: s.headers ?? {}, bearer_token: null, oauth: null }
+  return {
+    ...common,
+    transport: 'http',
+    url: s.url,
+    headers: s.headers ?? {},
+    bearer_token: null,
+    oauth: null,
+  }
 }
 
 const saved = (names: string[]) => Object.fromEntries(names.map((n) => [n, { saved: true as const }]))

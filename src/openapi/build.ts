@@ -249,7 +249,8 @@ const TAGS: Readonly<Record<string, string>> = {
   settings: 'Settings groups, read whole and changed one group at a time as merge patches',
   storage: 'What the daemon stores, measured',
   sessions: 'Sessions: create, read, configure, delete, visit, reload, kernel upgrade, event streams',
-  inputs: 'Messages and approvals sent to a session; cancelling inputs and interrupting runs',
+  inputs:
+    'Messages, approvals and answers to MCP servers sent to a session; cancelling inputs and interrupting runs',
   history: "A session's history: entries in pages, whole texts, images, the output of the run in progress",
   context: "What a session's next model request holds, the requests sent, and compaction",
   snapshots: "What a session's runs changed in the workspace's files, and restoring them (undo, redo)",

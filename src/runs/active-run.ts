@@ -4,6 +4,7 @@
 import { realpathSync } from 'node:fs'
 import type { Kernel } from '../kernel/pool.ts'
 import type { CheckedCall, OfferedTool, StepTransport } from '../kernel/protocol.ts'
+import type { ElicitAnswer } from '../mcp/elicitation.ts'
 import type { AssistantPart, EncryptedReasoningPart, NeutralUsage } from '../providers/types.ts'
 import type { ApprovalPolicy } from '../schemas/common.ts'
 import type { CachePolicy } from '../schemas/models.ts'
@@ -166,6 +167,8 @@ export class ActiveRun {
   readonly resultWaiters = new Map<string, (r: CallResult) => void>()
   /** Calls waiting for a person, by approval request id. */
   readonly approvalWaiters = new Map<string, (d: Decision | 'expired') => void>()
+  /** Calls whose MCP server waits for the person's answer, by elicitation request id. */
+  readonly elicitationWaiters = new Map<string, (a: ElicitAnswer | 'expired') => void>()
   readonly ended: Promise<void>
   resolveEnded!: () => void
 

@@ -13,6 +13,7 @@
 import { SessionTools } from '../context/tools.ts'
 import { flushForNextAdmission } from '../inputs/group-commit.ts'
 import type { UpgradeStage } from '../kernel/upgrade.ts'
+import type { ElicitAnswer } from '../mcp/elicitation.ts'
 import { runCachePolicy } from '../models/cache-policy.ts'
 import { HearthError, type Problem, problemBody } from '../schemas/problems.ts'
 import type { Decision } from '../sessions/approvals.ts'
@@ -25,6 +26,7 @@ import {
   manualCompaction,
 } from './compaction/manual.ts'
 import type { RunMoves, RunsDeps } from './deps.ts'
+import { watchElicitations } from './elicitations.ts'
 import { finishRun, type RunOutcome } from './finish.ts'
 import { launchRun, newActiveRun } from './launch.ts'
 import { mcpToolSource, watchMcp } from './session-kernel/mcp.ts'
@@ -63,6 +65,7 @@ export class Runs {
     }
     watchKernels(d, this.kernelStages)
     watchMcp(d)
+    watchElicitations(d, (sessionId) => this.#active.get(sessionId))
   }
 
   get deps(): RunsDeps {
@@ -198,6 +201,11 @@ export class Runs {
     this.#active.get(sessionId)?.approvalWaiters.get(requestId)?.(decision)
   }
 
+  /** An answer to an MCP server's question, once on disk: on to the server. */
+  elicitationAnswered(sessionId: string, requestId: string, answer: ElicitAnswer): void {
+    this.#active.get(sessionId)?.elicitationWaiters.get(requestId)?.(answer)
+  }
+
   /** The run's cache policy for its end: looked up now if no step was sent (none without a transport). */
   #cacheOf(run: ActiveRun) {
     if (run.cache === undefined && run.transport) this.#settleCache(run)
@@ -246,6 +254,7 @@ export class Runs {
     if (run.kernel?.alive) this.#d.kernels.release(sessionId)
     // Whatever still waits inside the run sees it finished.
     for (const w of run.approvalWaiters.values()) w('expired')
+    for (const w of run.elicitationWaiters.values()) w('expired')
     for (const w of run.resultWaiters.values()) w({ outcome: 'interrupted', output: '' })
     run.resolveEnded()
     setImmediate(() => this.kick(sessionId))
@@ -291,10 +300,13 @@ export class Runs {
     for (const [sessionId, run] of this.#active) {
       run.kernel?.send({ type: 'abort', step_id: run.stepId, run_id: run.started.run_id })
       // A run that waited for a person fails, as after a crash: its request expires.
-      const waited = run.approvalWaiters.size > 0
-      const detail = waited
-        ? 'The daemon stopped while a call waited for approval; the request expired and the call did not run'
-        : 'The daemon stopped during the run'
+      const asked = run.elicitationWaiters.size > 0
+      const waited = run.approvalWaiters.size > 0 || asked
+      const detail = asked
+        ? 'The daemon stopped while an MCP server waited for an answer; the request expired and the server got cancel'
+        : waited
+          ? 'The daemon stopped while a call waited for approval; the request expired and the call did not run'
+          : 'The daemon stopped during the run'
       this.#finish(sessionId, run, waited ? 'failed' : 'interrupted', problemBody('daemon_restarted', detail))
     }
   }

@@ -7,6 +7,7 @@ import type { AssistantPart, NeutralUsage } from '../providers/types.ts'
 import type { CachePolicy } from '../schemas/models.ts'
 import type { Problem } from '../schemas/problems.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
+import { expireElicitations } from '../sessions/elicitations.ts'
 import { type HistoryEntry, toHistoryEntry } from '../sessions/entries.ts'
 import type { LiveContent } from '../sessions/live.ts'
 import { indexSession } from '../sessions/search.ts'
@@ -80,6 +81,8 @@ export function finishRun(
     core
       .sql("UPDATE approvals SET state = 'expired', decided_at = ? WHERE run_id = ? AND state = 'pending'")
       .run(tx.at, runId)
+    // So is a server's question: the server got `cancel` (engine.ts) or went with its kernel.
+    expireElicitations(core, tx, sessionId, runId)
     const s = core.row(sessionId) as NonNullable<typeof before>
     const { grp } = core.sql('SELECT grp FROM runs WHERE id = ?').get(runId) as { grp: number }
     let position = s.transcript_count

@@ -1,7 +1,8 @@
 // After a crash: a run the previous daemon left open is ended as interrupted, keeping the
 // output its log recorded since its last committed step; a call left without a result gets
-// one saying so (finish.ts). A run that waited for an approval fails instead: its request
-// expires, and the call never runs. Sessions with waiting inputs are queued to run again.
+// one saying so (finish.ts). A run that waited for an approval or for an answer to an MCP
+// server's question fails instead: the request expires (the call never runs, the server
+// went with its kernel). Sessions with waiting inputs are queued to run again.
 import { problemBody } from '../schemas/problems.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import type { LiveContent } from '../sessions/live.ts'
@@ -52,13 +53,18 @@ export function recoverRuns(core: SessionsCore): string[] {
     const waited = core
       .sql("SELECT tool, summary FROM approvals WHERE run_id = ? AND state = 'pending'")
       .get(run.id) as { tool: string; summary: string } | undefined
+    const asked = core
+      .sql("SELECT server FROM elicitations WHERE session_id = ? AND state = 'pending' AND run_id = ?")
+      .get(run.session_id, run.id) as { server: string } | undefined
     finishRun(core, run.session_id, run.id, {
-      outcome: waited ? 'failed' : 'interrupted',
+      outcome: waited || asked ? 'failed' : 'interrupted',
       problem: problemBody(
         'daemon_restarted',
-        waited
-          ? `The daemon stopped while a call waited for approval (${waited.summary}); the request expired and the call did not run`
-          : 'The daemon stopped during the run; its output so far is kept',
+        asked
+          ? `The daemon stopped while the MCP server ${asked.server} waited for an answer; the request expired`
+          : waited
+            ? `The daemon stopped while a call waited for approval (${waited.summary}); the request expired and the call did not run`
+            : 'The daemon stopped during the run; its output so far is kept',
       ),
       contents: outputFromLog(core, run),
       tool_calls: [],

@@ -8,6 +8,7 @@ import { type Problem, problemBody } from '../schemas/problems.ts'
 import { type GatedCall, gate, requestApproval } from '../sessions/approvals.ts'
 import type { SessionsCore, Tx } from '../sessions/core.ts'
 import type { ActiveRun } from './active-run.ts'
+import { callEnded } from './elicitations.ts'
 import type { RunOutcome } from './finish.ts'
 import { addResult, type CallResult, commitStep } from './step/entries.ts'
 
@@ -164,6 +165,7 @@ async function runCall(d: RoundDeps, run: ActiveRun, call: Call): Promise<void> 
   run.live.tools.push({ ...started, started_at: new Date().toISOString(), tail: '', output_utf8_bytes: 0 })
   const result = await resultOf(d, run, call)
   run.resultWaiters.delete(call.call_id)
+  callEnded(d.core, d.sessionId, run, call.call_id)
   run.live.tools = run.live.tools.filter((t) => t.call_id !== call.call_id)
   if (!run.finished) commit(d, run, call, result)
 }

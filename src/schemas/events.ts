@@ -4,6 +4,7 @@
 import type { TSchema } from 'typebox'
 import * as Type from 'typebox'
 import { Nullable, Timestamp } from './common.ts'
+import { ElicitationContent, ElicitationReasonFields } from './elicitation.ts'
 import { HistoryEntry } from './history.ts'
 import { PendingInput } from './inputs.ts'
 import { Problem } from './problems.ts'
@@ -183,6 +184,53 @@ export const LOG_EVENTS = {
       input_id: Type.String(),
     },
     { additionalProperties: false, description: 'An approval input decided the request' },
+  ),
+  'elicitation.requested': Type.Object(
+    { ...ElicitationReasonFields, run_id: Type.String(), call_id: Type.String() },
+    {
+      additionalProperties: false,
+      description:
+        'An MCP server asks the person during the call: answer with an input of kind elicitation (status.blocking_reason)',
+    },
+  ),
+  'elicitation.answered': Type.Object(
+    {
+      request_id: Type.String(),
+      run_id: Type.String(),
+      call_id: Type.String(),
+      server: Type.String(),
+      action: Type.Enum(['accept', 'decline', 'cancel']),
+      content: Nullable(ElicitationContent),
+      input_id: Type.String(),
+    },
+    {
+      additionalProperties: false,
+      description: 'An elicitation input answered the request; the answer goes on to the server',
+    },
+  ),
+  'elicitation.expired': Type.Object(
+    {
+      request_id: Type.String(),
+      run_id: Type.String(),
+      call_id: Type.String(),
+      server: Type.String(),
+      reason: Type.Enum(['run_ended', 'call_ended'], {
+        description:
+          '`run_ended`: its run ended first (the server got cancel); `call_ended`: the call ended while it waited (the server withdrew the question)',
+      }),
+    },
+    { additionalProperties: false, description: 'A question nobody answered expired' },
+  ),
+  'elicitation.completed': Type.Object(
+    {
+      server: Type.String(),
+      elicitation_id: Type.String(),
+      request_id: Nullable(Type.String({ description: 'The URL request of this session it names, if any' })),
+    },
+    {
+      additionalProperties: false,
+      description: 'The server says a URL interaction it asked for is complete (it only informs)',
+    },
   ),
   'composition.changed': Type.Object(
     {

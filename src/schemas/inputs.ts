@@ -3,6 +3,7 @@
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
 import { EmptyRequest, INPUT_BODY_LIMIT, Nullable, Timestamp, UuidV7 } from './common.ts'
+import { ElicitationAnswerFields } from './elicitation.ts'
 import { defineOps } from './op.ts'
 import { Problem } from './problems.ts'
 
@@ -74,7 +75,26 @@ export const ApprovalRequest = Type.Object(
 )
 export type ApprovalRequest = Static<typeof ApprovalRequest>
 
-export const InputRequest = Type.Union([MessageRequest, ApprovalRequest], {
+export const ElicitationRequest = Type.Object(
+  {
+    kind: Type.Literal('elicitation'),
+    ...ElicitationAnswerFields,
+    client_id: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'The client that answered, echoed back',
+    }),
+  },
+  {
+    additionalProperties: false,
+    $id: 'ElicitationRequest',
+    description:
+      'Answers an MCP server’s waiting question at once, like an approval: never queued and not counted among the 32 waiting inputs',
+  },
+)
+export type ElicitationRequest = Static<typeof ElicitationRequest>
+
+export const InputRequest = Type.Union([MessageRequest, ApprovalRequest, ElicitationRequest], {
   $id: 'InputRequest',
   discriminator: { propertyName: 'kind' },
 })
@@ -87,7 +107,7 @@ export const Input = Type.Object(
   {
     id: Type.String(),
     session_id: Type.String(),
-    kind: Type.Enum(['message', 'approval']),
+    kind: Type.Enum(['message', 'approval', 'elicitation']),
     admission: Type.Enum(['accepted', 'rejected']),
     http_status: Type.Integer({ description: 'The original admission status: 202 or 429' }),
     problem: Nullable(Problem),
@@ -102,6 +122,12 @@ export const Input = Type.Object(
       Type.Object(ApprovalFields, {
         additionalProperties: false,
         description: 'What an input of kind approval decided (its delivery is completed once applied)',
+      }),
+    ),
+    elicitation: Type.Optional(
+      Type.Object(ElicitationAnswerFields, {
+        additionalProperties: false,
+        description: 'What an input of kind elicitation answered (its delivery is completed once applied)',
       }),
     ),
   },
@@ -169,9 +195,9 @@ export const inputsOps = defineOps({
   'inputs.put': {
     method: 'PUT',
     path: '/sessions/{session_id}/inputs/{input_id}',
-    summary: 'Submit a message or an approval (durable, idempotent by input id)',
+    summary: 'Submit a message, an approval or an answer to an MCP server (durable, idempotent by input id)',
     description:
-      'The input id is a client-generated UUIDv7. An input of kind `approval` decides a waiting approval request (status.blocking_reason) at once, in the admission commit: it is never queued and does not count toward the 32; one for an unknown request, one of another session or one no longer pending is 409 approval_not_pending and nothing is stored. A known id is looked up before anything else is validated: the same request returns the original decision (202, or 429 for a rejection) with the current delivery; a different request is 409 input_conflict. A new input is committed to disk before the 202. A session with 32 waiting inputs rejects with 429 queue_full and Retry-After; the rejection is kept as the decision. An unknown id older than seven days is 410.',
+      'The input id is a client-generated UUIDv7. An input of kind `approval` decides a waiting approval request (status.blocking_reason) at once, in the admission commit: it is never queued and does not count toward the 32; one for an unknown request, one of another session or one no longer pending is 409 approval_not_pending and nothing is stored. An input of kind `elicitation` answers an MCP server’s waiting question the same way (409 elicitation_not_pending); an accepted form’s content is checked against the form’s fields first (422 elicitation_content_invalid, with `errors`: each field and what is wrong). A known id is looked up before anything else is validated: the same request returns the original decision (202, or 429 for a rejection) with the current delivery; a different request is 409 input_conflict. A new input is committed to disk before the 202. A session with 32 waiting inputs rejects with 429 queue_full and Retry-After; the rejection is kept as the decision. An unknown id older than seven days is 410.',
     tags: ['inputs'],
     params: InputParams,
     body: InputRequest,
@@ -183,6 +209,8 @@ export const inputsOps = defineOps({
       'session_deleted',
       'input_conflict',
       'approval_not_pending',
+      'elicitation_not_pending',
+      'elicitation_content_invalid',
       'input_expired',
       'queue_full',
       'empty_message',

@@ -100,6 +100,15 @@ export const PROBLEMS = {
     status: 409,
     title: 'No approval request of this session waits under this id (unknown, or already decided or expired)',
   },
+  elicitation_not_pending: {
+    status: 409,
+    title:
+      'No elicitation request of this session waits under this id (unknown, or already answered or expired)',
+  },
+  elicitation_content_invalid: {
+    status: 422,
+    title: 'The answer does not fit the form the server asked for (errors lists each field)',
+  },
   input_expired: {
     status: 410,
     title: 'The input id is older than the seven days decisions are kept; it is never admitted afresh',

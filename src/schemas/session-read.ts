@@ -3,6 +3,7 @@
 import type { Static } from 'typebox'
 import * as Type from 'typebox'
 import { Continuation, Nullable, Timestamp } from './common.ts'
+import { ElicitationBlockingReason } from './elicitation.ts'
 import { ConfigurationResource, Preferences, Selection } from './session-configuration.ts'
 
 export const Cursor = Type.Object(
@@ -66,7 +67,7 @@ export const Quarantined = Type.Object(
   { additionalProperties: false, $id: 'Quarantined' },
 )
 
-export const BlockingReason = Type.Object(
+export const ApprovalBlockingReason = Type.Object(
   {
     kind: Type.Literal('approval'),
     request_id: Type.String({ description: 'Answer it with an input of kind approval naming this id' }),
@@ -76,13 +77,19 @@ export const BlockingReason = Type.Object(
     }),
     effect: Type.Enum(['read', 'write', 'exec']),
   },
-  { additionalProperties: false, $id: 'BlockingReason' },
+  { additionalProperties: false, $id: 'ApprovalBlockingReason' },
 )
+
+export const BlockingReason = Type.Union([ApprovalBlockingReason, ElicitationBlockingReason], {
+  $id: 'BlockingReason',
+  discriminator: { propertyName: 'kind' },
+})
 
 export const Status = Type.Object(
   {
     phase: Type.Enum(['idle', 'queued', 'running', 'blocked', 'interrupting', 'deleting'], {
-      description: '`blocked`: the run waits for what blocking_reason names (an approval)',
+      description:
+        '`blocked`: the run waits for what blocking_reason names (an approval, or an answer to an MCP server’s question)',
     }),
     run_id: Nullable(Type.String()),
     interrupt_requested: Type.Boolean(),

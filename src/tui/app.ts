@@ -61,6 +61,7 @@ export function runApp(o: AppOptions): Promise<{ code: number; sessionId: string
   let templatesOf: string | undefined
   link.onChange = () => {
     tui.requestRender()
+    chat.sessionChanged()
     const s = link.session
     if (s && s.id !== templatesOf) {
       templatesOf = s.id

@@ -153,6 +153,11 @@ export class ChatScreen implements Component, Focusable {
     this.#link.send(text).catch((err) => this.#say(`not sent: ${errorText(err)}`, 'error'))
   }
 
+  /** The open session changed: an MCP server's question shows (or goes) with it. */
+  sessionChanged(): void {
+    this.#overlays.syncQuestion(this.#link.session?.status.blocking_reason)
+  }
+
   /** Reads the open session's templates again (another session opened). */
   refreshTemplates(): void {
     const id = this.#link.id

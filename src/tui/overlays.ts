@@ -4,6 +4,7 @@
 // first frame needs none of them. Kept apart from ./chat-screen.ts, which asks for them and,
 // while one shows, gives it the keys and the rows.
 
+import type { Question } from '../client/elicitation-view.ts'
 import { advisesLogin } from '../client/login.ts'
 import { extensionOfProfile } from '../client/profiles.ts'
 import type { ChangesMode } from './changes-screen.ts'
@@ -197,6 +198,45 @@ export class Overlays {
             say: this.#o.say,
           }),
       ),
+    )
+  }
+
+  /**
+   * Keeps the question screen in step with the session's blocking reason: an MCP server's
+   * question opens it (over whatever shows), and one answered elsewhere or expired closes it.
+   */
+  syncQuestion(reason: { kind: string; request_id: string } | null | undefined): void {
+    const shown = this.#stack.find((o) => 'requestId' in o) as
+      | (Overlay & { requestId: string; answering: boolean })
+      | undefined
+    if (shown && shown.requestId !== reason?.request_id && !shown.answering) {
+      this.#stack.splice(this.#stack.indexOf(shown), 1)
+      this.#o.say('the MCP server’s question was answered elsewhere or expired', 'warn')
+      this.#o.tui.requestRender(true)
+    }
+    if (reason?.kind !== 'elicitation' || this.#keys) return
+    if (this.#stack.some((o) => (o as { requestId?: string }).requestId === reason.request_id)) return
+    const link = this.#o.link
+    const question = reason as unknown as Question
+    this.#show(
+      () =>
+        import('./elicitation-screen.ts').then(
+          ({ ElicitationScreen }) =>
+            new ElicitationScreen({
+              ...this.#pickerBase(),
+              question,
+              answer: (a) => link.answerQuestion(question.request_id, a),
+              close: (said) => {
+                const at = this.#stack.findIndex(
+                  (o) => (o as { requestId?: string }).requestId === question.request_id,
+                )
+                if (at >= 0) this.#stack.splice(at, 1)
+                this.#o.say(said)
+                this.#o.tui.requestRender(true)
+              },
+            }),
+        ),
+      true,
     )
   }
 

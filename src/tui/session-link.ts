@@ -7,6 +7,7 @@
 import { v7 as uuidv7 } from 'uuid'
 import { ProblemError } from '../client/client.ts'
 import { createSessionOnce } from '../client/create-session.ts'
+import type { Answer } from '../client/elicitation-view.ts'
 import type { InputRequest } from '../schemas/inputs.ts'
 import type { SessionChangeRequest } from '../schemas/session-configuration.ts'
 import type { SessionRead } from '../schemas/session-read.ts'
@@ -227,6 +228,11 @@ export class SessionLink extends SessionStream {
       this.onChange()
       throw err
     }
+  }
+
+  /** Answers an MCP server's question with an input of kind `elicitation` (its problem thrown). */
+  async answerQuestion(requestId: string, a: Answer): Promise<void> {
+    await this.#put(uuidv7(), { kind: 'elicitation', request_id: requestId, ...a, client_id: this.clientId })
   }
 
   async #put(inputId: string, body: InputRequest): Promise<void> {

@@ -10,6 +10,7 @@ import type { HearthClient } from '../client/client.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { SessionRead } from '../schemas/session-read.ts'
 import { SignInNotices } from './mcp-sign-in.ts'
+import { WaitingQuestions } from './questions.ts'
 import { type HistoryEntry, problemLine, type Transcript } from './transcript.ts'
 
 /** History entries the first page of an opened session holds; older ones are read on demand. */
@@ -29,6 +30,8 @@ export class SessionStream {
   #stop: AbortController | undefined
   /** Deltas of outputs whose text so far is still being read (a busy session opened). */
   readonly #catchingUp = new Map<string, string[]>()
+  /** MCP servers' questions waiting, oldest first (the one shown is the blocking reason). */
+  readonly #questions = new WaitingQuestions()
   onChange: () => void = () => {}
   /** A run serving a message sent from here ended with a problem (the login screen reads it). */
   onOwnRunFailed: (problem: { code?: string; title?: string; detail?: string | null }) => void = () => {}
@@ -123,6 +126,7 @@ export class SessionStream {
       this.session = data.session
       this.transcript.workspace = data.session.workspace
       const blocking = data.session.status.blocking_reason as Record<string, unknown> | null
+      this.#questions.reset(data.session.status.blocking_reason)
       // A snapshot after a gap in the stream: requests it no longer names were settled meanwhile.
       if (!first) this.transcript.settleApprovals(blocking?.request_id as string | undefined)
       if (first) {
@@ -206,11 +210,25 @@ export class SessionStream {
       case 'approval.decided':
         if (s.status.phase === 'blocked') s.status = { ...s.status, phase: 'running' }
         break
+      // An MCP server's question is the session's state: the chat opens its screen from it.
+      case 'elicitation.requested':
+        this.#questions.asked(p)
+        s.status = { ...s.status, phase: 'blocked', blocking_reason: this.#questions.oldest }
+        break
+      case 'elicitation.answered':
+      case 'elicitation.expired': {
+        this.#questions.closed(p.request_id)
+        const next = this.#questions.oldest
+        if (s.status.blocking_reason?.kind === 'elicitation')
+          s.status = { ...s.status, phase: next ? 'blocked' : 'running', blocking_reason: next }
+        break
+      }
       case 'run.interrupt_requested':
         s.status = { ...s.status, phase: 'interrupting' }
         break
       case 'run.ended':
-        s.status = { ...s.status, phase: 'idle', run_id: null }
+        s.status = { ...s.status, phase: 'idle', run_id: null, blocking_reason: null }
+        this.#questions.clear()
         // The run's `error` entry (added just before) says the problem; else it is said here.
         if (p.problem && !this.transcript.failureShown(p.run_id))
           this.transcript.notice(problemLine(p.problem), this.transcript.theme.error)

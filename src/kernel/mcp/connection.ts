@@ -19,6 +19,13 @@ import { mcpToolName, withHash } from '../../mcp/names.ts'
 import type { McpOfferedTool, McpRoot, McpServerConfig, McpServerStatus } from '../../mcp/types.ts'
 import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
 import { type AskToken, ServerAuth, signInReason } from './auth.ts'
+import {
+  type Asker,
+  answerElicitations,
+  CallDeadline,
+  ELICITATION_CAPABILITY,
+  type RunningCall,
+} from './elicitation.ts'
 import { toToolResult } from './results.ts'
 import { ROOTS_CAPABILITY, serveRoots, tellRootsChanged } from './roots.ts'
 
@@ -64,6 +71,12 @@ export class McpConnection {
   onExit: (() => void) | undefined
   /** Told when a serving server's tool list changed (`notifications/tools/list_changed`). */
   onChange: (() => void) | undefined
+  /** Asks the person what the server wants to know (elicitation.ts); unset answers `cancel`. */
+  onElicit: Asker | undefined
+  /** Told of a URL interaction's `notifications/elicitation/complete`. */
+  onElicitDone: ((elicitationId: string) => void) | undefined
+  /** Calls running now, by their progress token, oldest first. */
+  readonly #running = new Map<string, RunningCall>()
 
   constructor(config: McpServerConfig, link: SessionLink) {
     this.config = config
@@ -78,8 +91,16 @@ export class McpConnection {
       tools: [],
       sign_in: null,
     }
-    this.#client = new Client({ name: 'hearth', version: BUILD }, { capabilities: { ...ROOTS_CAPABILITY } })
+    this.#client = new Client(
+      { name: 'hearth', version: BUILD },
+      { capabilities: { ...ROOTS_CAPABILITY, elicitation: ELICITATION_CAPABILITY } },
+    )
     serveRoots(this.#client, link.roots)
+    answerElicitations(this.#client, {
+      running: () => [...this.#running.values()],
+      asker: () => this.onElicit,
+      completed: (id) => this.onElicitDone?.(id),
+    })
     this.#transport = this.#newTransport()
     this.#client.onclose = () => this.#closed()
     this.#client.setNotificationHandler(ProgressNotificationSchema, (n) => this.#onProgress(n.params))
@@ -233,6 +254,7 @@ export class McpConnection {
     args: Record<string, unknown>,
     signal: AbortSignal,
     progress: (c: ToolProgress) => void,
+    callId: string | null = null,
   ): Promise<ToolResult> {
     const tool = this.tools.get(name)
     if (!tool) return { outcome: 'error', output: `No tool ${name}` }
@@ -244,12 +266,11 @@ export class McpConnection {
         meta,
       }
     const token = `hearth-${++this.#calls}`
-    const deadline = new AbortController()
-    let timer = setTimeout(() => deadline.abort(), this.config.tool_timeout_ms)
+    const deadline = new CallDeadline(this.config.tool_timeout_ms)
+    this.#running.set(token, { callId, deadline })
     this.#progress.set(token, (p) => {
       // Progress shows the call is alive: its timeout starts again.
-      clearTimeout(timer)
-      timer = setTimeout(() => deadline.abort(), this.config.tool_timeout_ms)
+      deadline.restart()
       const of = p.total === undefined ? '' : `/${p.total}`
       progress({ stream: 'stdout', text: `[${p.progress}${of}] ${p.message ?? ''}\n` })
     })
@@ -264,7 +285,8 @@ export class McpConnection {
     } catch (err) {
       return this.#callFailed(err, signal, deadline.signal, meta)
     } finally {
-      clearTimeout(timer)
+      deadline.clear()
+      this.#running.delete(token)
       this.#progress.delete(token)
     }
   }

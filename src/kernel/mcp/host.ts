@@ -14,6 +14,7 @@ import type { ToolEffect, ToolProgress, ToolResult } from '../../tools/types.ts'
 import type { FromKernel, ToKernel } from '../protocol.ts'
 import { TokenRequests } from './auth.ts'
 import type { McpConnection } from './connection.ts'
+import { ElicitBroker } from './elicit-broker.ts'
 
 type Send = (msg: FromKernel) => void
 
@@ -55,10 +56,13 @@ export class McpHost {
   /** Each session's roots, as the daemon last sent them. */
   readonly #roots = new Map<string, McpRoot[]>()
   readonly #tokens: TokenRequests
+  /** The questions the servers ask the person, on their way to the daemon and back. */
+  readonly elicitations: ElicitBroker
 
   constructor(send: Send) {
     this.#send = send
     this.#tokens = new TokenRequests(send)
+    this.elicitations = new ElicitBroker(send)
   }
 
   /** The daemon's answer to a token request. */
@@ -113,6 +117,10 @@ export class McpHost {
         })
         conn.onExit = () => this.#report(sessionId)
         conn.onChange = () => this.#report(sessionId)
+        const where = { session_id: sessionId, server: c.name }
+        conn.onElicit = (callId, params, signal) =>
+          this.elicitations.ask({ ...where, call_id: callId }, params, signal)
+        conn.onElicitDone = (id) => this.elicitations.completed(where, id)
         servers.set(c.name, { fingerprint: fingerprintOf(c), conn, started: conn.start() })
       }
     }
@@ -173,10 +181,11 @@ export class McpHost {
     args: Record<string, unknown>,
     signal: AbortSignal,
     progress: (c: ToolProgress) => void,
+    callId: string | null = null,
   ): Promise<ToolResult> {
     const conn = this.#serverOf(sessionId, name)
     if (!conn) return Promise.resolve({ outcome: 'error', output: this.noSuchTool(sessionId, name) })
-    return conn.call(name, args, signal, progress)
+    return conn.call(name, args, signal, progress, callId)
   }
 
   /**

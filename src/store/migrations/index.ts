@@ -16,6 +16,7 @@ import { m012HostProbes } from './012-host-probes.ts'
 import { m013GitWrites } from './013-git-writes.ts'
 import { m014QuotaReadings } from './014-quota-readings.ts'
 import { m015Snapshots } from './015-snapshots.ts'
+import { m016Elicitations } from './016-elicitations.ts'
 
 export interface Migration {
   version: number
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m013GitWrites,
   m014QuotaReadings,
   m015Snapshots,
+  m016Elicitations,
 ]
 
 /** Throws unless the list is numbered 1, 2, 3 … in order, with no gap or duplicate. */
