@@ -9,6 +9,7 @@ import {
   SignInError,
   type StoredCredential,
 } from '../../providers/shared/sign-in-plugin.ts'
+import type { FileContents } from '../../settings/files.ts'
 import { type McpOAuthClient, type McpOAuthRecord, oauthOf, withOAuth } from './record.ts'
 import { oauthSettingsOf } from './settings.ts'
 
@@ -50,8 +51,13 @@ function asSignInError(err: unknown): never {
 /** The record's expiry (for GET /auth's accounts). */
 const expiresOf = (c: StoredCredential) => (c as unknown as McpOAuthRecord).tokens?.expires_at ?? null
 
-export function mcpSignInPlugin(server: string, url: string, d: McpSignInDeps): BrowserPlugin {
-  const files = d.files.files()
+/** The plugin of one login, from the files as they are now (`files`: a snapshot the caller read). */
+export function mcpSignInPlugin(
+  server: string,
+  url: string,
+  d: McpSignInDeps,
+  files: FileContents = d.files.files(),
+): BrowserPlugin {
   const settings = oauthSettingsOf(files, server)
   const stored = oauthOf(files, server)
   let prepared: { record: McpOAuthRecord; client: McpOAuthClient; scope: string | undefined } | null = null

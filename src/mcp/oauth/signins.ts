@@ -57,7 +57,7 @@ export class McpSignIns implements McpSignInSource {
   plugins(files: FileContents): Map<string, SignInPlugin> {
     const out = new Map<string, SignInPlugin>()
     for (const [name, url] of remoteServersOf(files))
-      out.set(extensionOf(name), mcpSignInPlugin(name, url, this.#d))
+      out.set(extensionOf(name), mcpSignInPlugin(name, url, this.#d, files))
     for (const name of localServersOf(files)) out.set(extensionOf(name), localPlugin(name))
     return out
   }
