@@ -126,17 +126,15 @@ export function mcpSignInPlugin(
 }
 
 /**
- * Stores a client registered now, so the next sign-in uses it again even if this one is
- * not finished. Tokens of an earlier sign-in stay while the resource and the authorization
- * server are the same ones (they go when either changed: they belong to another server).
+ * Stores a client registered now, so that the next login uses it again even if this one
+ * is not finished. Not while the server holds a sign-in: its tokens belong to the client
+ * that obtained them (refresh and revocation authenticate as it), and this login's client
+ * replaces it only when this login completes.
  */
 async function keepClient(d: McpSignInDeps, server: string, record: McpOAuthRecord): Promise<void> {
-  await d.files.update((files) => {
-    const current = oauthOf(files, server)
-    const same =
-      current?.resource === record.resource && current.authorization_server === record.authorization_server
-    return withOAuth(files, server, { ...record, tokens: same ? current?.tokens : undefined })
-  })
+  await d.files.update((files) =>
+    oauthOf(files, server)?.tokens ? undefined : withOAuth(files, server, record),
+  )
 }
 
 /** Saves a finished sign-in's tokens with its client, under the credential lock. */
