@@ -60,7 +60,7 @@ export function mcpSignInPlugin(
 ): BrowserPlugin {
   const settings = oauthSettingsOf(files, server)
   const stored = oauthOf(files, server)
-  let prepared: { record: McpOAuthRecord; client: McpOAuthClient; scope: string | undefined } | null = null
+  let prepared: { record: McpOAuthRecord; client: McpOAuthClient } | null = null
   return {
     protocol: 'oauth2_pkce',
     extension: extensionOf(server),
@@ -104,7 +104,7 @@ export function mcpSignInPlugin(
         client,
       }
       if (client.registration === 'dynamic' && client !== stored?.client) await keepClient(d, server, record)
-      prepared = { record, client, scope }
+      prepared = { record, client }
       return authorizationUrl(record, client, { ...input, scope }).catch(asSignInError)
     },
 
