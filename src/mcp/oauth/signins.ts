@@ -19,7 +19,7 @@ import {
   mcpSignInPlugin,
   saveSignIn,
 } from './plugin.ts'
-import { type McpOAuthRecord, oauthOf, tokensOf, withOAuth } from './record.ts'
+import { expiresWithin, type McpOAuthRecord, oauthOf, tokensOf, withOAuth } from './record.ts'
 import { localServersOf, remoteServersOf } from './settings.ts'
 
 const serverOf = (extension: string) => extension.slice(MCP_EXTENSION_PREFIX.length)
@@ -62,8 +62,13 @@ export class McpSignIns implements McpSignInSource {
     return out
   }
 
+  /** Tokens that work or can be refreshed (an expired one without a refresh token does not count). */
   signedIn(extension: string, files: FileContents): boolean {
-    return tokensOf(files, serverOf(extension)) !== null
+    const tokens = tokensOf(files, serverOf(extension))
+    return (
+      tokens !== null &&
+      (typeof tokens.refresh_token === 'string' || !expiresWithin(tokens, this.#d.now(), 0))
+    )
   }
 
   accounts(files: FileContents): AccountDescriptor[] {
