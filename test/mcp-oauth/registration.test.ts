@@ -147,4 +147,22 @@ describe('MCP sign-in: client registration in the specification order, discovery
     assert.equal(wrong.as.seen.authorize.length, 0)
     assert.equal(oauthIn(d.home, 'wrong'), undefined)
   })
+  it('oauth: null removes the sign-in settings and the client secret; a removed server loses its sign-in', async () => {
+    const patch = async (servers: unknown) => {
+      const etag = (await d.request({ path: '/settings?group=mcp' })).headers.etag as string
+      const r = await d.request({
+        method: 'PATCH',
+        path: '/settings?group=mcp',
+        headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag },
+        body: JSON.stringify({ servers }),
+      })
+      assert.equal(r.status, 200, r.text())
+      return r.json().settings.servers
+    }
+    const cleared = (await patch({ pre: { oauth: null } })).pre.oauth
+    assert.deepEqual([cleared.client_id, cleared.client_secret, cleared.signed_in], [null, null, true])
+    assert.ok(oauthIn(d.home, 'pre').tokens, 'the sign-in itself stays (logout revokes it)')
+    await patch({ pre: null })
+    assert.equal(oauthIn(d.home, 'pre'), undefined)
+  })
 })

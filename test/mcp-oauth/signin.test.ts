@@ -5,6 +5,7 @@
 // reads that show no token, a second login refused while one is under way, a restart,
 // and the logout that revokes.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { v7 as uuidv7 } from 'uuid'
 import type { TestDaemon } from '../helpers/daemon.ts'
@@ -126,6 +127,24 @@ describe('MCP sign-in: dynamic registration, browser and manual flows, logout', 
     const stored = oauthIn(d.home, 'remote')
     secrets.push(stored.tokens.access_token, stored.tokens.refresh_token)
     assert.equal(await echoWith(mcp.url, stored.tokens.access_token), 'echo: hi')
+  })
+
+  it('the registered port busy: the login listens elsewhere and registers again', async () => {
+    const port = Number(new URL(oauthIn(d.home, 'remote').client.redirect_uri).port)
+    const blocker = createServer()
+    await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', r))
+    try {
+      const login = (await putLogin(d, 'mcp:remote', 'browser')).json()
+      assert.equal(login.state, 'waiting')
+      assert.notEqual(new URL(redirectOf(login.url)).port, String(port))
+      assert.equal(as.seen.registrations, 2)
+      const kept = oauthIn(d.home, 'remote')
+      assert.ok(kept.tokens, 'the sign-in stays until a new one completes')
+      assert.equal(Number(new URL(kept.client.redirect_uri).port), port, 'with the client that obtained it')
+      await d.request({ method: 'DELETE', path: `/auth/logins/${login.id}` })
+    } finally {
+      blocker.close()
+    }
   })
 
   it('a second login to the same server while one is under way is 409 login_conflict', async () => {

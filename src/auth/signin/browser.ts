@@ -49,16 +49,16 @@ export async function startBrowser(input: {
   const redirectPort = port ?? (plugin.callback.port === 0 ? await freePort() : plugin.callback.port)
   const redirectUri = `http://${plugin.callback.redirectHost}:${redirectPort}${plugin.callback.path}`
   const start = { secrets, port, redirectUri, url: '', failure }
-  let instructions = browserInstructions(plugin, input.flow, failure)
-  if (failure) return { ...start, instructions }
+  // The URL is made even when the port is busy: the failed login still shows where it went.
+  const instructions = browserInstructions(plugin, input.flow, failure)
   try {
     const url = await plugin.authorize({ redirectUri, ...secrets, signal: abort.signal })
     return { ...start, url, instructions }
   } catch (err) {
     if (!abort.signal.aborted && !(err instanceof SignInError)) input.onError(err)
-    instructions = instructionsOf(err) ?? instructions
     if (port !== null) listeners.remove(port, secrets.state)
+    if (failure) return { ...start, instructions }
     const why = abort.signal.aborted ? 'daemon_restarted' : startFailure(err)
-    return { ...start, port: null, instructions, failure: why }
+    return { ...start, port: null, instructions: instructionsOf(err) ?? instructions, failure: why }
   }
 }

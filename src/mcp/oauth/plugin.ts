@@ -9,6 +9,7 @@ import {
   SignInError,
   type StoredCredential,
 } from '../../providers/shared/sign-in-plugin.ts'
+import type { FileContents } from '../../settings/files.ts'
 import { type McpOAuthClient, type McpOAuthRecord, oauthOf, withOAuth } from './record.ts'
 import { oauthSettingsOf } from './settings.ts'
 
@@ -50,11 +51,16 @@ function asSignInError(err: unknown): never {
 /** The record's expiry (for GET /auth's accounts). */
 const expiresOf = (c: StoredCredential) => (c as unknown as McpOAuthRecord).tokens?.expires_at ?? null
 
-export function mcpSignInPlugin(server: string, url: string, d: McpSignInDeps): BrowserPlugin {
-  const files = d.files.files()
+/** The plugin of one login, from the files as they are now (`files`: a snapshot the caller read). */
+export function mcpSignInPlugin(
+  server: string,
+  url: string,
+  d: McpSignInDeps,
+  files: FileContents = d.files.files(),
+): BrowserPlugin {
   const settings = oauthSettingsOf(files, server)
   const stored = oauthOf(files, server)
-  let prepared: { record: McpOAuthRecord; client: McpOAuthClient; scope: string | undefined } | null = null
+  let prepared: { record: McpOAuthRecord; client: McpOAuthClient } | null = null
   return {
     protocol: 'oauth2_pkce',
     extension: extensionOf(server),
@@ -98,7 +104,7 @@ export function mcpSignInPlugin(server: string, url: string, d: McpSignInDeps): 
         client,
       }
       if (client.registration === 'dynamic' && client !== stored?.client) await keepClient(d, server, record)
-      prepared = { record, client, scope }
+      prepared = { record, client }
       return authorizationUrl(record, client, { ...input, scope }).catch(asSignInError)
     },
 
@@ -120,17 +126,15 @@ export function mcpSignInPlugin(server: string, url: string, d: McpSignInDeps): 
 }
 
 /**
- * Stores a client registered now, so the next sign-in uses it again even if this one is
- * not finished. Tokens of an earlier sign-in stay while the resource and the authorization
- * server are the same ones (they go when either changed: they belong to another server).
+ * Stores a client registered now, so that the next login uses it again even if this one
+ * is not finished. Not while the server holds a sign-in: its tokens belong to the client
+ * that obtained them (refresh and revocation authenticate as it), and this login's client
+ * replaces it only when this login completes.
  */
 async function keepClient(d: McpSignInDeps, server: string, record: McpOAuthRecord): Promise<void> {
-  await d.files.update((files) => {
-    const current = oauthOf(files, server)
-    const same =
-      current?.resource === record.resource && current.authorization_server === record.authorization_server
-    return withOAuth(files, server, { ...record, tokens: same ? current?.tokens : undefined })
-  })
+  await d.files.update((files) =>
+    oauthOf(files, server)?.tokens ? undefined : withOAuth(files, server, record),
+  )
 }
 
 /** Saves a finished sign-in's tokens with its client, under the credential lock. */

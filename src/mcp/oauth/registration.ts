@@ -2,8 +2,9 @@
 // registered beforehand (settings `servers.<name>.oauth.client_id`, its secret in creds),
 // else a client id metadata document (an https URL in settings, when the authorization
 // server fetches such documents), else dynamic client registration (RFC 7591), else a
-// failed login saying to set a client id. A registered client is kept with the sign-in and
-// used again while its authorization server and redirect URI are the same.
+// failed login saying to set a client id. A client registered dynamically is kept with the
+// sign-in and used again (instead of registering anew) while its authorization server and
+// redirect URI are the same.
 import { registerClient } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { SignInError } from '../../providers/shared/sign-in-plugin.ts'
@@ -21,12 +22,11 @@ export interface ClientChoice {
   now: number
 }
 
-/** Whether a client kept from an earlier sign-in still fits this one. */
+/** Whether a client registered dynamically for an earlier sign-in still fits this one. */
 function reusable(c: ClientChoice): boolean {
   const s = c.stored
-  if (!s || s.registration === 'settings') return false
+  if (s?.registration !== 'dynamic') return false
   if (s.issuer !== c.metadata.issuer || s.redirect_uri !== c.redirectUri) return false
-  if (s.registration === 'metadata_document') return s.client_id === c.settings.client_metadata_url
   const expires = s.client_secret_expires_at ?? 0
   return expires === 0 || expires * 1000 > c.now + 60_000
 }
@@ -41,9 +41,9 @@ export async function chooseClient(c: ClientChoice): Promise<McpOAuthClient> {
       registration: 'settings',
       ...base,
     }
-  if (reusable(c) && c.stored) return c.stored
   if (c.metadata.client_id_metadata_document_supported && c.settings.client_metadata_url)
     return { client_id: c.settings.client_metadata_url, registration: 'metadata_document', ...base }
+  if (reusable(c) && c.stored) return c.stored
   if (c.metadata.registration_endpoint) return register(c, base)
   throw new SignInError(
     'client_id_required',

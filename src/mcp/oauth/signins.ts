@@ -19,7 +19,7 @@ import {
   mcpSignInPlugin,
   saveSignIn,
 } from './plugin.ts'
-import { type McpOAuthRecord, oauthOf, tokensOf, withOAuth } from './record.ts'
+import { expiresWithin, type McpOAuthRecord, oauthOf, tokensOf, withOAuth } from './record.ts'
 import { localServersOf, remoteServersOf } from './settings.ts'
 
 const serverOf = (extension: string) => extension.slice(MCP_EXTENSION_PREFIX.length)
@@ -57,13 +57,18 @@ export class McpSignIns implements McpSignInSource {
   plugins(files: FileContents): Map<string, SignInPlugin> {
     const out = new Map<string, SignInPlugin>()
     for (const [name, url] of remoteServersOf(files))
-      out.set(extensionOf(name), mcpSignInPlugin(name, url, this.#d))
+      out.set(extensionOf(name), mcpSignInPlugin(name, url, this.#d, files))
     for (const name of localServersOf(files)) out.set(extensionOf(name), localPlugin(name))
     return out
   }
 
+  /** Tokens that work or can be refreshed (an expired one without a refresh token does not count). */
   signedIn(extension: string, files: FileContents): boolean {
-    return tokensOf(files, serverOf(extension)) !== null
+    const tokens = tokensOf(files, serverOf(extension))
+    return (
+      tokens !== null &&
+      (typeof tokens.refresh_token === 'string' || !expiresWithin(tokens, this.#d.now(), 0))
+    )
   }
 
   accounts(files: FileContents): AccountDescriptor[] {
