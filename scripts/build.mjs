@@ -55,8 +55,16 @@ function commit() {
  * esbuild's __toESM, which copies all the builtin's properties: 4.5 ms for node:util alone.)
  * A `require()` from a bundled CommonJS package gets the builtin object itself.
  */
+/**
+ * Exports left out of a builtin's module: deprecated getters whose read prints a warning
+ * (`crypto.fips`, DEP0093) when a namespace import keeps every export of the module, as a
+ * dependency's `import('node:crypto')` fallback does.
+ */
+const DEPRECATED_EXPORTS = new Set(['node:crypto fips', 'crypto fips'])
+
 const builtinExports = (path) =>
   Object.getOwnPropertyNames(require(path)).filter((name) => {
+    if (DEPRECATED_EXPORTS.has(`${path} ${name}`)) return false
     if (name === 'default' || !/^[A-Za-z_$][\w$]*$/.test(name)) return false
     try {
       new Function(`let ${name}`) // reserved words cannot be binding names

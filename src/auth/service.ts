@@ -85,17 +85,12 @@ export class AuthService {
     const plugins = [...this.plugins().values()].filter((p) => enabled.has(p.extension))
     const accounts = plugins.flatMap((p) => describeAccounts(files, p, this.#d.now()) as AccountDescriptor[])
     const own = {
-      providers: plugins.map((p) => ({
-        extension: p.extension,
-        label: p.label,
-        detail: p.detail,
-        protocol: p.protocol,
-        flows: flowsOf(p),
-        form: { fields: [] },
-        status: listAccounts(files, p.accountsKey).some((c) => isSignedIn(p, c, this.#d.now()))
-          ? ('signed in' as const)
-          : ('signed out' as const),
-      })),
+      providers: plugins.map((p) =>
+        providerEntry(
+          p,
+          listAccounts(files, p.accountsKey).some((c) => isSignedIn(p, c, this.#d.now())),
+        ),
+      ),
       accounts,
     }
     return { ...this.#withMcp(files, own), logins: this.engine.unfinished() }
@@ -109,15 +104,7 @@ export class AuthService {
     return {
       providers: [
         ...own.providers,
-        ...servers.map((p) => ({
-          extension: p.extension,
-          label: p.label,
-          detail: p.detail,
-          protocol: p.protocol,
-          flows: flowsOf(p),
-          form: { fields: [] },
-          status: mcp.signedIn(p.extension, files) ? ('signed in' as const) : ('signed out' as const),
-        })),
+        ...servers.map((p) => providerEntry(p, mcp.signedIn(p.extension, files))),
       ],
       accounts: [...own.accounts, ...mcp.accounts(files)],
     }
@@ -144,5 +131,18 @@ export class AuthService {
       }
     }
     throw new HearthError('account_not_found', `No saved account ${id}`)
+  }
+}
+
+/** A sign-in as GET /auth lists it: what it is, its flows, and whether it is signed in. */
+function providerEntry(p: SignInPlugin, signedIn: boolean) {
+  return {
+    extension: p.extension,
+    label: p.label,
+    detail: p.detail,
+    protocol: p.protocol,
+    flows: flowsOf(p),
+    form: { fields: [] },
+    status: signedIn ? ('signed in' as const) : ('signed out' as const),
   }
 }
