@@ -176,7 +176,7 @@ fetch('${d.url}/sessions', { headers: { authorization: 'Bearer ${d.token}' } })
         .filter((a) => a.url.endsWith(script))
     try {
       await page.goto(`http://${EVIL}:${evilPort}/`)
-      await w.page.waitForFunction("document.title !== ''")
+      await w.page.waitForFunction(() => (globalThis as any).document.title !== '')
       assert.equal(await w.page.title(), 'refused')
       await until('the answer to the script request', () => answered().length > 0, 10_000, 20)
       assert.deepEqual(

@@ -26,11 +26,15 @@ async function readAll(client: ApiClient, search: string): Promise<SessionSummar
   return out
 }
 
+/**
+ * The sessions that ran with settings that changed since: the daemon's needs_reload, less the
+ * sessions that never ran (they load the settings as they are at their first run).
+ */
 async function needingReload(client: ApiClient): Promise<Set<string>> {
   const { body } = await client.call('sessions.list', {
     query: { scope: 'all', needs_reload: true, limit: 200 },
   })
-  return new Set(body.items.map((s) => s.id))
+  return new Set(body.items.filter((s) => s.preview.transcript_count > 0).map((s) => s.id))
 }
 
 function useSessionList(client: ApiClient, search: string) {
