@@ -59,6 +59,7 @@ export function ToolArguments({ tool, text }: { tool: string; text: string | und
   }
   if (tool === 'write') {
     const lines = (str(args.content) ?? '').split('\n')
+    if (lines.length > 1 && lines.at(-1) === '') lines.pop() // the file's last line break
     const shown = lines.slice(0, FIRST_LINES).map((t) => ({ kind: 'add' as const, text: t }))
     return (
       <div class="args">
