@@ -9,7 +9,9 @@ import { Markdown } from '../../ui/markdown.tsx'
 import { useRenderSoon } from '../../ui/render-soon.ts'
 import { ApprovalCard } from './approval-card.tsx'
 import { Composer } from './composer.tsx'
+import { ConfigurationPanel } from './configuration-panel.tsx'
 import { EntryView } from './entry-view.tsx'
+import { SessionActions } from './session-actions.tsx'
 import { type Entry, SessionState } from './session-store.ts'
 
 const PAGE = 50
@@ -205,6 +207,8 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
         </div>
         <Interrupt client={client} state={state} sessionId={sessionId} />
       </header>
+      <SessionActions client={client} sessionId={sessionId} />
+      <ConfigurationPanel client={client} sessionId={sessionId} />
       <div class="transcript" ref={scroller}>
         <div ref={sentinel} class="older">
           {state.hasOlder ? 'older entries…' : state.session ? 'start of the session' : ''}

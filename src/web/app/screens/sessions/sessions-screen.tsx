@@ -7,6 +7,7 @@ import type { SessionSummary } from '../../../../schemas/session-read.ts'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { followCollection, type LinkState } from '../../api/stream.ts'
 import { navigate } from '../../router.ts'
+import { NewSessionForm } from '../session/session-actions.tsx'
 import { splitArchived, title, treeRows } from './session-tree.ts'
 
 /** Pages of 200 read at most: a list past 1,000 sessions is narrowed with the search. */
@@ -197,6 +198,7 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
           }}
         />
       </div>
+      <NewSessionForm client={client} />
       {error ? <p class="error-text">{error}</p> : null}
       {sessions === undefined ? <p class="note">Loading…</p> : null}
       {sessions?.length === 0 ? (
