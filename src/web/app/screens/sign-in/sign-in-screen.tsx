@@ -15,10 +15,10 @@ type AuthState = Static<typeof Auth>
 type Flow = 'browser' | 'manual' | 'device' | 'cli'
 
 const FLOW_LABEL: Record<Flow, string> = {
-  browser: 'in the browser',
-  manual: 'paste the response',
-  device: 'with a device code',
-  cli: "with its command-line tool's token",
+  browser: 'Sign in in the browser',
+  manual: 'Sign in, pasting the response',
+  device: 'Sign in with a device code',
+  cli: "Borrow its command-line tool's sign-in",
 }
 
 function accountState(a: AccountDescriptor, now: number): string[] {
@@ -129,7 +129,7 @@ export function SignInScreen({ client }: { client: ApiClient }) {
               <div class="flows">
                 {p.flows.map((f) => (
                   <button key={f} type="button" data-flow={f} onClick={() => void start(p.extension, f)}>
-                    Sign in {FLOW_LABEL[f]}
+                    {FLOW_LABEL[f]}
                   </button>
                 ))}
               </div>
