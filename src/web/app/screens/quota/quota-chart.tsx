@@ -1,5 +1,5 @@
-// One limit's trail as a uPlot chart: used percent (0–100) over time, the window's resets as
-// dashed vertical lines, and the time since the last reading shaded when that reading is
+// One limit's trail as a uPlot chart: used percent (0–100) over time up to now, the window's
+// past resets as dashed vertical lines, and the time since the last reading shaded when that reading is
 // stale. Colours come from the page's CSS variables, so light and dark both hold; the chart
 // takes its container's width and follows it (narrow screens).
 import { useEffect, useRef } from 'preact/hooks'
@@ -60,7 +60,7 @@ function options(input: ChartInput, width: number): uPlot.Options {
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: true, range: [input.from, input.to] }, y: { range: [0, 100] } },
-    axes: [axis, { ...axis, values: (_u, ticks) => ticks.map((t) => `${t}%`), size: 44 }],
+    axes: [axis, { ...axis, values: (_u, ticks) => ticks.map((t) => `${t}%`), size: 56 }],
     series: [
       {},
       {

@@ -26,7 +26,7 @@ function chartInput(r: QuotaReading, trail: Trail, now: number): ChartInput {
     percents: rows.map((x) => x.used_percent),
     resets: resetsOf(trail, r),
     from: Math.min(trail.since, Date.parse(rows[0].observed_at)) / 1000,
-    to: Math.max(now, r.reset_at_ms ?? 0) / 1000,
+    to: now / 1000,
     stale: isStale(r, now),
     label: limitName(r),
   }
