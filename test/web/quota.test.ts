@@ -53,9 +53,13 @@ describe('the web client: quota', () => {
       ])
       assert.match((await w.page.textContent(account('c@example.test'))) ?? '', /Poll failed .*token expired/)
       // The weekly trail reaches past five pages of 200: the page says the oldest are left out.
-      const weekly = await w.page.textContent(`${account('a@example.test')} .quota-limit[data-limit="secondary"] .note`)
+      const weekly = await w.page.textContent(
+        `${account('a@example.test')} .quota-limit[data-limit="secondary"] .note`,
+      )
       assert.match(weekly ?? '', /1000 readings .*capped/)
-      const session = await w.page.textContent(`${account('a@example.test')} .quota-limit[data-limit="primary"] .note`)
+      const session = await w.page.textContent(
+        `${account('a@example.test')} .quota-limit[data-limit="primary"] .note`,
+      )
       assert.match(session ?? '', /48 readings over 1d/)
       await screenshot(w.page, 'quota')
       assert.deepEqual(w.errors, [])
@@ -65,12 +69,18 @@ describe('the web client: quota', () => {
   })
 
   it('fits a narrow dark screen', async () => {
-    const w = await openPage(browser, webUrl(d.url, d.token, '/quota'), { width: 400, height: 900, colorScheme: 'dark' })
+    const w = await openPage(browser, webUrl(d.url, d.token, '/quota'), {
+      width: 400,
+      height: 900,
+      colorScheme: 'dark',
+    })
     try {
       await w.page.waitForFunction(
         () => (globalThis as any).document.querySelectorAll('.quota-chart canvas').length === 3,
       )
-      const widths = await w.page.$$eval('.quota-chart', (els) => els.map((e) => (e as any).scrollWidth as number))
+      const widths = await w.page.$$eval('.quota-chart', (els) =>
+        els.map((e) => (e as any).scrollWidth as number),
+      )
       for (const width of widths) assert.ok(width <= 400, `a chart fits the screen (${width}px)`)
       await screenshot(w.page, 'quota-narrow-dark')
     } finally {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { startWithUpstream, type Setup } from '../inputs/helpers.ts'
+import { type Setup, startWithUpstream } from '../inputs/helpers.ts'
 import { change, fileJson, readGroup } from '../settings/helpers.ts'
 import { launchBrowser, openPage, screenshot, webUrl } from './browser.ts'
 
@@ -49,14 +49,21 @@ describe('the web client: settings', () => {
       assert.deepEqual(ui.dismissed_notices, ['elsewhere'])
       assert.equal(await w.page.inputValue(`${form} [data-field="theme"] input`), 'solarized')
       // The browser logs the 412 it was meant to meet; nothing else.
-      assert.deepEqual(w.errors.filter((e) => !/status of 412/.test(e)), [])
+      assert.deepEqual(
+        w.errors.filter((e) => !/status of 412/.test(e)),
+        [],
+      )
     } finally {
       await w.close()
     }
   })
 
   it('shows a secret only as saved, replaces it from the page, and shows the storage report', async () => {
-    const w = await openPage(browser, webUrl(s.d.url, s.d.token, '/settings'), { width: 420, height: 900, colorScheme: 'dark' })
+    const w = await openPage(browser, webUrl(s.d.url, s.d.token, '/settings'), {
+      width: 420,
+      height: 900,
+      colorScheme: 'dark',
+    })
     try {
       await w.page.waitForSelector('.settings-group[data-group="providers"]')
       const field = '[data-field="profiles.fake.api_key"]'

@@ -59,7 +59,11 @@ describe('the web client: sign-in', () => {
   })
 
   it('opens the browser flow in a new tab, and cancels it from the page', async () => {
-    const w = await openPage(browser, webUrl(d.url, d.token, '/sign-in'), { width: 420, height: 800, colorScheme: 'dark' })
+    const w = await openPage(browser, webUrl(d.url, d.token, '/sign-in'), {
+      width: 420,
+      height: 800,
+      colorScheme: 'dark',
+    })
     try {
       await w.page.waitForSelector('.provider[data-provider="chatgpt"]')
       const tab = w.context.waitForEvent('page')

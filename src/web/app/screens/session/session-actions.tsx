@@ -84,7 +84,7 @@ export function NewSessionForm({ client }: { client: ApiClient }) {
     if (!open) return
     client.call('workspaces.get', { query: {} }).then(
       (r) => {
-        const paths = r.body.items.map((i) => i.name)
+        const paths = r.body.items.map((i) => i.path)
         setRecent(paths)
         setWorkspace((w) => w || paths[0] || '')
       },

@@ -28,7 +28,7 @@ function WorkspacePicker({ client, workspace }: { client: ApiClient; workspace: 
   useEffect(() => {
     client.call('workspaces.get', { query: {} }).then(
       (r) => {
-        const paths = r.body.items.map((i) => i.name)
+        const paths = r.body.items.map((i) => i.path)
         setRecent(paths)
         if (!workspace && paths[0]) navigate(`/work?w=${encodeURIComponent(paths[0])}`)
       },
