@@ -157,6 +157,7 @@ describe('the web client: context, work items, new sessions and the configuratio
       await configure(s.d, id, { name: 'renamed elsewhere' })
       await w.page.click('.configuration-panel button[type="submit"]')
       await w.page.waitForSelector('.configuration-panel[data-state="stale"] .reload-retry')
+      await w.page.locator('.configuration-panel .stale-etag').scrollIntoViewIfNeeded()
       await screenshot(w.page, 'configuration-stale-narrow-dark')
       await w.page.click('.configuration-panel .reload-retry')
       await w.page.waitForSelector('.configuration-panel[data-state="saved"]')

@@ -45,7 +45,7 @@ export function blocksOf(c: Summary): { blocks: Block[]; whole: number } {
       const tokens = Math.round((t / sum) * s.tokens)
       blocks.push({
         id: `${s.id}.${name}`,
-        label: `${s.title}: ${name.replace('_', ' ')}`,
+        label: `${s.id}: ${name.replace('_', ' ')}`,
         tokens,
         percent: pct(tokens),
         kind: 'part',
