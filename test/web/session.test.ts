@@ -157,6 +157,29 @@ describe('the web client: the session screen', () => {
     }
   })
 
+  it('shows the waiting messages and interrupts the run with them from the page', async () => {
+    const { id } = await newSession('queued')
+    s.upstream.enqueue(answer(Array.from({ length: 200 }, (_, i) => `slow${i}`).join(' '), { delayMs: 50 }))
+    const w = await openPage(browser, webUrl(s.d.url, s.d.token, `/s/${id}`))
+    try {
+      await w.page.waitForSelector('.session-screen[data-link="live"]')
+      await putInput(s.d, id, { kind: 'message', text: 'first', client_id: 'test' })
+      await w.page.waitForSelector('.entry-assistant.active')
+      await putInput(s.d, id, { kind: 'message', text: 'second, waiting', client_id: 'test' })
+      await w.page.waitForSelector('.queue li:has-text("second, waiting")')
+      assert.equal(await w.page.textContent('.queue .note'), '1 waiting message')
+      await screenshot(w.page, 'session-queue')
+      await w.page.click('button.interrupt')
+      await waitSession(s.d, id, idle)
+      await w.page.waitForSelector('.session-screen[data-phase="idle"]')
+      assert.equal(await w.page.$('.queue'), null, 'the waiting message was cancelled with the run')
+      assert.equal(await w.page.$('button.interrupt'), null)
+      assert.equal((await getSession(s.d, id)).pending_inputs.length, 0)
+    } finally {
+      await w.close()
+    }
+  })
+
   it('reads older history in as the reader scrolls up, each entry once', async () => {
     const { id } = await newSession('long')
     const turns = 35
