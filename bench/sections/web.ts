@@ -1,12 +1,14 @@
 // The web client: what a first visit downloads (gzip and brotli, as the daemon sends them),
-// and the time from navigation to the first session list on loopback in headless Chromium
-// (the system's browser; the figure is left out when none is installed): a fresh browser
-// context each round, so nothing is cached, against a daemon holding 50 sessions.
+// the time from navigation to the first session list on loopback in headless Chromium (the
+// system's browser; the figures are left out when none is installed), a fresh browser
+// context each round, so nothing is cached, against a daemon holding 50 sessions; and the
+// page's frame times while an answer of 20,000 deltas streams into an open session.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium } from 'playwright-core'
 import { v7 as uuidv7 } from 'uuid'
-import { ms, percentile, ROOT, type Row, type Section, spawnDaemon } from '../lib.ts'
+import { homeWithConfig, ms, percentile, ROOT, type Row, type Section, spawnDaemon } from '../lib.ts'
+import { pacedUpstream, STREAM_DELTAS, streamFrameTimes } from './web-stream.ts'
 
 const WEB = join(ROOT, 'dist', 'web')
 const SESSIONS = 50
@@ -93,25 +95,33 @@ export const web: Section = {
     const rows = sizeRows()
     const executablePath = ['/usr/bin/chromium', process.env.HEARTH_CHROMIUM].find((p) => p && existsSync(p))
     if (!executablePath) return [...rows, { figure: 'web: first session list', measured: 'no chromium' }]
-    const d = await spawnDaemon()
+    const up = await pacedUpstream()
+    const home = homeWithConfig({
+      providers: {
+        default_profile: 'b',
+        profiles: { b: { endpoint: up.url, protocol: 'responses', model: 'm' } },
+      },
+    })
+    const d = await spawnDaemon(home)
     const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] })
     try {
       await createSessions(d.url, d.token)
       const times = await firstListTimes(browser, `${d.url}/web/#token=${d.token}`)
+      const frames = await streamFrameTimes(browser, d, home)
+      const list = `web: navigation to the first list of ${SESSIONS} sessions`
+      const streaming = `web: frame time while ${STREAM_DELTAS} deltas stream`
       return [
         ...rows,
-        {
-          figure: `web: navigation to the first list of ${SESSIONS} sessions p50`,
-          measured: ms(percentile(times, 50)),
-        },
-        {
-          figure: `web: navigation to the first list of ${SESSIONS} sessions p95`,
-          measured: ms(percentile(times, 95)),
-        },
+        { figure: `${list} p50`, measured: ms(percentile(times, 50)) },
+        { figure: `${list} p95`, measured: ms(percentile(times, 95)) },
+        { figure: `${streaming} p50`, measured: ms(percentile(frames, 50)) },
+        { figure: `${streaming} p95`, measured: ms(percentile(frames, 95)) },
+        { figure: `${streaming}: frames drawn`, measured: String(frames.length) },
       ]
     } finally {
       await browser.close()
       await d.stop()
+      up.close()
     }
   },
 }
