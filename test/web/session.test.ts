@@ -17,6 +17,10 @@ import { createSession, openSse } from '../streams/sse-client.ts'
 import { launchBrowser, openPage, screenshot, type WebPage, webUrl } from './browser.ts'
 import { StreamProxy } from './proxy.ts'
 
+/** A 1×1 PNG. */
+const PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
 /** The history positions the page shows, in order. */
 async function positions(w: WebPage): Promise<number[]> {
   return (await w.page.$$eval('.transcript article.entry[data-position]', (els) =>
@@ -152,6 +156,52 @@ describe('the web client: the session screen', () => {
       await w.page.click('.tool-result summary')
       assert.match((await w.page.textContent('.tool-result .output')) ?? '', /from-web\.txt/)
       await screenshot(w.page, 'session-tool-call')
+    } finally {
+      await w.close()
+    }
+  })
+
+  it("shows a message's image, read with the token into a blob: address", async () => {
+    const { id } = await newSession('image')
+    s.upstream.enqueue(answer('A pixel.'))
+    await putInput(s.d, id, {
+      kind: 'message',
+      text: 'look',
+      client_id: 'test',
+      images: [{ media_type: 'image/png', data: PIXEL_PNG }],
+    })
+    await waitSession(s.d, id, (x) => idle(x) && x.preview.transcript_count === 2)
+    const w = await openPage(browser, webUrl(s.d.url, s.d.token, `/s/${id}`))
+    try {
+      await w.page.waitForFunction(() => {
+        const img = (globalThis as any).document.querySelector('.entry-user img.entry-image')
+        return img?.complete && img.naturalWidth === 1
+      })
+      assert.match((await w.page.getAttribute('.entry-user img.entry-image', 'src')) ?? '', /^blob:/)
+      assert.deepEqual(w.errors, [], 'no CSP violation')
+    } finally {
+      await w.close()
+    }
+  })
+
+  it('shows the waiting messages and interrupts the run with them from the page', async () => {
+    const { id } = await newSession('queued')
+    s.upstream.enqueue(answer(Array.from({ length: 200 }, (_, i) => `slow${i}`).join(' '), { delayMs: 50 }))
+    const w = await openPage(browser, webUrl(s.d.url, s.d.token, `/s/${id}`))
+    try {
+      await w.page.waitForSelector('.session-screen[data-link="live"]')
+      await putInput(s.d, id, { kind: 'message', text: 'first', client_id: 'test' })
+      await w.page.waitForSelector('.entry-assistant.active')
+      await putInput(s.d, id, { kind: 'message', text: 'second, waiting', client_id: 'test' })
+      await w.page.waitForSelector('.queue li:has-text("second, waiting")')
+      assert.equal(await w.page.textContent('.queue .note'), '1 waiting message')
+      await screenshot(w.page, 'session-queue')
+      await w.page.click('button.interrupt')
+      await waitSession(s.d, id, idle)
+      await w.page.waitForSelector('.session-screen[data-phase="idle"]')
+      assert.equal(await w.page.$('.queue'), null, 'the waiting message was cancelled with the run')
+      assert.equal(await w.page.$('button.interrupt'), null)
+      assert.equal((await getSession(s.d, id)).pending_inputs.length, 0)
     } finally {
       await w.close()
     }
