@@ -1,14 +1,41 @@
 // The screens beside the sessions list other than a session: sign-in, quota, settings, work
-// items and a session's context. The frame links to them; each lives in its own folder.
-import type { JSX } from 'preact'
+// items and a session's context. The frame links to them; each lives in its own folder and
+// is a chunk of its own, loaded when first opened, so the first page load carries only the
+// sessions and the session screens (their styles are in screens.css, loaded with the page).
+import type { ComponentType, JSX } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
 import type { ApiClient } from '../api/client.ts'
 import type { Route } from '../router.ts'
-import { ContextScreen } from './context/context-screen.tsx'
-import { QuotaScreen } from './quota/quota-screen.tsx'
-import { SettingsScreen } from './settings/settings-screen.tsx'
-import { SignInScreen } from './sign-in/sign-in-screen.tsx'
-import { WorkScreen } from './work/work-screen.tsx'
 import './screens.css'
+
+type Loader = () => Promise<ComponentType<any>>
+const loaded = new Map<Loader, ComponentType<unknown>>()
+
+const signIn: Loader = async () => (await import('./sign-in/sign-in-screen.tsx')).SignInScreen
+const quota: Loader = async () => (await import('./quota/quota-screen.tsx')).QuotaScreen
+const settings: Loader = async () => (await import('./settings/settings-screen.tsx')).SettingsScreen
+const work: Loader = async () => (await import('./work/work-screen.tsx')).WorkScreen
+const context: Loader = async () => (await import('./context/context-screen.tsx')).ContextScreen
+
+/** A screen whose module loads on first use; "Loading…" meanwhile. */
+function Lazy({ load, props }: { load: Loader; props: Record<string, unknown> }) {
+  const [screen, setScreen] = useState(() => loaded.get(load))
+  useEffect(() => {
+    if (screen) return
+    void load().then((c) => {
+      loaded.set(load, c as ComponentType<unknown>)
+      setScreen(() => c as ComponentType<unknown>)
+    })
+  }, [load])
+  const Screen = screen as ComponentType<Record<string, unknown>> | undefined
+  return Screen ? (
+    <Screen {...props} />
+  ) : (
+    <main class="screen">
+      <p class="note">Loading…</p>
+    </main>
+  )
+}
 
 const LINKS = [
   ['sign-in', 'Sign-in'],
@@ -33,15 +60,27 @@ export function FrameLinks({ route }: { route: Route }) {
 export function OtherScreen({ route, client }: { route: Route; client: ApiClient }): JSX.Element | null {
   switch (route.screen) {
     case 'sign-in':
-      return <SignInScreen client={client} />
+      return <Lazy key="sign-in" load={signIn} props={{ client }} />
     case 'quota':
-      return <QuotaScreen client={client} />
+      return <Lazy key="quota" load={quota} props={{ client }} />
     case 'settings':
-      return <SettingsScreen client={client} />
+      return <Lazy key="settings" load={settings} props={{ client }} />
     case 'work':
-      return <WorkScreen key={route.workspace ?? ''} client={client} workspace={route.workspace} />
+      return (
+        <Lazy
+          key={`work ${route.workspace ?? ''}`}
+          load={work}
+          props={{ client, workspace: route.workspace }}
+        />
+      )
     case 'context':
-      return <ContextScreen key={route.sessionId} client={client} sessionId={route.sessionId} />
+      return (
+        <Lazy
+          key={`context ${route.sessionId}`}
+          load={context}
+          props={{ client, sessionId: route.sessionId }}
+        />
+      )
     default:
       return null
   }

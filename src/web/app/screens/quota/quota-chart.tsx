@@ -1,10 +1,11 @@
 // One limit's trail as a uPlot chart: used percent (0–100) over time up to now, the window's
 // past resets as dashed vertical lines, and the time since the last reading shaded when that reading is
-// stale. Colours come from the page's CSS variables, so light and dark both hold; the chart
+// stale. The module is loaded on the quota screen's first chart (a chunk of its own, with
+// uPlot), so the first page load does not carry it; uPlot's style sheet is in screens.css.
+// Colours come from the page's CSS variables, so light and dark both hold; the chart
 // takes its container's width and follows it (narrow screens).
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
-import 'uplot/dist/uPlot.min.css'
 
 export interface ChartInput {
   /** Epoch seconds, oldest first. */

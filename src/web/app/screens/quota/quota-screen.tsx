@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { QuotaReading } from '../../../../schemas/server.ts'
 import type { ApiClient } from '../../api/client.ts'
 import { problemText } from '../../ui/problem-text.ts'
-import { type ChartInput, QuotaChart } from './quota-chart.tsx'
+import type { ChartInput } from './quota-chart.tsx'
 import {
   type AccountLimits,
   byAccount,
@@ -14,6 +14,19 @@ import {
   spanText,
   type Trail,
 } from './quota-data.ts'
+
+type ChartModule = typeof import('./quota-chart.tsx')
+let chartModule: Promise<ChartModule> | undefined
+
+/** The chart, once its module (and uPlot) is loaded: the first chart loads it for all. */
+function LazyChart({ input }: { input: ChartInput }) {
+  const [mod, setMod] = useState<ChartModule>()
+  useEffect(() => {
+    chartModule ??= import('./quota-chart.tsx')
+    void chartModule.then(setMod)
+  }, [])
+  return mod ? <mod.QuotaChart input={input} /> : <div class="quota-chart" />
+}
 
 function limitName(r: QuotaReading): string {
   return [r.limit_label ?? r.limit_id, r.window_label].filter(Boolean).join(' · ')
@@ -58,11 +71,7 @@ function Limit({ client, reading, now }: { client: ApiClient; reading: QuotaRead
           : ''}
       </p>
       {error ? <p class="error-text">{error}</p> : null}
-      {trail ? (
-        <QuotaChart input={chartInput(reading, trail, now)} />
-      ) : (
-        <p class="note">Reading the trail…</p>
-      )}
+      {trail ? <LazyChart input={chartInput(reading, trail, now)} /> : <p class="note">Reading the trail…</p>}
     </section>
   )
 }
