@@ -113,7 +113,9 @@ describe('the web client: context, work items, new sessions and the configuratio
     try {
       await w.page.waitForSelector('.session-screen[data-link="live"]')
       await screenshot(w.page, 'session-actions')
-      await w.page.click('.session-actions [data-action="fork"]')
+      // Keyboard first: the focused button takes Enter (the session list's keys leave it be).
+      await w.page.focus('.session-actions [data-action="fork"]')
+      await w.page.keyboard.press('Enter')
       const fork = await openedAfter(w, ran)
       await w.page.waitForSelector('.session-screen[data-link="live"] .entry-assistant', { timeout: 15_000 })
       assert.equal((await getSession(s.d, fork)).workspace, s.d.home)

@@ -30,7 +30,9 @@ describe('the web client: settings', () => {
     const w = await openPage(browser, webUrl(s.d.url, s.d.token, '/settings'))
     try {
       await w.page.waitForSelector('.settings-screen[data-loaded="true"]')
-      await w.page.click('[data-tab="ui"]')
+      // Keyboard first: the ui tab chosen with the keyboard (its button focused, Enter).
+      await w.page.focus('[data-tab="ui"]')
+      await w.page.keyboard.press('Enter')
       const form = '.settings-group[data-group="ui"]'
       const reasoning = (await readGroup(s.d, 'ui')).settings.show_reasoning
       await w.page.fill(`${form} [data-field="theme"] input`, 'solarized')

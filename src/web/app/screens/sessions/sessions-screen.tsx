@@ -147,6 +147,12 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
         e.target instanceof HTMLTextAreaElement ||
         (e.target instanceof HTMLInputElement && e.target !== searchBox.current)
       if (typing) return
+      // A focused control (a button, a choice, a link of another screen) keeps its arrows and Enter.
+      const control =
+        e.target instanceof HTMLSelectElement ||
+        e.target instanceof HTMLButtonElement ||
+        e.target instanceof HTMLAnchorElement
+      if (control && e.key !== '/' && e.key !== 'Escape') return
       if (e.key === '/' && document.activeElement !== searchBox.current) {
         e.preventDefault()
         searchBox.current?.focus()
