@@ -1,29 +1,35 @@
 // The sign-in screen in Chromium against a real daemon whose chatgpt provider signs in at
 // the fake ChatGPT issuer: the manual flow started from the page, authorized at the fake,
 // its response pasted back (PATCH with the login's ETag) and the account then listed with its
-// state; a browser flow opened in a new tab and cancelled from the page.
+// state; a browser flow opened in a new tab and cancelled from the page; a device flow (the
+// fake GitHub's copilot sign-in) showing its code and address until GitHub approves it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
+import { FakeGitHub } from '../fakes/github.ts'
 import { startChatgptDaemon } from '../helpers/chatgpt-signin.ts'
 import type { TestDaemon } from '../helpers/daemon.ts'
 import { launchBrowser, openPage, screenshot, webUrl } from './browser.ts'
 
 describe('the web client: sign-in', () => {
   let fake: FakeChatgptBackend
+  let gh: FakeGitHub
   let d: TestDaemon
   let browser: Browser
 
   before(async () => {
     fake = await FakeChatgptBackend.start()
-    d = await startChatgptDaemon(fake)
+    gh = await FakeGitHub.start()
+    gh.interval = 0.05
+    d = await startChatgptDaemon(fake, { env: gh.daemonEnv() })
     browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()
     await d?.stop()
     await fake?.close()
+    await gh?.close()
   })
 
   it('signs in with the manual flow: the address to open, the pasted response, the account listed', async () => {
@@ -76,6 +82,29 @@ describe('the web client: sign-in', () => {
       await w.page.waitForSelector(`.login-panel[data-login="${id}"][data-state="cancelled"]`)
       const login = (await d.request({ path: `/auth/logins/${id}` })).json()
       assert.equal(login.state, 'cancelled')
+    } finally {
+      await w.close()
+    }
+  })
+
+  it('shows a device code and where to enter it, until the provider approves it', async () => {
+    const w = await openPage(browser, webUrl(d.url, d.token, '/sign-in'))
+    try {
+      await w.page.waitForSelector('.provider[data-provider="copilot"]')
+      await w.page.click('.provider[data-provider="copilot"] button[data-flow="device"]')
+      const panel = '.login-panel[data-state="waiting"]'
+      await w.page.waitForSelector(`${panel} .user-code`)
+      const code = (await w.page.textContent(`${panel} .user-code`)) as string
+      assert.deepEqual(gh.userCodes, [code], 'the code the provider issued')
+      assert.equal(
+        new URL((await w.page.getAttribute(`${panel} .login-url`, 'href')) as string).origin,
+        new URL(gh.url).origin,
+      )
+      await screenshot(w.page, 'sign-in-device')
+      gh.approve(code, { id: 583231, login: 'octocat', copilot: true })
+      await w.page.waitForSelector('.login-panel[data-state="complete"]')
+      await w.page.waitForSelector('.pool[data-provider="copilot"] .account')
+      assert.deepEqual(w.errors, [])
     } finally {
       await w.close()
     }

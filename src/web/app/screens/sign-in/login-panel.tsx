@@ -89,14 +89,14 @@ export function LoginPanel(props: LoginPanelProps) {
       </h3>
       {!ended && login.url ? (
         <p>
-          {login.flow === 'device' ? 'Enter the code at ' : 'Sign in at '}
+          {code ? 'Go to ' : 'Sign in at '}
           <a class="login-url" href={login.url} target="_blank" rel="noopener noreferrer">
-            {new URL(login.url).host}
+            {code ? login.url : new URL(login.url).host}
           </a>
           {code ? (
             <>
               {' '}
-              with the code <code class="user-code">{code}</code>
+              and enter <code class="user-code">{code}</code>
             </>
           ) : null}
         </p>
