@@ -52,12 +52,19 @@ export async function pacedUpstream() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() }
 }
 
-/** Frame intervals (ms) of the open session's page from the first delta to the committed answer. */
+export interface StreamRendering {
+  /** Frame intervals (ms) from the first delta to the committed answer. */
+  frames: number[]
+  /** The page's script time over the same span (Chromium's ScriptDuration), ms. */
+  scriptMs: number
+}
+
+/** How the open session's page kept up while the answer streamed. */
 export async function streamFrameTimes(
   browser: Browser,
   d: BenchDaemon,
   workspace: string,
-): Promise<number[]> {
+): Promise<StreamRendering> {
   const sid = uuidv7()
   await call(d, 'PUT', `/sessions/${sid}`, { kind: 'new', workspace })
   const context = await browser.newContext()
@@ -70,7 +77,12 @@ export async function streamFrameTimes(
       text: 'go',
       client_id: 'bench',
     })
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Performance.enable')
+    const scriptSeconds = async () =>
+      (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ScriptDuration')?.value ?? 0
     await page.waitForSelector('.entry-assistant.active', { timeout: 60_000 })
+    const scriptBefore = await scriptSeconds()
     await page.evaluate(() => {
       const g = globalThis as any
       g.__frames = []
@@ -83,11 +95,13 @@ export async function streamFrameTimes(
       g.requestAnimationFrame(tick)
     })
     await page.waitForSelector('.entry-assistant[data-position]', { timeout: 120_000 })
-    return (await page.evaluate(() => {
+    const scriptMs = ((await scriptSeconds()) - scriptBefore) * 1000
+    const frames = (await page.evaluate(() => {
       const g = globalThis as any
       g.__stopFrames = true
       return g.__frames
     })) as number[]
+    return { frames, scriptMs }
   } finally {
     await context.close()
   }

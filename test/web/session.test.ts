@@ -67,14 +67,14 @@ describe('the web client: the session screen', () => {
       await w.page.waitForSelector('.session-screen[data-link="live"]')
       await w.page.fill('textarea[aria-label="message"]', 'show me code')
       await w.page.keyboard.press('Enter')
-      // While it streams, the text grows in an active entry.
-      await w.page.waitForSelector('.entry-assistant.active[data-streaming="true"]')
       await w.page.waitForSelector('.entry-assistant[data-position] strong')
       await w.page.waitForSelector('.entry-assistant[data-position] pre.code .hljs-keyword')
       assert.equal(await w.page.textContent('.entry-assistant[data-position] strong'), 'bold')
       assert.equal(await w.page.textContent('.entry-assistant[data-position] pre.code'), 'const answer = 42')
       assert.equal(await w.page.textContent('.entry-user .text'), 'show me code')
       assert.equal(await w.page.$('.entry-assistant.active'), null, 'the committed entry replaced the stream')
+      // It came as it streamed: the page applied the answer's deltas before its entry.
+      assert.ok(Number(await w.page.getAttribute('.session-screen', 'data-deltas')) > 1)
       assert.deepEqual(await positions(w), [1, 2])
       assert.deepEqual(w.errors, [])
       await screenshot(w.page, 'session-streamed')
@@ -88,7 +88,7 @@ describe('the web client: the session screen', () => {
     const origin = await proxy.listen()
     const { id } = await newSession('dropped')
     const words = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ')
-    s.upstream.enqueue(answer(words, { delayMs: 20 }))
+    s.upstream.enqueue(answer(words, { delayMs: 40 }))
     const w = await openPage(browser, webUrl(origin, s.d.token, `/s/${id}`))
     try {
       await w.page.waitForSelector('.session-screen[data-link="live"]')

@@ -110,12 +110,15 @@ describe('the web client: the sessions screen', () => {
       await w.page.waitForSelector(`.session-row[data-id="${ids.pinned}"]`)
       await screenshot(w.page, 'sessions-narrow-dark')
       // Down to alpha (the rows above it: the pinned one, and the fresh one of the case before).
-      for (
-        let i = 0;
-        i < 5 && (await w.page.getAttribute('.session-row.selected', 'data-id')) !== ids.alpha;
-        i++
-      )
+      const selected = () => w.page.getAttribute('.session-row.selected', 'data-id')
+      for (let i = 0; i < 5 && (await selected()) !== ids.alpha; i++) {
+        const before = await selected()
         await w.page.keyboard.press('ArrowDown')
+        await w.page.waitForFunction(
+          (id) => (globalThis as any).document.querySelector('.session-row.selected')?.dataset.id !== id,
+          before,
+        )
+      }
       await w.page.keyboard.press('Enter')
       await w.page.waitForSelector('.session-screen[data-link="live"]')
       assert.equal(new URL(w.page.url()).hash, `#/s/${ids.alpha}`)

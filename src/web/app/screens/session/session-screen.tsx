@@ -5,8 +5,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { followSession, type LinkState } from '../../api/stream.ts'
-import { Markdown } from '../../ui/markdown.tsx'
 import { useRenderSoon } from '../../ui/render-soon.ts'
+import { StreamingMarkdown } from '../../ui/streaming-markdown.tsx'
 import { ApprovalCard } from './approval-card.tsx'
 import { Composer } from './composer.tsx'
 import { ConfigurationPanel } from './configuration-panel.tsx'
@@ -145,7 +145,7 @@ function Live({ state }: { state: SessionState }) {
           </article>
         ) : (
           <article class="entry entry-assistant active" key={a.contentId} data-streaming="true">
-            <Markdown text={a.text} />
+            <StreamingMarkdown text={a.text} />
           </article>
         ),
       )}

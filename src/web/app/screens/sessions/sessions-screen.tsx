@@ -158,10 +158,10 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
         searchBox.current?.focus()
       } else if (e.key === 'ArrowDown') {
         e.preventDefault()
-        setSelected(Math.min(chosen + 1, rows.length - 1))
+        setSelected((n) => Math.min(Math.min(n, rows.length - 1) + 1, rows.length - 1))
       } else if (e.key === 'ArrowUp') {
         e.preventDefault()
-        setSelected(Math.max(chosen - 1, 0))
+        setSelected((n) => Math.max(Math.min(n, rows.length - 1) - 1, 0))
       } else if (e.key === 'Enter' && rows[chosen]) {
         e.preventDefault()
         navigate(`/s/${rows[chosen].session.id}`)
