@@ -5,15 +5,8 @@ import type { QuotaReading } from '../../../../schemas/server.ts'
 import type { ApiClient } from '../../api/client.ts'
 import { problemText } from '../../ui/problem-text.ts'
 import type { ChartInput } from './quota-chart.tsx'
-import {
-  type AccountLimits,
-  byAccount,
-  isStale,
-  readTrail,
-  resetsOf,
-  spanText,
-  type Trail,
-} from './quota-data.ts'
+import { type AccountLimits, byAccount, isStale, resetsOf, spanText } from './quota-readings.ts'
+import { readTrail, type Trail } from './quota-trail.ts'
 
 type ChartModule = typeof import('./quota-chart.tsx')
 let chartModule: Promise<ChartModule> | undefined

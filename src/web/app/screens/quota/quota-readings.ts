@@ -1,15 +1,8 @@
-// The quota readings as the screen draws them (protocol 3, "Quota read path"): the latest
-// reading of each account's limits from GET /server, and each limit's trail read back as far
-// as its window (one day at least, a week at most) in at most five pages of 200, newest first
-// (the same rules as src/client/quota.ts). A reading is stale when older than 30 minutes or
-// past its reset.
+// The quota readings as the screen groups and marks them (the same rules as
+// src/client/quota.ts): the latest readings by account, a reading stale when older than 30
+// minutes or past its reset, the resets a trail went through.
 import type { QuotaReading } from '../../../../schemas/server.ts'
-import type { ApiClient } from '../../api/client.ts'
 
-const DAY_S = 86_400
-const WEEK_S = 7 * DAY_S
-const PAGE_ROWS = 200
-const MAX_PAGES = 5
 export const STALE_AFTER_MS = 30 * 60_000
 
 export function isStale(r: Pick<QuotaReading, 'observed_at' | 'reset_at_ms'>, now: number): boolean {
@@ -48,38 +41,6 @@ export function byAccount(readings: QuotaReading[]): AccountLimits[] {
   return [...out.values()]
 }
 
-export interface Trail {
-  /** Oldest first. */
-  readings: QuotaReading[]
-  since: number
-  /** Five pages did not reach `since`: the oldest readings are left out. */
-  capped: boolean
-}
-
-export async function readTrail(client: ApiClient, r: QuotaReading, now: number): Promise<Trail> {
-  const since = now - Math.min(WEEK_S, Math.max(DAY_S, r.window_seconds ?? DAY_S)) * 1000
-  const newestFirst: QuotaReading[] = []
-  let next: string | undefined
-  let pages = 0
-  do {
-    const { body } = await client.call('server.get', {
-      query: {
-        include: 'quota_history',
-        quota_provider: r.provider,
-        quota_account: r.account,
-        quota_limit: r.limit_id,
-        quota_since: new Date(since).toISOString(),
-        limit: PAGE_ROWS,
-        ...(next ? { next } : {}),
-      },
-    })
-    pages++
-    newestFirst.push(...(body.quota_history?.items ?? []))
-    next = body.quota_history?.next ?? undefined
-  } while (next && pages < MAX_PAGES)
-  return { readings: newestFirst.reverse(), since, capped: next !== undefined }
-}
-
 /** A readable length of time: 45m, 5h 10m, 3d 4h. */
 export function spanText(ms: number): string {
   const m = Math.max(0, Math.round(ms / 60_000))
@@ -91,7 +52,7 @@ export function spanText(ms: number): string {
 }
 
 /** The distinct reset times a trail went through (and the next one), for the chart's marks. */
-export function resetsOf(trail: Trail, latest: QuotaReading): number[] {
+export function resetsOf(trail: { readings: QuotaReading[] }, latest: QuotaReading): number[] {
   const all = new Set<number>()
   for (const r of [...trail.readings, latest]) if (r.reset_at_ms !== null) all.add(r.reset_at_ms)
   return [...all].sort((a, b) => a - b)
