@@ -7,18 +7,21 @@ import { uuidv7 } from '../../api/ids.ts'
 
 export function Composer(props: { client: ApiClient; sessionId: string; disabled?: boolean }) {
   const [text, setText] = useState('')
+  // What is in the box now: a key may come before the render that follows the last input.
+  const box = useRef<HTMLTextAreaElement>(null)
   const [error, setError] = useState<string>()
   const [sending, setSending] = useState(false)
   const inputId = useRef<string | undefined>(undefined)
   const send = async () => {
-    if (!text.trim() || sending) return
+    const message = box.current?.value ?? ''
+    if (!message.trim() || sending) return
     inputId.current ??= uuidv7()
     setSending(true)
     setError(undefined)
     try {
       await props.client.call('inputs.put', {
         params: { session_id: props.sessionId, input_id: inputId.current },
-        body: { kind: 'message', text, client_id: 'web' },
+        body: { kind: 'message', text: message, client_id: 'web' },
       })
       setText('')
       inputId.current = undefined
@@ -40,6 +43,7 @@ export function Composer(props: { client: ApiClient; sessionId: string; disabled
       }}
     >
       <textarea
+        ref={box}
         aria-label="message"
         placeholder="Message (Enter sends, Shift+Enter: new line)"
         value={text}

@@ -140,6 +140,10 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
   const { current, archived } = splitArchived(sessions ?? [])
   const rows = [...treeRows(current), ...(showArchived ? treeRows(archived) : [])]
   const chosen = Math.min(selected, Math.max(0, rows.length - 1))
+  // The rows and the choice as last drawn: the key handler is registered once, and a key may
+  // come before an effect of the latest render has run.
+  const shown = useRef({ rows, chosen })
+  shown.current = { rows, chosen }
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -153,18 +157,20 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
         e.target instanceof HTMLButtonElement ||
         e.target instanceof HTMLAnchorElement
       if (control && e.key !== '/' && e.key !== 'Escape') return
+      const { rows: now, chosen: at } = shown.current
+      const last = Math.max(0, now.length - 1)
       if (e.key === '/' && document.activeElement !== searchBox.current) {
         e.preventDefault()
         searchBox.current?.focus()
       } else if (e.key === 'ArrowDown') {
         e.preventDefault()
-        setSelected((n) => Math.min(Math.min(n, rows.length - 1) + 1, rows.length - 1))
+        setSelected((n) => Math.min(Math.min(n, last) + 1, last))
       } else if (e.key === 'ArrowUp') {
         e.preventDefault()
-        setSelected((n) => Math.max(Math.min(n, rows.length - 1) - 1, 0))
-      } else if (e.key === 'Enter' && rows[chosen]) {
+        setSelected((n) => Math.max(Math.min(n, last) - 1, 0))
+      } else if (e.key === 'Enter' && now[at]) {
         e.preventDefault()
-        navigate(`/s/${rows[chosen].session.id}`)
+        navigate(`/s/${now[at].session.id}`)
       } else if (e.key === 'Escape' && document.activeElement === searchBox.current) {
         setSearch('')
         searchBox.current?.blur()
@@ -172,7 +178,7 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
     }
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
-  })
+  }, [])
   useEffect(() => {
     document.querySelector('.session-row.selected')?.scrollIntoView({ block: 'nearest' })
   }, [chosen])
