@@ -1,7 +1,8 @@
 // The screens beside the sessions list other than a session: sign-in, quota, settings, work
-// items and a session's context. The frame links to them; each lives in its own folder and
-// is a chunk of its own, loaded when first opened, so the first page load carries only the
-// sessions and the session screens (their styles are in screens.css, loaded with the page).
+// items and a session's context. The frame links to them; each lives in its own folder, and
+// together they are one chunk (screen-set.ts) loaded when the first of them opens, so the
+// first page load carries only the sessions and the session screens (their styles are in
+// screens.css, loaded with the page).
 import type { ComponentType, JSX } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { ApiClient } from '../api/client.ts'
@@ -11,11 +12,12 @@ import './screens.css'
 type Loader = () => Promise<ComponentType<any>>
 const loaded = new Map<Loader, ComponentType<unknown>>()
 
-const signIn: Loader = async () => (await import('./sign-in/sign-in-screen.tsx')).SignInScreen
-const quota: Loader = async () => (await import('./quota/quota-screen.tsx')).QuotaScreen
-const settings: Loader = async () => (await import('./settings/settings-screen.tsx')).SettingsScreen
-const work: Loader = async () => (await import('./work/work-screen.tsx')).WorkScreen
-const context: Loader = async () => (await import('./context/context-screen.tsx')).ContextScreen
+const screenSet = () => import('./screen-set.ts')
+const signIn: Loader = async () => (await screenSet()).SignInScreen
+const quota: Loader = async () => (await screenSet()).QuotaScreen
+const settings: Loader = async () => (await screenSet()).SettingsScreen
+const work: Loader = async () => (await screenSet()).WorkScreen
+const context: Loader = async () => (await screenSet()).ContextScreen
 
 /** A screen whose module loads on first use; "Loading…" meanwhile. */
 function Lazy({ load, props }: { load: Loader; props: Record<string, unknown> }) {
