@@ -22,6 +22,7 @@ import { toolOutput } from './sections/tool-output.ts'
 import { tools } from './sections/tools.ts'
 import { toolsExec } from './sections/tools-exec.ts'
 import { turn } from './sections/turn.ts'
+import { web } from './sections/web.ts'
 
 /** Run by default, in this order. */
 const DEFAULT: readonly Section[] = [
@@ -43,6 +44,7 @@ const DEFAULT: readonly Section[] = [
   quota,
   snapshots,
   acp,
+  web,
 ]
 /** Run only when named (slow, or diagnostic rather than a tracked figure). */
 const ON_REQUEST: readonly Section[] = [profile, mcp]

@@ -27,6 +27,7 @@ import { basename, isAbsolute, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, transform } from 'esbuild'
 import lockfile from 'proper-lockfile'
+import { buildWeb } from './build-web.mjs'
 import { PATCHES, patchPlugin } from './patches.mjs'
 
 const require = createRequire(import.meta.url)
@@ -189,6 +190,8 @@ async function buildInto(out) {
   ])
   const written = new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((f) => basename(f)))
   for (const name of written) if (!name.endsWith('.map')) await asciiOnly(join(out, name))
+  // The web client, served by the daemon from dist/web/ (scripts/build-web.mjs).
+  for (const name of await buildWeb(ROOT, join(out, 'web'))) written.add(`web/${name}`)
   return written
 }
 
@@ -213,8 +216,26 @@ async function asciiOnly(file) {
 }
 const NON_ASCII = /[^\0-\x7f]/
 
-/** The files a process opens by name rather than through an import, moved in last (the CLI's entry last of all). */
-const ENTRIES = ['usage-core.mjs', 'kernel-mcp.mjs', 'kernel.mjs', 'daemon.mjs', 'hearth.mjs']
+/**
+ * The files a process opens by name rather than through an import, moved in last (the CLI's
+ * entry last of all); the web page's index.html names its hashed files, so it follows them.
+ */
+const ENTRIES = [
+  'web/index.html.gz',
+  'web/index.html.br',
+  'web/index.html',
+  'usage-core.mjs',
+  'kernel-mcp.mjs',
+  'kernel.mjs',
+  'daemon.mjs',
+  'hearth.mjs',
+]
+
+/** The files of dist/ a build owns: bundles at the top, the web client's files in web/. */
+function builtFiles() {
+  const web = existsSync(join(DIST, 'web')) ? readdirSync(join(DIST, 'web')).map((n) => `web/${n}`) : []
+  return [...readdirSync(DIST).filter((n) => n.endsWith('.mjs')), ...web]
+}
 
 /** A replaced build's files stay at least this long (where running processes cannot be listed). */
 const KEEP_REPLACED_MS = 3_600_000
@@ -277,9 +298,10 @@ function publish(out, written) {
   const ledger = existsSync(LEDGER) ? JSON.parse(readFileSync(LEDGER, 'utf8')) : []
   // Files from before the ledger count as one build, replaced now.
   const known = new Set(ledger.flatMap((b) => b.files))
-  const unknown = readdirSync(DIST).filter((n) => n.endsWith('.mjs') && !known.has(n))
+  const unknown = builtFiles().filter((n) => !known.has(n))
   if (unknown.length > 0) ledger.push({ files: unknown, replaced_at: null, users: [] })
   const order = [...written].sort((a, b) => ENTRIES.indexOf(a) - ENTRIES.indexOf(b))
+  mkdirSync(join(DIST, 'web'), { recursive: true })
   for (const name of order) {
     const from = join(out, name)
     const to = join(DIST, name)
@@ -298,7 +320,7 @@ function publish(out, written) {
     (b) => b.replaced_at === null || now - b.replaced_at < KEEP_REPLACED_MS || b.users.some(alive),
   )
   const keep = new Set(kept.flatMap((b) => b.files))
-  for (const name of readdirSync(DIST)) if (name.endsWith('.mjs') && !keep.has(name)) rmSync(join(DIST, name))
+  for (const name of builtFiles()) if (!keep.has(name)) rmSync(join(DIST, name))
   writeFileSync(`${LEDGER}.tmp`, `${JSON.stringify(kept)}\n`)
   renameSync(`${LEDGER}.tmp`, LEDGER)
 }

@@ -149,6 +149,12 @@ Usage: hearth [--home DIR] COMMAND ...
                            window, reset and plan; stale readings and failed
                            polls marked) and each limit's trail as a small
                            chart; --json: the readings as JSON
+  hearth web [SESSION] [--home DIR]
+                           open the web client in the browser, signed in with the
+                           daemon's token (in the address's fragment, which the
+                           daemon never receives); HEARTH_NO_BROWSER: print the
+                           address instead (it holds the token); SESSION: open
+                           that session
   hearth --help            this text
   hearth --version         the version and build
 

@@ -92,6 +92,8 @@ export async function main(argv: string[], out: Out = stdout): Promise<number> {
         return await (await import('./quota.ts')).quotaCommand(rest, out, help)
       case 'work':
         return await (await import('./work.ts')).workCommand(rest, out, help)
+      case 'web':
+        return await (await import('./web.ts')).webCommand(rest, out, help)
       case undefined:
         // `hearth` alone opens the full-screen client at a terminal, else prints the status.
         if (process.stdin.isTTY && process.stdout.isTTY)

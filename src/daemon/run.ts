@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type * as net from 'node:net'
+import { fileURLToPath } from 'node:url'
 import { v7 as uuidv7 } from 'uuid'
 import { createApi } from '../api/index.ts'
 import { BUILD } from '../build-info.ts'
@@ -13,6 +14,7 @@ import { ensureHome, homeFiles } from '../home.ts'
 import { buildApp, loadValidators, precompileFirstRun, warmRoutes } from '../http/app.ts'
 import { Continuations } from '../http/continuation.ts'
 import { createFetchServer } from '../http/node-adapter.ts'
+import { WebFiles } from '../http/web-files.ts'
 import { buildOpenApi } from '../openapi/build.ts'
 import { DEFAULT_EXTENSION } from '../schemas/extensions.ts'
 import { ALL_OPS } from '../schemas/index.ts'
@@ -219,6 +221,8 @@ async function serve(
     capabilities: api.capabilities,
     extensions: api.extensions,
     bodyTimeoutMs: timeoutMs,
+    // dist/web/ beside the daemon's bundle (scripts/build.mjs builds both).
+    webFiles: new WebFiles(fileURLToPath(new URL('./web/', import.meta.url))),
     settled: () => services.sessions.core.hub.settled(),
     track: (work) => {
       inflight.add(work)

@@ -18,6 +18,7 @@ import { jsonResponse } from './respond.ts'
 import { honoPath, type RouteBinding } from './route.ts'
 import { parseStrictJson } from './strict-json.ts'
 import type * as Validate from './validate.ts'
+import { isWebPath, type WebFiles } from './web-files.ts'
 
 // validate.ts brings the TypeBox compiler, about a tenth of the daemon's start-up work. It is
 // loaded once the daemon listens (the daemon calls loadValidators after writing daemon.json)
@@ -60,6 +61,8 @@ export interface AppDeps {
    * answer waits for it, so it never shows what a power loss could take back.
    */
   settled?: () => Promise<void> | undefined
+  /** The web client's files (under /web/), served without the token; absent: none. */
+  webFiles?: WebFiles
 }
 
 /** Ops that wait for their own commit's sync before answering (inputs/group-commit.ts). */
@@ -226,6 +229,10 @@ export function buildApp(routes: RouteBinding[], deps: AppDeps): Hono {
     const h = c.req.raw.headers
     if (!hostAllowed(h.get('host') ?? undefined, deps.port())) return problemResponse('host_not_allowed')
     if (!originAllowed(h.get('origin') ?? undefined)) return problemResponse('origin_not_allowed')
+    // The web client's files hold no secret: the page gets the API's token from its own
+    // address's fragment, which the daemon never receives (docs/web.md).
+    if (deps.webFiles && isWebPath(c.req.path))
+      return deps.webFiles.serve(c.req.method, c.req.path, h.get('accept-encoding') ?? undefined)
     if (!tokenMatches(h.get('authorization') ?? undefined, token)) {
       return problemResponse(
         'unauthorized',

@@ -41,14 +41,19 @@ export function accepts(accept: string | undefined, mediaType: string): boolean 
   return best !== undefined && bestRank >= 0 && best.q > 0
 }
 
-/** Whether Accept-Encoding admits zstd (explicitly or through *). */
-export function acceptsZstd(acceptEncoding: string | undefined): boolean {
+/** Whether Accept-Encoding admits `coding` (explicitly or through *). */
+export function acceptsEncoding(acceptEncoding: string | undefined, coding: string): boolean {
   if (!acceptEncoding) return false
   const list = parseList(acceptEncoding)
-  const zstd = list.find((r) => r.type === 'zstd')
-  if (zstd) return zstd.q > 0
+  const named = list.find((r) => r.type === coding)
+  if (named) return named.q > 0
   const star = list.find((r) => r.type === '*')
   return star !== undefined && star.q > 0
+}
+
+/** Whether Accept-Encoding admits zstd (explicitly or through *). */
+export function acceptsZstd(acceptEncoding: string | undefined): boolean {
+  return acceptsEncoding(acceptEncoding, 'zstd')
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])

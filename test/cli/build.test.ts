@@ -60,7 +60,14 @@ describe('a build while hearth starts from dist/', () => {
     const first = await run(root, ['scripts/build.mjs'])
     assert.equal(first.code, 0, first.stderr)
     const dist = join(root, 'dist')
-    const before = new Map(readdirSync(dist).map((n) => [n, statSync(join(dist, n))]))
+    // The bundles, and the web client's files in dist/web/ (named web/…).
+    const files = [
+      ...readdirSync(dist, { withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name),
+      ...readdirSync(join(dist, 'web')).map((n) => `web/${n}`),
+    ]
+    const before = new Map(files.map((n) => [n, statSync(join(dist, n))]))
     const oldFiles = new Map([...before.keys()].map((n) => [n, readFileSync(join(dist, n), 'utf8')]))
     const oldGraph = importGraph(dist, 'hearth.mjs', oldFiles)
 

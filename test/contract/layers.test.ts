@@ -18,10 +18,12 @@ const PACKAGE_RULES: Record<string, string[]> = {
   hono: ['http'],
   'better-sqlite3': ['store', 'daemon'],
   '@earendil-works/pi-tui': ['tui'],
+  preact: ['web'],
+  uplot: ['web'],
 }
 
 /** The modules that are clients of the daemon: they reach it over HTTP only. */
-const CLIENT_SIDE = ['client', 'command-line', 'tui', 'acp', 'cli']
+const CLIENT_SIDE = ['client', 'command-line', 'tui', 'acp', 'cli', 'web']
 
 interface Import {
   file: string

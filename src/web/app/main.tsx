@@ -1,0 +1,6 @@
+// Entry of the web client (dist/web/app-<hash>.js).
+import { render } from 'preact'
+import { App } from './app.tsx'
+import './styles.css'
+
+render(<App />, document.getElementById('app')!)

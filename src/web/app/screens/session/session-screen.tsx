@@ -1,0 +1,228 @@
+// A session: its transcript, live through the session stream (resumed after a dropped
+// connection with no gap and no repeat), older history read in as the reader scrolls up,
+// what runs now (streaming text, running tool calls), a waiting approval answered in place,
+// the queue of waiting messages, interrupt, and the message box.
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { type ApiClient, ProblemError } from '../../api/client.ts'
+import { followSession, type LinkState } from '../../api/stream.ts'
+import { useRenderSoon } from '../../ui/render-soon.ts'
+import { StreamingMarkdown } from '../../ui/streaming-markdown.tsx'
+import { ApprovalCard } from './approval-card.tsx'
+import { Composer } from './composer.tsx'
+import { ConfigurationPanel } from './configuration-panel.tsx'
+import { EntryView } from './entry-view.tsx'
+import { SessionActions } from './session-actions.tsx'
+import { type Entry, SessionState } from './session-store.ts'
+
+const PAGE = 50
+
+function useSession(client: ApiClient, sessionId: string) {
+  const render = useRenderSoon()
+  const [state] = useState(() => new SessionState())
+  const [link, setLink] = useState<LinkState>('connecting')
+  const [failure, setFailure] = useState<string>()
+  useEffect(() => {
+    const stop = new AbortController()
+    followSession({
+      client,
+      sessionId,
+      signal: stop.signal,
+      tail: PAGE,
+      onFrame: (f) => {
+        state.apply(f)
+        render()
+      },
+      onLink: setLink,
+    }).catch((err) => setFailure(err instanceof ProblemError ? err.problem.detail : String(err)))
+    return () => stop.abort()
+  }, [client, sessionId])
+  return { state, link, failure, render }
+}
+
+/** Reads the page of entries before the first held when the top of the transcript shows. */
+function useOlderPages(client: ApiClient, sessionId: string, state: SessionState, render: () => void) {
+  const sentinel = useRef<HTMLDivElement>(null)
+  const loading = useRef(false)
+  useEffect(() => {
+    const el = sentinel.current
+    if (!el) return
+    const observer = new IntersectionObserver(async ([seen]) => {
+      if (!seen.isIntersecting || loading.current || !state.hasOlder || state.entries.length === 0) return
+      loading.current = true
+      try {
+        const { body } = await client.call('history.list', {
+          params: { session_id: sessionId },
+          query: { before: state.entries[0].position, limit: PAGE },
+        })
+        state.prepend(body.items as Entry[], body.older !== null)
+        render()
+      } finally {
+        loading.current = false
+      }
+    })
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [sessionId])
+  return sentinel
+}
+
+/**
+ * Keeps the reader's place: at the bottom it follows new output; when older entries come in
+ * above, the entries in view stay where they were.
+ */
+function useScrollKeeper(scroller: { current: HTMLElement | null }, firstPosition: number | undefined) {
+  const atBottom = useRef(true)
+  const heightBefore = useRef(0)
+  const firstBefore = useRef(firstPosition)
+  useEffect(() => {
+    const el = scroller.current
+    if (!el) return
+    const onScroll = () => {
+      atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
+    }
+    el.addEventListener('scroll', onScroll, { passive: true })
+    return () => el.removeEventListener('scroll', onScroll)
+  }, [])
+  useLayoutEffect(() => {
+    const el = scroller.current
+    if (!el) return
+    if (
+      firstBefore.current !== undefined &&
+      firstPosition !== undefined &&
+      firstPosition < firstBefore.current
+    )
+      el.scrollTop += el.scrollHeight - heightBefore.current
+    else if (atBottom.current) el.scrollTop = el.scrollHeight
+    heightBefore.current = el.scrollHeight
+    firstBefore.current = firstPosition
+  })
+}
+
+function Interrupt({
+  client,
+  state,
+  sessionId,
+}: {
+  client: ApiClient
+  state: SessionState
+  sessionId: string
+}) {
+  const busy = state.phase === 'running' || state.phase === 'blocked' || state.phase === 'queued'
+  if (!busy) return null
+  return (
+    <button
+      type="button"
+      class="interrupt"
+      disabled={state.interruptRequested}
+      onClick={() =>
+        void client.call('sessions.interrupt', {
+          params: { session_id: sessionId },
+          body: { run_id: state.runId, through_input_order: state.inputOrder },
+        })
+      }
+    >
+      {state.interruptRequested ? 'Interrupting…' : 'Interrupt'}
+    </button>
+  )
+}
+
+function Live({ state }: { state: SessionState }) {
+  return (
+    <>
+      {[...state.tools.values()].map((t) => (
+        <article class="entry running-tool" key={t.callId}>
+          <div class="tool-head">
+            <span class={`effect effect-${t.effect}`}>{t.effect}</span> {t.summary || t.name}{' '}
+            <span class="spinner">running</span>
+          </div>
+          {t.output ? <pre class="output">{t.output.slice(-4096)}</pre> : null}
+        </article>
+      ))}
+      {[...state.active.values()].map((a) =>
+        a.kind === 'reasoning' ? (
+          <article class="entry entry-reasoning active" key={a.contentId}>
+            <div class="text plain">{a.text}</div>
+          </article>
+        ) : (
+          <article class="entry entry-assistant active" key={a.contentId} data-streaming="true">
+            <StreamingMarkdown text={a.text} />
+          </article>
+        ),
+      )}
+    </>
+  )
+}
+
+function Queue({ state }: { state: SessionState }) {
+  if (state.pending.length === 0) return null
+  return (
+    <section class="queue" aria-label="waiting messages">
+      <div class="note">
+        {state.pending.length} waiting message{state.pending.length === 1 ? '' : 's'}
+      </div>
+      <ol>
+        {state.pending.map((p) => (
+          <li key={p.id}>{p.text}</li>
+        ))}
+      </ol>
+    </section>
+  )
+}
+
+export function SessionScreen({ client, sessionId }: { client: ApiClient; sessionId: string }) {
+  const { state, link, failure, render } = useSession(client, sessionId)
+  const scroller = useRef<HTMLDivElement>(null)
+  const sentinel = useOlderPages(client, sessionId, state, render)
+  useScrollKeeper(scroller, state.entries[0]?.position)
+  const s = state.session
+  if (failure)
+    return (
+      <main class="session-screen">
+        <p class="error-text">{failure}</p>
+      </main>
+    )
+  return (
+    <main
+      class="session-screen"
+      data-link={link}
+      data-phase={state.phase}
+      data-frames={state.counters.frames}
+      data-deltas={state.counters.deltas}
+      data-last-id={state.counters.lastId}
+    >
+      <header class="session-head">
+        <a href="#/" class="back" aria-label="back to sessions">
+          ←
+        </a>
+        <div class="title">
+          <h2>{s ? s.name || s.automatic_name || 'new session' : '…'}</h2>
+          {s ? (
+            <div class="meta">
+              {s.provider_profile} · {s.model}
+              {s.effort ? ` · ${s.effort}` : ''} ·{' '}
+              <span class={`phase phase-${state.phase}`}>{state.phase}</span>
+              {link !== 'live' ? <span class="link"> · {link}</span> : null}
+            </div>
+          ) : null}
+        </div>
+        <Interrupt client={client} state={state} sessionId={sessionId} />
+      </header>
+      <SessionActions client={client} sessionId={sessionId} />
+      <ConfigurationPanel client={client} sessionId={sessionId} />
+      <div class="transcript" ref={scroller}>
+        <div ref={sentinel} class="older">
+          {state.hasOlder ? 'older entries…' : state.session ? 'start of the session' : ''}
+        </div>
+        {state.entries.map((e) => (
+          <EntryView key={e.position} entry={e} sessionId={sessionId} client={client} />
+        ))}
+        <Live state={state} />
+        {state.lastRunProblem ? <p class="error-text">{state.lastRunProblem}</p> : null}
+        {state.deleted ? <p class="note">This session was deleted.</p> : null}
+      </div>
+      {state.approval ? <ApprovalCard ask={state.approval} sessionId={sessionId} client={client} /> : null}
+      <Queue state={state} />
+      <Composer client={client} sessionId={sessionId} disabled={state.deleted} />
+    </main>
+  )
+}

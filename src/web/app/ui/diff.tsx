@@ -1,0 +1,39 @@
+// An edit as a diff: the lines an edit removes and adds (a tool call's old and new text).
+export interface DiffLine {
+  kind: 'same' | 'remove' | 'add'
+  text: string
+}
+
+/** The lines of `before` and `after` with their common start and end kept as context. */
+export function lineDiff(before: string, after: string, context = 2): DiffLine[] {
+  const a = before.split('\n')
+  const b = after.split('\n')
+  let start = 0
+  while (start < a.length && start < b.length && a[start] === b[start]) start++
+  let end = 0
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
+    end++
+  const out: DiffLine[] = []
+  for (const text of a.slice(Math.max(0, start - context), start)) out.push({ kind: 'same', text })
+  for (const text of a.slice(start, a.length - end)) out.push({ kind: 'remove', text })
+  for (const text of b.slice(start, b.length - end)) out.push({ kind: 'add', text })
+  for (const text of a.slice(a.length - end, a.length - end + context)) out.push({ kind: 'same', text })
+  return out
+}
+
+const MARK = { same: ' ', remove: '-', add: '+' } as const
+
+export function Diff({ lines, path }: { lines: DiffLine[]; path?: string }) {
+  return (
+    <div class="diff">
+      {path ? <div class="diff-path">{path}</div> : null}
+      <pre>
+        {lines.map((l, i) => (
+          <div key={i} class={`diff-${l.kind}`}>
+            {MARK[l.kind]} {l.text}
+          </div>
+        ))}
+      </pre>
+    </div>
+  )
+}
