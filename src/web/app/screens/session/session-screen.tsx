@@ -11,8 +11,10 @@ import { ApprovalCard } from './approval-card.tsx'
 import { Composer } from './composer.tsx'
 import { ConfigurationPanel } from './configuration-panel.tsx'
 import { EntryView } from './entry-view.tsx'
+import { QuestionCard } from './question-card.tsx'
 import { SessionActions } from './session-actions.tsx'
 import { type Entry, SessionState } from './session-store.ts'
+import { SignInNotice } from './sign-in-notice.tsx'
 
 const PAGE = 50
 
@@ -209,6 +211,7 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
       </header>
       <SessionActions client={client} sessionId={sessionId} />
       <ConfigurationPanel client={client} sessionId={sessionId} />
+      <SignInNotice client={client} quarantine={state.quarantine} />
       <div class="transcript" ref={scroller}>
         <div ref={sentinel} class="older">
           {state.hasOlder ? 'older entries…' : state.session ? 'start of the session' : ''}
@@ -221,6 +224,14 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
         {state.deleted ? <p class="note">This session was deleted.</p> : null}
       </div>
       {state.approval ? <ApprovalCard ask={state.approval} sessionId={sessionId} client={client} /> : null}
+      {state.question ? (
+        <QuestionCard
+          key={state.question.request_id}
+          question={state.question}
+          sessionId={sessionId}
+          client={client}
+        />
+      ) : null}
       <Queue state={state} />
       <Composer client={client} sessionId={sessionId} disabled={state.deleted} />
     </main>

@@ -3,6 +3,7 @@
 // (a view skips rendering an entry it rendered already); what a run produces while it runs
 // (active output, running tool calls) is kept apart until its entries are committed.
 import type { Static } from 'typebox'
+import type { ElicitationBlockingReason } from '../../../../schemas/elicitation.ts'
 import type { HistoryEntry } from '../../../../schemas/history.ts'
 import type { PendingInput } from '../../../../schemas/inputs.ts'
 import type { SessionRead } from '../../../../schemas/session-read.ts'
@@ -38,6 +39,10 @@ export interface ApprovalAsk {
   call_id?: string
 }
 
+/** An MCP server's question, answered in place (question-card.tsx). */
+export type Question = Static<typeof ElicitationBlockingReason>
+export type Quarantined = SessionRead['composition']['quarantine'][number]
+
 export type Phase = SessionRead['status']['phase']
 
 /** Frames applied, as the tests and the bench read it from the page (data-* attributes). */
@@ -55,6 +60,9 @@ export class SessionState {
   active = new Map<string, ActiveOutput>()
   tools = new Map<string, RunningTool>()
   approval: ApprovalAsk | undefined
+  question: Question | undefined
+  /** The MCP servers the session runs without (a sign-in notice for those that need one). */
+  quarantine: Quarantined[] = []
   pending: Pending[] = []
   phase: Phase = 'idle'
   runId: string | null = null
@@ -104,10 +112,11 @@ export class SessionState {
         effect: String((t as Record<string, unknown>).effect ?? ''),
         output: '',
       })
-    // An approval is answered in place; another blocking reason (a server's question) is
-    // shown by the phase alone.
+    // An approval and a server's question are each answered in place.
     const reason = s.status.blocking_reason
     this.approval = reason?.kind === 'approval' ? reason : undefined
+    this.question = reason?.kind === 'elicitation' ? reason : undefined
+    this.quarantine = s.composition.quarantine
     this.pending = s.pending_inputs as Pending[]
     this.phase = s.status.phase
     this.runId = s.status.run_id
@@ -158,6 +167,7 @@ export class SessionState {
         for (const [id, a] of this.active) if (a.runId === p.run_id) this.active.delete(id)
         for (const [id, t] of this.tools) if (t.runId === p.run_id) this.tools.delete(id)
         this.approval = undefined
+        this.question = undefined
         this.phase = this.pending.length > 0 ? 'queued' : 'idle'
         this.runId = null
         this.interruptRequested = false
@@ -188,6 +198,20 @@ export class SessionState {
       case 'approval.decided':
         if (this.approval?.request_id === p.request_id) this.approval = undefined
         if (this.phase === 'blocked') this.phase = 'running'
+        return
+      case 'elicitation.requested': {
+        const { run_id: _run, call_id: _call, ...question } = p
+        this.question = question as Question
+        this.phase = 'blocked'
+        return
+      }
+      case 'elicitation.answered':
+      case 'elicitation.expired':
+        if (this.question?.request_id === p.request_id) this.question = undefined
+        if (this.phase === 'blocked' && !this.approval) this.phase = 'running'
+        return
+      case 'composition.changed':
+        this.quarantine = p.quarantine
         return
       case 'session.configured':
         if (this.session) this.session = { ...this.session, ...(p.changes as Partial<SessionRead>) }

@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Login } from '../../../../schemas/auth.ts'
 import type { ApiClient } from '../../api/client.ts'
+import { uuidv7 } from '../../api/ids.ts'
 import { problemText } from '../../ui/problem-text.ts'
 
 export const ENDED: ReadonlySet<string> = new Set(['complete', 'failed', 'cancelled'])
@@ -16,6 +17,32 @@ function userCodeOf(login: Login): string | null {
 export interface HeldLogin {
   login: Login
   etag: string
+}
+
+export type Flow = 'browser' | 'manual' | 'device' | 'cli'
+
+/**
+ * Starts a login under an id the page makes (PUT /auth/logins/{id}). Call it from the click:
+ * the browser flow's tab is opened at once, while the click still counts as the person's (a
+ * tab opened after the await would be blocked), and sent to the provider's page without a
+ * way back to this one.
+ */
+export async function startLogin(client: ApiClient, provider: string, flow: Flow): Promise<HeldLogin> {
+  const tab = flow === 'browser' ? window.open('about:blank', '_blank') : null
+  try {
+    const r = await client.call('auth.login.put', {
+      params: { login_id: uuidv7() },
+      body: { provider, flow, values: {} },
+    })
+    if (tab && r.body.url) {
+      tab.opener = null
+      tab.location.href = r.body.url
+    }
+    return { login: r.body, etag: r.headers.get('etag') ?? '' }
+  } catch (err) {
+    tab?.close()
+    throw err
+  }
 }
 
 function useLoginFollow(client: ApiClient, held: HeldLogin, onChange: (h: HeldLogin) => void) {

@@ -7,12 +7,10 @@ import { useEffect, useState } from 'preact/hooks'
 import type { Static } from 'typebox'
 import type { AccountDescriptor, Auth } from '../../../../schemas/auth.ts'
 import type { ApiClient } from '../../api/client.ts'
-import { uuidv7 } from '../../api/ids.ts'
 import { problemText } from '../../ui/problem-text.ts'
-import { ENDED, type HeldLogin, LoginPanel } from './login-panel.tsx'
+import { ENDED, type Flow, type HeldLogin, LoginPanel, startLogin } from './login-panel.tsx'
 
 type AuthState = Static<typeof Auth>
-type Flow = 'browser' | 'manual' | 'device' | 'cli'
 
 const FLOW_LABEL: Record<Flow, string> = {
   browser: 'Sign in in the browser',
@@ -80,20 +78,10 @@ export function SignInScreen({ client }: { client: ApiClient }) {
   useEffect(() => void read(), [])
   const start = async (provider: string, flow: Flow) => {
     setError(undefined)
-    // Opened now, while the click still counts as the person's: a tab opened after the await would be blocked.
-    const tab = flow === 'browser' ? window.open('about:blank', '_blank') : null
     try {
-      const r = await client.call('auth.login.put', {
-        params: { login_id: uuidv7() },
-        body: { provider, flow, values: {} },
-      })
-      if (tab && r.body.url) {
-        tab.opener = null
-        tab.location.href = r.body.url
-      }
-      setLogins((ls) => [{ login: r.body, etag: r.headers.get('etag') ?? '' }, ...ls])
+      const held = await startLogin(client, provider, flow)
+      setLogins((ls) => [held, ...ls])
     } catch (err) {
-      tab?.close()
       setError(problemText(err))
     }
   }
