@@ -133,7 +133,19 @@ function fieldErrorsOf(err: unknown): Record<string, string> {
   return Object.fromEntries(list.map((e) => [e.field, e.message]))
 }
 
-export function QuestionCard(props: { question: Question; sessionId: string; client: ApiClient }) {
+interface CardProps {
+  question: Question
+  sessionId: string
+  client: ApiClient
+}
+
+/** The waiting question's card, or nothing; a new question starts with a new form. */
+export function QuestionCard(props: Omit<CardProps, 'question'> & { question: Question | undefined }) {
+  const { question } = props
+  return question ? <QuestionForm key={question.request_id} {...props} question={question} /> : null
+}
+
+function QuestionForm(props: CardProps) {
   const { question: q } = props
   const fields = q.fields ?? []
   const [values, setValues] = useState(() => initialValues(fields))

@@ -224,14 +224,7 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
         {state.deleted ? <p class="note">This session was deleted.</p> : null}
       </div>
       {state.approval ? <ApprovalCard ask={state.approval} sessionId={sessionId} client={client} /> : null}
-      {state.question ? (
-        <QuestionCard
-          key={state.question.request_id}
-          question={state.question}
-          sessionId={sessionId}
-          client={client}
-        />
-      ) : null}
+      <QuestionCard question={state.question} sessionId={sessionId} client={client} />
       <Queue state={state} />
       <Composer client={client} sessionId={sessionId} disabled={state.deleted} />
     </main>
