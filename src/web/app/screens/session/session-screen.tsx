@@ -2,7 +2,7 @@
 // connection with no gap and no repeat), older history read in as the reader scrolls up,
 // what runs now (streaming text, running tool calls), a waiting approval answered in place,
 // the queue of waiting messages, interrupt, and the message box.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { followSession, type LinkState } from '../../api/stream.ts'
 import { useRenderSoon } from '../../ui/render-soon.ts'
@@ -11,6 +11,7 @@ import { ApprovalCard } from './approval-card.tsx'
 import { Composer } from './composer.tsx'
 import { EntryView } from './entry-view.tsx'
 import { type Entry, SessionState } from './session-store.ts'
+import { useTranscriptWindow } from './transcript-window.ts'
 
 const PAGE = 50
 
@@ -62,38 +63,6 @@ function useOlderPages(client: ApiClient, sessionId: string, state: SessionState
     return () => observer.disconnect()
   }, [sessionId])
   return sentinel
-}
-
-/**
- * Keeps the reader's place: at the bottom it follows new output; when older entries come in
- * above, the entries in view stay where they were.
- */
-function useScrollKeeper(scroller: { current: HTMLElement | null }, firstPosition: number | undefined) {
-  const atBottom = useRef(true)
-  const heightBefore = useRef(0)
-  const firstBefore = useRef(firstPosition)
-  useEffect(() => {
-    const el = scroller.current
-    if (!el) return
-    const onScroll = () => {
-      atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
-    }
-    el.addEventListener('scroll', onScroll, { passive: true })
-    return () => el.removeEventListener('scroll', onScroll)
-  }, [])
-  useLayoutEffect(() => {
-    const el = scroller.current
-    if (!el) return
-    if (
-      firstBefore.current !== undefined &&
-      firstPosition !== undefined &&
-      firstPosition < firstBefore.current
-    )
-      el.scrollTop += el.scrollHeight - heightBefore.current
-    else if (atBottom.current) el.scrollTop = el.scrollHeight
-    heightBefore.current = el.scrollHeight
-    firstBefore.current = firstPosition
-  })
 }
 
 function Interrupt({
@@ -171,7 +140,7 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
   const { state, link, failure, render } = useSession(client, sessionId)
   const scroller = useRef<HTMLDivElement>(null)
   const sentinel = useOlderPages(client, sessionId, state, render)
-  useScrollKeeper(scroller, state.entries[0]?.position)
+  const { range, list } = useTranscriptWindow(scroller, state.entries)
   const s = state.session
   if (failure)
     return (
@@ -209,9 +178,19 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
         <div ref={sentinel} class="older">
           {state.hasOlder ? 'older entries…' : state.session ? 'start of the session' : ''}
         </div>
-        {state.entries.map((e) => (
-          <EntryView key={e.position} entry={e} sessionId={sessionId} client={client} />
-        ))}
+        <div
+          class="entries"
+          ref={list}
+          data-held={state.entries.length}
+          data-first={state.entries[0]?.position}
+          data-mounted={range.end - range.start}
+        >
+          <div class="spacer" style={{ height: `${range.before}px` }} />
+          {state.entries.slice(range.start, range.end).map((e) => (
+            <EntryView key={e.position} entry={e} sessionId={sessionId} client={client} />
+          ))}
+          <div class="spacer" style={{ height: `${range.after}px` }} />
+        </div>
         <Live state={state} />
         {state.lastRunProblem ? <p class="error-text">{state.lastRunProblem}</p> : null}
         {state.deleted ? <p class="note">This session was deleted.</p> : null}
