@@ -174,7 +174,7 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
         </div>
         <Interrupt client={client} state={state} sessionId={sessionId} />
       </header>
-      <div class="transcript" ref={scroller}>
+      <div class="transcript" ref={scroller} tabIndex={0} role="region" aria-label="transcript">
         <div ref={sentinel} class="older">
           {state.hasOlder ? 'older entries…' : state.session ? 'start of the session' : ''}
         </div>
