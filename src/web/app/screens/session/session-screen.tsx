@@ -138,7 +138,7 @@ function Queue({ state }: { state: SessionState }) {
 
 export function SessionScreen({ client, sessionId }: { client: ApiClient; sessionId: string }) {
   const { state, link, failure, render } = useSession(client, sessionId)
-  const scroller = useRef<HTMLDivElement>(null)
+  const scroller = useRef<HTMLElement>(null)
   const sentinel = useOlderPages(client, sessionId, state, render)
   const { range, list } = useTranscriptWindow(scroller, state.entries)
   const s = state.session
@@ -174,7 +174,13 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
         </div>
         <Interrupt client={client} state={state} sessionId={sessionId} />
       </header>
-      <div class="transcript" ref={scroller} tabIndex={0} role="region" aria-label="transcript">
+      <section
+        class="transcript"
+        ref={scroller}
+        aria-label="transcript"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region takes focus so that the keys scroll it
+        tabIndex={0}
+      >
         <div ref={sentinel} class="older">
           {state.hasOlder ? 'older entries…' : state.session ? 'start of the session' : ''}
         </div>
@@ -194,7 +200,7 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
         <Live state={state} />
         {state.lastRunProblem ? <p class="error-text">{state.lastRunProblem}</p> : null}
         {state.deleted ? <p class="note">This session was deleted.</p> : null}
-      </div>
+      </section>
       {state.approval ? <ApprovalCard ask={state.approval} sessionId={sessionId} client={client} /> : null}
       <Queue state={state} />
       <Composer client={client} sessionId={sessionId} disabled={state.deleted} />
