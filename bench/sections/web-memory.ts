@@ -45,17 +45,19 @@ export async function tabMemory(browser: Browser, d: BenchDaemon, sid: string): 
     await page.goto(`${d.url}/web/#token=${d.token}&route=/s/${sid}`)
     await page.waitForSelector(`article.entry[data-position="${LONG_SESSION}"]`)
     // To the top again and again: each time, the page of entries before is read in.
-    await page.waitForFunction(
-      () => {
+    const deadline = Date.now() + 300_000
+    for (;;) {
+      const done = await page.evaluate(() => {
         const d = (globalThis as any).document
         const t = d.querySelector('.transcript')
         if (t.scrollTop === 0 && d.querySelector('article.entry[data-position="1"]')) return true
         t.scrollTop = 0
         return false
-      },
-      undefined,
-      { polling: 100, timeout: 600_000 },
-    )
+      })
+      if (done) break
+      if (Date.now() > deadline) throw new Error('the session was not paged in to its start in 5 minutes')
+      await new Promise((r) => setTimeout(r, 150))
+    }
     const scrollMs = performance.now() - t0
     const cdp = await context.newCDPSession(page)
     await cdp.send('HeapProfiler.collectGarbage')
