@@ -17,7 +17,9 @@ export interface TabMemory {
   heapBytes: number
   elements: number
   mounted: number
-  /** Milliseconds from the page's open to the first entry read in. */
+  /** The first position on the page when measured: 1 once paged in to the start within 90 s. */
+  reached: number
+  /** Milliseconds from the page's open to the first entry read in (or to the 90 s limit). */
   scrollMs: number
 }
 
@@ -45,7 +47,7 @@ export async function tabMemory(browser: Browser, d: BenchDaemon, sid: string): 
     await page.goto(`${d.url}/web/#token=${d.token}&route=/s/${sid}`)
     await page.waitForSelector(`article.entry[data-position="${LONG_SESSION}"]`)
     // To the top again and again: each time, the page of entries before is read in.
-    const deadline = Date.now() + 300_000
+    const deadline = Date.now() + 90_000
     for (;;) {
       const done = await page.evaluate(() => {
         const d = (globalThis as any).document
@@ -55,7 +57,7 @@ export async function tabMemory(browser: Browser, d: BenchDaemon, sid: string): 
         return false
       })
       if (done) break
-      if (Date.now() > deadline) throw new Error('the session was not paged in to its start in 5 minutes')
+      if (Date.now() > deadline) break // measured as far as it came: the rows say how far
       await new Promise((r) => setTimeout(r, 150))
     }
     const scrollMs = performance.now() - t0
@@ -65,9 +67,12 @@ export async function tabMemory(browser: Browser, d: BenchDaemon, sid: string): 
     const heap = await cdp.send('Runtime.getHeapUsage')
     const counts = (await page.evaluate(() => {
       const d = (globalThis as any).document
-      return [d.getElementsByTagName('*').length, d.querySelectorAll('article.entry[data-position]').length]
-    })) as [number, number]
-    return { heapBytes: heap.usedSize, elements: counts[0], mounted: counts[1], scrollMs }
+      const shown = [...d.querySelectorAll('article.entry[data-position]')].map((e: any) =>
+        Number(e.dataset.position),
+      )
+      return [d.getElementsByTagName('*').length, shown.length, Math.min(...shown)]
+    })) as [number, number, number]
+    return { heapBytes: heap.usedSize, elements: counts[0], mounted: counts[1], scrollMs, reached: counts[2] }
   } finally {
     await context.close()
   }

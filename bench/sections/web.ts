@@ -127,6 +127,7 @@ export const web: Section = {
         { figure: `${tab}: DOM elements`, measured: String(memory.elements) },
         { figure: `${tab}: entries mounted`, measured: String(memory.mounted) },
         { figure: `${tab}: time to page it all in`, measured: ms(memory.scrollMs, 0) },
+        { figure: `${tab}: first position reached`, measured: String(memory.reached) },
       ]
     } finally {
       await browser.close()
