@@ -20,7 +20,7 @@ async function operationTable(root) {
   )
 }
 
-function indexHtml(script, style) {
+function indexHtml(script, style, preloads) {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -31,7 +31,7 @@ function indexHtml(script, style) {
 <title>hearth</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${style}">
-<script type="module" src="${script}"></script>
+${preloads.map((p) => `<link rel="modulepreload" href="${p}">\n`).join('')}<script type="module" src="${script}"></script>
 </head>
 <body>
 <div id="app"></div>
@@ -77,7 +77,13 @@ export async function buildWeb(root, dir) {
   const script = outputs.find((n) => /^app-[A-Z0-9]+\.js$/.test(n))
   const style = outputs.find((n) => /^app-[A-Z0-9]+\.css$/.test(n))
   if (!script || !style) throw new Error(`the web build made no app script or style: ${outputs.join(', ')}`)
-  writeFileSync(join(dir, 'index.html'), indexHtml(script, style))
+  // The chunks the app imports statically (code it shares with the screens loaded later) are
+  // fetched beside it rather than after it has been read.
+  const appOutput = Object.entries(result.metafile.outputs).find(([f]) => basename(f) === script)?.[1]
+  const preloads = (appOutput?.imports ?? [])
+    .filter((i) => i.kind === 'import-statement')
+    .map((i) => basename(i.path))
+  writeFileSync(join(dir, 'index.html'), indexHtml(script, style, preloads))
   const names = [...outputs.filter((n) => !n.endsWith('.map')), 'index.html']
   for (const name of names) precompress(dir, name)
   return names.flatMap((n) => [n, `${n}.gz`, `${n}.br`])

@@ -4,6 +4,7 @@ import { useMemo, useState } from 'preact/hooks'
 import { ApiClient } from './api/client.ts'
 import { forgetToken, loadToken, setToken, token } from './api/token.ts'
 import { useRoute } from './router.ts'
+import { FrameLinks, OtherScreen } from './screens/other-screens.tsx'
 import { SessionScreen } from './screens/session/session-screen.tsx'
 import { SessionsScreen } from './screens/sessions/sessions-screen.tsx'
 import { TokenScreen } from './screens/token/token-screen.tsx'
@@ -33,15 +34,17 @@ export function App() {
       />
     )
   const openId = route.screen === 'session' ? route.sessionId : undefined
+  const other = OtherScreen({ route, client })
   return (
-    <div class={`layout${openId ? ' with-session' : ''}`}>
+    <div class={`layout${openId || other ? ' with-session' : ''}`}>
       <header class="top">
         <a href="#/" class="brand">
           hearth
         </a>
+        <FrameLinks route={route} />
       </header>
       <SessionsScreen client={client} openId={openId} />
-      {openId ? <SessionScreen key={openId} client={client} sessionId={openId} /> : null}
+      {openId ? <SessionScreen key={openId} client={client} sessionId={openId} /> : other}
     </div>
   )
 }

@@ -9,7 +9,9 @@ import { useRenderSoon } from '../../ui/render-soon.ts'
 import { StreamingMarkdown } from '../../ui/streaming-markdown.tsx'
 import { ApprovalCard } from './approval-card.tsx'
 import { Composer } from './composer.tsx'
+import { ConfigurationPanel } from './configuration-panel.tsx'
 import { EntryView } from './entry-view.tsx'
+import { SessionActions } from './session-actions.tsx'
 import { type Entry, SessionState } from './session-store.ts'
 import { useTranscriptWindow } from './transcript-window.ts'
 
@@ -174,6 +176,8 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
         </div>
         <Interrupt client={client} state={state} sessionId={sessionId} />
       </header>
+      <SessionActions client={client} sessionId={sessionId} />
+      <ConfigurationPanel client={client} sessionId={sessionId} />
       <section
         class="transcript"
         ref={scroller}

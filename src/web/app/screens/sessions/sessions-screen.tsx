@@ -7,6 +7,7 @@ import type { SessionSummary } from '../../../../schemas/session-read.ts'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { followCollection, type LinkState } from '../../api/stream.ts'
 import { navigate } from '../../router.ts'
+import { NewSessionForm } from '../session/session-actions.tsx'
 import { splitArchived, title, treeRows } from './session-tree.ts'
 
 /** Pages of 200 read at most: a list past 1,000 sessions is narrowed with the search. */
@@ -150,6 +151,12 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
         e.target instanceof HTMLTextAreaElement ||
         (e.target instanceof HTMLInputElement && e.target !== searchBox.current)
       if (typing) return
+      // A focused control (a button, a choice, a link of another screen) keeps its arrows and Enter.
+      const control =
+        e.target instanceof HTMLSelectElement ||
+        e.target instanceof HTMLButtonElement ||
+        e.target instanceof HTMLAnchorElement
+      if (control && e.key !== '/' && e.key !== 'Escape') return
       const { rows: now, chosen: at } = shown.current
       const last = Math.max(0, now.length - 1)
       if (e.key === '/' && document.activeElement !== searchBox.current) {
@@ -203,6 +210,7 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
           }}
         />
       </div>
+      <NewSessionForm client={client} />
       {error ? <p class="error-text">{error}</p> : null}
       {sessions === undefined ? <p class="note">Loading…</p> : null}
       {sessions?.length === 0 ? (
