@@ -27,8 +27,8 @@ import { call } from './runs.ts'
 const TURNS = 2_000
 const ARGUMENTS = JSON.stringify({ path: 'src/some/file.ts', offset: 1, limit: 200 })
 
-/** 2,000 turns of five entries each, as runs commit them. */
-function seed(db: Db, sessionId: string): void {
+/** 2,000 turns of five entries each, as runs commit them (10,000 entries; the web bench reads them too). */
+export function seed(db: Db, sessionId: string): void {
   const at = new Date().toISOString()
   const insert = db.prepare(
     'INSERT INTO entries (session_id, position, grp, kind, created_at, content) VALUES (?, ?, ?, ?, ?, ?)',

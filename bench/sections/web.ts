@@ -1,13 +1,15 @@
 // The web client: what a first visit downloads (gzip and brotli, as the daemon sends them),
 // the time from navigation to the first session list on loopback in headless Chromium (the
 // system's browser; the figures are left out when none is installed), a fresh browser
-// context each round, so nothing is cached, against a daemon holding 50 sessions; and the
-// page's frame times while an answer of 20,000 deltas streams into an open session.
+// context each round, so nothing is cached, against a daemon holding 50 sessions; the
+// page's frame times while an answer of 20,000 deltas streams into an open session; and the
+// memory of a tab holding a 10,000-entry session scrolled from its end to its start.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium } from 'playwright-core'
 import { v7 as uuidv7 } from 'uuid'
 import { homeWithConfig, ms, percentile, ROOT, type Row, type Section, spawnDaemon } from '../lib.ts'
+import { LONG_SESSION, longSessionDaemon, tabMemory } from './web-memory.ts'
 import { pacedUpstream, STREAM_DELTAS, streamFrameTimes } from './web-stream.ts'
 
 const WEB = join(ROOT, 'dist', 'web')
@@ -89,7 +91,7 @@ async function firstListTimes(browser: Browser, address: string): Promise<number
 
 export const web: Section = {
   name: 'web',
-  description: `the web client: first-visit bytes, navigation to the first list of ${SESSIONS} sessions`,
+  description: `the web client: first-visit bytes, navigation to the first list of ${SESSIONS} sessions, streaming frames, a long session's memory`,
   async run(): Promise<Row[]> {
     if (!existsSync(join(WEB, 'index.html'))) throw new Error('dist/web is not built: npm run build')
     const rows = sizeRows()
@@ -108,6 +110,9 @@ export const web: Section = {
       await createSessions(d.url, d.token)
       const times = await firstListTimes(browser, `${d.url}/web/#token=${d.token}`)
       const { frames, scriptMs } = await streamFrameTimes(browser, d, home)
+      const long = await longSessionDaemon()
+      const memory = await tabMemory(browser, long.d, long.sid).finally(() => long.d.stop())
+      const tab = `web: a tab holding a ${LONG_SESSION.toLocaleString('en')}-entry session, scrolled through`
       const list = `web: navigation to the first list of ${SESSIONS} sessions`
       const streaming = `web: frame time while ${STREAM_DELTAS} deltas stream`
       return [
@@ -118,6 +123,11 @@ export const web: Section = {
         { figure: `${streaming} p95`, measured: ms(percentile(frames, 95)) },
         { figure: `${streaming}: frames drawn`, measured: String(frames.length) },
         { figure: `${streaming}: the page's script time`, measured: ms(scriptMs, 0) },
+        { figure: `${tab}: JS heap after GC`, measured: `${(memory.heapBytes / 1048576).toFixed(1)} MB` },
+        { figure: `${tab}: DOM elements`, measured: String(memory.elements) },
+        { figure: `${tab}: entries mounted`, measured: String(memory.mounted) },
+        { figure: `${tab}: time to page it all in`, measured: ms(memory.scrollMs, 0) },
+        { figure: `${tab}: first position reached`, measured: String(memory.reached) },
       ]
     } finally {
       await browser.close()

@@ -223,7 +223,7 @@ describe('the web client: the session screen', () => {
       await screenshot(w.page, 'session-long')
       // Scrolling to the top reads the pages before, until the first entry.
       const deadline = Date.now() + 20_000
-      while ((await w.page.$('.entry[data-position="1"]')) === null) {
+      while ((await w.page.$('.entries[data-first="1"]')) === null) {
         assert.ok(Date.now() < deadline, 'timed out waiting for the first entry')
         await w.page.evaluate(() => {
           ;(globalThis as any).document.querySelector('.transcript').scrollTop = 0
@@ -231,15 +231,22 @@ describe('the web client: the session screen', () => {
         // The next scroll waits for the page read it started.
         await w.page
           .waitForFunction(
-            (n) => (globalThis as any).document.querySelectorAll('.entry[data-position]').length > n,
-            (await positions(w)).length,
+            (n) => Number((globalThis as any).document.querySelector('.entries').dataset.held) > n,
+            Number(await w.page.getAttribute('.entries', 'data-held')),
             { timeout: 5_000 },
           )
           .catch(() => {})
       }
+      // Every entry held once; those mounted (the transcript's window) from the first on.
+      assert.equal(Number(await w.page.getAttribute('.entries', 'data-held')), 2 * turns)
+      await w.page.evaluate(() => {
+        ;(globalThis as any).document.querySelector('.transcript').scrollTop = 0
+      })
+      await w.page.waitForSelector('.entry[data-position="1"]')
+      const mounted = await positions(w)
       assert.deepEqual(
-        await positions(w),
-        Array.from({ length: 2 * turns }, (_, i) => i + 1),
+        mounted,
+        Array.from({ length: mounted.length }, (_, i) => i + 1),
       )
     } finally {
       await w.close()

@@ -4,13 +4,14 @@
 // fields and its 422 puts each field's error under that field. Whichever client answers
 // first decides: the card goes when elicitation.answered (or .expired) arrives.
 import { useState } from 'preact/hooks'
+import type { Static } from 'typebox'
 import type { ElicitationField } from '../../../../schemas/elicitation.ts'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { uuidv7 } from '../../api/ids.ts'
 import { problemText } from '../../ui/problem-text.ts'
 import type { Question } from './session-store.ts'
 
-type Field = (typeof ElicitationField)['static']
+type Field = Static<typeof ElicitationField>
 type Value = string | number | boolean | string[]
 type Action = 'accept' | 'decline' | 'cancel'
 
@@ -50,7 +51,12 @@ function contentOf(fields: Field[], values: Record<string, Value>): Record<strin
   return content
 }
 
-const INPUT_TYPE: Record<string, string> = { email: 'email', uri: 'url', date: 'date', 'date-time': 'text' }
+const INPUT_TYPE: Record<string, 'email' | 'url' | 'date' | 'text'> = {
+  email: 'email',
+  uri: 'url',
+  date: 'date',
+  'date-time': 'text',
+}
 
 function FieldInput(props: { field: Field; value: Value; onChange: (v: Value) => void }) {
   const { field: f, value, onChange } = props
@@ -99,7 +105,8 @@ function FieldInput(props: { field: Field; value: Value; onChange: (v: Value) =>
   const numeric = f.type === 'number' || f.type === 'integer'
   return (
     <input
-      type={numeric ? 'number' : (INPUT_TYPE[f.format ?? ''] ?? 'text')}
+      // preact types an input's attributes by a literal `type`; every computed one here takes them all.
+      type={(numeric ? 'number' : (INPUT_TYPE[f.format ?? ''] ?? 'text')) as 'text'}
       id={`field-${f.name}`}
       name={f.name}
       value={value as string}

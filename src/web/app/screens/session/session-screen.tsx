@@ -2,7 +2,7 @@
 // connection with no gap and no repeat), older history read in as the reader scrolls up,
 // what runs now (streaming text, running tool calls), a waiting approval answered in place,
 // the queue of waiting messages, interrupt, and the message box.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { followSession, type LinkState } from '../../api/stream.ts'
 import { useRenderSoon } from '../../ui/render-soon.ts'
@@ -15,6 +15,7 @@ import { QuestionCard } from './question-card.tsx'
 import { SessionActions } from './session-actions.tsx'
 import { type Entry, SessionState } from './session-store.ts'
 import { SignInNotice } from './sign-in-notice.tsx'
+import { useTranscriptWindow } from './transcript-window.ts'
 
 const PAGE = 50
 
@@ -66,38 +67,6 @@ function useOlderPages(client: ApiClient, sessionId: string, state: SessionState
     return () => observer.disconnect()
   }, [sessionId])
   return sentinel
-}
-
-/**
- * Keeps the reader's place: at the bottom it follows new output; when older entries come in
- * above, the entries in view stay where they were.
- */
-function useScrollKeeper(scroller: { current: HTMLElement | null }, firstPosition: number | undefined) {
-  const atBottom = useRef(true)
-  const heightBefore = useRef(0)
-  const firstBefore = useRef(firstPosition)
-  useEffect(() => {
-    const el = scroller.current
-    if (!el) return
-    const onScroll = () => {
-      atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
-    }
-    el.addEventListener('scroll', onScroll, { passive: true })
-    return () => el.removeEventListener('scroll', onScroll)
-  }, [])
-  useLayoutEffect(() => {
-    const el = scroller.current
-    if (!el) return
-    if (
-      firstBefore.current !== undefined &&
-      firstPosition !== undefined &&
-      firstPosition < firstBefore.current
-    )
-      el.scrollTop += el.scrollHeight - heightBefore.current
-    else if (atBottom.current) el.scrollTop = el.scrollHeight
-    heightBefore.current = el.scrollHeight
-    firstBefore.current = firstPosition
-  })
 }
 
 function Interrupt({
@@ -173,9 +142,9 @@ function Queue({ state }: { state: SessionState }) {
 
 export function SessionScreen({ client, sessionId }: { client: ApiClient; sessionId: string }) {
   const { state, link, failure, render } = useSession(client, sessionId)
-  const scroller = useRef<HTMLDivElement>(null)
+  const scroller = useRef<HTMLElement>(null)
   const sentinel = useOlderPages(client, sessionId, state, render)
-  useScrollKeeper(scroller, state.entries[0]?.position)
+  const { range, list } = useTranscriptWindow(scroller, state.entries)
   const s = state.session
   if (failure)
     return (
@@ -212,17 +181,33 @@ export function SessionScreen({ client, sessionId }: { client: ApiClient; sessio
       <SessionActions client={client} sessionId={sessionId} />
       <ConfigurationPanel client={client} sessionId={sessionId} />
       <SignInNotice client={client} quarantine={state.quarantine} />
-      <div class="transcript" ref={scroller}>
+      <section
+        class="transcript"
+        ref={scroller}
+        aria-label="transcript"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region takes focus so that the keys scroll it
+        tabIndex={0}
+      >
         <div ref={sentinel} class="older">
           {state.hasOlder ? 'older entries…' : state.session ? 'start of the session' : ''}
         </div>
-        {state.entries.map((e) => (
-          <EntryView key={e.position} entry={e} sessionId={sessionId} client={client} />
-        ))}
+        <div
+          class="entries"
+          ref={list}
+          data-held={state.entries.length}
+          data-first={state.entries[0]?.position}
+          data-mounted={range.end - range.start}
+        >
+          <div class="spacer" style={{ height: `${range.before}px` }} />
+          {state.entries.slice(range.start, range.end).map((e) => (
+            <EntryView key={e.position} entry={e} sessionId={sessionId} client={client} />
+          ))}
+          <div class="spacer" style={{ height: `${range.after}px` }} />
+        </div>
         <Live state={state} />
         {state.lastRunProblem ? <p class="error-text">{state.lastRunProblem}</p> : null}
         {state.deleted ? <p class="note">This session was deleted.</p> : null}
-      </div>
+      </section>
       {state.approval ? <ApprovalCard ask={state.approval} sessionId={sessionId} client={client} /> : null}
       <QuestionCard question={state.question} sessionId={sessionId} client={client} />
       <Queue state={state} />
