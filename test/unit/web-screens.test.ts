@@ -2,8 +2,9 @@
 // picture's blocks, work items as an outline, quota readings grouped by account and stale.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { isStale } from '../../src/client/quota-trail.ts'
 import { blocksOf, type Summary } from '../../src/web/app/screens/context/context-picture.ts'
-import { byAccount, isStale } from '../../src/web/app/screens/quota/quota-readings.ts'
+import { byAccount } from '../../src/web/app/screens/quota/quota-readings.ts'
 import {
   isSavedSecret,
   patchOf,
