@@ -3,31 +3,12 @@
 // ProblemError so callers branch on `code`, never on message text.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Static, TSchema } from 'typebox'
 import type { AllOps, OpId } from '../schemas/index.ts'
 import type { OpSpec } from '../schemas/op.ts'
+import type { CallInput, CallResult, SuccessBody } from '../schemas/op-call.ts'
 import type { Problem } from '../schemas/problems.ts'
 
-type StaticOr<S, F> = S extends TSchema ? Static<S> : F
-
-export interface CallInput<O extends OpSpec> {
-  params?: StaticOr<O['params'], Record<string, never>>
-  query?: Partial<StaticOr<O['query'], Record<string, never>>>
-  body?: StaticOr<O['body'], undefined>
-  headers?: Record<string, string>
-}
-
-type SuccessBody<O extends OpSpec> = {
-  [S in Extract<keyof O['responses'], number>]: O['responses'][S]['schema'] extends TSchema
-    ? Static<O['responses'][S]['schema']>
-    : undefined
-}[Extract<keyof O['responses'], number>]
-
-export interface CallResult<O extends OpSpec> {
-  status: number
-  body: SuccessBody<O>
-  headers: Headers
-}
+export type { CallInput, CallResult }
 
 export class ProblemError extends Error {
   readonly status: number

@@ -2,31 +2,16 @@
 // with the types of src/schemas (type imports only: nothing of the schemas' code is in the
 // page). Every request carries the token as Authorization: Bearer, never in the address.
 // A problem body becomes ProblemError, so screens branch on `code`.
-import type { Static, TSchema } from 'typebox'
 import type { AllOps, OpId } from '../../../schemas/index.ts'
 import type { OpSpec } from '../../../schemas/op.ts'
+import type { CallResult, CallInput as OpCallInput, SuccessBody } from '../../../schemas/op-call.ts'
 import type { Problem } from '../../../schemas/problems.ts'
 
-type StaticOr<S, F> = S extends TSchema ? Static<S> : F
+export type { CallResult, SuccessBody }
 
-export interface CallInput<O extends OpSpec> {
-  params?: StaticOr<O['params'], Record<string, never>>
-  query?: Partial<StaticOr<O['query'], Record<string, never>>>
-  body?: StaticOr<O['body'], undefined>
-  headers?: Record<string, string>
+/** A call's request, and the signal that aborts it (a screen that closes). */
+export interface CallInput<O extends OpSpec> extends OpCallInput<O> {
   signal?: AbortSignal
-}
-
-export type SuccessBody<O extends OpSpec> = {
-  [S in Extract<keyof O['responses'], number>]: O['responses'][S]['schema'] extends TSchema
-    ? Static<O['responses'][S]['schema']>
-    : undefined
-}[Extract<keyof O['responses'], number>]
-
-export interface CallResult<O extends OpSpec> {
-  status: number
-  body: SuccessBody<O>
-  headers: Headers
 }
 
 export class ProblemError extends Error {
