@@ -124,7 +124,20 @@ describe('the web client: the transcript window of a long session', () => {
         const mark = `${before.first}/${before.held}/${before.mounted[0]}/${before.scrollTop}`
         stalled = mark === last ? stalled + 1 : 0
         last = mark
-        assert.ok(stalled < 40, `paging stopped at ${mark}`)
+        if (stalled >= 40) {
+          const dbg = await w.page.evaluate(() => {
+            const d = (globalThis as any).document
+            const a = d.activeElement
+            const t = d.querySelector('.transcript')
+            const o = d.querySelector('.older').getBoundingClientRect()
+            const tr = t.getBoundingClientRect()
+            return JSON.stringify({ active: `${a?.tagName}.${a?.className}`, older: [o.top, o.bottom], view: [tr.top, tr.bottom], sh: t.scrollHeight, ch: t.clientHeight, text: d.querySelector('.older').textContent })
+          })
+          await w.page.keyboard.press('Home')
+          await settled(w)
+          const n2 = await windowState(w)
+          assert.fail(`paging stopped at ${mark} ${dbg} after: ${n2.first}/${n2.held}/${n2.mounted[0]}/${n2.scrollTop}`)
+        }
         // To the top, as a reader's Home key does: the older page is read in above the entry
         // that was first, which stays in view.
         await w.page.keyboard.press('Home')
@@ -179,6 +192,49 @@ describe('the web client: the transcript window of a long session', () => {
         )
         assertBounded(await windowState(w), `step ${i}`)
       }
+    } finally {
+      await w.close()
+    }
+  })
+
+  it('gives the transcript the focus of an entry it unmounts, so the keys still scroll it', async () => {
+    const w = await openPage(browser, webUrl(s.d.url, s.d.token, `/s/${id}`))
+    try {
+      await w.page.waitForSelector(`.entries article[data-position="${total}"]`)
+      // A tool result's summary near the end, focused as Tab would.
+      const focused = (await w.page.evaluate(() => {
+        const d = (globalThis as any).document
+        const summaries = [...d.querySelectorAll('.entries article[data-position] summary')] as any[]
+        const last = summaries[summaries.length - 1]
+        last.focus()
+        return Number(last.closest('article').dataset.position)
+      })) as number
+      assert.equal(
+        await w.page.evaluate(() => (globalThis as any).document.activeElement.tagName),
+        'SUMMARY',
+      )
+      // Scrolled up until that entry is no longer mounted.
+      for (let i = 0; ; i++) {
+        assert.ok(i < 200, `entry ${focused} still mounted`)
+        const state = await windowState(w)
+        if (!state.mounted.includes(focused)) break
+        await w.page.evaluate(() => {
+          const t = (globalThis as any).document.querySelector('.transcript')
+          t.scrollTop = Math.max(0, t.scrollTop - 400)
+        })
+        await settled(w)
+      }
+      assert.equal(
+        await w.page.evaluate(() => (globalThis as any).document.activeElement.className),
+        'transcript',
+      )
+      const before = (await windowState(w)).scrollTop
+      await w.page.keyboard.press('PageDown')
+      await w.page.waitForFunction(
+        (y) => (globalThis as any).document.querySelector('.transcript').scrollTop > y,
+        before,
+      )
+      assert.deepEqual(w.errors, [])
     } finally {
       await w.close()
     }

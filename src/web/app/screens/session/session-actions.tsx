@@ -19,6 +19,13 @@ export async function createSession(client: ApiClient, request: SessionCreationR
   return id
 }
 
+/** The sessions a person can start from the open one, as the buttons show them. */
+const STARTS = [
+  { kind: 'forked', action: 'fork', label: 'Fork', title: "A new session with this one's history" },
+  { kind: 'child', action: 'child', label: 'Child', title: 'A new session under this one' },
+  { kind: 'new', action: 'new', label: 'New', title: 'A new session in this workspace' },
+] as const
+
 export function SessionActions({ client, sessionId }: { client: ApiClient; sessionId: string }) {
   const [error, setError] = useState<string>()
   const start = async (kind: 'forked' | 'child' | 'new') => {
@@ -41,30 +48,17 @@ export function SessionActions({ client, sessionId }: { client: ApiClient; sessi
   }
   return (
     <div class="session-actions">
-      <button
-        type="button"
-        data-action="fork"
-        title="A new session with this one's history"
-        onClick={() => void start('forked')}
-      >
-        Fork
-      </button>
-      <button
-        type="button"
-        data-action="child"
-        title="A new session under this one"
-        onClick={() => void start('child')}
-      >
-        Child
-      </button>
-      <button
-        type="button"
-        data-action="new"
-        title="A new session in this workspace"
-        onClick={() => void start('new')}
-      >
-        New
-      </button>
+      {STARTS.map((a) => (
+        <button
+          type="button"
+          key={a.kind}
+          data-action={a.action}
+          title={a.title}
+          onClick={() => void start(a.kind)}
+        >
+          {a.label}
+        </button>
+      ))}
       <a class="button-link" href={`#/s/${sessionId}/context`}>
         Context
       </a>

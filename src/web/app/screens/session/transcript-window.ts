@@ -153,6 +153,9 @@ export function useTranscriptWindow(scroller: ElementRef, entries: Entry[]) {
   const viewport = scroller.current?.clientHeight || 800
   const range = w.range(entries, viewport)
   w.rendered = range
+  // Focus inside an entry this render unmounts would fall to the page, and the keys would stop
+  // scrolling the transcript: the layout effect gives it to the transcript instead.
+  const focusInList = list.current?.contains(document.activeElement) ?? false
 
   useEffect(() => {
     const el = scroller.current
@@ -178,6 +181,7 @@ export function useTranscriptWindow(scroller: ElementRef, entries: Entry[]) {
     const el = scroller.current
     const holder = list.current
     if (!el || !holder) return
+    if (focusInList && !holder.contains(document.activeElement)) el.focus({ preventScroll: true })
     const mounted = mountedElements(holder)
     // Where the anchor is now, before the measures change any estimate.
     const anchorEl = w.anchor && mounted.find((m) => Number(m.dataset.position) === w.anchor?.position)
