@@ -49,8 +49,8 @@ function useOlderPages(client: ApiClient, sessionId: string, state: SessionState
   useEffect(() => {
     const el = sentinel.current
     if (!el) return
-    const observer = new IntersectionObserver(async ([seen]) => {
-      if (!seen.isIntersecting || loading.current || !state.hasOlder || state.entries.length === 0) return
+    const load = async () => {
+      if (loading.current || !state.hasOlder || state.entries.length === 0) return
       loading.current = true
       try {
         const { body } = await client.call('history.list', {
@@ -62,11 +62,33 @@ function useOlderPages(client: ApiClient, sessionId: string, state: SessionState
       } finally {
         loading.current = false
       }
+      // The observer speaks only when the top comes into view: if it is in view again once
+      // the page is drawn (a short page, or the reader went back up at once), read on.
+      afterDraw(() => {
+        if (inView(el)) void load()
+      })
+    }
+    const observer = new IntersectionObserver(([seen]) => {
+      if (seen.isIntersecting) void load()
     })
     observer.observe(el)
     return () => observer.disconnect()
   }, [sessionId])
   return sentinel
+}
+
+/** Runs after the next two frames: the render that render() asked for is drawn by then. */
+function afterDraw(then: () => void): void {
+  requestAnimationFrame(() => requestAnimationFrame(then))
+}
+
+/** Whether an element shows in its scrolled parent. */
+function inView(el: HTMLElement): boolean {
+  const parent = el.parentElement
+  if (!el.isConnected || !parent) return false
+  const box = el.getBoundingClientRect()
+  const view = parent.getBoundingClientRect()
+  return box.bottom > view.top && box.top < view.bottom
 }
 
 function Interrupt({

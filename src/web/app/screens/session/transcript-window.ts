@@ -67,11 +67,7 @@ export class TranscriptWindow {
   range(entries: Entry[], viewport: number): WindowRange {
     const n = entries.length
     const tops = this.tops(entries)
-    let top = tops[n] - viewport // at the bottom
-    if (!this.atBottom && this.anchor) {
-      const i = indexOf(entries, this.anchor.position)
-      if (i >= 0) top = tops[i] - this.anchor.offset
-    }
+    const top = this.viewTop(entries, tops, viewport)
     const from = top - OVERSCAN * viewport
     const to = top + (1 + OVERSCAN) * viewport
     let start = 0
@@ -85,6 +81,35 @@ export class TranscriptWindow {
       end = Math.min(end, start + MAX_MOUNTED)
     }
     return { start, end, before: tops[start], after: tops[n] - tops[end] }
+  }
+
+  /**
+   * Whether the entries must be drawn again: the mounted ones no longer hold the viewport and
+   * half the overscan on each side. A range that differs only at its edges is kept, so that a
+   * boundary entry a fraction of a pixel from the edge cannot flip the window back and forth
+   * at every frame (each flip moving the scroll offset, which moves the boundary again).
+   */
+  stale(entries: Entry[], viewport: number): boolean {
+    const want = this.range(entries, viewport)
+    if (sameRange(want, this.rendered)) return false
+    const { start, end } = this.rendered
+    const n = entries.length
+    if (end > n || end - start > MAX_MOUNTED) return true
+    const tops = this.tops(entries)
+    const top = this.viewTop(entries, tops, viewport)
+    const margin = (OVERSCAN * viewport) / 2
+    const above = start === 0 || tops[start] <= top - margin
+    const below = end === n || tops[end] >= top + viewport + margin
+    return !(above && below)
+  }
+
+  /** Where the viewport's top is in the list, by the anchor (or at the end). */
+  private viewTop(entries: Entry[], tops: Float64Array, viewport: number): number {
+    if (!this.atBottom && this.anchor) {
+      const i = indexOf(entries, this.anchor.position)
+      if (i >= 0) return tops[i] - this.anchor.offset
+    }
+    return tops[entries.length] - viewport
   }
 }
 
@@ -167,7 +192,7 @@ export function useTranscriptWindow(scroller: ElementRef, entries: Entry[]) {
       if (frame) return
       frame = requestAnimationFrame(() => {
         frame = 0
-        if (!sameRange(w.range(latest.current, el.clientHeight), w.rendered)) setTick((n) => n + 1)
+        if (w.stale(latest.current, el.clientHeight)) setTick((n) => n + 1)
       })
     }
     el.addEventListener('scroll', onScroll, { passive: true })
@@ -185,14 +210,17 @@ export function useTranscriptWindow(scroller: ElementRef, entries: Entry[]) {
     const mounted = mountedElements(holder)
     // Where the anchor is now, before the measures change any estimate.
     const anchorEl = w.anchor && mounted.find((m) => Number(m.dataset.position) === w.anchor?.position)
-    for (const m of mounted) w.measure(Number(m.dataset.position), m.offsetHeight)
+    // Heights as laid out, fractions included: spacers summed from rounded heights would be off
+    // by a pixel every few entries, and each mount or unmount would move the entries below.
+    for (const m of mounted) w.measure(Number(m.dataset.position), m.getBoundingClientRect().height)
     if (w.atBottom) el.scrollTop = el.scrollHeight
     else if (anchorEl && w.anchor) {
       const moved = anchorEl.getBoundingClientRect().top - el.getBoundingClientRect().top - w.anchor.offset
-      if (moved !== 0) el.scrollTop += moved
+      // Less than a pixel is the scroll offset's rounding: setting it would only fire a scroll.
+      if (Math.abs(moved) >= 1) el.scrollTop += moved
     }
     // Spacers drawn from estimates the measures just replaced: draw again if the window moves.
-    if (!sameRange(w.range(latest.current, el.clientHeight), w.rendered)) setTick((n) => n + 1)
+    if (w.stale(latest.current, el.clientHeight)) setTick((n) => n + 1)
   })
 
   return { range, list, window: w }

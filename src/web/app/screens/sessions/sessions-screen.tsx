@@ -151,11 +151,13 @@ export function SessionsScreen({ client, openId }: { client: ApiClient; openId?:
         e.target instanceof HTMLTextAreaElement ||
         (e.target instanceof HTMLInputElement && e.target !== searchBox.current)
       if (typing) return
-      // A focused control (a button, a choice, a link of another screen) keeps its arrows and Enter.
+      // A focused control (a button, a choice, a link of another screen) keeps its arrows and
+      // Enter, and so does whatever has the focus in another pane (the open transcript scrolls).
       const control =
         e.target instanceof HTMLSelectElement ||
         e.target instanceof HTMLButtonElement ||
-        e.target instanceof HTMLAnchorElement
+        e.target instanceof HTMLAnchorElement ||
+        (e.target instanceof Element && e.target !== document.body && !e.target.closest('.sessions-screen'))
       if (control && e.key !== '/' && e.key !== 'Escape') return
       const { rows: now, chosen: at } = shown.current
       const last = Math.max(0, now.length - 1)
