@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 import { methods } from '@agentclientprotocol/sdk'
 import { answer } from '../fakes/tool-script.ts'
-import { type AgentSetup, startAgent } from '../tools/agent-helpers.ts'
-import { type Editor, startEditor } from './editor.ts'
+import type { AgentSetup } from '../tools/agent-helpers.ts'
+import { startEditor } from './editor.ts'
+import { agentAcpFixture } from './fixture.ts'
 
 function writeWorkspace(ws: string): void {
   mkdirSync(join(ws, '.hearth', 'commands'), { recursive: true })
@@ -34,26 +35,16 @@ function writeWorkspace(ws: string): void {
 const sent = (s: AgentSetup) => JSON.stringify(s.upstream.requests.at(-1)?.body ?? {})
 
 describe('slash commands and skills', () => {
-  let s: AgentSetup
-  let editor: Editor
+  const acp = agentAcpFixture({ prepare: async (s) => writeWorkspace(s.workspace) })
   let sessionId: string
   before(async () => {
-    s = await startAgent()
-    writeWorkspace(s.workspace)
-    editor = await startEditor(s.home)
-    sessionId = (await editor.agent.request(methods.agent.session.new, { cwd: s.workspace, mcpServers: [] }))
-      .sessionId
-  })
-  after(async () => {
-    await editor?.close()
-    await s.d.stop()
-    await s.upstream.close()
+    sessionId = (await acp.editorSession()).sessionId
   })
 
   it('a new session announces its commands and skills', async () => {
-    const update = await editor.waitFor(
+    const update = await acp.editor.waitFor(
       'the commands',
-      () => editor.of(sessionId, 'available_commands_update')[0],
+      () => acp.editor.of(sessionId, 'available_commands_update')[0],
     )
     const byName = Object.fromEntries(update.availableCommands.map((c: any) => [c.name, c]))
     assert.equal(byName.review.description, 'Review a file for bugs')
@@ -63,44 +54,35 @@ describe('slash commands and skills', () => {
   })
 
   it('/NAME ARGS of a command sends its template, of a skill asks for the skill', async () => {
-    s.upstream.reset().enqueue(answer('Reviewed.'), answer('Released.'), answer('Fine.'))
-    await editor.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: '/review src/main.ts' }],
-    })
-    assert.match(sent(s), /Review src\/main\.ts carefully and list what could break\./)
-    await editor.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: '/release version 2' }],
-    })
-    assert.match(sent(s), /Use the skill `release`[^"]*version 2/)
-    await editor.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: '/unknown thing' }],
-    })
-    assert.match(sent(s), /\/unknown thing/)
+    acp.s.upstream.reset().enqueue(answer('Reviewed.'), answer('Released.'), answer('Fine.'))
+    await acp.prompt(sessionId, '/review src/main.ts')
+    assert.match(sent(acp.s), /Review src\/main\.ts carefully and list what could break\./)
+    await acp.prompt(sessionId, '/release version 2')
+    assert.match(sent(acp.s), /Use the skill `release`[^"]*version 2/)
+    await acp.prompt(sessionId, '/unknown thing')
+    assert.match(sent(acp.s), /\/unknown thing/)
   })
 
   it('a skill turned off leaves the list at once, and a load announces it without', async () => {
-    const read = await s.d.request({ path: `/sessions/${sessionId}?view=configuration` })
-    const r = await s.d.request({
+    const read = await acp.s.d.request({ path: `/sessions/${sessionId}?view=configuration` })
+    const r = await acp.s.d.request({
       method: 'PATCH',
       path: `/sessions/${sessionId}?view=configuration`,
       headers: { 'content-type': 'application/merge-patch+json', 'if-match': read.json().etag },
       body: JSON.stringify({ selection: { skills: { retired: false } } }),
     })
     assert.equal(r.status, 200, r.text())
-    const refreshed = await editor.waitFor(
+    const refreshed = await acp.editor.waitFor(
       'the commands again',
-      () => editor.of(sessionId, 'available_commands_update')[1],
+      () => acp.editor.of(sessionId, 'available_commands_update')[1],
     )
     assert.ok(
       !refreshed.availableCommands.some((c: any) => c.name === 'retired'),
       'an editor following the session is told at once',
     )
-    const other = await startEditor(s.home)
+    const other = await startEditor(acp.s.home)
     try {
-      await other.agent.request(methods.agent.session.load, { sessionId, cwd: s.workspace, mcpServers: [] })
+      await other.agent.request(methods.agent.session.load, { sessionId, cwd: acp.workspace, mcpServers: [] })
       const update = await other.waitFor(
         'the commands',
         () => other.of(sessionId, 'available_commands_update')[0],

@@ -3,31 +3,21 @@
 // protocol, and the daemon of the home found, or started with a note on standard error.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { methods } from '@agentclientprotocol/sdk'
 import { answer } from '../fakes/tool-script.ts'
 import { BIN, pathWithThisNode, tempHome } from '../helpers/daemon.ts'
-import { running, type Setup, startWithUpstream } from '../inputs/helpers.ts'
-import { type Editor, initialized } from './helpers.ts'
+import { running } from '../inputs/helpers.ts'
+import { acpFixture } from './fixture.ts'
+import { initialized } from './helpers.ts'
 
 describe('hearth acp: initialize, a first prompt, the daemon', () => {
-  let s: Setup
-  let editor: Editor
-  before(async () => {
-    s = await startWithUpstream()
-    editor = await initialized({ home: s.d.home })
-  })
-  after(async () => {
-    await editor?.close()
-    await s.d.stop()
-    await s.upstream.close()
-  })
+  const acp = acpFixture('cwd')
 
   it('negotiates the version and says what it is and takes', async () => {
-    const init = await editor.agent.request(methods.agent.initialize, { protocolVersion: 1 })
+    const init = await acp.editor.agent.request(methods.agent.initialize, { protocolVersion: 1 })
     assert.equal(init.protocolVersion, 1)
     assert.equal(init.agentInfo?.name, 'hearth')
     assert.match(init.agentInfo?.version ?? '', /^\d+\.\d+\.\d+/)
@@ -37,24 +27,21 @@ describe('hearth acp: initialize, a first prompt, the daemon', () => {
     assert.equal(caps?.mcpCapabilities?.http, true)
     assert.ok(Array.isArray(init.authMethods))
     // A version this agent does not know is answered with the newest it does.
-    const newer = await editor.agent.request(methods.agent.initialize, { protocolVersion: 99 })
+    const newer = await acp.editor.agent.request(methods.agent.initialize, { protocolVersion: 99 })
     assert.equal(newer.protocolVersion, 1)
   })
 
   it('creates a session in the editor’s cwd and answers a prompt; stdout is only protocol', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'hearth-acp-cwd-'))
-    const created = await editor.agent.request(methods.agent.session.new, { cwd, mcpServers: [] })
-    const read = await s.d.request({ path: `/sessions/${created.sessionId}` })
+    const cwd = acp.workspace
+    const created = await acp.editorSession()
+    const read = await acp.s.d.request({ path: `/sessions/${created.sessionId}` })
     assert.equal(read.json().workspace, cwd)
-    s.upstream.enqueue(answer('Hello, editor.'))
-    const r = await editor.agent.request(methods.agent.session.prompt, {
-      sessionId: created.sessionId,
-      prompt: [{ type: 'text', text: 'hello' }],
-    })
+    acp.s.upstream.enqueue(answer('Hello, editor.'))
+    const r = await acp.prompt(created.sessionId, 'hello')
     assert.equal(r.stopReason, 'end_turn')
-    assert.equal(editor.text(created.sessionId), 'Hello, editor.')
-    assert.ok(editor.stdoutLines.length > 3)
-    editor.assertStdoutIsProtocol()
+    assert.equal(acp.editor.text(created.sessionId), 'Hello, editor.')
+    assert.ok(acp.editor.stdoutLines.length > 3)
+    acp.editor.assertStdoutIsProtocol()
   })
 })
 

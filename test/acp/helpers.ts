@@ -147,6 +147,12 @@ export async function initialized(o: AcpOptions): Promise<Editor> {
   return editor
 }
 
-export const allowOnce: PermissionHandler = async () => ({
-  outcome: { outcome: 'selected', optionId: 'allow_once' },
-})
+/** Answers every permission request with the option given. */
+export const choose =
+  (optionId: string): PermissionHandler =>
+  async () => ({ outcome: { outcome: 'selected', optionId } })
+
+export const allowOnce = choose('allow_once')
+
+/** `word0 word1 …`: a text of n words, long enough to stream for a while. */
+export const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i} `).join('')

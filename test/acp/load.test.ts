@@ -6,21 +6,20 @@
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { methods } from '@agentclientprotocol/sdk'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { message, putInput, waitSession } from '../inputs/helpers.ts'
-import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
-import { type Editor, rpcError, startEditor } from './editor.ts'
+import { type AgentSetup, newSession, runMessage } from '../tools/agent-helpers.ts'
+import { rpcError, startEditor } from './editor.ts'
+import { agentAcpFixture } from './fixture.ts'
 
 const LONG = `${'long answer '.repeat(2000)}end.`
 
 describe('session/load', () => {
-  let s: AgentSetup
-  let editor: Editor
   let sid: string
-  before(async () => {
-    s = await startAgent()
+  /** A session with a history to replay: reasoning, a read and its result, a long answer. */
+  const history = async (s: AgentSetup) => {
     writeFileSync(join(s.workspace, 'notes.txt'), 'the notes\n')
     sid = await newSession(s)
     s.upstream.enqueue(
@@ -33,25 +32,20 @@ describe('session/load', () => {
     await runMessage(s, sid, 'what do the notes say?')
     s.upstream.enqueue({ text: [LONG] })
     await runMessage(s, sid, 'say a lot')
-    editor = await startEditor(s.home)
-  })
-  after(async () => {
-    await editor?.close()
-    await s.d.stop()
-    await s.upstream.close()
-  })
+  }
+  const acp = agentAcpFixture({ prepare: history })
 
   it('replays the history before the reply, then follows the session live', async () => {
-    const res = await editor.agent.request(methods.agent.session.load, {
+    const res = await acp.editor.agent.request(methods.agent.session.load, {
       sessionId: sid,
-      cwd: s.workspace,
+      cwd: acp.workspace,
       mcpServers: [],
     })
-    const replayed = editor.of(sid)
+    const replayed = acp.editor.of(sid)
     const kinds = replayed.map((u) => u.sessionUpdate)
     assert.equal(kinds[0], 'user_message_chunk', 'the first message opens the replay')
-    assert.match(editor.text(sid, 'user_message_chunk'), /what do the notes say\?[\s\S]*say a lot/)
-    assert.equal(editor.text(sid, 'agent_thought_chunk'), 'Thinking it over.')
+    assert.match(acp.editor.text(sid, 'user_message_chunk'), /what do the notes say\?[\s\S]*say a lot/)
+    assert.equal(acp.editor.text(sid, 'agent_thought_chunk'), 'Thinking it over.')
     const call = replayed.find((u) => u.sessionUpdate === 'tool_call')
     assert.ok(call, 'the tool call is replayed')
     assert.equal(call.kind, 'read')
@@ -59,7 +53,7 @@ describe('session/load', () => {
       (u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === call.toolCallId,
     )
     assert.equal(done?.status, 'completed')
-    const answers = editor.text(sid, 'agent_message_chunk')
+    const answers = acp.editor.text(sid, 'agent_message_chunk')
     assert.ok(answers.startsWith('The notes say: the notes.'), answers.slice(0, 80))
     assert.ok(answers.endsWith(LONG), 'a text past what a read shows is replayed whole')
     // In order: the first exchange wholly before the second message.
@@ -69,36 +63,36 @@ describe('session/load', () => {
     assert.ok(res.configOptions?.some((o) => o.id === 'model'))
 
     // Live after the replay: a message sent by another client, and its answer.
-    const before = editor.updates.length
-    s.upstream.enqueue(answer('Live and well.'))
-    await runMessage(s, sid, 'are you there?')
-    await editor.waitFor('the live answer', () =>
-      editor.text(sid, 'agent_message_chunk').endsWith('Live and well.'),
+    const before = acp.editor.updates.length
+    acp.s.upstream.enqueue(answer('Live and well.'))
+    await runMessage(acp.s, sid, 'are you there?')
+    await acp.editor.waitFor('the live answer', () =>
+      acp.editor.text(sid, 'agent_message_chunk').endsWith('Live and well.'),
     )
-    const live: any[] = editor.updates.slice(before).map((n) => n.update)
+    const live: any[] = acp.editor.updates.slice(before).map((n) => n.update)
     assert.ok(
       live.some((u) => u.sessionUpdate === 'user_message_chunk' && u.content.text === 'are you there?'),
       "another client's message is shown",
     )
     assert.equal(
-      editor.of(sid).filter((u) => u.sessionUpdate === 'tool_call').length,
+      acp.editor.of(sid).filter((u) => u.sessionUpdate === 'tool_call').length,
       1,
       'nothing of the replay is sent twice',
     )
   })
 
   it('a load during a run shows what it streamed so far, then the rest, nothing twice', async () => {
-    const running = await newSession(s)
+    const running = await acp.newSession()
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ')
-    s.upstream.enqueue(answer(words, { delayMs: 40 }))
-    const r = await putInput(s.d, running, message('stream slowly'))
+    acp.s.upstream.enqueue(answer(words, { delayMs: 40 }))
+    const r = await putInput(acp.s.d, running, message('stream slowly'))
     assert.equal(r.status, 202)
-    await waitSession(s.d, running, (x) => x.active_output.some((o: any) => o.utf8_bytes > 10))
-    const late = await startEditor(s.home)
+    await waitSession(acp.s.d, running, (x) => x.active_output.some((o: any) => o.utf8_bytes > 10))
+    const late = await startEditor(acp.s.home)
     try {
       await late.agent.request(methods.agent.session.load, {
         sessionId: running,
-        cwd: s.workspace,
+        cwd: acp.workspace,
         mcpServers: [],
       })
       assert.ok(late.text(running, 'agent_message_chunk').startsWith('w0 w1'), 'the text so far is replayed')
@@ -110,11 +104,11 @@ describe('session/load', () => {
   })
 
   it('session/resume follows the session without sending the history again', async () => {
-    const resumed = await startEditor(s.home)
+    const resumed = await startEditor(acp.s.home)
     try {
       const res = await resumed.agent.request(methods.agent.session.resume, {
         sessionId: sid,
-        cwd: s.workspace,
+        cwd: acp.workspace,
       })
       assert.ok(res.modes && res.configOptions)
       assert.deepEqual(
@@ -122,8 +116,8 @@ describe('session/load', () => {
         [],
         'no history',
       )
-      s.upstream.enqueue(answer('Resumed.'))
-      await runMessage(s, sid, 'after the resume')
+      acp.s.upstream.enqueue(answer('Resumed.'))
+      await runMessage(acp.s, sid, 'after the resume')
       await resumed.waitFor('the live answer', () => resumed.text(sid, 'agent_message_chunk') === 'Resumed.')
       assert.equal(resumed.text(sid, 'user_message_chunk'), 'after the resume')
     } finally {
@@ -133,14 +127,14 @@ describe('session/load', () => {
 
   it('an unknown session is a JSON-RPC error, and the process keeps serving', async () => {
     const err = await rpcError(
-      editor.agent.request(methods.agent.session.load, {
+      acp.editor.agent.request(methods.agent.session.load, {
         sessionId: '01900000-0000-7000-8000-000000000000',
-        cwd: s.workspace,
+        cwd: acp.workspace,
         mcpServers: [],
       }),
     )
     assert.equal(err.code, -32002, err.message)
-    const list = await editor.agent.request(methods.agent.session.list, { cwd: s.workspace })
+    const list = await acp.editor.agent.request(methods.agent.session.list, { cwd: acp.workspace })
     assert.ok(list.sessions.some((x) => x.sessionId === sid))
   })
 })

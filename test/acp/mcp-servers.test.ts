@@ -13,8 +13,9 @@ import { FakeMcpHttpServer } from '../fakes/mcp/http-server.ts'
 import { sha256 } from '../fakes/mcp/tools.ts'
 import { answer, callTools, toolResultsOf } from '../fakes/tool-script.ts'
 import { logText, ROOT, startDaemon } from '../helpers/daemon.ts'
-import { type AgentSetup, newSession, runMessage, startAgent } from '../tools/agent-helpers.ts'
-import { type Editor, rpcError, startEditor } from './editor.ts'
+import { type AgentSetup, runMessage } from '../tools/agent-helpers.ts'
+import { rpcError, startEditor } from './editor.ts'
+import { agentAcpFixture } from './fixture.ts'
 
 const STDIO_SERVER = join(ROOT, 'test/fakes/mcp/stdio-server.ts')
 const ENV_SECRET = 'editor-env-secret-93b1d7'
@@ -36,74 +37,62 @@ async function ownServers(s: AgentSetup, sid: string): Promise<any> {
 }
 
 describe("the editor's MCP servers", () => {
-  let s: AgentSetup
+  const acp = agentAcpFixture({ tools: { approval_policy: 'auto' } })
   let remote: FakeMcpHttpServer
-  let editor: Editor
   let sessionId: string
   before(async () => {
     remote = await FakeMcpHttpServer.start({
       bearerToken: BEARER,
       header: { name: 'X-Fake-Key', value: HEADER_SECRET },
     })
-    s = await startAgent({ tools: { approval_policy: 'auto' } })
-    editor = await startEditor(s.home)
-    const res = await editor.agent.request(methods.agent.session.new, {
-      cwd: s.workspace,
-      mcpServers: [
-        {
-          name: 'editor tools',
-          command: process.execPath,
-          args: [STDIO_SERVER],
-          env: [{ name: 'FAKE_MCP_TOKEN', value: ENV_SECRET }],
-        },
-        {
-          type: 'http',
-          name: 'remote',
-          url: remote.url,
-          headers: [
-            { name: 'Authorization', value: `Bearer ${BEARER}` },
-            { name: 'X-Fake-Key', value: HEADER_SECRET },
-          ],
-        },
-        { type: 'sse', name: 'old-sse', url: 'http://127.0.0.1:9/sse', headers: [] },
-      ],
-    })
+    const res = await acp.editorSession([
+      {
+        name: 'editor tools',
+        command: process.execPath,
+        args: [STDIO_SERVER],
+        env: [{ name: 'FAKE_MCP_TOKEN', value: ENV_SECRET }],
+      },
+      {
+        type: 'http',
+        name: 'remote',
+        url: remote.url,
+        headers: [
+          { name: 'Authorization', value: `Bearer ${BEARER}` },
+          { name: 'X-Fake-Key', value: HEADER_SECRET },
+        ],
+      },
+      { type: 'sse', name: 'old-sse', url: 'http://127.0.0.1:9/sse', headers: [] },
+    ])
     sessionId = res.sessionId
   })
   after(async () => {
-    await editor?.close()
-    await s.d.stop()
-    await s.upstream.close()
-    await remote.close()
+    await remote?.close()
   })
 
   it("the session's model is offered their tools, and calls reach them with their secrets", async () => {
-    s.upstream.enqueue(
+    acp.s.upstream.enqueue(
       callTools(
         { name: 'mcp__editor-tools__env_digest', arguments: { name: 'FAKE_MCP_TOKEN' } },
         { name: 'mcp__remote__echo', arguments: { text: 'over http' } },
       ),
       answer('Both answered.'),
     )
-    const done = await editor.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'use the editor tools' }],
-    })
+    const done = await acp.prompt(sessionId, 'use the editor tools')
     assert.equal(done.stopReason, 'end_turn')
-    const offered = offeredNames(s.upstream.requests[0].body)
+    const offered = offeredNames(acp.s.upstream.requests[0].body)
     assert.ok(offered.includes('mcp__editor-tools__echo'), offered.join(' '))
     assert.ok(offered.includes('mcp__remote__echo'))
     assert.ok(!offered.some((n) => n.includes('old-sse')), 'an SSE server is left out')
-    const [digest, echo] = toolResultsOf(s.upstream.requests[1].body)
+    const [digest, echo] = toolResultsOf(acp.s.upstream.requests[1].body)
     assert.match(digest.output, new RegExp(`sha256 ${sha256(ENV_SECRET)}`), 'the env reached the server')
     assert.equal(echo.output, 'echo: over http')
     assert.ok(remote.requests.length > 0 && remote.refused === 0, 'the headers reached the remote server')
-    assert.match(editor.stderr, /old-sse/, 'the left-out server is named on stderr')
-    assertNoSecret(JSON.stringify(editor.updates), 'an update to the editor')
+    assert.match(acp.editor.stderr, /old-sse/, 'the left-out server is named on stderr')
+    assertNoSecret(JSON.stringify(acp.editor.updates), 'an update to the editor')
   })
 
   it('a read names the servers and their secrets by name only; settings are untouched', async () => {
-    const own = await ownServers(s, sessionId)
+    const own = await ownServers(acp.s, sessionId)
     assert.deepEqual(
       own.servers.map((x: any) => [x.name, x.transport]),
       [
@@ -113,14 +102,14 @@ describe("the editor's MCP servers", () => {
     )
     assert.deepEqual(own.servers[0].env, { FAKE_MCP_TOKEN: { saved: true } })
     assert.deepEqual(Object.keys(own.servers[1].headers).sort(), ['Authorization', 'X-Fake-Key'])
-    const read = await s.d.request({ path: `/sessions/${sessionId}` })
+    const read = await acp.s.d.request({ path: `/sessions/${sessionId}` })
     assert.equal(read.json().composition.availability['mcp:editor-tools'].state, 'ready')
-    const mcpSettings = await s.d.request({ path: '/settings?group=mcp' })
+    const mcpSettings = await acp.s.d.request({ path: '/settings?group=mcp' })
     assert.deepEqual(mcpSettings.json().settings.servers, {}, 'nothing is written to settings')
     for (const name of ['config.json', 'creds.json']) {
       let text = ''
       try {
-        text = readFileSync(join(s.home, name), 'utf8')
+        text = readFileSync(join(acp.s.home, name), 'utf8')
       } catch {
         // not written at all
       }
@@ -128,68 +117,67 @@ describe("the editor's MCP servers", () => {
     }
     assertNoSecret(JSON.stringify(own), 'the servers read')
     assertNoSecret(read.text(), 'the session read')
-    const history = await s.d.request({ path: `/sessions/${sessionId}/history?limit=200` })
+    const history = await acp.s.d.request({ path: `/sessions/${sessionId}/history?limit=200` })
     assertNoSecret(history.text(), 'the history')
-    assertNoSecret(logText(s.home), 'the log')
+    assertNoSecret(logText(acp.s.home), 'the log')
   })
 
   it('another session is not offered them', async () => {
-    const other = await newSession(s)
-    s.upstream.reset().enqueue(answer('Plain.'))
-    await runMessage(s, other, 'hello', RUN_MS)
-    const offered = offeredNames(s.upstream.requests[0].body)
+    const other = await acp.newSession()
+    acp.s.upstream.reset().enqueue(answer('Plain.'))
+    await runMessage(acp.s, other, 'hello', RUN_MS)
+    const offered = offeredNames(acp.s.upstream.requests[0].body)
     assert.ok(offered.includes('read'))
     assert.ok(!offered.some((n) => n.startsWith('mcp__')), offered.join(' '))
-    assert.deepEqual((await ownServers(s, other)).servers, [])
+    assert.deepEqual((await ownServers(acp.s, other)).servers, [])
   })
 
   it('a restarted daemon, which kept no list, gets them again before the next prompt', async () => {
-    await s.d.stop()
-    s.d = await startDaemon({ home: s.home })
-    assert.deepEqual((await ownServers(s, sessionId)).servers, [], 'the list lived in memory only')
-    s.upstream
+    await acp.s.d.stop()
+    acp.s.d = await startDaemon({ home: acp.s.home })
+    assert.deepEqual((await ownServers(acp.s, sessionId)).servers, [], 'the list lived in memory only')
+    acp.s.upstream
       .reset()
       .enqueue(callTools({ name: 'mcp__editor-tools__echo', arguments: { text: 'again' } }), answer('Back.'))
-    const done = await editor.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'once more' }],
-    })
+    const done = await acp.prompt(sessionId, 'once more')
     assert.equal(done.stopReason, 'end_turn')
-    assert.equal(toolResultsOf(s.upstream.requests[1].body).at(-1)?.output, 'echo: again')
-    assert.equal((await ownServers(s, sessionId)).servers.length, 2)
+    assert.equal(toolResultsOf(acp.s.upstream.requests[1].body).at(-1)?.output, 'echo: again')
+    assert.equal((await ownServers(acp.s, sessionId)).servers.length, 2)
   })
 
   it('a second editor without servers leaves them; session/close clears them', async () => {
-    const second = await startEditor(s.home)
+    const second = await startEditor(acp.s.home)
     try {
-      await second.agent.request(methods.agent.session.load, { sessionId, cwd: s.workspace, mcpServers: [] })
-      assert.equal((await ownServers(s, sessionId)).servers.length, 2)
+      await second.agent.request(methods.agent.session.load, {
+        sessionId,
+        cwd: acp.workspace,
+        mcpServers: [],
+      })
+      assert.equal((await ownServers(acp.s, sessionId)).servers.length, 2)
     } finally {
       await second.close()
     }
-    await editor.agent.request(methods.agent.session.close, { sessionId })
-    assert.deepEqual((await ownServers(s, sessionId)).servers, [])
+    await acp.editor.agent.request(methods.agent.session.close, { sessionId })
+    assert.deepEqual((await ownServers(acp.s, sessionId)).servers, [])
   })
   it('a server the daemon would refuse is invalid params, and no session is made', async () => {
-    const before = (await editor.agent.request(methods.agent.session.list, { cwd: s.workspace })).sessions
-      .length
+    const before = (await acp.editor.agent.request(methods.agent.session.list, { cwd: acp.workspace }))
+      .sessions.length
     for (const bad of [
       { type: 'http' as const, name: 'ftp', url: 'ftp://127.0.0.1/mcp', headers: [] },
       { name: 'bad-env', command: 'true', args: [], env: [{ name: 'NOT A NAME', value: 'x' }] },
     ]) {
-      const err = await rpcError(
-        editor.agent.request(methods.agent.session.new, { cwd: s.workspace, mcpServers: [bad] }),
-      )
+      const err = await rpcError(acp.editorSession([bad]))
       assert.equal(err.code, -32602, err.message)
     }
-    const after = (await editor.agent.request(methods.agent.session.list, { cwd: s.workspace })).sessions
-      .length
+    const after = (await acp.editor.agent.request(methods.agent.session.list, { cwd: acp.workspace }))
+      .sessions.length
     assert.equal(after, before)
   })
 
   it('the route refuses two servers of one name, an unknown field and an unknown session', async () => {
     const put = (sid: string, body: unknown) =>
-      s.d.request({
+      acp.s.d.request({
         method: 'PUT',
         path: `/sessions/${sid}/mcp-servers`,
         headers: { 'content-type': 'application/json' },

@@ -4,11 +4,12 @@
 // params and changes nothing, and a change made by another client reaches the editor as
 // current_mode_update.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { methods } from '@agentclientprotocol/sdk'
 import { answer } from '../fakes/tool-script.ts'
-import { type AgentSetup, startAgent } from '../tools/agent-helpers.ts'
-import { type Editor, rpcError, startEditor } from './editor.ts'
+import type { AgentSetup } from '../tools/agent-helpers.ts'
+import { rpcError } from './editor.ts'
+import { agentAcpFixture } from './fixture.ts'
 
 async function policyOf(s: AgentSetup, sid: string): Promise<string | null> {
   const r = await s.d.request({ path: `/sessions/${sid}?view=configuration` })
@@ -18,20 +19,10 @@ async function policyOf(s: AgentSetup, sid: string): Promise<string | null> {
 const offered = (body: any): string[] => (body.tools ?? []).map((t: any) => t.name ?? t.function?.name)
 
 describe('modes', () => {
-  let s: AgentSetup
-  let editor: Editor
-  before(async () => {
-    s = await startAgent({ tools: { approval_policy: 'ask' } })
-    editor = await startEditor(s.home)
-  })
-  after(async () => {
-    await editor?.close()
-    await s.d.stop()
-    await s.upstream.close()
-  })
+  const acp = agentAcpFixture({ tools: { approval_policy: 'ask' } })
 
   it('a new session offers read-only, ask and auto, the settings’ policy current', async () => {
-    const res = await editor.agent.request(methods.agent.session.new, { cwd: s.workspace, mcpServers: [] })
+    const res = await acp.editorSession()
     assert.deepEqual(
       res.modes?.availableModes.map((m) => m.id),
       ['read-only', 'ask', 'auto'],
@@ -43,57 +34,45 @@ describe('modes', () => {
   })
 
   it('set_mode sets the session’s approval policy, which decides what the model is offered', async () => {
-    const { sessionId } = await editor.agent.request(methods.agent.session.new, {
-      cwd: s.workspace,
-      mcpServers: [],
-    })
-    await editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'read-only' })
-    assert.equal(await policyOf(s, sessionId), 'read-only')
-    s.upstream.reset().enqueue(answer('Only reading.'))
-    const done = await editor.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'look around' }],
-    })
+    const { sessionId } = await acp.editorSession()
+    await acp.editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'read-only' })
+    assert.equal(await policyOf(acp.s, sessionId), 'read-only')
+    acp.s.upstream.reset().enqueue(answer('Only reading.'))
+    const done = await acp.prompt(sessionId, 'look around')
     assert.equal(done.stopReason, 'end_turn')
-    const tools = offered(s.upstream.requests[0].body)
+    const tools = offered(acp.s.upstream.requests[0].body)
     assert.ok(tools.includes('read'), 'reads are offered')
     assert.ok(!tools.includes('shell') && !tools.includes('write'), 'writes and commands are not')
 
-    await editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' })
-    assert.equal(await policyOf(s, sessionId), 'auto')
+    await acp.editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' })
+    assert.equal(await policyOf(acp.s, sessionId), 'auto')
   })
 
   it('an unknown mode is invalid params and changes nothing', async () => {
-    const { sessionId } = await editor.agent.request(methods.agent.session.new, {
-      cwd: s.workspace,
-      mcpServers: [],
-    })
+    const { sessionId } = await acp.editorSession()
     const err = await rpcError(
-      editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }),
+      acp.editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }),
     )
     assert.equal(err.code, -32602)
-    assert.equal(await policyOf(s, sessionId), null)
+    assert.equal(await policyOf(acp.s, sessionId), null)
   })
 
   it('a policy another client sets reaches the editor as current_mode_update', async () => {
-    const { sessionId } = await editor.agent.request(methods.agent.session.new, {
-      cwd: s.workspace,
-      mcpServers: [],
-    })
-    const read = await s.d.request({ path: `/sessions/${sessionId}?view=configuration` })
-    const r = await s.d.request({
+    const { sessionId } = await acp.editorSession()
+    const read = await acp.s.d.request({ path: `/sessions/${sessionId}?view=configuration` })
+    const r = await acp.s.d.request({
       method: 'PATCH',
       path: `/sessions/${sessionId}?view=configuration`,
       headers: { 'content-type': 'application/merge-patch+json', 'if-match': read.json().etag },
       body: JSON.stringify({ approval_policy: 'auto' }),
     })
     assert.equal(r.status, 200, r.text())
-    const update = await editor.waitFor('the mode update', () =>
-      editor.of(sessionId, 'current_mode_update').at(-1),
+    const update = await acp.editor.waitFor('the mode update', () =>
+      acp.editor.of(sessionId, 'current_mode_update').at(-1),
     )
     assert.equal(update.currentModeId, 'auto')
-    const options = await editor.waitFor('the options update', () =>
-      editor.of(sessionId, 'config_option_update').at(-1),
+    const options = await acp.editor.waitFor('the options update', () =>
+      acp.editor.of(sessionId, 'config_option_update').at(-1),
     )
     assert.equal(options.configOptions.find((o: any) => o.id === 'mode').currentValue, 'auto')
   })

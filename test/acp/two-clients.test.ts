@@ -3,38 +3,30 @@
 // is going is queued by the daemon and answered when its own run ends; closing one editor
 // leaves the session to the other.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 import { methods } from '@agentclientprotocol/sdk'
 import { answer, callTools } from '../fakes/tool-script.ts'
-import { type AgentSetup, startAgent } from '../tools/agent-helpers.ts'
-import { type Editor, startEditor } from './editor.ts'
-
-const prompt = (e: Editor, sessionId: string, text: string) =>
-  e.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] })
+import type { Editor } from './editor.ts'
+import { agentAcpFixture } from './fixture.ts'
 
 describe('two ACP processes on one session', () => {
-  let s: AgentSetup
+  const acp = agentAcpFixture()
   let a: Editor
   let b: Editor
   let sessionId: string
   before(async () => {
-    s = await startAgent()
-    a = await startEditor(s.home)
-    b = await startEditor(s.home)
-    sessionId = (await a.agent.request(methods.agent.session.new, { cwd: s.workspace, mcpServers: [] }))
-      .sessionId
-    await b.agent.request(methods.agent.session.load, { sessionId, cwd: s.workspace, mcpServers: [] })
-  })
-  after(async () => {
-    await a?.close()
-    await b?.close()
-    await s.d.stop()
-    await s.upstream.close()
+    a = acp.editor
+    b = await acp.openEditor()
+    sessionId = (await acp.editorSession()).sessionId
+    await b.agent.request(methods.agent.session.load, { sessionId, cwd: acp.workspace, mcpServers: [] })
   })
 
   it("each sees the other's message, answer and tool calls", async () => {
-    s.upstream.enqueue(callTools({ name: 'list', arguments: { path: '.' } }), answer('Nothing much here.'))
-    const done = await prompt(a, sessionId, 'what is in here?')
+    acp.s.upstream.enqueue(
+      callTools({ name: 'list', arguments: { path: '.' } }),
+      answer('Nothing much here.'),
+    )
+    const done = await acp.prompt(sessionId, 'what is in here?', a)
     assert.equal(done.stopReason, 'end_turn')
     await b.waitFor("A's answer in B", () =>
       b.text(sessionId, 'agent_message_chunk').endsWith('Nothing much here.'),
@@ -49,8 +41,8 @@ describe('two ACP processes on one session', () => {
     )
     assert.equal(a.text(sessionId, 'user_message_chunk'), '', 'A is not sent its own message back')
 
-    s.upstream.enqueue(answer('B asked, B gets.'))
-    assert.equal((await prompt(b, sessionId, 'and now?')).stopReason, 'end_turn')
+    acp.s.upstream.enqueue(answer('B asked, B gets.'))
+    assert.equal((await acp.prompt(sessionId, 'and now?', b)).stopReason, 'end_turn')
     await a.waitFor("B's answer in A", () =>
       a.text(sessionId, 'agent_message_chunk').endsWith('B asked, B gets.'),
     )
@@ -58,13 +50,13 @@ describe('two ACP processes on one session', () => {
   })
 
   it("a prompt during the other's run is queued and answered when its own run ends", async () => {
-    s.upstream.enqueue(
+    acp.s.upstream.enqueue(
       answer('a slow and careful answer for A', { delayMs: 60 }),
       answer('The answer for B.'),
     )
-    const first = prompt(a, sessionId, 'take your time')
+    const first = acp.prompt(sessionId, 'take your time', a)
     await a.waitFor('A’s run streaming', () => a.text(sessionId, 'agent_message_chunk').includes('a slow'))
-    const second = prompt(b, sessionId, 'me next')
+    const second = acp.prompt(sessionId, 'me next', b)
     const [ra, rb] = await Promise.all([first, second])
     assert.equal(ra.stopReason, 'end_turn')
     assert.equal(rb.stopReason, 'end_turn')
@@ -73,13 +65,13 @@ describe('two ACP processes on one session', () => {
       text.indexOf('a slow and careful answer for A') < text.indexOf('The answer for B.'),
       'the runs ran one after the other',
     )
-    assert.equal(s.upstream.requests.length >= 2, true)
+    assert.equal(acp.s.upstream.requests.length >= 2, true)
   })
 
   it('closing one editor leaves the session to the other', async () => {
     await a.close()
-    s.upstream.enqueue(answer('Still here.'))
-    assert.equal((await prompt(b, sessionId, 'anyone left?')).stopReason, 'end_turn')
+    acp.s.upstream.enqueue(answer('Still here.'))
+    assert.equal((await acp.prompt(sessionId, 'anyone left?', b)).stopReason, 'end_turn')
     assert.ok(b.text(sessionId, 'agent_message_chunk').endsWith('Still here.'))
   })
 })
