@@ -98,7 +98,11 @@ export class KernelProcess {
           else this.send({ type: 'mcp_token', request_id: msg.request_id, token: null })
           return
         }
-        if (msg.type === 'mcp_elicit' || msg.type === 'mcp_elicit_done') {
+        if (
+          msg.type === 'mcp_elicit' ||
+          msg.type === 'mcp_elicit_withdrawn' ||
+          msg.type === 'mcp_elicit_done'
+        ) {
           for (const k of this.sessions) if (k.sessionId === msg.session_id) k.elicited(msg)
           return
         }

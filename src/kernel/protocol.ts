@@ -20,7 +20,7 @@ import type {
  * daemon refuses a kernel that speaks another (an upgrade's validation, src/kernel/upgrade.ts).
  * Raise it whenever a message changes shape.
  */
-export const KERNEL_PROTOCOL = 4
+export const KERNEL_PROTOCOL = 5
 
 /** A profile's stream limits, when it sets them (else the transport's defaults). */
 export interface StepLimits {
@@ -167,7 +167,8 @@ export type FromKernel =
 /**
  * A session's MCP server asks the person (`elicitation/create`) during one of its tool calls
  * (`call_id`, null when none of its calls runs): answered by `mcp_elicit_answer` with the same
- * `elicit_id`. `mcp_elicit_done` passes on a URL interaction's
+ * `elicit_id`. `mcp_elicit_withdrawn` says the server withdrew that question before an answer
+ * (its `notifications/cancelled`); `mcp_elicit_done` passes on a URL interaction's
  * `notifications/elicitation/complete`.
  */
 export type McpElicitMessage =
@@ -179,4 +180,5 @@ export type McpElicitMessage =
       call_id: string | null
       params: ElicitParams
     }
+  | { type: 'mcp_elicit_withdrawn'; session_id: string; server: string; elicit_id: number }
   | { type: 'mcp_elicit_done'; session_id: string; server: string; elicitation_id: string }

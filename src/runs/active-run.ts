@@ -169,6 +169,8 @@ export class ActiveRun {
   readonly approvalWaiters = new Map<string, (d: Decision | 'expired') => void>()
   /** Calls whose MCP server waits for the person's answer, by elicitation request id. */
   readonly elicitationWaiters = new Map<string, (a: ElicitAnswer | 'expired') => void>()
+  /** The request id of each question waiting, by the kernel's id of it (`elicit_id`). */
+  readonly elicitationsAsked = new Map<number, string>()
   readonly ended: Promise<void>
   resolveEnded!: () => void
 

@@ -4,12 +4,14 @@
 // run ends first, goes back to the kernel and on to the server. A question nobody can
 // answer is refused at once and noted in the log, never blocking: one outside a run or
 // outside the server's own call (a compaction, an idle session, a server speaking up on its
-// own), and a URL that is not a web page (declined).
+// own), and a URL that is not a web page (declined). A question the server withdraws expires
+// at once, its call going on.
 import type { Kernel } from '../kernel/instance.ts'
 import type { McpElicitMessage } from '../kernel/protocol.ts'
 import { CANCELLED, type ElicitAnswer } from '../mcp/elicitation.ts'
 import type { SessionsCore } from '../sessions/core.ts'
 import {
+  type Expiry,
   elicitationCompleted,
   expireElicitations,
   requestElicitation,
@@ -32,6 +34,8 @@ export function watchElicitations(d: RunsDeps, runOf: (sessionId: string) => Act
     try {
       if (msg.type === 'mcp_elicit_done')
         elicitationCompleted(d.core, sessionId, msg.server, msg.elicitation_id)
+      else if (msg.type === 'mcp_elicit_withdrawn')
+        withdrawn(d.core, sessionId, runOf(sessionId), msg.elicit_id)
       else ask(d, kernel, runOf(sessionId), msg)
     } catch (err) {
       d.onError(err)
@@ -70,9 +74,25 @@ function running(run: ActiveRun, callId: string): boolean {
 export function callEnded(core: SessionsCore, sessionId: string, run: ActiveRun, callId: string): void {
   // An interrupted or ended run expires its questions as it ends (finish.ts).
   if (run.elicitationWaiters.size === 0 || run.interrupted || run.finished) return
+  expire(core, sessionId, run, { reason: 'call_ended', callId })
+}
+
+/** The server withdrew its question (the kernel answered it `cancel`): the person is no longer asked. */
+function withdrawn(
+  core: SessionsCore,
+  sessionId: string,
+  run: ActiveRun | undefined,
+  elicitId: number,
+): void {
+  const requestId = run?.elicitationsAsked.get(elicitId)
+  if (!run || requestId === undefined || run.interrupted || run.finished) return
+  expire(core, sessionId, run, { reason: 'withdrawn', requestId })
+}
+
+function expire(core: SessionsCore, sessionId: string, run: ActiveRun, expiry: Expiry): void {
   const ids = core.transact((tx) => {
     if (core.row(sessionId)?.run_id !== run.started.run_id) return []
-    return expireElicitations(core, tx, sessionId, run.started.run_id, callId)
+    return expireElicitations(core, tx, sessionId, run.started.run_id, expiry)
   })
   for (const id of ids) run.elicitationWaiters.get(id)?.('expired')
 }
@@ -105,8 +125,10 @@ function ask(d: RunsDeps, kernel: Kernel, run: ActiveRun | undefined, msg: Ask):
     answer(kernel, msg, CANCELLED)
     return
   }
+  run.elicitationsAsked.set(msg.elicit_id, id)
   run.elicitationWaiters.set(id, (result) => {
     run.elicitationWaiters.delete(id)
+    run.elicitationsAsked.delete(msg.elicit_id)
     answer(kernel, msg, result === 'expired' ? CANCELLED : result)
   })
 }

@@ -82,7 +82,7 @@ export function finishRun(
       .sql("UPDATE approvals SET state = 'expired', decided_at = ? WHERE run_id = ? AND state = 'pending'")
       .run(tx.at, runId)
     // So is a server's question: the server got `cancel` (engine.ts) or went with its kernel.
-    expireElicitations(core, tx, sessionId, runId)
+    expireElicitations(core, tx, sessionId, runId, { reason: 'run_ended' })
     const s = core.row(sessionId) as NonNullable<typeof before>
     const { grp } = core.sql('SELECT grp FROM runs WHERE id = ?').get(runId) as { grp: number }
     let position = s.transcript_count

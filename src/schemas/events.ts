@@ -214,9 +214,9 @@ export const LOG_EVENTS = {
       run_id: Type.String(),
       call_id: Type.String(),
       server: Type.String(),
-      reason: Type.Enum(['run_ended', 'call_ended'], {
+      reason: Type.Enum(['run_ended', 'call_ended', 'withdrawn'], {
         description:
-          '`run_ended`: its run ended first (the server got cancel); `call_ended`: the call ended while it waited (the server withdrew the question)',
+          '`run_ended`: its run ended first (the server got cancel); `call_ended`: the call ended while it waited; `withdrawn`: the server withdrew the question (`notifications/cancelled`) while its call goes on',
       }),
     },
     { additionalProperties: false, description: 'A question nobody answered expired' },

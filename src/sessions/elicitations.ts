@@ -199,32 +199,44 @@ export function answerElicitation(
 }
 
 /**
- * Expires a run's pending requests inside `tx` (those of one call when `callId` is given)
- * with an `elicitation.expired` event each; returns their ids. When a call ended while its
- * server still asked (the server withdrew the question, or gave up on it), the session
- * blocks on the next waiting question or on nothing; a run that ends clears the blocking
- * reason itself (src/runs/finish.ts).
+ * Which pending requests of a run expire, and why: all of them when the run ends, a call's
+ * when the call ended while its server still asked, one the server withdrew while its call
+ * goes on.
+ */
+export type Expiry =
+  | { reason: 'run_ended' }
+  | { reason: 'call_ended'; callId: string }
+  | { reason: 'withdrawn'; requestId: string }
+
+/**
+ * Expires a run's pending requests inside `tx` with an `elicitation.expired` event each;
+ * returns their ids. When a question ends before its run, the session blocks on the next
+ * waiting question or on nothing; a run that ends clears the blocking reason itself
+ * (src/runs/finish.ts).
  */
 export function expireElicitations(
   core: SessionsCore,
   tx: Tx,
   sessionId: string,
   runId: string,
-  callId?: string,
+  expiry: Expiry,
 ): string[] {
+  const callId = expiry.reason === 'call_ended' ? expiry.callId : null
+  const requestId = expiry.reason === 'withdrawn' ? expiry.requestId : null
   // The session's pending rows through the partial index (nearly always none), then the run's.
   const expired = core
     .sql(
       `UPDATE elicitations SET state = 'expired', answered_at = ?
-         WHERE session_id = ? AND state = 'pending' AND run_id = ? AND (? IS NULL OR call_id = ?)
+         WHERE session_id = ? AND state = 'pending' AND run_id = ?
+           AND (? IS NULL OR call_id = ?) AND (? IS NULL OR id = ?)
          RETURNING id, call_id, server`,
     )
-    .all(tx.at, sessionId, runId, callId ?? null, callId ?? null) as {
+    .all(tx.at, sessionId, runId, callId, callId, requestId, requestId) as {
     id: string
     call_id: string
     server: string
   }[]
-  const why = callId === undefined ? 'run_ended' : 'call_ended'
+  const why = expiry.reason
   for (const e of expired)
     tx.append(sessionId, 'elicitation.expired', {
       request_id: e.id,
@@ -234,7 +246,7 @@ export function expireElicitations(
       reason: why,
     })
   const s = core.row(sessionId)
-  if (s && callId !== undefined && expired.length > 0) {
+  if (s && why !== 'run_ended' && expired.length > 0) {
     showOldest(core, sessionId)
     tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
   }

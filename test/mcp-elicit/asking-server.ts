@@ -7,6 +7,9 @@
 //   ask_read   a read (closed world) that asks `Which LABEL?`: two run side by side
 //   ask_briefly  a form the server waits for only `ms` milliseconds (then withdraws it)
 //   ask_later  answers at once; asks a form only once the file $ASK_TRIGGER exists (after its run)
+//   withdraw_and_work  asks, withdraws the question after `ms` milliseconds, then works on
+//              until the file $ASK_TRIGGER exists
+//   ask_and_return  asks without waiting for the answer, and returns at once
 import { appendFileSync, existsSync } from 'node:fs'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
@@ -109,6 +112,47 @@ server.registerTool(
       record({ tool: 'ask_later', action: r.action })
     }, 20)
     return text('will ask later')
+  },
+)
+
+/** Resolves once the file $ASK_TRIGGER exists. */
+const triggered = () =>
+  new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      if (!existsSync(String(process.env.ASK_TRIGGER))) return
+      clearInterval(timer)
+      resolve()
+    }, 20)
+  })
+
+server.registerTool(
+  'withdraw_and_work',
+  { description: 'Asks, withdraws the question, and works on', inputSchema: { ms: z.number().int() } },
+  async ({ ms }) => {
+    const withdraw = new AbortController()
+    const timer = setTimeout(() => withdraw.abort(), ms)
+    const r = await server.server
+      .elicitInput(
+        { mode: 'form', message: 'Quick?', requestedSchema: FORM },
+        { ...PATIENT, signal: withdraw.signal },
+      )
+      .catch((err: Error) => ({ action: `withdrew: ${err.message}`, content: undefined }))
+    clearTimeout(timer)
+    record({ tool: 'withdraw_and_work', action: r.action })
+    await triggered()
+    return text(`worked on after: ${r.action}`)
+  },
+)
+
+server.registerTool(
+  'ask_and_return',
+  { description: 'Asks and returns without waiting', inputSchema: {} },
+  async () => {
+    void server.server.elicitInput({ mode: 'form', message: 'Later?', requestedSchema: FORM }, PATIENT).then(
+      (r) => record({ tool: 'ask_and_return', action: r.action }),
+      (err: Error) => record({ tool: 'ask_and_return', action: `error ${err.message}` }),
+    )
+    return text('returned')
   },
 )
 

@@ -1,8 +1,10 @@
 // A question an MCP server asks expires with its run: an interrupt, a drain (SIGTERM) or a
 // crash (kill -9, then a new start) leaves the request `expired`, the session unblocked and
-// any later answer a 409; the server gets `cancel` while its kernel lives. While the
-// question waits, the call's timeout does not run.
+// any later answer a 409; the server gets `cancel` while its kernel lives. A question the
+// server withdraws expires at once, its call going on; one whose call returned expires with
+// it. While the question waits, the call's timeout does not run.
 import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
 import { after, describe, it } from 'node:test'
 import { assertProblem } from '../api/hostile.ts'
 import { answer, callTools, toolResultsOf } from '../fakes/tool-script.ts'
@@ -69,7 +71,7 @@ describe('elicitation expiry', () => {
     assert.match(String(p.detail), /already expired/)
   })
 
-  it('a question the server withdraws expires with its call, and the session is no longer blocked', async () => {
+  it('a question the server gives up on expires as withdrawn before its call ends, and the session is no longer blocked', async () => {
     const s = await startAsking()
     setups.push(s)
     const sid = await newSession(s)
@@ -89,7 +91,7 @@ describe('elicitation expiry', () => {
     const kinds = frames.map((f) => f.event)
     const expired = JSON.parse(frames.find((f) => f.event === 'elicitation.expired')?.data ?? '{}').payload
     assert.equal(expired.request_id, reason.request_id)
-    assert.equal(expired.reason, 'call_ended')
+    assert.equal(expired.reason, 'withdrawn')
     assert.ok(
       kinds.indexOf('elicitation.expired') < kinds.indexOf('tool.ended'),
       'unblocked before the call’s end',
@@ -99,6 +101,66 @@ describe('elicitation expiry', () => {
       409,
       'elicitation_not_pending',
     )
+  })
+
+  it('a withdrawn question stops blocking the session at once while its call works on', async () => {
+    const s = await startAsking()
+    setups.push(s)
+    const sid = await newSession(s)
+    const live = openSse(s.d, `/sessions/${sid}?tail=0`)
+    await live.next()
+    s.upstream.enqueue(callTools({ name: 'mcp__asker__withdraw_and_work', arguments: { ms: 300 } }), (req) =>
+      answer(`the tool said ${toolResultsOf(req.body)[0]?.output}`),
+    )
+    await putInput(s.d, sid, message('ask, then work'))
+    const reason = await waitAsked(s.d, sid)
+    // Withdrawn: the question is gone from the session while the call still runs.
+    const unblocked = await waitSession(s.d, sid, (x) => x.status.blocking_reason === null, RUN_MS)
+    assert.equal(unblocked.status.phase, 'running')
+    assert.equal(unblocked.current_progress.length, 1, 'the call works on')
+    assert.match((await answerReached(s.log, 'withdraw_and_work')).action, /^withdrew: /)
+    const frames = await live.collect((f) => f.event === 'elicitation.expired', RUN_MS)
+    live.destroy()
+    const expired = JSON.parse(frames.at(-1)?.data ?? '{}').payload
+    assert.deepEqual(
+      { request_id: expired.request_id, reason: expired.reason },
+      { request_id: reason.request_id, reason: 'withdrawn' },
+    )
+    assert.ok(!frames.some((f) => f.event === 'tool.ended'), 'expired while the call runs')
+    assert.equal(elicitationRows(s.home, sid)[0].state, 'expired')
+    assertProblem(
+      await reply(s.d, sid, reason.request_id, 'accept', { name: 'Ada' }),
+      409,
+      'elicitation_not_pending',
+    )
+    writeFileSync(s.trigger, '')
+    const done = await waitSession(s.d, sid, idle, RUN_MS)
+    assert.equal(done.latest_answer.outcome, 'completed')
+    const result = (await historyOf(s.d, sid)).find((e: any) => e.kind === 'tool_result')
+    assert.match(result.content.output, /^worked on after: withdrew: /)
+  })
+
+  it('a question whose call returned while it waited expires with the call, and the server gets cancel', async () => {
+    const s = await startAsking()
+    setups.push(s)
+    const sid = await newSession(s)
+    const live = openSse(s.d, `/sessions/${sid}?tail=0`)
+    await live.next()
+    s.upstream.enqueue(callTools({ name: 'mcp__asker__ask_and_return', arguments: {} }), () => answer('done'))
+    await putInput(s.d, sid, message('ask and return'))
+    const frames = await live.collect((f) => f.event === 'run.ended', RUN_MS)
+    live.destroy()
+    const kinds = frames.map((f) => f.event)
+    // Asked before the call's end or not at all (the result may win the race to the daemon):
+    // when asked, it expired with the call.
+    if (kinds.includes('elicitation.requested')) {
+      const expired = JSON.parse(frames.find((f) => f.event === 'elicitation.expired')?.data ?? '{}').payload
+      assert.equal(expired.reason, 'call_ended')
+    }
+    assert.equal((await answerReached(s.log, 'ask_and_return')).action, 'cancel')
+    const done = await getSession(s.d, sid)
+    assert.equal(done.status.blocking_reason, null)
+    assert.ok(elicitationRows(s.home, sid).every((r) => r.state !== 'pending'))
   })
 
   it('the call’s timeout waits while the person does: answered after three timeouts, the call still succeeds', async () => {

@@ -1,7 +1,7 @@
 // The kernel's side of the questions MCP servers ask: each goes to the daemon as
 // `mcp_elicit` under an id of this process, and its `mcp_elicit_answer` comes back to the
 // server's waiting request. A request the server withdrew (its signal) is answered `cancel`
-// at once. No SDK here: it lives in the kernel's own bundle (host.ts).
+// at once, and the daemon told, so that the person is no longer asked. No SDK here: it lives in the kernel's own bundle (host.ts).
 import { CANCELLED, type ElicitAnswer, type ElicitParams } from '../../mcp/elicitation.ts'
 import type { FromKernel } from '../protocol.ts'
 
@@ -22,7 +22,15 @@ export class ElicitBroker {
     if (signal.aborted) return Promise.resolve(CANCELLED)
     const id = ++this.#next
     return new Promise((resolve) => {
-      const withdrawn = () => done(CANCELLED)
+      const withdrawn = () => {
+        done(CANCELLED)
+        this.#send({
+          type: 'mcp_elicit_withdrawn',
+          session_id: where.session_id,
+          server: where.server,
+          elicit_id: id,
+        })
+      }
       const done = (a: ElicitAnswer) => {
         this.#waiting.delete(id)
         signal.removeEventListener('abort', withdrawn)
