@@ -1,7 +1,7 @@
 // The sign-in screen in Chromium against a real daemon whose chatgpt provider signs in at
 // the fake ChatGPT issuer: the manual flow started from the page, authorized at the fake,
 // its response pasted back (PATCH with the login's ETag) and the account then listed with its
-// state; a browser flow opened in a new tab and cancelled from the page; a device flow (the
+// state, with the profiles that use its pool; a browser flow opened in a new tab and cancelled from the page; a device flow (the
 // fake GitHub's copilot sign-in) showing its code and address until GitHub approves it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -10,6 +10,7 @@ import { FakeChatgptBackend } from '../fakes/chatgpt-backend.ts'
 import { FakeGitHub } from '../fakes/github.ts'
 import { startChatgptDaemon } from '../helpers/chatgpt-signin.ts'
 import type { TestDaemon } from '../helpers/daemon.ts'
+import { change } from '../settings/helpers.ts'
 import { launchBrowser, openPage, screenshot, webUrl } from './browser.ts'
 
 describe('the web client: sign-in', () => {
@@ -61,6 +62,38 @@ describe('the web client: sign-in', () => {
       assert.deepEqual(w.errors, [])
     } finally {
       await w.close()
+    }
+  })
+
+  it('names the profiles that rotate through a pool, and the one an account is bound to', async () => {
+    const auth = (await d.request({ path: '/auth' })).json()
+    const account = auth.accounts.find((a: any) => a.provider === 'chatgpt')
+    assert.ok(account, 'the account the case before saved')
+    await change(d, 'providers', {
+      profiles: {
+        pinned: {
+          extension: 'chatgpt',
+          endpoint: fake.backendUrl,
+          model: 'gpt-5.1-codex',
+          account_id: account.id,
+        },
+      },
+    })
+    const w = await openPage(browser, webUrl(d.url, d.token, '/sign-in'))
+    try {
+      const pool = '.pool[data-provider="chatgpt"]'
+      await w.page.waitForSelector(`${pool} .account .bound`)
+      assert.equal(await w.page.textContent(`${pool} .pool-use`), 'Profile “sub” rotates through this pool.')
+      assert.match((await w.page.textContent(`${pool} .account .bound`)) ?? '', /bound to “pinned”/)
+      // The bound account is kept: the daemon's 409 is said on the page.
+      await w.page.click(`${pool} .account .link-button`)
+      await w.page.waitForSelector('.sign-in-screen .error-text')
+      assert.match((await w.page.textContent('.sign-in-screen .error-text')) ?? '', /pinned|in use/i)
+      assert.equal((await d.request({ path: '/auth' })).json().accounts.length, 1)
+      await screenshot(w.page, 'sign-in-pools')
+    } finally {
+      await w.close()
+      await change(d, 'providers', { profiles: { pinned: null } })
     }
   })
 

@@ -1,8 +1,10 @@
 // Sign-in: the providers on offer (GET /auth) with their flows, a login started under an id
 // the page makes (PUT /auth/logins/{id}) and followed until it ends, and the saved accounts
 // grouped by provider — the pool a profile without a bound account rotates through — with
-// their state (selected, limited, expiring, refreshable). The browser flow opens the
-// provider's page in a new tab; its redirect reaches the daemon, never this page.
+// their state (selected, limited, expiring, refreshable) and the profiles that use each
+// pool (settings group `providers`): those that rotate through it, and the one an account is
+// bound to (which keeps it from being removed). The browser flow opens the provider's page
+// in a new tab; its redirect reaches the daemon, never this page.
 import { useEffect, useState } from 'preact/hooks'
 import type { Static } from 'typebox'
 import type { AccountDescriptor, Auth } from '../../../../schemas/auth.ts'
@@ -11,6 +13,22 @@ import { problemText } from '../../ui/problem-text.ts'
 import { ENDED, type Flow, type HeldLogin, LoginPanel, startLogin } from './login-panel.tsx'
 
 type AuthState = Static<typeof Auth>
+/** What a profile says of its account (ProvidersRead's profiles, the fields read here). */
+type Profiles = Record<string, { extension: string; account_id?: string | null }>
+
+/** The profiles of a provider's pool: those that rotate through it, and those bound to one account. */
+function poolUse(profiles: Profiles, provider: string) {
+  const rotating: string[] = []
+  const bound = new Map<string, string[]>()
+  for (const [name, p] of Object.entries(profiles)) {
+    if (p.extension !== provider) continue
+    if (p.account_id) bound.set(p.account_id, [...(bound.get(p.account_id) ?? []), name])
+    else rotating.push(name)
+  }
+  return { rotating, bound }
+}
+
+const profileList = (names: string[]) => names.map((n) => `“${n}”`).join(', ')
 
 const FLOW_LABEL: Record<Flow, string> = {
   browser: 'Sign in in the browser',
@@ -34,43 +52,68 @@ function accountState(a: AccountDescriptor, now: number): string[] {
   return out
 }
 
-function Pools({ accounts, onRemove }: { accounts: AccountDescriptor[]; onRemove: (id: string) => void }) {
+function Pools({
+  accounts,
+  profiles,
+  onRemove,
+}: {
+  accounts: AccountDescriptor[]
+  profiles: Profiles
+  onRemove: (id: string) => void
+}) {
   const now = Date.now()
   const byProvider = new Map<string, AccountDescriptor[]>()
   for (const a of accounts) byProvider.set(a.provider, [...(byProvider.get(a.provider) ?? []), a])
   if (accounts.length === 0) return <p class="note">No saved account.</p>
   return (
     <>
-      {[...byProvider].map(([provider, pool]) => (
-        <section class="pool" key={provider} data-provider={provider}>
-          <h3>
-            {provider} <span class="note">pool of {pool.length}</span>
-          </h3>
-          <ul class="accounts">
-            {pool.map((a) => (
-              <li key={a.id} class="account" data-account={a.id}>
-                <span class="account-name">{a.email ?? a.label ?? a.id}</span>
-                {a.plan ? <span class="badge">{a.plan}</span> : null}
-                <span class="note"> {accountState(a, now).join(' · ')}</span>
-                <button type="button" class="link-button" onClick={() => onRemove(a.id)}>
-                  Remove
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ))}
+      {[...byProvider].map(([provider, pool]) => {
+        const { rotating, bound } = poolUse(profiles, provider)
+        return (
+          <section class="pool" key={provider} data-provider={provider}>
+            <h3>
+              {provider} <span class="note">pool of {pool.length}</span>
+            </h3>
+            <p class="note pool-use">
+              {rotating.length > 0
+                ? `Profile${rotating.length === 1 ? '' : 's'} ${profileList(rotating)} rotate${rotating.length === 1 ? 's' : ''} through this pool.`
+                : 'No profile rotates through this pool.'}
+            </p>
+            <ul class="accounts">
+              {pool.map((a) => (
+                <li key={a.id} class="account" data-account={a.id}>
+                  <span class="account-name">{a.email ?? a.label ?? a.id}</span>
+                  {a.plan ? <span class="badge">{a.plan}</span> : null}
+                  <span class="note"> {accountState(a, now).join(' · ')}</span>
+                  {bound.has(a.id) ? (
+                    <span class="note bound"> · bound to {profileList(bound.get(a.id) ?? [])}</span>
+                  ) : null}
+                  <button type="button" class="link-button" onClick={() => onRemove(a.id)}>
+                    Remove
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )
+      })}
     </>
   )
 }
 
 export function SignInScreen({ client }: { client: ApiClient }) {
   const [auth, setAuth] = useState<AuthState>()
+  const [profiles, setProfiles] = useState<Profiles>({})
   const [logins, setLogins] = useState<HeldLogin[]>([])
   const [error, setError] = useState<string>()
   const read = async () => {
     try {
-      setAuth((await client.call('auth.get')).body)
+      const [a, providers] = await Promise.all([
+        client.call('auth.get'),
+        client.call('settings.get', { query: { group: 'providers' } }),
+      ])
+      setAuth(a.body)
+      setProfiles((providers.body as { settings: { profiles: Profiles } }).settings.profiles)
     } catch (err) {
       setError(problemText(err))
     }
@@ -128,7 +171,7 @@ export function SignInScreen({ client }: { client: ApiClient }) {
       <section>
         <h3>Accounts</h3>
         {auth ? (
-          <Pools accounts={auth.accounts} onRemove={(id) => void remove(id)} />
+          <Pools accounts={auth.accounts} profiles={profiles} onRemove={(id) => void remove(id)} />
         ) : (
           <p class="note">Loading…</p>
         )}
