@@ -1,7 +1,8 @@
 // The settings screen in Chromium against a real daemon: a group edited while another client
 // changes it (the save meets 412, "Reload and retry" sends the same edits under the fresh
-// ETag, and both changes hold), a secret shown only as saved and replaced from the page, and
-// the storage report.
+// ETag, and both changes hold), a secret shown only as saved and replaced from the page, the
+// storage report, and a profile added as JSON (a bad one refused with the daemon's words)
+// and removed.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
@@ -81,6 +82,55 @@ describe('the web client: settings', () => {
       await screenshot(w.page, 'settings-narrow-dark')
       await w.page.locator('.storage-report').scrollIntoViewIfNeeded()
       await screenshot(w.page, 'settings-storage')
+    } finally {
+      await w.close()
+    }
+  })
+
+  it('adds a profile as JSON, shows the daemon’s word on a bad one, and removes a profile', async () => {
+    const w = await openPage(browser, webUrl(s.d.url, s.d.token, '/settings'))
+    try {
+      const form = '.settings-group[data-group="providers"]'
+      await w.page.waitForSelector(form)
+      const add = `${form} [data-add="profiles"]`
+      // A value the daemon refuses: its problem is shown, and nothing is written.
+      await w.page.fill(`${add} input`, 'broken')
+      await w.page.fill(`${add} textarea`, '{"extension": "no-such-extension"}')
+      await w.page.click(`${add} button`)
+      await w.page.waitForSelector(`${form} [data-field="profiles.broken"] .badge`)
+      await w.page.click(`${form} button[type="submit"]`)
+      await w.page.waitForSelector(`${form}[data-state="failed"]`)
+      assert.match((await w.page.textContent(`${form} .form-actions .error-text`)) ?? '', /extension/)
+      assert.equal((await readGroup(s.d, 'providers')).settings.profiles.broken, undefined)
+      await w.page.click(`${form} [data-field="profiles.broken"] button`)
+      // Text that is not JSON is said at once, before anything is sent.
+      await w.page.fill(`${add} input`, 'spare')
+      await w.page.fill(`${add} textarea`, '{"extension": ')
+      await w.page.click(`${add} button`)
+      assert.match((await w.page.textContent(`${add} .error-text`)) ?? '', /Not JSON/)
+      await w.page.fill(
+        `${add} textarea`,
+        `{"extension": "openai-compatible", "endpoint": "${s.upstream.url}", "model": "spare-model"}`,
+      )
+      await w.page.click(`${add} button`)
+      await w.page.click(`${form} button[type="submit"]`)
+      await w.page.waitForSelector(`${form}[data-state="saved"]`)
+      const spare = (await readGroup(s.d, 'providers')).settings.profiles.spare
+      assert.equal(spare.model, 'spare-model')
+      // The added profile is now a field set of its own, with Remove.
+      await w.page.waitForSelector(`${form} [data-set="profiles.spare"] .remove-entry`)
+      await screenshot(w.page, 'settings-profile-added')
+      await w.page.click(`${form} [data-set="profiles.spare"] .remove-entry`)
+      await w.page.click(`${form} button[type="submit"]`)
+      await w.page.waitForFunction(
+        (f) => !(globalThis as any).document.querySelector(`${f} [data-set="profiles.spare"]`),
+        form,
+      )
+      assert.equal((await readGroup(s.d, 'providers')).settings.profiles.spare, undefined)
+      assert.deepEqual(
+        w.errors.filter((e) => !/status of 400/.test(e)),
+        [],
+      )
     } finally {
       await w.close()
     }

@@ -29,6 +29,17 @@ export function withoutEdit(draft: Draft, path: Path): Draft {
   return next
 }
 
+/** Removes an entry: its own edits go, and null stands for it in the merge patch. */
+export function withRemoval(draft: Draft, path: Path): Draft {
+  const next = new Map(draft)
+  for (const key of draft.keys()) {
+    const p = JSON.parse(key) as string[]
+    if (p.length > path.length && path.every((s, i) => p[i] === s)) next.delete(key)
+  }
+  next.set(keyOf(path), null)
+  return next
+}
+
 /** The merge patch of the edits. */
 export function patchOf(draft: Draft): Record<string, unknown> {
   const patch: Record<string, unknown> = {}

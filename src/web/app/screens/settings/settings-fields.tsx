@@ -1,6 +1,7 @@
 // A group's fields as a form built from the group's read: objects as nested field sets,
 // booleans as check boxes, numbers and strings as inputs, lists as JSON, secrets as "saved"
-// with Replace and Remove. An edited field is marked until it is saved.
+// with Replace and Remove; a map of named entries (profiles, servers) takes a new entry and
+// gives one up (settings-entries.tsx). An edited field is marked until it is saved.
 import { useState } from 'preact/hooks'
 import {
   type Draft,
@@ -12,12 +13,15 @@ import {
   withEdit,
   withoutEdit,
 } from './settings-draft.ts'
+import { EntryAdditions, isEntryMap, RemoveEntry } from './settings-entries.tsx'
 
 interface FieldProps {
   path: Path
   value: unknown
   draft: Draft
   onDraft: (d: Draft) => void
+  /** An entry of a map: it can be removed. */
+  entry?: boolean
 }
 
 function Secret({ path, value, draft, onDraft }: FieldProps) {
@@ -103,14 +107,24 @@ export function Fields(props: FieldProps) {
   const isObject = typeof value === 'object' && value !== null && !Array.isArray(value)
   const name = path[path.length - 1] ?? ''
   if (isObject && !isSavedSecret(value)) {
-    const entries = Object.entries(value as Record<string, unknown>)
-    const inner = entries.map(([k, v]) => <Fields key={k} {...props} path={[...path, k]} value={v} />)
-    return path.length === 0 ? (
-      <div class="fields">{inner}</div>
-    ) : (
-      <fieldset class="field-set">
-        <legend>{name}</legend>
-        {entries.length === 0 ? <span class="note">empty</span> : inner}
+    const object = value as Record<string, unknown>
+    const entries = Object.entries(object)
+    const map = path.length > 0 && isEntryMap(object, isSavedSecret)
+    const removed = props.entry === true && draft.get(keyOf(path)) === null
+    const inner = entries.map(([k, v]) => (
+      <Fields key={k} {...props} path={[...path, k]} value={v} entry={map} />
+    ))
+    if (path.length === 0) return <div class="fields">{inner}</div>
+    return (
+      <fieldset class={`field-set${removed ? ' removed' : ''}`} data-set={path.join('.')}>
+        <legend>
+          {name}
+          {props.entry ? <RemoveEntry path={path} draft={draft} onDraft={props.onDraft} /> : null}
+        </legend>
+        {removed ? null : entries.length === 0 && !map ? <span class="note">empty</span> : inner}
+        {map && !removed ? (
+          <EntryAdditions path={path} names={Object.keys(object)} draft={draft} onDraft={props.onDraft} />
+        ) : null}
       </fieldset>
     )
   }
