@@ -2,12 +2,14 @@
 // cursor on, resuming by cursor after a dropped stream or a daemon restart (through
 // src/client/session-follow.ts, which reads the endpoint anew before each connection). Every
 // event is mapped (./updates.ts) and sent to the editor as session/update, in order, then
-// handed to the watchers (a prompt waiting for its run's events).
+// handed to the session's approvals (./permission.ts: asked of the editor, whoever's run
+// waits) and to the watchers (a prompt waiting for its run's events).
 import { type AgentContext, methods, type SessionUpdate } from '@agentclientprotocol/sdk'
 import type { HearthClient } from '../client/client.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { LiveSessions } from './context.ts'
 import { configurationUpdates } from './models.ts'
+import { SessionPermissions } from './permission.ts'
 import {
   type MappingState,
   newMappingState,
@@ -22,6 +24,7 @@ export type Watcher = (event: SessionEvent) => void
 interface Followed {
   ready: Promise<void>
   state: MappingState
+  permissions: SessionPermissions
   watchers: Set<Watcher>
   /** Input ids this process sent: their user entries are not echoed to the editor. */
   ownInputs: Set<string>
@@ -47,9 +50,11 @@ export class Live implements LiveSessions {
   follow(sessionId: string, after?: { generation: number; sequence: number }): Promise<void> {
     const known = this.#sessions.get(sessionId)
     if (known) return known.ready
+    const state = newMappingState('')
     const f: Followed = {
       ready: Promise.resolve(),
-      state: newMappingState(''),
+      state,
+      permissions: new SessionPermissions(this.#asking(), sessionId, state),
       watchers: new Set(),
       ownInputs: new Set(),
       stop: new AbortController(),
@@ -82,6 +87,7 @@ export class Live implements LiveSessions {
       .catch((err) => this.#o.log(`hearth acp: stopped following session ${sessionId}: ${err.message}`))
       .finally(() => {
         if (this.#sessions.get(sessionId) === f) this.#sessions.delete(sessionId)
+        f.permissions.close()
         for (const w of f.watchers) w({ kind: 'follow.ended', payload: {} })
       })
   }
@@ -99,6 +105,7 @@ export class Live implements LiveSessions {
     if (updates.length > 0 && !this.#echo(f, event)) void this.send(sessionId, updates)
     if (event.kind === 'session.configured') this.#configured(sessionId, event)
     if (event.kind === 'run.ended' && event.payload.usage) this.#usage(sessionId)
+    f.permissions.onEvent(event)
     for (const w of f.watchers) w(event)
   }
 
@@ -146,7 +153,22 @@ export class Live implements LiveSessions {
 
   stop(sessionId: string): void {
     this.#sessions.get(sessionId)?.stop.abort()
+    this.#sessions.get(sessionId)?.permissions.close()
     this.#sessions.delete(sessionId)
+  }
+
+  /** The editor, the daemon and the log as they are when a question is asked. */
+  #asking() {
+    const o = this.#o
+    return {
+      get conn() {
+        return o.conn()
+      },
+      get client() {
+        return o.client()
+      },
+      log: o.log,
+    }
   }
 
   /** Hands the session's next events to `watcher` until the returned function is called. */
@@ -168,7 +190,10 @@ export class Live implements LiveSessions {
   }
 
   close(): void {
-    for (const f of this.#sessions.values()) f.stop.abort()
+    for (const f of this.#sessions.values()) {
+      f.stop.abort()
+      f.permissions.close()
+    }
     this.#sessions.clear()
   }
 }

@@ -1,14 +1,34 @@
-// A tool call waiting for approval, asked of the editor as session/request_permission. The
-// three options mean exactly what hearth's approvals mean: allow once, allow for the rest of
-// the session (for a command: that exact command line; for another tool: that tool), deny.
-// Only a selected option is an answer: a cancelled request (the prompt was cancelled), an
-// editor gone or a request the daemon decided meanwhile leave the approval to the daemon,
-// pending until another client answers or the run's end expires it.
-import { methods, type PermissionOption, type RequestPermissionResponse } from '@agentclientprotocol/sdk'
+// A tool call waiting for approval, asked of the editor as session/request_permission,
+// whichever client's message started its run (the editor follows the session's runs, and
+// shows their calls). The three options mean exactly what hearth's approvals mean: allow
+// once, allow for the rest of the session (for a command: that exact command line; for
+// another tool: that tool), deny. Only a selected option is an answer: a cancelled request
+// (the prompt was cancelled), an editor gone or a request the daemon decided meanwhile leave
+// the approval to the daemon, pending until another client answers or the run's end
+// expires it.
+import {
+  type AgentContext,
+  methods,
+  type PermissionOption,
+  type RequestPermissionResponse,
+} from '@agentclientprotocol/sdk'
 import { v7 as uuidv7 } from 'uuid'
-import { ProblemError } from '../client/client.ts'
-import type { AcpContext } from './context.ts'
-import { argumentsOf, diffsOf, locationsOf, type MappingState, toolKindOf } from './updates.ts'
+import { type HearthClient, ProblemError } from '../client/client.ts'
+import {
+  argumentsOf,
+  diffsOf,
+  locationsOf,
+  type MappingState,
+  type SessionEvent,
+  toolKindOf,
+} from './updates.ts'
+
+/** What asking takes: the editor, the daemon as it is now, and the log. */
+export interface Asking {
+  readonly conn: AgentContext
+  readonly client: HearthClient
+  log: (line: string) => void
+}
 
 /** The approval.requested payload. */
 export interface ApprovalRequested {
@@ -55,7 +75,7 @@ export function answerOf(response: RequestPermissionResponse): ApprovalAnswer | 
  * question ($/cancel_request) when the daemon decided it meanwhile or the run ended.
  */
 export async function askPermission(
-  ctx: AcpContext,
+  ctx: Asking,
   sessionId: string,
   request: ApprovalRequested,
   state: MappingState | undefined,
@@ -97,5 +117,48 @@ export async function askPermission(
     // Decided or expired meanwhile (another client answered, the run ended): not an error.
     if (err instanceof ProblemError && err.status === 409) return
     ctx.log(`hearth acp: could not record the approval: ${(err as Error).message}`)
+  }
+}
+
+/**
+ * The approvals of one followed session, asked of the editor as they are requested and
+ * withdrawn ($/cancel_request) once decided elsewhere or once their run ended.
+ */
+export class SessionPermissions {
+  readonly #asking = new Map<string, { runId: string; withdraw: AbortController }>()
+  readonly #ctx: Asking
+  readonly #sessionId: string
+  readonly #state: MappingState
+
+  constructor(ctx: Asking, sessionId: string, state: MappingState) {
+    this.#ctx = ctx
+    this.#sessionId = sessionId
+    this.#state = state
+  }
+
+  onEvent(e: SessionEvent): void {
+    const p = e.payload
+    if (e.kind === 'approval.requested') this.#ask(p as ApprovalRequested)
+    else if (e.kind === 'approval.decided') this.#asking.get(p.request_id)?.withdraw.abort()
+    else if (e.kind === 'run.ended') this.#withdraw((a) => a.runId === p.run_id)
+    else if (e.kind === 'follow.ended') this.#withdraw(() => true)
+  }
+
+  /** No more questions: the session is no longer followed. */
+  close(): void {
+    this.#withdraw(() => true)
+  }
+
+  #ask(request: ApprovalRequested): void {
+    if (this.#asking.has(request.request_id)) return
+    const withdraw = new AbortController()
+    this.#asking.set(request.request_id, { runId: request.run_id, withdraw })
+    void askPermission(this.#ctx, this.#sessionId, request, this.#state, withdraw.signal).finally(() =>
+      this.#asking.delete(request.request_id),
+    )
+  }
+
+  #withdraw(which: (a: { runId: string }) => boolean): void {
+    for (const a of this.#asking.values()) if (which(a)) a.withdraw.abort()
   }
 }

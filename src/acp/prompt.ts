@@ -1,7 +1,7 @@
 // session/prompt: the prompt becomes a message input (a fresh id, retried with the same id
 // while the answer is uncertain, so it is never sent twice); the run that takes it is
-// captured from the session's live events and followed to its end, its approvals asked of
-// the editor; the run's outcome is the stop reason. session/cancel interrupts the captured
+// captured from the session's live events and followed to its end (its approvals are asked
+// of the editor as every run's are, live.ts); the run's outcome is the stop reason. session/cancel interrupts the captured
 // run (or cancels the input while it waits). A prompt sent while a run is going waits in
 // hearth's queue like any second message; its response comes when its own run ends.
 import {
@@ -16,7 +16,6 @@ import { ClientError, ProblemError } from '../client/client.ts'
 import { expandSlashCommand } from './commands.ts'
 import type { AcpContext } from './context.ts'
 import { ensureEditorServers } from './mcp-servers.ts'
-import { type ApprovalRequested, askPermission } from './permission.ts'
 import { type MessageInput, messageOf } from './prompt-input.ts'
 import type { SessionEvent } from './updates.ts'
 
@@ -75,7 +74,7 @@ export function requestErrorOf(err: unknown, sessionId: string): unknown {
   return new RequestError(err.status < 500 ? -32602 : -32603, err.message, err.problem)
 }
 
-/** One prompt in flight: its input, the run that took it, the questions it asked. */
+/** One prompt in flight: its input and the run that took it. */
 class PromptTurn {
   readonly inputId = uuidv7()
   runId: string | undefined
@@ -83,7 +82,6 @@ class PromptTurn {
   cut: string | undefined
   submitted = false
   cancelRequested = false
-  readonly asking = new Map<string, AbortController>()
   readonly ended: Promise<{ outcome: string; problem: Problem | null }>
   end!: (r: { outcome: string; problem: Problem | null }) => void
   fail!: (err: unknown) => void
@@ -116,30 +114,14 @@ class PromptTurn {
       case 'input.cancelled':
         if (p.input_id === this.inputId) this.end({ outcome: 'interrupted', problem: null })
         return
-      case 'approval.requested':
-        if (p.run_id === this.runId) this.ask(p as ApprovalRequested)
-        return
-      case 'approval.decided':
-        this.asking.get(p.request_id)?.abort()
-        return
       case 'run.ended':
         if (p.run_id !== this.runId) return
-        for (const c of this.asking.values()) c.abort()
         this.end({ outcome: p.outcome, problem: p.problem })
         return
       case 'follow.ended':
         this.fail(RequestError.sessionNotFound(this.sessionId))
         return
     }
-  }
-
-  ask(request: ApprovalRequested): void {
-    const withdraw = new AbortController()
-    this.asking.set(request.request_id, withdraw)
-    const state = this.ctx.live.stateOf(this.sessionId)
-    void askPermission(this.ctx, this.sessionId, request, state, withdraw.signal).finally(() =>
-      this.asking.delete(request.request_id),
-    )
   }
 
   async submit(input: MessageInput): Promise<void> {

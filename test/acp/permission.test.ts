@@ -1,7 +1,8 @@
 // Approvals through the editor: a call that waits for approval becomes
 // session/request_permission whose options mean exactly hearth's answers (allow once, allow
-// for the session, deny); a cancelled request and an editor that quits leave the approval
-// pending in the daemon, answerable from any other client.
+// for the session, deny), whichever client started its run; a cancelled request and an
+// editor that quits leave the approval pending in the daemon, answerable from any other
+// client.
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -124,6 +125,32 @@ describe('hearth acp: permission requests', () => {
     await waitSession(acp.s.d, sid, (x) => x.status.phase === 'idle')
     assert.equal(readFileSync(join(acp.workspace, 'orphan.txt'), 'utf8'), 'kept\n')
     leaving.assertStdoutIsProtocol()
+  })
+
+  it('a run another client started asks the editor too, and the editor’s answer runs the call', async () => {
+    const sid = await newSession()
+    acp.editor.onPermission = choose('allow_once')
+    // The editor follows the session from its own first prompt on.
+    acp.s.upstream.enqueue(answer('Hello.'))
+    assert.equal((await prompt(sid, 'hello')).stopReason, 'end_turn')
+    acp.s.upstream.enqueue(
+      callTools({ name: 'write', arguments: { path: 'theirs.txt', content: 'theirs\n' } }),
+      answer('Written.'),
+    )
+    await putInput(acp.s.d, sid, { kind: 'message', text: 'write it', client_id: 'terminal' })
+    await acp.editor.until(() => asked(sid).length === 1, 30_000, 'the permission request')
+    const [request] = asked(sid)
+    assert.match(request.toolCall.title ?? '', /theirs\.txt/)
+    assert.ok(
+      acp.editor.of(sid, 'tool_call').some((u) => u.toolCallId === request.toolCall.toolCallId),
+      'the editor was shown the call it is asked about',
+    )
+    await waitSession(
+      acp.s.d,
+      sid,
+      (x) => x.status.phase === 'idle' && x.latest_answer?.outcome === 'completed',
+    )
+    assert.equal(readFileSync(join(acp.workspace, 'theirs.txt'), 'utf8'), 'theirs\n')
   })
 
   it('a question answered elsewhere is withdrawn from the editor', async () => {
