@@ -4,6 +4,7 @@
 // and a log that writes to stderr (stdout carries nothing but protocol).
 import type { AgentContext, ClientCapabilities, SessionUpdate } from '@agentclientprotocol/sdk'
 import type { HearthClient } from '../client/client.ts'
+import type { ApprovalRequested } from './permission.ts'
 import type { MappingState, SessionEvent } from './updates.ts'
 
 /** The follow loops of this process: one live follower (SSE) per ACP session. */
@@ -27,6 +28,8 @@ export interface LiveSessions {
   own(sessionId: string, inputId: string): void
   /** The mapping state of a followed session (its workspace, the calls in flight). */
   stateOf(sessionId: string): MappingState | undefined
+  /** Asks the editor about an approval of a followed session that waited before it was followed. */
+  askApproval(sessionId: string, request: ApprovalRequested): void
 }
 
 export interface AcpContext {

@@ -9,7 +9,7 @@ import type { HearthClient } from '../client/client.ts'
 import { followSession, type StreamFrame } from '../client/session-follow.ts'
 import type { LiveSessions } from './context.ts'
 import { configurationUpdates } from './models.ts'
-import { SessionPermissions } from './permission.ts'
+import { type ApprovalRequested, SessionPermissions } from './permission.ts'
 import {
   type MappingState,
   newMappingState,
@@ -182,6 +182,10 @@ export class Live implements LiveSessions {
   /** Marks an input as this process's own (its user entry is not echoed). */
   own(sessionId: string, inputId: string): void {
     this.#sessions.get(sessionId)?.ownInputs.add(inputId)
+  }
+
+  askApproval(sessionId: string, request: ApprovalRequested): void {
+    this.#sessions.get(sessionId)?.permissions.onEvent({ kind: 'approval.requested', payload: request })
   }
 
   /** The mapping state of a followed session (for a permission request's tool call). */

@@ -126,6 +126,8 @@ export async function askPermission(
  */
 export class SessionPermissions {
   readonly #asking = new Map<string, { runId: string; withdraw: AbortController }>()
+  /** Requests decided while this process followed the session: never asked after. */
+  readonly #decided = new Set<string>()
   readonly #ctx: Asking
   readonly #sessionId: string
   readonly #state: MappingState
@@ -139,9 +141,13 @@ export class SessionPermissions {
   onEvent(e: SessionEvent): void {
     const p = e.payload
     if (e.kind === 'approval.requested') this.#ask(p as ApprovalRequested)
-    else if (e.kind === 'approval.decided') this.#asking.get(p.request_id)?.withdraw.abort()
-    else if (e.kind === 'run.ended') this.#withdraw((a) => a.runId === p.run_id)
-    else if (e.kind === 'follow.ended') this.#withdraw(() => true)
+    else if (e.kind === 'approval.decided') {
+      this.#decided.add(p.request_id)
+      this.#asking.get(p.request_id)?.withdraw.abort()
+    } else if (e.kind === 'run.ended') {
+      this.#decided.clear()
+      this.#withdraw((a) => a.runId === p.run_id)
+    } else if (e.kind === 'follow.ended') this.#withdraw(() => true)
   }
 
   /** No more questions: the session is no longer followed. */
@@ -150,7 +156,7 @@ export class SessionPermissions {
   }
 
   #ask(request: ApprovalRequested): void {
-    if (this.#asking.has(request.request_id)) return
+    if (this.#asking.has(request.request_id) || this.#decided.has(request.request_id)) return
     const withdraw = new AbortController()
     this.#asking.set(request.request_id, { runId: request.run_id, withdraw })
     void askPermission(this.#ctx, this.#sessionId, request, this.#state, withdraw.signal).finally(() =>

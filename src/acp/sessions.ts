@@ -31,7 +31,7 @@ import type { AcpContext } from './context.ts'
 import { applyEditorServers, sessionServersOf } from './mcp-servers.ts'
 import { configOptionsOfSession } from './models.ts'
 import { modeState } from './modes.ts'
-import { type Entry, newMappingState, updatesOfEntry } from './updates.ts'
+import { type Entry, type MappingState, newMappingState, updatesOfEntry } from './updates.ts'
 
 /** Entries per history page read for a replay (the most a page holds). */
 const PAGE = 200
@@ -107,13 +107,25 @@ async function historyOf(client: HearthClient, read: SessionRead): Promise<Entry
 }
 
 /** Sends the history as session/update notifications, in order, a page at a time. */
-async function replay(ctx: AcpContext, read: SessionRead): Promise<void> {
+async function replay(ctx: AcpContext, read: SessionRead): Promise<MappingState> {
   const state = newMappingState(read.workspace)
   const entries = await historyOf(ctx.client, read)
   for (let i = 0; i < entries.length; i += PAGE) {
     const updates = entries.slice(i, i + PAGE).flatMap((e) => updatesOfEntry(e, state))
     if (updates.length > 0) await ctx.live.send(read.id, updates)
   }
+  return state
+}
+
+/**
+ * An approval the session already waited for when the editor opened it: asked as one
+ * requested now (its call's arguments from the replayed history, when the editor got it).
+ */
+function askWaiting(ctx: AcpContext, read: SessionRead, replayed?: MappingState): void {
+  const reason = read.status.blocking_reason
+  if (reason?.kind !== 'approval') return
+  const args = replayed?.calls.get(reason.call_id)?.args ?? {}
+  ctx.live.askApproval(read.id, { ...reason, arguments: JSON.stringify(args) })
 }
 
 /** A running turn's output as the read saw it (its `snapshot` fixes where the read was). */
@@ -153,9 +165,10 @@ export async function loadSession(ctx: AcpContext, params: LoadSessionRequest): 
   // One read gives the newest entries, the running turn's output and the cursor they are current at.
   const read = await readSession(ctx.client, params.sessionId, PAGE)
   await applyEditorServers(ctx, read.id, params.mcpServers)
-  await replay(ctx, read)
+  const replayed = await replay(ctx, read)
   const running = await replayActiveOutput(ctx, read)
   await ctx.live.follow(read.id, read.cursor)
+  askWaiting(ctx, read, replayed)
   // The running turn's next deltas are of outputs the follower has not seen start.
   const state = ctx.live.stateOf(read.id)
   for (const o of running) state?.outputs.set(o.content_id, o.kind === 'reasoning' ? 'reasoning' : 'text')
@@ -171,7 +184,8 @@ export async function resumeSession(
 ): Promise<ResumeSessionResponse> {
   const read = await readSession(ctx.client, params.sessionId, 0)
   await applyEditorServers(ctx, read.id, params.mcpServers)
-  await ctx.live.follow(read.id)
+  await ctx.live.follow(read.id, read.cursor)
+  askWaiting(ctx, read)
   const setup = await sessionSetup(ctx, read.id)
   announceCommands(ctx, read.id)
   return setup

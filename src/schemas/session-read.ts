@@ -76,6 +76,8 @@ export const ApprovalBlockingReason = Type.Object(
       description: 'One line: what the call would do (`write src/a.ts`, `shell: npm test`)',
     }),
     effect: Type.Enum(['read', 'write', 'exec']),
+    run_id: Type.String({ description: 'The run whose call waits' }),
+    call_id: Type.String({ description: 'The waiting call (its `tool_call` entry, `tool.*` events)' }),
   },
   { additionalProperties: false, $id: 'ApprovalBlockingReason' },
 )

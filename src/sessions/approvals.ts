@@ -93,18 +93,15 @@ export function requestApproval(
       tool: call.name,
       summary: call.summary,
       effect: call.effect,
+      run_id: runId,
+      call_id: call.call_id,
     }
     core
       .sql(
         "UPDATE sessions SET blocking_reason = ?, phase = CASE phase WHEN 'running' THEN 'blocked' ELSE phase END WHERE id = ?",
       )
       .run(JSON.stringify(reason), sessionId)
-    tx.append(sessionId, 'approval.requested', {
-      ...reason,
-      run_id: runId,
-      call_id: call.call_id,
-      arguments: call.arguments,
-    })
+    tx.append(sessionId, 'approval.requested', { ...reason, arguments: call.arguments })
     tx.changed({ session_id: sessionId, reason: 'changed', before: s, after: core.row(sessionId) })
     return id
   })

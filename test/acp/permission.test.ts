@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { methods } from '@agentclientprotocol/sdk'
 import { answer, callTools } from '../fakes/tool-script.ts'
 import { putInput, waitSession } from '../inputs/helpers.ts'
 import { acpFixture } from './fixture.ts'
@@ -151,6 +152,37 @@ describe('hearth acp: permission requests', () => {
       (x) => x.status.phase === 'idle' && x.latest_answer?.outcome === 'completed',
     )
     assert.equal(readFileSync(join(acp.workspace, 'theirs.txt'), 'utf8'), 'theirs\n')
+  })
+
+  it('a session that already waits for an approval asks the editor that loads it', async () => {
+    const sid = await newSession()
+    acp.s.upstream.enqueue(
+      callTools({ name: 'write', arguments: { path: 'waiting.txt', content: 'waited\n' } }),
+      answer('Written at last.'),
+    )
+    await putInput(acp.s.d, sid, { kind: 'message', text: 'write it', client_id: 'terminal' })
+    const blocked = await waitSession(acp.s.d, sid, (x) => x.status.blocking_reason?.kind === 'approval')
+    const reason = blocked.status.blocking_reason
+    assert.equal(reason.run_id, blocked.status.run_id)
+    const editor = await acp.openEditor()
+    editor.onPermission = choose('allow_once')
+    await editor.agent.request(methods.agent.session.load, {
+      sessionId: sid,
+      cwd: acp.workspace,
+      mcpServers: [],
+    })
+    await editor.until(() => editor.permissions.length === 1, 30_000, 'the permission request')
+    const [request] = editor.permissions
+    assert.equal(request.toolCall.toolCallId, reason.call_id)
+    assert.deepEqual(request.toolCall.content, [
+      { type: 'diff', path: join(acp.workspace, 'waiting.txt'), oldText: null, newText: 'waited\n' },
+    ])
+    await waitSession(
+      acp.s.d,
+      sid,
+      (x) => x.status.phase === 'idle' && x.latest_answer?.outcome === 'completed',
+    )
+    assert.equal(readFileSync(join(acp.workspace, 'waiting.txt'), 'utf8'), 'waited\n')
   })
 
   it('a question answered elsewhere is withdrawn from the editor', async () => {
