@@ -6,6 +6,9 @@
 // exact command line for a tool with a `command`, else the tool for the session.
 import { readFileSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
+import { type Args, alwaysCovers, mcpName, parseArgs, sharedEnds, str } from './approval-words.ts'
+
+export { alwaysCovers, mcpName }
 
 export interface ApprovalRequest {
   request_id: string
@@ -30,26 +33,6 @@ const MAX_LINES = 24
 const FIRST_LINES = 8
 /** A file replaced is read for its diff only up to this size. */
 const DIFF_MAX_BYTES = 1024 * 1024
-
-type Args = Record<string, unknown>
-
-function parseArgs(text: string | undefined): Args | undefined {
-  if (text === undefined) return undefined
-  try {
-    const v = JSON.parse(text) as unknown
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Args) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
-
-/** The server and tool of an MCP call's name `mcp__<server>__<tool>`, else undefined. */
-export function mcpName(tool: string): { server: string; tool: string } | undefined {
-  const m = /^mcp__(.+?)__(.+)$/.exec(tool)
-  return m ? { server: m[1], tool: m[2] } : undefined
-}
 
 /**
  * A call's heading, naming the tool once: its summary, which names it already (`write
@@ -145,13 +128,7 @@ function sizeText(bytes: number, text: string): string {
  * the end are left out (one of each kept for context), the rest shown removed then added.
  */
 export function lineDiff(before: string, after: string): DetailLine[] {
-  const a = before.split('\n')
-  const b = after.split('\n')
-  let start = 0
-  while (start < a.length && start < b.length && a[start] === b[start]) start++
-  let end = 0
-  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
-    end++
+  const { a, b, start, end } = sharedEnds(before, after)
   if (start === a.length && start === b.length) return [{ kind: 'note', text: 'no change' }]
   const out: DetailLine[] = []
   if (start > 1) out.push({ kind: 'note', text: `… ${start - 1} unchanged line${start === 2 ? '' : 's'}` })
@@ -160,14 +137,6 @@ export function lineDiff(before: string, after: string): DetailLine[] {
   for (const text of b.slice(start, b.length - end)) out.push({ kind: 'add', text })
   if (end > 0 && a[a.length - end] !== '') out.push({ kind: 'text', text: a[a.length - end] })
   return out
-}
-
-/** What answering "always" allows, in words (docs/tools.md, `remember: session`). */
-export function alwaysCovers(r: ApprovalRequest): string {
-  const command = str(parseArgs(r.arguments)?.command)
-  if (command !== undefined) return `this exact command line, with ${r.tool}, for this session`
-  const mcp = mcpName(r.tool)
-  return `every ${mcp ? `${mcp.server}: ${mcp.tool}` : r.tool} call in this session`
 }
 
 /** A decision as the transcript and the CLI say it: `allowed`, `allowed (always)`, `denied`. */

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { AllOps, OpId } from '../schemas/index.ts'
 import type { OpSpec } from '../schemas/op.ts'
-import type { CallInput, CallResult, SuccessBody } from '../schemas/op-call.ts'
+import { type CallInput, type CallResult, isProblem, pathOf, type SuccessBody } from '../schemas/op-call.ts'
 import type { Problem } from '../schemas/problems.ts'
 
 export type { CallInput, CallResult }
@@ -99,19 +99,6 @@ export function endpointOfHome(home: string): Endpoint {
     )
   }
   return { url: runtime.url, token, home }
-}
-
-function isProblem(v: unknown): v is Problem {
-  const p = v as Problem | null | undefined
-  return typeof p === 'object' && p !== null && typeof p.code === 'string' && typeof p.status === 'number'
-}
-
-export function pathOf(template: string, params: Record<string, string> = {}): string {
-  return template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
-    const v = params[name]
-    if (v === undefined) throw new Error(`Missing path parameter ${name}`)
-    return encodeURIComponent(v)
-  })
 }
 
 /**

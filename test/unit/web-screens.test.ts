@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { isStale } from '../../src/client/quota-trail.ts'
+import { outlineRows } from '../../src/client/work-view.ts'
 import { blocksOf, type Summary } from '../../src/web/app/screens/context/context-picture.ts'
 import { byAccount } from '../../src/web/app/screens/quota/quota-readings.ts'
 import {
@@ -12,7 +13,6 @@ import {
   withEdit,
   withoutEdit,
 } from '../../src/web/app/screens/settings/settings-draft.ts'
-import { outlineRows } from '../../src/web/app/screens/work/work-outline.ts'
 
 describe('the web screens: settings drafts', () => {
   it('edits become a nested merge patch; a secret removed is null; an undone edit is gone', () => {

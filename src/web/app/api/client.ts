@@ -1,10 +1,16 @@
 // The page's typed client for protocol 3: operations are called by id, as src/client does,
-// with the types of src/schemas (type imports only: nothing of the schemas' code is in the
-// page). Every request carries the token as Authorization: Bearer, never in the address.
+// with the types of src/schemas (of its code, only the two small functions of op-call.ts
+// are in the page). Every request carries the token as Authorization: Bearer, never in the address.
 // A problem body becomes ProblemError, so screens branch on `code`.
 import type { AllOps, OpId } from '../../../schemas/index.ts'
 import type { OpSpec } from '../../../schemas/op.ts'
-import type { CallResult, CallInput as OpCallInput, SuccessBody } from '../../../schemas/op-call.ts'
+import {
+  type CallResult,
+  isProblem,
+  type CallInput as OpCallInput,
+  pathOf,
+  type SuccessBody,
+} from '../../../schemas/op-call.ts'
 import type { Problem } from '../../../schemas/problems.ts'
 
 export type { CallResult, SuccessBody }
@@ -29,19 +35,6 @@ export class ProblemError extends Error {
 
 /** The daemon did not answer, or answered outside the protocol. */
 export class ConnectionError extends Error {}
-
-function isProblem(v: unknown): v is Problem {
-  const p = v as Problem | null | undefined
-  return typeof p === 'object' && p !== null && typeof p.code === 'string' && typeof p.status === 'number'
-}
-
-export function pathOf(template: string, params: Record<string, string> = {}): string {
-  return template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
-    const v = params[name]
-    if (v === undefined) throw new Error(`Missing path parameter ${name}`)
-    return encodeURIComponent(v)
-  })
-}
 
 async function problemOf(res: Response, what: string): Promise<Error> {
   let parsed: unknown

@@ -1,4 +1,6 @@
 // An edit as a diff: the lines an edit removes and adds (a tool call's old and new text).
+import { sharedEnds } from '../api/shared-views.ts'
+
 export interface DiffLine {
   kind: 'same' | 'remove' | 'add'
   text: string
@@ -6,13 +8,7 @@ export interface DiffLine {
 
 /** The lines of `before` and `after` with their common start and end kept as context. */
 export function lineDiff(before: string, after: string, context = 2): DiffLine[] {
-  const a = before.split('\n')
-  const b = after.split('\n')
-  let start = 0
-  while (start < a.length && start < b.length && a[start] === b[start]) start++
-  let end = 0
-  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
-    end++
+  const { a, b, start, end } = sharedEnds(before, after)
   const out: DiffLine[] = []
   for (const text of a.slice(Math.max(0, start - context), start)) out.push({ kind: 'same', text })
   for (const text of a.slice(start, a.length - end)) out.push({ kind: 'remove', text })

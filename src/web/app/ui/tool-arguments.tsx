@@ -1,39 +1,13 @@
 // A tool call's arguments as a person reads them: an edit as its diff, a write as the new
 // file's first lines, a command as its line, anything else as indented JSON. The approval
 // card and the transcript's tool calls both show them.
+import { type Args, parseArgs, str } from '../api/shared-views.ts'
 import { Diff, lineDiff } from './diff.tsx'
-
-type Args = Record<string, unknown>
-
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
-
-export function parseArguments(text: string | undefined): Args | undefined {
-  if (text === undefined) return undefined
-  try {
-    const v = JSON.parse(text) as unknown
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Args) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-function mcpName(tool: string): { server: string; tool: string } | undefined {
-  const m = /^mcp__(.+?)__(.+)$/.exec(tool)
-  return m ? { server: m[1], tool: m[2] } : undefined
-}
-
-/** What answering "always" allows, in words (docs/tools.md, `remember: session`). */
-export function alwaysCovers(tool: string, argumentsText: string | undefined): string {
-  const command = str(parseArguments(argumentsText)?.command)
-  if (command !== undefined) return `this exact command line, with ${tool}, for this session`
-  const mcp = mcpName(tool)
-  return `every ${mcp ? `${mcp.server}: ${mcp.tool}` : tool} call in this session`
-}
 
 const FIRST_LINES = 12
 
 export function ToolArguments({ tool, text }: { tool: string; text: string | undefined }) {
-  const args = parseArguments(text)
+  const args = parseArgs(text)
   if (!args) return text ? <pre class="args">{text}</pre> : null
   const command = str(args.command)
   if (command !== undefined)

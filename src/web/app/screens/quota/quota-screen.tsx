@@ -1,9 +1,9 @@
 // Quota: each account's limits with the latest reading (used percent, window, reset, stale
 // marked) and a chart of the limit's trail over its window.
 import { useEffect, useState } from 'preact/hooks'
-import { isStale, readTrail, resetsOf, spanText, type Trail } from '../../../../client/quota-trail.ts'
 import type { QuotaReading } from '../../../../schemas/server.ts'
 import type { ApiClient } from '../../api/client.ts'
+import { isStale, readTrail, resetsOf, spanText, type Trail } from '../../api/shared-views.ts'
 import { problemText } from '../../ui/problem-text.ts'
 import type { ChartInput } from './quota-chart.tsx'
 import { type AccountLimits, byAccount } from './quota-readings.ts'

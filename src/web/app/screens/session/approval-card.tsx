@@ -4,7 +4,8 @@
 import { useState } from 'preact/hooks'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { uuidv7 } from '../../api/ids.ts'
-import { alwaysCovers, ToolArguments } from '../../ui/tool-arguments.tsx'
+import { alwaysCovers } from '../../api/shared-views.ts'
+import { ToolArguments } from '../../ui/tool-arguments.tsx'
 import type { ApprovalAsk } from './session-store.ts'
 
 type Answer = { decision: 'allow' | 'deny'; remember: 'once' | 'session' }
@@ -50,7 +51,7 @@ export function ApprovalCard(props: { ask: ApprovalAsk; sessionId: string; clien
         <button
           type="button"
           disabled={sending}
-          title={`Always allows ${alwaysCovers(ask.tool, ask.arguments)}`}
+          title={`Always allows ${alwaysCovers(ask)}`}
           onClick={() => answer({ decision: 'allow', remember: 'session' })}
         >
           Allow always <kbd>a</kbd>
@@ -64,7 +65,7 @@ export function ApprovalCard(props: { ask: ApprovalAsk; sessionId: string; clien
           Deny <kbd>n</kbd>
         </button>
       </div>
-      <p class="note">“Always” allows {alwaysCovers(ask.tool, ask.arguments)}.</p>
+      <p class="note">“Always” allows {alwaysCovers(ask)}.</p>
       {error ? <p class="error-text">{error}</p> : null}
     </section>
   )

@@ -5,22 +5,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { WorkItem } from '../../../../schemas/work.ts'
 import type { ApiClient } from '../../api/client.ts'
+import { outlineRows, WORK_MARK, WORK_STATUSES, workItems } from '../../api/shared-views.ts'
 import { navigate } from '../../router.ts'
 import { problemText } from '../../ui/problem-text.ts'
-import { MARK, outlineRows, STATUSES } from './work-outline.ts'
-
-async function readItems(client: ApiClient, workspace: string): Promise<WorkItem[]> {
-  const items: WorkItem[] = []
-  let next: string | undefined
-  do {
-    const { body } = await client.call('work.list', {
-      query: { workspace, limit: 200, ...(next ? { next } : {}) },
-    })
-    items.push(...body.items)
-    next = body.next ?? undefined
-  } while (next !== undefined)
-  return items
-}
 
 function WorkspacePicker({ client, workspace }: { client: ApiClient; workspace: string | undefined }) {
   const [recent, setRecent] = useState<string[]>([])
@@ -79,7 +66,7 @@ function ItemRow(props: {
     >
       <div class="work-line">
         <span class="mark" title={item.status}>
-          {MARK[item.status]}
+          {WORK_MARK[item.status]}
         </span>
         <button
           type="button"
@@ -94,7 +81,7 @@ function ItemRow(props: {
           value={item.status}
           onChange={(e) => props.onStatus((e.target as HTMLSelectElement).value as WorkItem['status'])}
         >
-          {STATUSES.map((s) => (
+          {WORK_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s.replace('_', ' ')}
             </option>
@@ -118,7 +105,7 @@ export function WorkScreen({ client, workspace }: { client: ApiClient; workspace
   const [title, setTitle] = useState('')
   const read = () =>
     workspace
-      ? readItems(client, workspace).then(
+      ? workItems(client, workspace).then(
           (x) => {
             setItems(x)
             setError(undefined)
