@@ -8,6 +8,7 @@ import type { Static } from 'typebox'
 import type { ConfigurationResource } from '../../../../schemas/session-configuration.ts'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { problemText } from '../../ui/problem-text.ts'
+import { StaleNotice } from '../../ui/stale-notice.tsx'
 
 type Resource = Static<typeof ConfigurationResource>
 type Value = Resource['value']
@@ -165,12 +166,7 @@ export function ConfigurationPanel({ client, sessionId }: { client: ApiClient; s
             ) : null}
           </div>
           {state.kind === 'stale' ? (
-            <div class="stale-etag" role="alert">
-              <p>This session's configuration changed elsewhere since it was read. Your edits are kept.</p>
-              <button type="button" class="reload-retry" onClick={() => void reloadAndRetry()}>
-                Reload and retry
-              </button>
-            </div>
+            <StaleNotice what="This session's configuration" onRetry={() => void reloadAndRetry()} />
           ) : null}
         </form>
       )}

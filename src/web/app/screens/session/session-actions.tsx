@@ -2,12 +2,13 @@
 // the tree) or a new one in its workspace. Each is PUT /sessions/{id} under an id the page
 // makes, with If-None-Match: * (a retried click is the same request), then opened. The
 // sessions screen's "New session" uses NewSessionForm with a workspace to choose.
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import type { SessionCreationRequest } from '../../../../schemas/session-configuration.ts'
 import type { ApiClient } from '../../api/client.ts'
 import { uuidv7 } from '../../api/ids.ts'
 import { navigate } from '../../router.ts'
 import { problemText } from '../../ui/problem-text.ts'
+import { useRecentWorkspaces, WorkspaceInput } from '../../ui/workspace-input.tsx'
 
 export async function createSession(client: ApiClient, request: SessionCreationRequest): Promise<string> {
   const id = uuidv7()
@@ -72,19 +73,8 @@ export function NewSessionForm({ client }: { client: ApiClient }) {
   const [open, setOpen] = useState(false)
   const [workspace, setWorkspace] = useState('')
   const [name, setName] = useState('')
-  const [recent, setRecent] = useState<string[]>([])
   const [error, setError] = useState<string>()
-  useEffect(() => {
-    if (!open) return
-    client.call('workspaces.get', { query: {} }).then(
-      (r) => {
-        const paths = r.body.items.map((i) => i.path)
-        setRecent(paths)
-        setWorkspace((w) => w || paths[0] || '')
-      },
-      () => setRecent([]),
-    )
-  }, [open])
+  const recent = useRecentWorkspaces(client, open, (paths) => setWorkspace((w) => w || paths[0] || ''))
   if (!open)
     return (
       <button type="button" class="new-session" onClick={() => setOpen(true)}>
@@ -111,18 +101,14 @@ export function NewSessionForm({ client }: { client: ApiClient }) {
         }
       }}
     >
-      <input
+      <WorkspaceInput
         list="new-session-workspaces"
-        aria-label="workspace of the new session"
+        label="workspace of the new session"
         placeholder="/absolute/path"
         value={workspace}
-        onInput={(e) => setWorkspace((e.target as HTMLInputElement).value)}
+        recent={recent}
+        onInput={setWorkspace}
       />
-      <datalist id="new-session-workspaces">
-        {recent.map((w) => (
-          <option key={w} value={w} />
-        ))}
-      </datalist>
       <input
         aria-label="name of the new session"
         placeholder="name (optional)"

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { type ApiClient, ProblemError } from '../../api/client.ts'
 import { problemText } from '../../ui/problem-text.ts'
+import { StaleNotice } from '../../ui/stale-notice.tsx'
 import { type Draft, patchOf } from './settings-draft.ts'
 import { Fields } from './settings-fields.tsx'
 import { StorageReport } from './storage-report.tsx'
@@ -76,15 +77,7 @@ function GroupForm(props: { client: ApiClient; name: string; initial: Group; onS
         ) : null}
       </div>
       {state.kind === 'stale' ? (
-        <div class="stale-etag" role="alert">
-          <p>
-            These settings changed elsewhere since this page read them. Your edits are kept: reload the group
-            and send them again on top of the change.
-          </p>
-          <button type="button" class="reload-retry" onClick={() => void reloadAndRetry()}>
-            Reload and retry
-          </button>
-        </div>
+        <StaleNotice what={`The ${name} settings`} onRetry={() => void reloadAndRetry()} />
       ) : null}
     </form>
   )

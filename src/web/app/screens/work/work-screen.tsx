@@ -8,20 +8,13 @@ import type { ApiClient } from '../../api/client.ts'
 import { outlineRows, WORK_MARK, WORK_STATUSES, workItems } from '../../api/shared-views.ts'
 import { navigate } from '../../router.ts'
 import { problemText } from '../../ui/problem-text.ts'
+import { useRecentWorkspaces, WorkspaceInput } from '../../ui/workspace-input.tsx'
 
 function WorkspacePicker({ client, workspace }: { client: ApiClient; workspace: string | undefined }) {
-  const [recent, setRecent] = useState<string[]>([])
   const [typed, setTyped] = useState(workspace ?? '')
-  useEffect(() => {
-    client.call('workspaces.get', { query: {} }).then(
-      (r) => {
-        const paths = r.body.items.map((i) => i.path)
-        setRecent(paths)
-        if (!workspace && paths[0]) navigate(`/work?w=${encodeURIComponent(paths[0])}`)
-      },
-      () => setRecent([]),
-    )
-  }, [])
+  const recent = useRecentWorkspaces(client, true, (paths) => {
+    if (!workspace && paths[0]) navigate(`/work?w=${encodeURIComponent(paths[0])}`)
+  })
   const go = (w: string) => navigate(`/work?w=${encodeURIComponent(w)}`)
   return (
     <form
@@ -31,18 +24,14 @@ function WorkspacePicker({ client, workspace }: { client: ApiClient; workspace: 
         if (typed.trim()) go(typed.trim())
       }}
     >
-      <input
+      <WorkspaceInput
         list="recent-workspaces"
-        aria-label="workspace"
+        label="workspace"
         placeholder="/absolute/path/of/a/workspace"
         value={typed}
-        onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
+        recent={recent}
+        onInput={setTyped}
       />
-      <datalist id="recent-workspaces">
-        {recent.map((w) => (
-          <option key={w} value={w} />
-        ))}
-      </datalist>
       <button type="submit">Show</button>
     </form>
   )
