@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { type AgentContext, ndJsonStream } from '@agentclientprotocol/sdk'
-import { HearthClient, NoDaemonError } from '../client/client.ts'
+import { daemonAnswers, HearthClient } from '../client/client.ts'
 import { homeOf, parseCommand } from '../command-line/args.ts'
 import { CommandError, type Out } from '../command-line/errors.ts'
 import { HearthAgent } from './agent.ts'
@@ -34,16 +34,6 @@ function keepStdoutForProtocol(): void {
   console.table = toStderr
 }
 
-async function answers(home: string): Promise<boolean> {
-  try {
-    await HearthClient.fromHome(home).call('server.get')
-    return true
-  } catch (err) {
-    if (err instanceof NoDaemonError) return false
-    throw err
-  }
-}
-
 /**
  * Starts `hearth daemon` for the home in the background (the editor started this process as
  * the user's local launcher, so it may) and waits until it answers.
@@ -62,7 +52,7 @@ async function startDaemon(home: string): Promise<void> {
   child.unref()
   const deadline = Date.now() + 15_000
   while (Date.now() < deadline) {
-    if (await answers(home)) {
+    if (await daemonAnswers(home)) {
       log('hearth acp: the daemon is ready')
       return
     }
@@ -73,7 +63,7 @@ async function startDaemon(home: string): Promise<void> {
 
 /** The daemon of the home, found as the CLI finds it, started when none runs and allowed. */
 async function ensureDaemon(home: string, mayStart: boolean): Promise<void> {
-  if (await answers(home)) return
+  if (await daemonAnswers(home)) return
   if (!mayStart)
     throw new CommandError(`no hearth daemon runs for ${home}; start one with: hearth daemon --home ${home}`)
   await startDaemon(home)

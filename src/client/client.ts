@@ -111,6 +111,17 @@ function opOf(id: OpId): Promise<OpSpec> {
   return allOps.then((ops) => ops[id] as OpSpec)
 }
 
+/** Whether the home's daemon answers (false when none is named, or it does not listen). */
+export async function daemonAnswers(home: string): Promise<boolean> {
+  try {
+    await HearthClient.fromHome(home).call('server.get')
+    return true
+  } catch (err) {
+    if (err instanceof NoDaemonError) return false
+    throw err
+  }
+}
+
 export class HearthClient {
   readonly endpoint: Endpoint
   constructor(endpoint: Endpoint) {

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { endpointOfHome, HearthClient, NoDaemonError } from '../client/client.ts'
+import { daemonAnswers, endpointOfHome, HearthClient, NoDaemonError } from '../client/client.ts'
 import { homeOf, parseCommand } from '../command-line/args.ts'
 import type { Out } from '../command-line/errors.ts'
 import { UsageError } from '../command-line/errors.ts'
@@ -38,16 +38,6 @@ export async function tuiCommand(args: string[], out: Out, help: string): Promis
 function daemonNamed(home: string): boolean {
   try {
     endpointOfHome(home)
-    return true
-  } catch (err) {
-    if (err instanceof NoDaemonError) return false
-    throw err
-  }
-}
-
-async function daemonAnswers(home: string): Promise<boolean> {
-  try {
-    await HearthClient.fromHome(home).call('server.get')
     return true
   } catch (err) {
     if (err instanceof NoDaemonError) return false
